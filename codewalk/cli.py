@@ -1,0 +1,350 @@
+"""`cw`: a thin command line over the library. Each command parses, calls one library function and
+prints a table (or JSON with --json). Errors from the library become one message and an exit code here."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import click
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from .errors import CodewalkError, UsageError
+
+app = typer.Typer(
+    help="Compositional coding benchmarks from verified atoms: a problem graph, random-extension walks, "
+    "admission by real verifiers. Store: an embedded path (default ~/.codewalk/graph.lbug) or a "
+    "bolt:// / neo4j:// URI.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+tasks_app = typer.Typer(help="List, show and export tasks (admitted, rejected or error).", no_args_is_help=True)
+db_app = typer.Typer(help="Start, stop and inspect a local Neo4j 5.26 (Docker if available, else Java).",
+                     no_args_is_help=True)
+app.add_typer(tasks_app, name="tasks")
+app.add_typer(db_app, name="db")
+
+out = Console()
+err = Console(stderr=True)
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of a table.")]
+
+
+@app.callback()
+def _global(
+    ctx: typer.Context,
+    store: Annotated[Optional[str], typer.Option(
+        "--store", envvar="CODEWALK_STORE", show_envvar=True,
+        help="Embedded store path, or bolt://host:7687 / neo4j+s://... (credentials: NEO4J_USER, NEO4J_PASSWORD).",
+    )] = None,
+) -> None:
+    ctx.obj = {"store": store}
+
+
+def _store(ctx: typer.Context):
+    from .store import open_store
+
+    return open_store(ctx.obj["store"])
+
+
+def _print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
+
+
+def _table(title: str, rows: list[dict[str, Any]], columns: list[str] | None = None) -> Table:
+    columns = columns or (list(rows[0]) if rows else [])
+    table = Table(title=title, title_justify="left")
+    for c in columns:
+        table.add_column(c)
+    for row in rows:
+        table.add_row(*(_cell(row.get(c)) for c in columns))
+    return table
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, dict | list):
+        value = json.dumps(value, default=str)
+    text = str(value)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+def _params(pairs: list[str]) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UsageError(f"expected KEY=VALUE, got {pair!r}")
+        try:
+            params[key] = json.loads(value)  # numbers, lists, true/false; anything else stays a string
+        except json.JSONDecodeError:
+            params[key] = value
+    return params
+
+
+# -- demo, load, walk -------------------------------------------------------------------------------
+@app.command()
+def demo(
+    ctx: typer.Context,
+    seed: Annotated[int, typer.Option(help="Seed of the walks (level N uses seed + N).")] = 0,
+    count: Annotated[int, typer.Option(help="Admitted tasks wanted per level.")] = 5,
+    workers: Annotated[int, typer.Option(help="Verifier processes.")] = 1,
+    as_json: JsonOpt = False,
+) -> None:
+    """Build the demo graph (tiny buggy Python functions chained by type), walk it at N = 1, 2, 3 and
+    admit tasks with a verifier that really runs. Prints the admission table and where the store is."""
+    from .demo import run_demo
+
+    with _store(ctx) as store, _progress("demo") as on_task:
+        loaded, runs = run_demo(store, seed=seed, count=count, workers=workers, on_task=on_task)
+        rows = [_yield_row(r) for r in runs]
+    if as_json:
+        return _print_json({"load": loaded.as_dict(), "runs": [r.as_dict() for r in runs]})
+    out.print(f"Loaded {loaded.atoms} demo atoms, {sum(loaded.edges.values())} FEEDS edges "
+              f"in {loaded.seconds:.1f}s.")
+    out.print(_table("Admission by level (this run)", rows))
+    out.print(f"Store: {loaded.store}")
+    out.print("Next: cw tasks list --domain demo · cw tasks show ID · cw query \"MATCH (t:Task) RETURN t.status, count(*)\"")
+
+
+@app.command("load")
+def load_cmd(
+    ctx: typer.Context,
+    domain: Annotated[str, typer.Argument(help="Domain name (see `cw domains`).")],
+    source: Annotated[Path, typer.Argument(help="The source: a file or directory the domain's loader reads.")],
+    option: Annotated[list[str], typer.Option("--opt", help="Loader option KEY=VALUE (repeatable).")] = [],
+    as_json: JsonOpt = False,
+) -> None:
+    """Load atoms and their relation edges into the store, in one transaction. Re-loading is idempotent; a
+    malformed record fails the load with its file and line, and the store is left as it was."""
+    from .loading import load
+
+    with _store(ctx) as store:
+        summary = load(store, domain, source, {k: str(v) for k, v in _params(option).items()})
+    if as_json:
+        return _print_json(summary.as_dict())
+    out.print(_table(f"Loaded into {summary.store}", [summary.as_dict()],
+                     ["domain", "source", "atoms", "edges", "seconds"]))
+
+
+@app.command()
+def walk(
+    ctx: typer.Context,
+    n: Annotated[int, typer.Option("--n", help="Level N: atoms per group.")],
+    domain: Annotated[Optional[str], typer.Option(help="Domain; inferred when only one is loaded.")] = None,
+    count: Annotated[int, typer.Option(help="Admitted tasks wanted.")] = 10,
+    max_attempts: Annotated[Optional[int], typer.Option(help="Stop after this many attempts (default: 20 x count).")] = None,
+    seed: Annotated[Optional[int], typer.Option(help="Seed; the same seed and graph give the same groups.")] = None,
+    workers: Annotated[int, typer.Option(help="Verifier processes.")] = 1,
+    as_json: JsonOpt = False,
+) -> None:
+    """Random-extension walks of level N; each group is composed and admitted only if every atom is still
+    unsolved in the composite and the joint reference passes the verifier. Every attempt is stored as a Task."""
+    from .admission import walk_and_admit
+
+    with _store(ctx) as store:
+        domain = domain or _only_domain(store)
+        with _progress(f"walk N={n}", total=count) as on_task:
+            summary = walk_and_admit(store, domain, n, count, seed, max_attempts, workers, on_task)
+    if as_json:
+        return _print_json(summary.as_dict())
+    out.print(_table(f"Walk {summary.run} (seed {summary.seed}, {summary.seconds:.1f}s)", [_yield_row(summary)]))
+    if summary.admitted < count:
+        err.print(f"[yellow]admitted {summary.admitted} of {count} wanted[/] "
+                  "(raise --max-attempts, or the graph may not hold more)")
+
+
+def _only_domain(store) -> str:
+    loaded = store.domains()
+    if len(loaded) == 1:
+        return next(iter(loaded))
+    if not loaded:
+        raise UsageError("the store holds no atoms yet: run `cw load DOMAIN SOURCE` or `cw demo`")
+    raise UsageError(f"several domains are loaded, choose one with --domain: {', '.join(sorted(loaded))}")
+
+
+def _yield_row(s) -> dict[str, Any]:
+    rejected = {r: c for r, c in s.by_reason.items() if r not in ("admitted", "infra_error")}
+    return {"level": s.level, "attempted": s.attempted, "admitted": s.admitted,
+            "rejected": sum(rejected.values()),
+            "by reason": ", ".join(f"{r} {c}" for r, c in sorted(rejected.items())) or "-",
+            "errors": s.by_reason.get("infra_error", 0), "skipped": s.skipped}
+
+
+class _progress:
+    """A rich progress bar on stderr fed by the admission loop's per-task callback."""
+
+    def __init__(self, label: str, total: int | None = None):
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self.label = label
+        self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                            TextColumn("{task.fields[status]}"), TimeElapsedColumn(), console=err,
+                            disable=not err.is_terminal and not os.environ.get("CODEWALK_PROGRESS"))
+        self.task = self.bar.add_task(label, total=total, status="")
+
+    def __enter__(self):
+        self.bar.start()
+
+        def on_task(task, summary) -> None:
+            self.bar.update(self.task, description=f"{self.label} N={summary.level}", completed=summary.admitted,
+                            status=f"attempted {summary.attempted}, admitted {summary.admitted}")
+
+        return on_task
+
+    def __exit__(self, *exc) -> None:
+        self.bar.stop()
+
+
+# -- tasks --------------------------------------------------------------------------------------
+@tasks_app.command("list")
+def tasks_list(
+    ctx: typer.Context,
+    domain: Annotated[str, typer.Option(help="Only this domain.")] = "",
+    status: Annotated[str, typer.Option(help="admitted, rejected or error.")] = "",
+    level: Annotated[int, typer.Option(help="Only this level N (0 = all).")] = 0,
+    limit: Annotated[int, typer.Option(help="At most this many rows.")] = 50,
+    as_json: JsonOpt = False,
+) -> None:
+    """Tasks with their level, status and reason, oldest first."""
+    with _store(ctx) as store:
+        rows = store.list_tasks(domain, status, level, limit)
+    if as_json:
+        return _print_json(rows)
+    out.print(_table(f"{len(rows)} tasks", rows, ["id", "domain", "level", "status", "reason", "run", "created_at"]))
+
+
+@tasks_app.command("show")
+def tasks_show(
+    ctx: typer.Context,
+    task_id: Annotated[str, typer.Argument(metavar="ID", help="Task id (from `cw tasks list`).")],
+    as_json: JsonOpt = False,
+) -> None:
+    """One task: its atoms in order, status, reason, and the evidence of both admission checks."""
+    with _store(ctx) as store:
+        task = store.get_task(task_id)
+    if task is None:
+        raise UsageError(f"no task {task_id!r} in the store")
+    if as_json:
+        return _print_json(task)
+    ev = task["evidence"]
+    out.print(f"[bold]{task['id']}[/]  {task['domain']}  N={task['level']}  status={task['status']}  "
+              f"reason={task['reason']}  run={task['run']}  seed={task['seed']}  {task['created_at']}")
+    ref = ev.get("reference")
+    out.print("check (2) reference passes V_G: " +
+              ("not run" if ref is None else f"{'yes' if ref['passes'] else 'NO'}  {ref.get('detail', '')}"))
+    per_atom = {a["position"]: a for a in ev.get("atoms", [])}
+    rows = [{"position": i, "atom": a,
+             "check (1) unsolved": ("not run" if i not in per_atom else "yes" if per_atom[i]["unsolved"] else "NO"),
+             "detail": per_atom.get(i, {}).get("detail", "")} for i, a in enumerate(task["atoms"])]
+    out.print(_table("Atoms in order", rows))
+    if "error" in ev:
+        out.print(f"[red]infrastructure error:[/] {ev['error']}")
+    if "compose" in ev:
+        out.print(f"composition rejected: {ev['compose']}")
+
+
+# -- query, domains -------------------------------------------------------------------------------
+@app.command()
+def query(
+    ctx: typer.Context,
+    cypher: Annotated[str, typer.Argument(help="A Cypher statement (the store's dialect).")],
+    param: Annotated[list[str], typer.Option("--param", help="Query parameter KEY=VALUE (JSON values).")] = [],
+    as_json: JsonOpt = False,
+) -> None:
+    """Run Cypher against the store and print the rows."""
+    with _store(ctx) as store:
+        rows = store.run(cypher, _params(param))
+    if as_json:
+        return _print_json(rows)
+    out.print(_table(f"{len(rows)} rows", rows))
+
+
+@app.command()
+def domains(ctx: typer.Context, as_json: JsonOpt = False) -> None:
+    """Installed domains (entry-point group codewalk.domains) and how many atoms each has in the store."""
+    from .domain import domain_names, get_domain
+
+    with _store(ctx) as store:
+        loaded = store.domains()
+    rows = []
+    for name in domain_names():
+        d = get_domain(name)
+        rows.append({"domain": name, "relation": d.relation, "walk": "frontier" if d.symmetric else "chain",
+                     "atoms": loaded.get(name, 0), "about": d.description})
+    if as_json:
+        return _print_json(rows)
+    out.print(_table("Domains", rows))
+
+
+# -- db ------------------------------------------------------------------------------------------
+def _db_home() -> Path:
+    return Path(os.environ.get("CODEWALK_HOME") or Path.home() / ".codewalk") / "neo4j"
+
+
+def _server_rows(info) -> list[dict[str, Any]]:
+    return [{"what": k, "value": v} for k, v in (
+        ("runs as", info.kind), ("bolt", info.bolt_uri), ("http", info.http_uri), ("browser", info.browser_url),
+        ("data persists", "yes" if info.persist else "no (deleted on stop)"), ("pid", info.pid), ("log", info.log_path))]
+
+
+@db_app.command("start")
+def db_start(
+    persist: Annotated[bool, typer.Option(help="Keep the data across restarts.")] = False,
+    bolt_port: Annotated[int, typer.Option(help="Bolt port.")] = 7687,
+    http_port: Annotated[int, typer.Option(help="HTTP / Browser port.")] = 7474,
+    as_json: JsonOpt = False,
+) -> None:
+    """Start a local Neo4j 5.26: with Docker when an engine answers, else with Java 17 + Maven."""
+    from . import dbserver
+
+    info = dbserver.start(_db_home(), bolt_port=bolt_port, http_port=http_port, persist=persist)
+    if as_json:
+        return _print_json(info.__dict__)
+    out.print(_table("Neo4j started", _server_rows(info)))
+    out.print(f"Use it: cw --store {info.bolt_uri} demo   (or export CODEWALK_STORE={info.bolt_uri})")
+
+
+@db_app.command("stop")
+def db_stop() -> None:
+    """Stop the local Neo4j started by `cw db start`."""
+    from . import dbserver
+
+    out.print("stopped" if dbserver.stop(_db_home()) else "no local Neo4j was running")
+
+
+@db_app.command("status")
+def db_status(as_json: JsonOpt = False) -> None:
+    """Which Neo4j runs (Docker or Java), its URIs, and whether its data persists."""
+    from . import dbserver
+
+    info = dbserver.status(_db_home())
+    if as_json:
+        return _print_json(info.__dict__ if info else None)
+    if info is None:
+        out.print("no local Neo4j is running (start one with `cw db start`)")
+        raise typer.Exit(1)
+    out.print(_table("Neo4j", _server_rows(info) + [{"what": "running", "value": info.running}]))
+
+
+def main() -> None:
+    """Entry point: the one place where errors become a message and an exit code."""
+    try:
+        code = app(standalone_mode=False)
+    except click.ClickException as e:
+        e.show()
+        code = e.exit_code
+    except (click.Abort, KeyboardInterrupt):
+        err.print("[yellow]interrupted[/]: finished work is saved; run the same command again to continue")
+        code = 130
+    except CodewalkError as e:
+        err.print(f"[red]error:[/] {e}", highlight=False)
+        code = e.exit_code
+    sys.exit(code or 0)

@@ -1,0 +1,48 @@
+"""One exception root. The CLI turns a CodewalkError into a message and an exit code in one place."""
+
+
+class CodewalkError(Exception):
+    """An error meant for the user: its message is printed as it is."""
+
+    exit_code = 1
+
+
+class UsageError(CodewalkError):
+    """The command line asks for something that cannot be done (unknown domain, bad flag mix)."""
+
+    exit_code = 2
+
+
+class InputError(CodewalkError):
+    """A record in an input file is malformed. The message names the file and line (or record)."""
+
+    exit_code = 3
+
+    def __init__(self, source: str, where: int | str | None, reason: str):
+        self.source, self.where, self.reason = source, where, reason
+        place = f"{source}:{where}" if where is not None else source
+        super().__init__(f"{place}: {reason}")
+
+
+class StoreError(CodewalkError):
+    """The graph store refused or failed an operation."""
+
+    exit_code = 4
+
+
+class StoreUnavailable(StoreError):
+    """The store cannot be reached (server down, wrong URI) or is locked by another process."""
+
+
+class ServerError(CodewalkError):
+    """Starting, stopping or finding the local Neo4j server failed."""
+
+    exit_code = 5
+
+
+class InfraError(Exception):
+    """A verifier could not give a verdict (timeout, crash, missing tool).
+
+    Not a CodewalkError: admission records it as status 'error' and goes on; it never means
+    'atom unsolved' or 'reference fails'.
+    """

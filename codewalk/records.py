@@ -1,0 +1,123 @@
+"""Typed records that flow between loaders, domains, the walk, admission and the stores."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+# The summary fields an Atom node carries for exploration (Neo4j Browser captions, Cypher filters).
+# A fixed set, because LadybugDB needs a fixed table schema and because property names never come
+# from input. Everything else goes into the JSON payload.
+SUMMARY_FIELDS: dict[str, type] = {
+    "title": str,  # short caption shown in Browser
+    "repo": str,  # repair: owner/name
+    "files": list,  # repair: files touched by the gold patch
+    "in_type": str,  # chaining domains: type of the chained input
+    "out_type": str,  # chaining domains: return type
+    "label": str,  # clones: eq / neq; complexity: class; used by walk position constraints
+    "source": str,  # source program (proofs allow each at most twice per chain)
+}
+
+RelType = Literal["SHARES_FILE", "FEEDS"]
+REL_TYPES: dict[str, bool] = {"SHARES_FILE": True, "FEEDS": False}  # type -> symmetric?
+TaskStatus = Literal["admitted", "rejected", "error"]
+STATUSES = ("admitted", "rejected", "error")
+
+
+@dataclass(frozen=True)
+class Atom:
+    """A verified atomic problem a = (x_a, y*_a, V_a); the domain knows how to read its payload."""
+
+    id: str
+    domain: str
+    summary: dict[str, Any] = field(default_factory=dict)
+    payload: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.id or not isinstance(self.id, str):
+            raise ValueError("atom id must be a non-empty string")
+        unknown = set(self.summary) - set(SUMMARY_FIELDS)
+        if unknown:
+            raise ValueError(f"unknown summary fields {sorted(unknown)}; allowed: {sorted(SUMMARY_FIELDS)}")
+
+
+@dataclass(frozen=True)
+class Edge:
+    """One relation edge. SHARES_FILE is symmetric (stored once, src < dst); FEEDS is directed."""
+
+    src: str
+    dst: str
+    type: RelType
+    files: tuple[str, ...] = ()  # SHARES_FILE: the shared files
+    arg: int | None = None  # FEEDS: which parameter of dst receives src's output
+    via: str | None = None  # FEEDS: conversion used (e.g. "as_slice"), None when direct
+
+
+@dataclass(frozen=True)
+class Check:
+    """The outcome of one admission check, with the evidence a person can read later."""
+
+    ok: bool
+    detail: str = ""
+    evidence: dict[str, Any] = field(default_factory=dict)
+    reason: str = ""  # optional short code for a domain-specific rejection (e.g. "misplaced_hunk")
+
+
+@dataclass(frozen=True)
+class Composite:
+    """Cmp(G) = (x_G, V_G) with Ref(G): the task input, the reference and how to verify."""
+
+    prompt: str  # x_G as shown to a model
+    reference: str  # Ref(G)
+    verifier: dict[str, Any]  # V_G: everything the domain needs to grade a candidate
+
+
+@dataclass(frozen=True)
+class Task:
+    """One attempted group, admitted or not. Written back as a (:Task) node with COMPOSES edges."""
+
+    id: str
+    domain: str
+    atoms: tuple[str, ...]
+    status: TaskStatus
+    reason: str
+    seed: int
+    run: str
+    created_at: str
+    generator_version: str
+    prompt: str = ""
+    reference: str = ""
+    verifier: dict[str, Any] = field(default_factory=dict)
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def level(self) -> int:
+        return len(self.atoms)
+
+    def to_row(self) -> dict[str, Any]:
+        row = asdict(self)
+        row["atoms"] = list(self.atoms)
+        row["level"] = self.level
+        row["verifier"] = json.dumps(self.verifier, sort_keys=True)
+        row["evidence"] = json.dumps(self.evidence, sort_keys=True)
+        return row
+
+
+@dataclass(frozen=True)
+class Run:
+    """One `cw walk` invocation; its tasks point to it."""
+
+    id: str
+    domain: str
+    seed: int
+    params: dict[str, Any]
+    started: str
+    finished: str = ""
+
+
+def task_id(domain: str, atom_ids: tuple[str, ...] | list[str], composer_version: str) -> str:
+    """Content hash of domain, ordered atom ids and composer version: re-runs write nothing twice."""
+    text = "\x1f".join([domain, composer_version, *atom_ids])
+    return "t" + hashlib.sha256(text.encode()).hexdigest()[:20]

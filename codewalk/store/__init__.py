@@ -1,0 +1,171 @@
+"""One narrow graph-store interface, two implementations (Neo4j over Bolt, embedded LadybugDB).
+
+Both run the same named Cypher files from `codewalk.cypher`; one contract test suite
+(tests/test_store_contract.py) runs against both.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..errors import StoreError
+from ..queries import Dialect, query
+from ..records import SUMMARY_FIELDS, Atom, Edge, Run, Task
+
+BATCH = 5_000  # rows per UNWIND
+
+
+def default_store_path() -> Path:
+    home = Path(os.environ.get("CODEWALK_HOME") or Path.home() / ".codewalk")
+    return home / "graph.lbug"
+
+
+def open_store(location: str | os.PathLike | None = None) -> GraphStore:
+    """A `bolt://`, `neo4j://` (or +s/+ssc) URI opens Neo4j; anything else is an embedded store path."""
+    location = str(location or os.environ.get("CODEWALK_STORE") or default_store_path())
+    if location.split("://", 1)[0] in ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"):
+        from .neo4j import Neo4jStore
+
+        return Neo4jStore(location, os.environ.get("NEO4J_USER"), os.environ.get("NEO4J_PASSWORD"),
+                          os.environ.get("NEO4J_DATABASE", "neo4j"))
+    if "://" in location:
+        raise StoreError(f"unsupported store URI {location!r}: use a path, bolt:// or neo4j://")
+    from .ladybug import LadybugStore
+
+    return LadybugStore(Path(location))
+
+
+class GraphStore(ABC):
+    dialect: Dialect
+    location: str
+
+    # -- the two primitives each implementation provides ---------------------------------------
+    @abstractmethod
+    def run(self, cypher: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        """Run one statement in its own transaction; rows as plain dicts."""
+
+    @abstractmethod
+    def transaction(self, steps: Sequence[tuple[str, dict[str, Any]]]) -> None:
+        """Run several statements atomically: all take effect or none."""
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    def ensure_schema(self) -> None:
+        """Idempotent: constraints, indexes or tables IF NOT EXISTS."""
+        from ..queries import statements
+
+        for statement in statements("schema", self.dialect):
+            self.run(statement)
+
+    # -- operations, the same on both stores -----------------------------------------------------
+    def q(self, name: str, rel: str | None = None) -> str:
+        return query(name, self.dialect, rel)
+
+    def write_graph(self, atoms: Sequence[Atom], edges: Sequence[Edge]) -> None:
+        """Upsert atoms and edges in one transaction: a failure leaves the store as it was."""
+        steps = [(self.q("upsert_atoms"), {"rows": chunk}) for chunk in _chunks(map(self.atom_row, atoms))]
+        for rel, name in (("SHARES_FILE", "upsert_shares_file"), ("FEEDS", "upsert_feeds")):
+            rows = (_edge_row(e) for e in edges if e.type == rel)
+            steps += [(self.q(name), {"rows": chunk}) for chunk in _chunks(rows)]
+        self.transaction(steps)
+
+    def atom_row(self, atom: Atom) -> dict[str, Any]:
+        """Row for upsert_atoms. Ladybug needs every column; Neo4j gets only the fields that are set."""
+        props = {"domain": atom.domain, "payload": json.dumps(atom.payload, sort_keys=True)}
+        props.update({k: v for k, v in atom.summary.items() if v not in (None, "", [])})
+        if self.dialect == "neo4j":
+            return {"id": atom.id, "props": props}
+        blank = {k: ([] if t is list else "") for k, t in SUMMARY_FIELDS.items()}
+        return {"id": atom.id, **blank, **props}
+
+    def domains(self) -> dict[str, int]:
+        return {r["domain"]: r["atoms"] for r in self.run(self.q("domains"))}
+
+    def atom_index(self, domain: str) -> list[tuple[str, str, str]]:
+        """(id, label, source) of every atom of a domain, sorted by id: the walk's start population."""
+        rows = self.run(self.q("atom_index"), {"domain": domain})
+        return [(r["id"], r["label"] or "", r["source"] or "") for r in rows]
+
+    def get_atoms(self, ids: Sequence[str]) -> list[Atom]:
+        """Atoms in the order asked for; a missing id is an error."""
+        found = {}
+        for r in self.run(self.q("get_atoms"), {"ids": list(ids)}):
+            summary = {k: r[k] for k in SUMMARY_FIELDS if r.get(k) not in (None, "", [])}
+            found[r["id"]] = Atom(r["id"], r["domain"], summary, json.loads(r["payload"] or "{}"))
+        missing = [i for i in ids if i not in found]
+        if missing:
+            raise StoreError(f"atoms not in the store: {', '.join(missing[:5])}")
+        return [found[i] for i in ids]
+
+    def walk_step(self, rel: str, chain: bool, walks: list[dict[str, Any]]) -> dict[int, tuple[str, int]]:
+        """One batched step: wid -> (picked atom id, frontier size). Dead-end walks are absent."""
+        if not walks:
+            return {}
+        name = "walk_step_chain" if chain else "walk_step_frontier"
+        rows = self.run(self.q(name, rel), {"walks": walks})
+        return {r["wid"]: (r["pick"], r["frontier"]) for r in rows if r["pick"] is not None}
+
+    def existing_tasks(self, ids: Iterable[str]) -> set[str]:
+        ids = list(ids)
+        return {r["id"] for r in self.run(self.q("existing_tasks"), {"ids": ids})} if ids else set()
+
+    def write_run(self, run: Run) -> None:
+        self.run(self.q("write_run"), {"id": run.id, "domain": run.domain, "seed": run.seed,
+                                        "params": json.dumps(run.params, sort_keys=True),
+                                        "started": run.started, "finished": run.finished})
+
+    def write_tasks(self, tasks: Sequence[Task]) -> None:
+        """Each task with its IN_RUN and COMPOSES edges; idempotent by Task.id."""
+        rows = []
+        for t in tasks:
+            props = t.to_row()
+            rows.append({"id": props.pop("id"), "atoms": props.pop("atoms"), "props": props})
+        for chunk in _chunks(rows, 500):
+            self.transaction([(self.q("write_tasks"), {"tasks": chunk})])
+
+    def list_tasks(self, domain: str = "", status: str = "", level: int = 0, limit: int = 100) -> list[dict]:
+        return self.run(self.q("list_tasks"), {"domain": domain, "status": status, "level": level,
+                                                "limit": limit})
+
+    def get_task(self, task_id: str) -> dict[str, Any] | None:
+        rows = self.run(self.q("get_task"), {"id": task_id})
+        if not rows:
+            return None
+        task = dict(rows[0])
+        task["verifier"] = json.loads(task["verifier"] or "{}")
+        task["evidence"] = json.loads(task["evidence"] or "{}")
+        task["atoms"] = [r["atom"] for r in self.run(self.q("task_atoms"), {"id": task_id})]
+        task["level"] = len(task["atoms"])
+        return task
+
+    def yields(self, domain: str) -> list[dict[str, Any]]:
+        return self.run(self.q("yields"), {"domain": domain})
+
+    def __enter__(self) -> GraphStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _edge_row(e: Edge) -> dict[str, Any]:
+    if e.type == "SHARES_FILE":
+        return {"src": e.src, "dst": e.dst, "files": list(e.files)}
+    return {"src": e.src, "dst": e.dst, "arg": e.arg if e.arg is not None else 0, "via": e.via or ""}
+
+
+def _chunks(rows: Iterable[dict], size: int = BATCH) -> Iterable[list[dict]]:
+    chunk: list[dict] = []
+    for row in rows:
+        chunk.append(row)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk

@@ -1,0 +1,76 @@
+"""Neo4j 5.x over Bolt with the official driver (local, Docker, Aura: anything that speaks Bolt)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import neo4j
+from neo4j.exceptions import AuthError, DriverError, Neo4jError, ServiceUnavailable
+from neo4j.graph import Node, Path, Relationship
+
+from ..errors import StoreError, StoreUnavailable
+from . import GraphStore
+
+
+class Neo4jStore(GraphStore):
+    dialect = "neo4j"
+
+    def __init__(self, uri: str, user: str | None, password: str | None, database: str = "neo4j"):
+        self.location = uri
+        self.database = database
+        auth = (user or "neo4j", password) if password else None
+        # Bounded: a dead server makes `cw` fail within seconds instead of hanging.
+        self._driver = neo4j.GraphDatabase.driver(
+            uri, auth=auth, connection_timeout=5, connection_acquisition_timeout=10, max_transaction_retry_time=10
+        )
+        try:
+            self._driver.verify_connectivity()
+        except AuthError as e:
+            self._driver.close()
+            raise StoreUnavailable(f"Neo4j at {uri} refused the credentials (NEO4J_USER / NEO4J_PASSWORD)") from e
+        except (ServiceUnavailable, DriverError, OSError) as e:
+            self._driver.close()
+            raise StoreUnavailable(f"cannot reach Neo4j at {uri}: {e}. Is it running? (`cw db start`)") from e
+        self.ensure_schema()
+
+    def run(self, cypher: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        try:
+            records, _, keys = self._driver.execute_query(cypher, params or {}, database_=self.database)
+        except Neo4jError as e:
+            raise StoreError(f"query failed: {e.message}") from e
+        except (ServiceUnavailable, DriverError, OSError) as e:
+            raise StoreUnavailable(f"lost Neo4j at {self.location}: {e}") from e
+        return [{k: _plain(r[k]) for k in keys} for r in records]
+
+    def transaction(self, steps: Sequence[tuple[str, dict[str, Any]]]) -> None:
+        def work(tx: neo4j.ManagedTransaction) -> None:
+            for cypher, params in steps:
+                tx.run(cypher, params).consume()
+
+        try:
+            with self._driver.session(database=self.database) as session:
+                session.execute_write(work)  # retried on transient errors; the steps are idempotent
+        except Neo4jError as e:
+            raise StoreError(f"write failed, nothing was stored: {e.message}") from e
+        except (ServiceUnavailable, DriverError, OSError) as e:
+            raise StoreUnavailable(f"lost Neo4j at {self.location}, nothing was stored: {e}") from e
+
+    def close(self) -> None:
+        self._driver.close()
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Node):
+        return {"_label": ":".join(sorted(value.labels)), **dict(value)}
+    if isinstance(value, Relationship):
+        return {"_label": value.type, **dict(value)}
+    if isinstance(value, Path):
+        return [_plain(n) for n in value.nodes]
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if hasattr(value, "iso_format"):  # neo4j temporal types
+        return value.iso_format()
+    return value

@@ -1,0 +1,3 @@
+UNWIND $ids AS x
+MATCH (t:Task {id: x})
+RETURN t.id AS id

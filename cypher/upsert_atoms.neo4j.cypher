@@ -1,0 +1,3 @@
+UNWIND $rows AS r
+MERGE (a:Atom {id: r.id})
+SET a += r.props

@@ -1,0 +1,11 @@
+// One step of a batch of chain walks: extend from the chain's last atom along outgoing edges.
+UNWIND $walks AS w
+MATCH (a:Atom {id: w.last})
+OPTIONAL MATCH (a)-[:${rel}]->(n:Atom)
+WITH w, n.id AS nid, n.label AS nlabel, n.source AS nsource
+WHERE nid IS NOT NULL AND NOT list_contains(w.ids, nid)
+  AND (w.label = '' OR nlabel = w.label)
+  AND NOT list_contains(w.blocked, coalesce(nsource, ''))
+WITH w.wid AS wid, w.u AS u, list_sort(collect(DISTINCT nid)) AS f
+WHERE size(f) > 0
+RETURN wid, f[CAST(floor(u * size(f)) AS INT64) + 1] AS pick, size(f) AS frontier
