@@ -9,12 +9,11 @@ import sys
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
-import click
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from .errors import CodewalkError, UsageError
+from .errors import CodewalkError, Interrupted, UsageError
 
 app = typer.Typer(
     help="Compositional coding benchmarks from verified atoms: a problem graph, random-extension walks, "
@@ -179,7 +178,8 @@ def _yield_row(s) -> dict[str, Any]:
 
 
 class _progress:
-    """A rich progress bar on stderr fed by the admission loop's per-task callback."""
+    """A rich progress bar on stderr fed by the admission loop's per-task callback. Ctrl-C inside it
+    becomes a clear message: finished tasks are already saved."""
 
     def __init__(self, label: str, total: int | None = None):
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -199,8 +199,10 @@ class _progress:
 
         return on_task
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, kind, value, tb) -> None:
         self.bar.stop()
+        if kind is KeyboardInterrupt:
+            raise Interrupted("interrupted: finished tasks are saved; run the same command again to continue")
 
 
 # -- tasks --------------------------------------------------------------------------------------
@@ -335,16 +337,10 @@ def db_status(as_json: JsonOpt = False) -> None:
 
 
 def main() -> None:
-    """Entry point: the one place where errors become a message and an exit code."""
+    """Entry point: the one place where library errors become a message and an exit code.
+    (Typer itself reports usage errors, exit code 2.)"""
     try:
-        code = app(standalone_mode=False)
-    except click.ClickException as e:
-        e.show()
-        code = e.exit_code
-    except (click.Abort, KeyboardInterrupt):
-        err.print("[yellow]interrupted[/]: finished work is saved; run the same command again to continue")
-        code = 130
+        app()
     except CodewalkError as e:
         err.print(f"[red]error:[/] {e}", highlight=False)
-        code = e.exit_code
-    sys.exit(code or 0)
+        sys.exit(e.exit_code)

@@ -33,13 +33,13 @@ from codewalk.errors import ServerError
 
 __all__ = [
     "ServerInfo",
-    "start",
-    "stop",
-    "status",
     "build_launcher",
-    "find_launcher_dir",
     "docker_available",
+    "find_launcher_dir",
     "port_in_use",
+    "start",
+    "status",
+    "stop",
 ]
 
 HOST = "127.0.0.1"
@@ -215,7 +215,7 @@ def docker_available() -> bool:
             return bool(client.ping())
         finally:
             client.close()
-    except Exception:  # DockerException, connection refused, missing socket, ...
+    except Exception:  # noqa: BLE001 - DockerException, refused connection, missing socket, ...
         return False
 
 
@@ -253,6 +253,7 @@ def build_launcher(launcher_dir: Path | None = None, *, force: bool = False, att
     for attempt in range(1, attempts + 1):
         proc = subprocess.run(
             [mvn, *MVN_ARGS],
+            check=False,
             cwd=d,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
@@ -340,9 +341,9 @@ def _start_java(home: Path, bolt_port: int, http_port: int, persist: bool, timeo
     deadline = time.monotonic() + timeout
     while True:
         text = _read_text(log_path)
-        if READY_MARK in text or (READY_MARK not in text and _ports_answer(bolt_port, http_port)):
-            if proc.poll() is None:
-                break
+        # The launcher prints READY_MARK once build() returned; the open ports are a fallback.
+        if (READY_MARK in text or _ports_answer(bolt_port, http_port)) and proc.poll() is None:
+            break
         if proc.poll() is not None or FAILED_MARK in text:
             _reap(proc)
             _cleanup_work_dir(home)
@@ -502,6 +503,7 @@ def _compose(compose: Path, project: str, args: list[str], *, env: dict[str, str
     try:
         proc = subprocess.run(
             cmd,
+            check=False,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
@@ -649,8 +651,11 @@ def _main(argv: list[str] | None = None) -> int:
     try:
         if a.command == "start":
             t0 = time.monotonic()
-            info = start(a.home, bolt_port=a.bolt_port, http_port=a.http_port, persist=a.persist, timeout=a.timeout)
-            print(f"neo4j ready in {time.monotonic() - t0:.1f} s ({info.kind}): {info.bolt_uri}  browser: {info.browser_url}")
+            info = start(
+                a.home, bolt_port=a.bolt_port, http_port=a.http_port, persist=a.persist, timeout=a.timeout
+            )
+            took = time.monotonic() - t0
+            print(f"neo4j ready in {took:.1f} s ({info.kind}): {info.bolt_uri}  browser: {info.browser_url}")
             if info.log_path:
                 print(f"log: {info.log_path}")
         elif a.command == "stop":
@@ -660,7 +665,8 @@ def _main(argv: list[str] | None = None) -> int:
             if info is None:
                 print("no neo4j recorded in " + str(a.home))
                 return 3
-            print(json.dumps({k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(info).items()}, indent=2))
+            fields = {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(info).items()}
+            print(json.dumps(fields, indent=2))
             return 0 if info.running else 3
     except ServerError as e:
         print(f"error: {e}", file=sys.stderr)

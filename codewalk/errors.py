@@ -40,6 +40,12 @@ class ServerError(CodewalkError):
     exit_code = 5
 
 
+class Interrupted(CodewalkError):
+    """Ctrl-C during long work."""
+
+    exit_code = 130
+
+
 class InfraError(Exception):
     """A verifier could not give a verdict (timeout, crash, missing tool).
 

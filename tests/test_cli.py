@@ -1,0 +1,96 @@
+"""The `cw` command line: thin commands over the library, errors as one message and an exit code."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from codewalk.cli import app, main
+from tests import toy  # noqa: F401  (registers the toy domains in this process)
+
+
+def cw(capsys, *args: str) -> tuple[int, str, str]:
+    argv = sys.argv
+    sys.argv = ["cw", *args]
+    try:
+        main()
+    except SystemExit as e:
+        code = e.code
+    finally:
+        sys.argv = argv
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.fixture
+def source(tmp_path):
+    path = tmp_path / "atoms.txt"
+    path.write_text("".join(f"a{i}\n" for i in range(10)))
+    return path
+
+
+def test_every_command_has_help():
+    import typer.main
+
+    group = typer.main.get_command(app)
+
+    def walk(cmd, path):
+        assert cmd.help, f"`{' '.join(path)}` has no help text"
+        for name, sub in getattr(cmd, "commands", {}).items():
+            walk(sub, [*path, name])
+
+    walk(group, ["cw"])
+    assert {"demo", "load", "walk", "query", "tasks", "db", "domains"} <= set(group.commands)
+    assert {"list", "show"} <= set(group.commands["tasks"].commands)
+    assert {"start", "stop", "status"} <= set(group.commands["db"].commands)
+
+
+def test_installed_entry_point_prints_help():
+    out = subprocess.run(["cw", "--help"], capture_output=True, text=True, check=True).stdout
+    for command in ("demo", "load", "walk", "query", "tasks", "db"):
+        assert command in out
+
+
+def test_load_walk_query_show_roundtrip(capsys, store_path, source):
+    code, out, _ = cw(capsys, "--store", store_path, "load", "toychain", str(source), "--json")
+    assert code == 0 and json.loads(out)["atoms"] == 10
+    code, out, _ = cw(capsys, "--store", store_path, "walk", "--n", "3", "--count", "2", "--seed", "1", "--json")
+    summary = json.loads(out)
+    assert code == 0 and summary["domain"] == "toychain" and summary["admitted"] == 2
+    code, out, _ = cw(capsys, "--store", store_path, "query", "MATCH (t:Task) RETURN count(t) AS n", "--json")
+    assert json.loads(out) == [{"n": 2}]
+    tid = summary["admitted_ids"][0]
+    code, out, _ = cw(capsys, "--store", store_path, "tasks", "show", tid)
+    assert code == 0 and tid in out and "status=admitted" in out and "check (1)" in out
+    code, out, _ = cw(capsys, "--store", store_path, "tasks", "list", "--json")
+    assert {r["id"] for r in json.loads(out)} == set(summary["admitted_ids"])
+
+
+def test_walk_infers_the_domain_only_when_one_is_loaded(capsys, store_path, source):
+    cw(capsys, "--store", store_path, "load", "toychain", str(source))
+    cw(capsys, "--store", store_path, "load", "toysym", str(source))
+    code, _, err = cw(capsys, "--store", store_path, "walk", "--n", "2")
+    assert code == 2 and "toychain" in err and "toysym" in err and "--domain" in err
+
+
+def test_malformed_record_names_file_and_line_and_leaves_store_unchanged(capsys, store_path, source, tmp_path):
+    cw(capsys, "--store", store_path, "load", "toychain", str(source))
+    bad = tmp_path / "bad.txt"
+    bad.write_text("b1\nb2\n3oops\nb4\n")
+    code, _, err = cw(capsys, "--store", store_path, "load", "toychain", str(bad))
+    assert code == 3 and f"{bad}:3" in err.replace("\n", "")
+    code, out, _ = cw(capsys, "--store", store_path, "query", "MATCH (a:Atom) RETURN count(a) AS n", "--json")
+    assert json.loads(out) == [{"n": 10}]
+
+
+def test_unknown_domain_lists_the_installed_ones(capsys, store_path, source):
+    code, _, err = cw(capsys, "--store", store_path, "load", "nosuch", str(source))
+    assert code == 2 and "demo" in err and "toychain" in err
+
+
+def test_unreachable_neo4j_fails_fast_with_a_message(capsys):
+    code, _, err = cw(capsys, "--store", "bolt://127.0.0.1:1", "tasks", "list")
+    assert code == 4 and "cannot reach Neo4j" in err
