@@ -51,6 +51,7 @@ DATA_DIR = "neo4j-data"
 READY_MARK = "NEO4J_READY"
 FAILED_MARK = "NEO4J_FAILED"
 MAIN_CLASS = "codewalk.Neo4jLauncher"
+BUILD_STAMP = "codewalk-build.stamp"  # in neo4j-launcher/target/, written after a successful build
 STOP_GRACE_S = 30.0
 LOG_TAIL_LINES = 30
 
@@ -144,7 +145,8 @@ def start(
     if backend not in ("auto", "java", "docker"):
         raise ServerError(f"{ENV_BACKEND} must be auto, java or docker, not {backend!r}")
     compose = _compose_file()
-    if backend == "docker" or (backend == "auto" and compose is not None and docker_available()):
+    auto_docker = backend == "auto" and compose is not None and docker_available() and _compose_cmd()
+    if backend == "docker" or auto_docker:
         if compose is None:
             raise ServerError(
                 f"no docker/docker-compose.yml found near {Path(__file__).resolve().parent}; "
@@ -249,6 +251,8 @@ def build_launcher(launcher_dir: Path | None = None, *, force: bool = False, att
     mvn = shutil.which("mvn")
     if mvn is None:
         raise ServerError("Maven (mvn) is not on PATH; it is needed once to build neo4j-launcher/")
+    # copy-dependencies never deletes: after a version bump old jars would stay on the classpath.
+    shutil.rmtree(d / "target" / "lib", ignore_errors=True)
     out = ""
     for attempt in range(1, attempts + 1):
         proc = subprocess.run(
@@ -263,6 +267,7 @@ def build_launcher(launcher_dir: Path | None = None, *, force: bool = False, att
         )
         out = proc.stdout or ""
         if proc.returncode == 0 and _launcher_built(d, check_fresh=False):
+            (d / "target" / BUILD_STAMP).write_text(f"{time.time()}\n")
             return d
         if attempt < attempts and _RETRYABLE_MVN.search(out):
             time.sleep(15 * attempt)
@@ -383,7 +388,9 @@ def _launcher_built(d: Path, *, check_fresh: bool = True) -> bool:
         return False
     if not check_fresh:
         return True
-    built = cls.stat().st_mtime
+    # Maven does not recompile unchanged sources, so the class file alone can look older than pom.xml.
+    stamp = d / "target" / BUILD_STAMP
+    built = max(cls.stat().st_mtime, stamp.stat().st_mtime if stamp.is_file() else 0.0)
     sources = [d / "pom.xml", *(d / "src").rglob("*.java")]
     return all(p.stat().st_mtime <= built for p in sources if p.is_file())
 
@@ -491,6 +498,26 @@ def _compose_file() -> Path | None:
     return f if f.is_file() else None
 
 
+def _compose_cmd() -> list[str] | None:
+    """`docker compose` if the v2 plugin is there, else a standalone `docker-compose`, else None."""
+    if shutil.which("docker"):
+        try:
+            ok = subprocess.run(
+                ["docker", "compose", "version"],
+                check=False,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                timeout=30,
+            )
+            if ok.returncode == 0:
+                return ["docker", "compose"]
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+    standalone = shutil.which("docker-compose")
+    return [standalone] if standalone else None
+
+
 def _compose_env(state: dict) -> dict[str, str]:
     env = dict(os.environ)
     env["CODEWALK_NEO4J_BOLT_PORT"] = str(_port_of(state["bolt_uri"]))
@@ -499,7 +526,10 @@ def _compose_env(state: dict) -> dict[str, str]:
 
 
 def _compose(compose: Path, project: str, args: list[str], *, env: dict[str, str], timeout: float = 600):
-    cmd = ["docker", "compose", "-f", str(compose), "-p", project, *args]
+    base = _compose_cmd()
+    if base is None:
+        raise ServerError("neither `docker compose` (v2 plugin) nor `docker-compose` is installed")
+    cmd = [*base, "-f", str(compose), "-p", project, *args]
     try:
         proc = subprocess.run(
             cmd,
@@ -513,6 +543,8 @@ def _compose(compose: Path, project: str, args: list[str], *, env: dict[str, str
         )
     except subprocess.TimeoutExpired as e:
         raise ServerError(f"`{' '.join(cmd)}` did not finish within {timeout:.0f} s") from e
+    except OSError as e:
+        raise ServerError(f"cannot run `{' '.join(cmd)}`: {e}") from e
     if proc.returncode != 0:
         tail = "\n".join((proc.stdout or "").splitlines()[-LOG_TAIL_LINES:])
         raise ServerError(f"`{' '.join(cmd)}` failed (exit {proc.returncode}):\n{tail}")
@@ -541,7 +573,7 @@ def _start_docker(
         _compose(
             compose,
             project,
-            ["up", "-d", "--wait", "--wait-timeout", str(int(timeout))],
+            ["up", "-d", "--wait"],  # --wait needs Compose v2.1+; waits for the healthcheck
             env=_compose_env(state),
             timeout=timeout + 600,  # image pull time on top of the health wait
         )
@@ -640,8 +672,8 @@ def _main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--home",
         type=Path,
-        default=Path(os.environ.get("CODEWALK_HOME", Path.home() / ".codewalk")),
-        help="folder for pid/state/log files and data (default $CODEWALK_HOME or ~/.codewalk)",
+        default=Path(os.environ.get("CODEWALK_HOME") or Path.home() / ".codewalk") / "neo4j",
+        help="folder for pid/state/log files and data (default: $CODEWALK_HOME/neo4j, as `cw db`)",
     )
     p.add_argument("--bolt-port", type=int, default=7687)
     p.add_argument("--http-port", type=int, default=7474)
