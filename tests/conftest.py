@@ -1,12 +1,15 @@
 """Fixtures: one `store` fixture parametrised over both stores, so every contract test runs on both.
 
 The Neo4j half needs a real Neo4j over Bolt: CODEWALK_TEST_NEO4J (default bolt://127.0.0.1:7687).
-Under CI (CI=true) an unreachable Neo4j fails the run; on a developer machine those tests skip.
+When nothing answers there, the suite starts its own (neo4j-launcher/, Java 17 + Maven) on free ports
+for the session and stops it afterwards. If that is impossible too: under CI (CI=true) the Neo4j
+tests fail; on a developer machine they skip, saying why.
 """
 
 from __future__ import annotations
 
 import os
+import socket
 
 import pytest
 
@@ -23,20 +26,66 @@ def _isolated_home(tmp_path, monkeypatch):
     monkeypatch.delenv("CODEWALK_STORE", raising=False)
 
 
-def neo4j_store():
+_neo4j: dict[str, str] = {}  # the session's Bolt URI, or why there is none
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _session_neo4j(tmp_path_factory):
+    """Use the Neo4j at CODEWALK_TEST_NEO4J, or start one for this session."""
     try:
-        store = open_store(NEO4J_URI)
+        open_store(NEO4J_URI).close()
+        _neo4j["uri"] = NEO4J_URI
+        yield
+        return
     except StoreUnavailable as e:
+        _neo4j["why"] = f"no Neo4j at {NEO4J_URI} ({e})"
+    if "CODEWALK_TEST_NEO4J" in os.environ:  # an explicit address is not replaced by our own server
+        yield
+        return
+    from codewalk import dbserver
+    from codewalk.errors import ServerError
+
+    home = tmp_path_factory.mktemp("neo4j")
+    try:
+        info = dbserver.start(home, bolt_port=_free_port(), http_port=_free_port())
+    except ServerError as e:
+        _neo4j["why"] += f"; could not start one: {e}"
+        yield
+        return
+    _neo4j["uri"] = info.bolt_uri
+    try:
+        yield
+    finally:
+        dbserver.stop(home)
+
+
+def neo4j_store():
+    if "uri" not in _neo4j:
         if os.environ.get("CI"):
-            pytest.fail(f"CI needs a real Neo4j at {NEO4J_URI}: {e}")
-        pytest.skip(f"no Neo4j at {NEO4J_URI}")
-    store.run("MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS")
+            pytest.fail(f"CI needs a real Neo4j: {_neo4j.get('why')}")
+        pytest.skip(_neo4j.get("why", "no Neo4j"))
+    store = open_store(_neo4j["uri"])
+    store.run("MATCH (n) DETACH DELETE n")  # test graphs are small
     return store
 
 
 @pytest.fixture(params=["ladybug", pytest.param("neo4j", marks=pytest.mark.neo4j)])
 def store(request, tmp_path):
     s = open_store(tmp_path / "graph.lbug") if request.param == "ladybug" else neo4j_store()
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def neo4j():
+    """A real Neo4j store alone, for tests that compare it with the embedded one."""
+    s = neo4j_store()
     yield s
     s.close()
 

@@ -104,10 +104,8 @@ def test_same_seed_same_groups_different_seed_different_groups(store):
 
 
 @pytest.mark.neo4j
-def test_same_seed_gives_same_groups_on_both_stores(tmp_path):
-    from tests.conftest import neo4j_store
-
-    neo = neo4j_store()
+def test_same_seed_gives_same_groups_on_both_stores(neo4j, tmp_path):
+    neo = neo4j
     lady = open_store(tmp_path / "g.lbug")
     try:
         for s in (neo, lady):
@@ -116,7 +114,6 @@ def test_same_seed_gives_same_groups_on_both_stores(tmp_path):
         for domain in ("toysym", "toychain"):
             assert _groups(neo, domain, 3, 9, 100) == _groups(lady, domain, 3, 9, 100)
     finally:
-        neo.close()
         lady.close()
 
 
