@@ -101,3 +101,20 @@ def test_missing_atom_is_an_error(store):
     store.write_graph(ATOMS, EDGES)
     with pytest.raises(StoreError, match="d/nope"):
         store.get_atoms(["d/a", "d/nope"])
+
+
+def test_embedded_store_held_by_another_process_is_reported_as_in_use(tmp_path):
+    import subprocess
+    import sys
+
+    from codewalk.store import open_store
+
+    path = tmp_path / "held.lbug"
+    holder = open_store(path)
+    try:
+        code = f"from codewalk.store import open_store; open_store({str(path)!r})"
+        result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+        assert result.returncode != 0 and "store in use by another process" in result.stderr
+    finally:
+        holder.close()
+    open_store(path).close()  # free again once the holder is gone
