@@ -24,7 +24,7 @@ def run_demo(
 
     loaded = load(store, "demo", Path(CATALOGUE))
     runs = [
-        walk_and_admit(store, "demo", n, count=count, seed=seed + n, max_attempts=4 * count,
+        walk_and_admit(store, "demo", n, count=count, seed=seed + n, max_attempts=10 * count,
                        workers=workers, on_task=on_task)
         for n in LEVELS
     ]

@@ -39,10 +39,11 @@ def run(cmd: list[str], *, cwd: Path, timeout: float, stdin: str | None = None, 
         cpu_seconds: int | None = None, max_procs: int | None = 256, max_file_mb: int = 64,
         env: dict | None = None) -> Completed:
     """Run cmd in cwd and capture its output; raise InfraError only if it cannot be started."""
-    limits = {resource.RLIMIT_AS: memory_mb * MB, resource.RLIMIT_FSIZE: max_file_mb * MB, resource.RLIMIT_CORE: 0}
+    limits = {resource.RLIMIT_AS: memory_mb * MB, resource.RLIMIT_FSIZE: max_file_mb * MB,
+              resource.RLIMIT_CORE: 0}
     if cpu_seconds is not None:  # without it the wall-clock timeout is the only bound on CPU
         limits[resource.RLIMIT_CPU] = cpu_seconds
-    if max_procs is not None and os.geteuid() != 0:  # root ignores RLIMIT_NPROC; only the timeout stops a fork bomb
+    if max_procs is not None and os.geteuid() != 0:  # root ignores it: only the timeout stops a fork bomb
         limits[resource.RLIMIT_NPROC] = max_procs
     # An unprivileged process cannot raise a hard limit, so never ask for more than the current one.
     limits = {what: _at_most_hard(what, value) for what, value in limits.items()}

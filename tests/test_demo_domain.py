@@ -1,4 +1,4 @@
-"""The demo domain runs its verifier for real: atoms verified at load, chains admitted or rejected by execution."""
+"""The demo verifier runs for real: atoms verified at load, chains admitted or rejected by execution."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import pytest
 from codewalk.domains.demo import DemoDomain
 from codewalk.errors import InfraError, InputError
 from codewalk.loaders.demo import CATALOGUE
+from codewalk.records import Atom
 
 SHIPPED = [json.loads(line) for line in CATALOGUE.read_text().splitlines()]
 
@@ -107,7 +108,7 @@ def test_prompt_holds_the_buggy_stages_renamed_and_the_reference_the_fixed_ones(
 def test_recursive_calls_are_renamed_with_the_function(domain, atoms):
     total = atoms["alt_sum"]
     recursive = "def alt_sum(x):\n    return x[0] - alt_sum(x[1:]) if x else 0\n"
-    atom = type(total)(total.id, "demo", total.summary, {**total.payload, "fixed": recursive})
+    atom = Atom(total.id, "demo", total.summary, {**total.payload, "fixed": recursive})
     composite = domain.compose([atom])
     assert "alt_sum" not in composite.reference and "stage_1(x[1:])" in composite.reference
     assert domain.check_reference(composite, [atom]).ok
@@ -174,7 +175,8 @@ def test_wrong_return_type_is_a_failure_not_coerced(domain, atoms):
 
 def test_candidate_prints_do_not_disturb_the_verdict(domain, atoms):
     composite = domain.compose(chain(atoms, "digits", "dedupe"))
-    noisy = 'print("{}")\n' + composite.reference + "\n\nfixed = stage_2\n\ndef stage_2(x):\n    print(x)\n    return fixed(x)\n"
+    wrapper = "\n\nfixed = stage_2\n\ndef stage_2(x):\n    print(x)\n    return fixed(x)\n"
+    noisy = 'print("{}")\n' + composite.reference + wrapper
     assert domain.grade(composite, noisy).ok
 
 

@@ -39,8 +39,8 @@ HEADER = (
 # It decides nothing. The candidate's own prints go to stderr so they cannot garble the trace.
 TRACE = r'''
 import json, os, sys
-sys.set_int_max_str_digits(0)
-channel = os.fdopen(os.dup(1), "w")
+sys.set_int_max_str_digits(0)  # a big int is a value like any other, not a reason to crash
+channel = os.fdopen(os.dup(1), "w")  # the trace's own copy of stdout
 os.dup2(2, 1)
 sys.stdout = sys.stderr
 
@@ -56,6 +56,8 @@ def trace(job):
     space = {"__name__": "candidate"}
     try:
         exec(compile(job["source"], "candidate.py", "exec"), space)
+    except MemoryError:
+        raise  # running out of memory, like a timeout, gives no verdict
     except BaseException as e:
         return {"module": f"raised {type(e).__name__}"}
     stages = [space.get(f"stage_{i}") for i in range(1, job["n"] + 1)]
@@ -67,6 +69,8 @@ def trace(job):
         for i, stage in enumerate(stages, 1):
             try:
                 x = stage(x)
+            except MemoryError:
+                raise
             except BaseException as e:
                 error = {"stage": i, "raised": type(e).__name__}
                 break
@@ -199,7 +203,7 @@ class DemoDomain(Domain):
         return Check(True, f"{stage} is unsolved: {verdict.detail}", verdict.evidence)
 
     def grade(self, composite: Composite, candidate: str) -> Check:
-        """V_G: pass iff on every input each stage got an x meeting its pre, did not raise, and met its post."""
+        """V_G: pass iff on every input each stage got an x meeting its pre, did not raise, met its post."""
         failures = self._verify([(candidate, composite.verifier)])[0]
         inputs = len(composite.verifier["inputs"])
         evidence = {"inputs": inputs, "failures": failures}
@@ -223,9 +227,11 @@ class DemoDomain(Domain):
         ])
 
     def _interpret(self, program: str, what: str, payload: Any) -> Any:
-        # -I: isolated mode, no PYTHON* variables, no user site, no script directory on sys.path.
+        # -I: isolated mode (no PYTHON* variables, no user site, nothing from the working directory on
+        # sys.path). -S: no site-packages either; the demo needs only the standard library, and skipping
+        # site halves the interpreter's start-up.
         with sandbox.workdir() as cwd:
-            done = sandbox.run([sys.executable, "-I", "-c", program], cwd=cwd, timeout=self.timeout,
+            done = sandbox.run([sys.executable, "-I", "-S", "-c", program], cwd=cwd, timeout=self.timeout,
                                stdin=json.dumps(payload))
         if done.timed_out:
             raise InfraError(f"{what} timed out after {self.timeout:g}s")
