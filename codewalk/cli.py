@@ -11,7 +11,9 @@ from typing import Annotated, Any, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from .errors import CodewalkError, Interrupted, UsageError
 
@@ -60,19 +62,22 @@ def _table(title: str, rows: list[dict[str, Any]], columns: list[str] | None = N
     columns = columns or (list(rows[0]) if rows else [])
     table = Table(title=title, title_justify="left")
     for c in columns:
-        table.add_column(c)
+        # ids must stay whole and on one line, to be copied; other columns wrap
+        width = max((len(str(r.get(c) or "")) for r in rows), default=0) if c in ("id", "run", "atom") else None
+        table.add_column(c, overflow="fold", min_width=width)
     for row in rows:
         table.add_row(*(_cell(row.get(c)) for c in columns))
     return table
 
 
-def _cell(value: Any) -> str:
+def _cell(value: Any) -> Text:
+    """Plain text, never rich markup: a type like list[int] must print as it is."""
     if value is None:
-        return ""
+        return Text("")
     if isinstance(value, dict | list):
         value = json.dumps(value, default=str)
     text = str(value)
-    return text if len(text) <= 120 else text[:117] + "..."
+    return Text(text if len(text) <= 200 else text[:197] + "...")
 
 
 def _params(pairs: list[str]) -> dict[str, Any]:
@@ -220,7 +225,7 @@ def tasks_list(
         rows = store.list_tasks(domain, status, level, limit)
     if as_json:
         return _print_json(rows)
-    out.print(_table(f"{len(rows)} tasks", rows, ["id", "domain", "level", "status", "reason", "run", "created_at"]))
+    out.print(_table(f"{len(rows)} tasks", rows, ["id", "domain", "level", "status", "reason", "created_at"]))
 
 
 @tasks_app.command("show")
@@ -237,20 +242,20 @@ def tasks_show(
     if as_json:
         return _print_json(task)
     ev = task["evidence"]
-    out.print(f"[bold]{task['id']}[/]  {task['domain']}  N={task['level']}  status={task['status']}  "
+    out.print(f"[bold]{task['id']}[/]  {escape(task['domain'])}  N={task['level']}  status={task['status']}  "
               f"reason={task['reason']}  run={task['run']}  seed={task['seed']}  {task['created_at']}")
     ref = ev.get("reference")
-    out.print("check (2) reference passes V_G: " +
-              ("not run" if ref is None else f"{'yes' if ref['passes'] else 'NO'}  {ref.get('detail', '')}"))
+    out.print(Text("check (2) reference passes V_G: " +
+                   ("not run" if ref is None else f"{'yes' if ref['passes'] else 'NO'}  {ref.get('detail', '')}")))
     per_atom = {a["position"]: a for a in ev.get("atoms", [])}
     rows = [{"position": i, "atom": a,
              "check (1) unsolved": ("not run" if i not in per_atom else "yes" if per_atom[i]["unsolved"] else "NO"),
              "detail": per_atom.get(i, {}).get("detail", "")} for i, a in enumerate(task["atoms"])]
     out.print(_table("Atoms in order", rows))
     if "error" in ev:
-        out.print(f"[red]infrastructure error:[/] {ev['error']}")
+        out.print(f"[red]infrastructure error:[/] {escape(ev['error'])}")
     if "compose" in ev:
-        out.print(f"composition rejected: {ev['compose']}")
+        out.print(Text(f"composition rejected: {ev['compose']}"))
 
 
 # -- query, domains -------------------------------------------------------------------------------
@@ -266,7 +271,7 @@ def query(
         rows = store.run(cypher, _params(param))
     if as_json:
         return _print_json(rows)
-    out.print(_table(f"{len(rows)} rows", rows))
+    out.print(_table(f"{len(rows)} rows", rows) if rows else "0 rows")
 
 
 @app.command()
@@ -342,5 +347,5 @@ def main() -> None:
     try:
         app()
     except CodewalkError as e:
-        err.print(f"[red]error:[/] {e}", highlight=False)
+        err.print(f"[red]error:[/] {escape(str(e))}", highlight=False)
         sys.exit(e.exit_code)
