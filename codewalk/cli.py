@@ -123,6 +123,7 @@ def load_cmd(
     ctx: typer.Context,
     domain: Annotated[str, typer.Argument(help="Domain name (see `cw domains`).")],
     source: Annotated[Path, typer.Argument(help="The source: a file or directory the domain's loader reads.")],
+    repos: Annotated[Optional[Path], typer.Option(help="repair: folder of git clones named owner__name.")] = None,
     option: Annotated[list[str], typer.Option("--opt", help="Loader option KEY=VALUE (repeatable).")] = [],
     as_json: JsonOpt = False,
 ) -> None:
@@ -131,7 +132,10 @@ def load_cmd(
     from .loading import load
 
     with _store(ctx) as store:
-        summary = load(store, domain, source, {k: str(v) for k, v in _params(option).items()})
+        options = {k: str(v) for k, v in _params(option).items()}
+        if repos:
+            options["repos"] = str(repos)
+        summary = load(store, domain, source, options)
     if as_json:
         return _print_json(summary.as_dict())
     out.print(_table(f"Loaded into {summary.store}", [summary.as_dict()],
@@ -283,7 +287,12 @@ def domains(ctx: typer.Context, as_json: JsonOpt = False) -> None:
         loaded = store.domains()
     rows = []
     for name in domain_names():
-        d = get_domain(name)
+        try:
+            d = get_domain(name)
+        except Exception as e:  # a broken plugin must not hide the others
+            rows.append({"domain": name, "relation": "", "walk": "", "atoms": loaded.get(name, 0),
+                         "about": f"unavailable: {e}"})
+            continue
         rows.append({"domain": name, "relation": d.relation, "walk": "frontier" if d.symmetric else "chain",
                      "atoms": loaded.get(name, 0), "about": d.description})
     if as_json:
