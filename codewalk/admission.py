@@ -22,7 +22,7 @@ from typing import Any
 
 from . import __version__
 from .domain import Domain, Rejected, get_domain
-from .errors import InfraError, UsageError
+from .errors import InfraError, StoreUnavailable, UsageError
 from .records import Atom, Composite, Run, Task, task_id
 from .store import GraphStore
 from .walk import Walker
@@ -131,6 +131,7 @@ def walk_and_admit(
     summary = WalkSummary(run.id, domain.name, n, seed, store.location)
     groups = _fresh_groups(store, domain, Walker(store, domain, n, random.Random(seed)), summary)
     pending: list[Task] = []
+    store_lost = False
     last_flush = time.monotonic()
     started = time.monotonic()
 
@@ -170,13 +171,17 @@ def walk_and_admit(
     except KeyboardInterrupt:
         summary.interrupted = True
         raise
+    except StoreUnavailable:
+        store_lost = True  # nothing more can be written: fail now rather than retry in `finally`
+        raise
     finally:
         for *_, future in in_flight:  # started work beyond the count is dropped, not recorded
             future.cancel()
         executor.shutdown(wait=not summary.interrupted, cancel_futures=True)
-        flush()  # what finished is kept, even on Ctrl-C
         summary.seconds = time.monotonic() - started
-        store.write_run(Run(run.id, run.domain, run.seed, run.params, run.started, now()))
+        if not store_lost:
+            flush()  # what finished is kept, even on Ctrl-C
+            store.write_run(Run(run.id, run.domain, run.seed, run.params, run.started, now()))
     return summary
 
 
