@@ -262,17 +262,149 @@ def tasks_show(
         out.print(Text(f"composition rejected: {ev['compose']}"))
 
 
+@tasks_app.command("export")
+def tasks_export(
+    ctx: typer.Context,
+    domain: Annotated[str, typer.Option(help="Domain to export (one schema per domain).")],
+    out_path: Annotated[Path, typer.Option("--out", help="Output file, or folder for --format hf.")],
+    fmt: Annotated[str, typer.Option("--format", help="jsonl, parquet, hf (a Hugging Face dataset folder) or "
+                                                      "inspect (inspect_ai samples as JSONL).")] = "jsonl",
+    level: Annotated[int, typer.Option(help="Only this level N (0 = all).")] = 0,
+    status: Annotated[str, typer.Option(help="admitted, rejected or error.")] = "admitted",
+    as_json: JsonOpt = False,
+) -> None:
+    """Write tasks as a benchmark: each row has the task id, level, ordered atom ids, prompt, reference, the
+    verifier spec grading needs, and seed, run, generator version and data revision to reproduce it. Refuses
+    an empty selection or a task stored incompletely."""
+    from .export import export_tasks
+
+    with _store(ctx) as store:
+        summary = export_tasks(store, domain, out_path, fmt, level, status)
+    if as_json:
+        return _print_json(summary.as_dict())
+    by_level = ", ".join(f"N={n}: {c}" for n, c in summary.by_level.items())
+    out.print(_table(f"Exported to {summary.path}", [{"domain": summary.domain, "format": summary.format,
+                                                      "tasks": summary.tasks, "by level": by_level}]))
+
+
+# -- explore, grade ----------------------------------------------------------------------------------
+@app.command()
+def explore(
+    ctx: typer.Context,
+    domain: Annotated[Optional[str], typer.Option(help="Only this domain (default: all in the store).")] = None,
+    samples: Annotated[int, typer.Option(help="Random walks behind the estimates and the chain search.")] = 1000,
+    seed: Annotated[int, typer.Option(help="Seed of those walks.")] = 0,
+    plots: Annotated[Optional[Path], typer.Option(help="Write PNG figures into this folder.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """How connected the problem graph is, computed in the store: atoms and edges, connected components,
+    degrees, how many groups exist at each level N (exact for N <= 3, estimated beyond), the longest chains
+    found, the largest level the graph supports, and the admission yield by level of the stored tasks."""
+    from .explore import explore as explore_graph
+
+    with _store(ctx) as store:
+        reports = explore_graph(store, domain, samples, seed, plots)
+    if as_json:
+        return _print_json([r.as_dict() for r in reports])
+    for r in reports:
+        _print_explore(r)
+
+
+def _print_explore(r) -> None:
+    edges = ", ".join(f"{rel} {n}" for rel, n in r.edges.items() if n)
+    sizes = ", ".join(map(str, r.components[:10])) + (" ..." if len(r.components) > 10 else "")
+    out.print(f"[bold]{escape(r.domain)}[/]: {r.atoms} atoms; edges: {edges or 'none'}; {r.walk} walks on "
+              f"{r.relation}; {len(r.components)} connected component(s), sizes {sizes}")
+    out.print(_table("Groups of N atoms (exact, or estimated ± std. error)", [
+        {"level": g["level"], "exact": g["exact"],
+         "estimate": "" if g["estimate"] is None else f"{g['estimate']:,.0f} ± {g['stderr']:,.0f}"}
+        for g in r.groups]))
+    out.print(_table("Degree distribution (atoms per degree)", r.degrees))
+    if r.longest_chains:
+        out.print(_table("Longest chains found", [{"length": len(c), "chain": " -> ".join(c)}
+                                                  for c in r.longest_chains]))
+    out.print(f"Largest level the graph supports: N = {r.largest_level} ({r.largest_level_basis})")
+    if r.yields:
+        out.print(_table("Admission yield by level (stored tasks)", r.yields))
+    for path in r.plots:
+        out.print(f"wrote {path}")
+
+
+@app.command()
+def grade(
+    ctx: typer.Context,
+    predictions: Annotated[Path, typer.Argument(
+        help="JSONL: task_id (or instance_id), output (or model_patch), optional model "
+             "(or model_name_or_path).")],
+    domain: Annotated[str, typer.Option(help="Domain of the tasks; its verifier grades.")],
+    run: Annotated[Optional[str], typer.Option(help="Run name (default: the file name).")] = None,
+    workers: Annotated[int, typer.Option(help="Verifier processes.")] = 1,
+    plots: Annotated[Optional[Path], typer.Option(
+        help="Draw solve rate against N, a line per run, into this folder.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Grade a model's outputs with the same verifier that admitted the tasks; store the grades in the graph
+    ((:Grade)-[:OF]->(:Task), one per run and task) and print the solve rate by level of every run so far."""
+    from .grading import grade_predictions
+
+    with _store(ctx) as store, _count(f"grade {run or predictions.stem}") as on_grade:
+        report = grade_predictions(store, domain, predictions, run, workers, plots, on_grade)
+    if as_json:
+        return _print_json(report.as_dict())
+    out.print(f"Graded {report.graded} predictions of run {report.run!r} in {report.seconds:.1f}s: "
+              f"{report.passed} passed, {report.errors} without verdict (verifier error).")
+    rows = [{k: v for k, v in row.items() if k != "solve_rate"} | {
+        "solved": "" if row["solve_rate"] is None else f"{row['solve_rate']:.1%}"} for row in report.rates]
+    out.print(_table(f"Solve rate by level, domain {report.domain} (tasks: admitted at that level)", rows))
+    for path in report.plots:
+        out.print(f"wrote {path}")
+
+
+class _count:
+    """A rich progress bar on stderr for work that reports (done, total)."""
+
+    def __init__(self, label: str):
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        quiet = not err.is_terminal and not os.environ.get("CODEWALK_PROGRESS")
+        self.bar = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                            console=err, disable=quiet)
+        self.task = self.bar.add_task(label, total=None)
+
+    def __enter__(self):
+        self.bar.start()
+        return lambda done, total: self.bar.update(self.task, completed=done, total=total)
+
+    def __exit__(self, kind, value, tb) -> None:
+        self.bar.stop()
+        if kind is KeyboardInterrupt:
+            raise Interrupted("interrupted: the grades finished so far are saved")
+
+
 # -- query, domains -------------------------------------------------------------------------------
 @app.command()
 def query(
     ctx: typer.Context,
-    cypher: Annotated[str, typer.Argument(help="A Cypher statement (the store's dialect).")],
+    cypher: Annotated[Optional[str], typer.Argument(help="A Cypher statement (the store's dialect).")] = None,
+    name: Annotated[Optional[str], typer.Option(
+        "--name", help="Run a named query from cypher/explore/ instead (`cw query` alone lists them).")] = None,
     param: Annotated[list[str], typer.Option("--param", help="Query parameter KEY=VALUE (JSON values).")] = [],
     as_json: JsonOpt = False,
 ) -> None:
-    """Run Cypher against the store and print the rows."""
+    """Run Cypher against the store and print the rows. The named queries (provenance of a task, tasks that
+    share atoms, most reused atoms, components, yields by level, rejected groups by reason, solve rates) are
+    files in cypher/explore/ that can also be pasted into Neo4j Browser."""
+    from .explore import named_queries, run_named
+
+    if cypher and name:
+        raise UsageError("give either a Cypher statement or --name, not both")
+    if not (cypher or name):
+        rows = [{"name": n, "shows": about} for n, about in named_queries().items()]
+        if as_json:
+            return _print_json(rows)
+        return out.print(_table("Named queries (cw query --name NAME)", rows))
     with _store(ctx) as store:
-        rows = store.run(cypher, _params(param))
+        rows = run_named(store, name, _params(param)) if name else store.run(cypher, _params(param))
     if as_json:
         return _print_json(rows)
     out.print(_table(f"{len(rows)} rows", rows) if rows else "0 rows")

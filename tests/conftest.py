@@ -94,3 +94,35 @@ def neo4j():
 def store_path(tmp_path):
     """A store location for CLI tests, on the same two stores."""
     return str(tmp_path / "cli.lbug")
+
+
+@pytest.fixture
+def neo4j_http(neo4j) -> str:
+    """The HTTP address (Neo4j Browser) of the test Neo4j. For the Neo4j at CODEWALK_TEST_NEO4J:
+    CODEWALK_TEST_NEO4J_HTTP (default http://127.0.0.1:7474). For a server this suite started: the
+    address it listens on, as it says itself."""
+    if _neo4j["uri"] == NEO4J_URI:
+        return os.environ.get("CODEWALK_TEST_NEO4J_HTTP", "http://127.0.0.1:7474")
+    rows = neo4j.run("SHOW SETTINGS YIELD name, value WHERE name = 'server.http.listen_address' RETURN value")
+    return f"http://{rows[0]['value']}"
+
+
+@pytest.fixture(scope="session")
+def _demo_graph(tmp_path_factory):
+    """`cw demo` (3 admitted tasks per level), built once per session on the embedded store."""
+    from codewalk.demo import run_demo
+
+    path = tmp_path_factory.mktemp("demo") / "demo.lbug"
+    with open_store(path) as store:
+        run_demo(store, count=3)
+    return path
+
+
+@pytest.fixture
+def demo_store_path(_demo_graph, tmp_path):
+    """A private copy of the demo graph, which a test may change."""
+    import shutil
+
+    path = tmp_path / "demo.lbug"
+    shutil.copyfile(_demo_graph, path)
+    return path

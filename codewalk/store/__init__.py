@@ -147,6 +147,31 @@ class GraphStore(ABC):
     def yields(self, domain: str) -> list[dict[str, Any]]:
         return self.run(self.q("yields"), {"domain": domain})
 
+    # -- export and grading ------------------------------------------------------------------------
+    def select_tasks(self, domain: str, status: str = "", level: int = 0, ids: Sequence[str] = ()) -> list[dict]:
+        """Whole task rows of a selection (no `ids` = any id), each with `atoms` in order and the
+        `positions` its COMPOSES edges carry, so a caller can tell a partly written task."""
+        rows = self.run(self.q("select_tasks"), {"domain": domain, "status": status, "level": level,
+                                                  "ids": list(ids)})
+        linked: dict[str, list[tuple[int, str]]] = {r["id"]: [] for r in rows}
+        names = list(linked)
+        for start in range(0, len(names), BATCH):
+            for r in self.run(self.q("select_task_atoms"), {"ids": names[start:start + BATCH]}):
+                linked[r["task"]].append((r["position"], r["atom"]))
+        for row in rows:
+            pairs = sorted(linked[row["id"]])
+            row["positions"] = [p for p, _ in pairs]
+            row["atoms"] = [a for _, a in pairs]
+        return rows
+
+    def write_grades(self, grades: Sequence[dict[str, Any]]) -> None:
+        """Rows {id, task, props}; idempotent by Grade.id (one per run and task)."""
+        for chunk in _chunks(grades, 500):
+            self.transaction([(self.q("write_grades"), {"grades": chunk})])
+
+    def solve_rates(self, domain: str) -> list[dict[str, Any]]:
+        return self.run(self.q("explore/solve_rates"), {"domain": domain})
+
     def __enter__(self) -> GraphStore:
         return self
 

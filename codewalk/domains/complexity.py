@@ -1,0 +1,358 @@
+"""The complexity-analysis domain (paper Sec. 3.3, App. A.2, B.3) on CodeComplex Python programs.
+
+An atom c = (s, f, tau_in, tau_out, l) is a program s rewritten into a typed entry function f (see
+codewalk.loaders.codecomplex), its size parameter's type, its return type and the annotated class l.
+At load time each atom is checked against its original program on generated inputs, and the growth
+of its output size in its input size is measured and fitted to the closed set of classes.
+
+FEEDS: c_i -> c_j when c_j takes a single parameter and it has c_i's return type; neither function
+changes. The inputs of the chain's first atom are the program's inputs, of size n. A later atom takes
+nothing but the value handed to it: were it to read inputs of its own, its label (a bound in one n)
+would not say how its cost splits between them and the chained value, and the derived class could be
+a loose upper bound instead of the answer (solve(k, s) that loops over s, fed a k of n^2 elements, is
+still linear). A level-N task is one program: the entry functions renamed solve_1 .. solve_N with their
+helpers, and a driver that reads the inputs, chains the calls and prints the result. The reference is
+the class derived from the labels and the output growths (complexity_growth.derive). Admission: (2) the
+composite runs on generated inputs of growing size and the measured size of every chained value grows
+as the derivation says; (1) the reference differs from the largest atomic label, else the task is
+solvable without composing (a single atom is its own task). Grading parses one of the seven labels.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import logging
+import os
+import random
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import pairwise
+from pathlib import Path
+
+from codewalk.domain import Domain, Rejected
+from codewalk.domains import complexity_growth as growth
+from codewalk.domains import complexity_run as run
+from codewalk.errors import UsageError
+from codewalk.loaders import codecomplex as loader
+from codewalk.records import Atom, Check, Composite, Edge
+
+log = logging.getLogger(__name__)
+
+# App. A.2, verbatim.
+INSTRUCTION = (
+    'Determine the time complexity of this competitive programming code. Treat "n" as the primary input size '
+    "(the value read as n, or the length of the main input array/string). Judge the complexity of the whole "
+    "program, not just one function. Choose exactly one label: constant logn linear nlogn quadratic cubic np "
+    "Return ONLY the label. Do not explain your answer."
+)
+RANK = {name: k for k, name in enumerate(growth.LABELS)}
+LABEL_WORD = re.compile(r"(?<![a-z0-9_])(" + "|".join(growth.LABELS) + r")(?![a-z0-9_])")
+
+READ = {  # how the driver reads stage 1's parameters; the composite's input follows this format
+    "int": "int(input())",
+    "str": "input()",
+    "list[int]": "list(map(int, input().split()))",
+    "list[str]": "input().split()",
+    "list[list[int]]": "[list(map(int, input().split())) for _ in range(int(input()))]",
+    "list[list[str]]": "[input().split() for _ in range(int(input()))]",
+}
+VALIDATION_SCALES = (2, 3, 4, 6, 8, 11, 16, 23, 32, 45, 64, 91, 128, 181, 256, 362, 512, 724, 1024, 2048)
+RUN_LIMIT = 0.5  # seconds per composite run: the first slower run ends the measurement
+RUN_BUDGET = 2.5  # seconds of composite runs per group
+MIN_RUNS = 3  # sizes a level-1 composite must run at
+
+
+class ComplexityDomain(Domain):
+    name = "complexity"
+    relation = "FEEDS"
+    composer_version = "complexity-1"
+    description = "CodeComplex programs as typed functions chained by type; predict the complexity class."
+
+    # -- source -> atoms -> edges ------------------------------------------------------------------
+    def load(self, source: Path, options: dict[str, str]) -> Iterator[Atom]:
+        """Options: workers=K (parallel verification, default: all cores), ids=ID,ID,... (a subset)."""
+        programs = loader.read(Path(source))
+        if "ids" in options:
+            wanted = {i for i in options["ids"].split(",") if i}
+            if unknown := wanted - {p.id for p in programs}:
+                raise UsageError(f"ids not in {source}: {', '.join(sorted(unknown))}")
+            programs = [p for p in programs if p.id in wanted]
+        try:
+            workers = int(options.get("workers", os.cpu_count() or 1))
+        except ValueError:
+            raise UsageError(f"workers must be an integer, not {options['workers']!r}") from None
+        kept, drops = loader.build(programs, workers=workers)
+        for drop in drops:
+            log.info("dropped %s: %s: %s", drop.program, drop.reason, drop.detail)
+        if drops:
+            reasons = Counter(d.reason for d in drops)
+            log.warning("kept %d of %d programs; dropped: %s", len(kept), len(programs),
+                        ", ".join(f"{r} {c}" for r, c in reasons.most_common()))
+        for program, summary, payload in kept:
+            yield Atom(f"complexity/{program.id}", self.name, summary, payload)
+
+    def edges(self, atoms: Sequence[Atom]) -> Iterable[Edge]:
+        """Type buckets: each atom whose output growth is known feeds every other single-parameter atom
+        whose parameter has its return type (arg 0)."""
+        by_in_type: dict[str, list[Atom]] = defaultdict(list)
+        for atom in atoms:
+            if len(atom.payload["params"]) == 1:
+                by_in_type[atom.summary["in_type"]].append(atom)
+        for src in atoms:
+            if src.payload.get("growth") is None:
+                continue  # without it no derivation can pass through this atom
+            for dst in by_in_type[src.summary["out_type"]]:
+                if dst.id != src.id:
+                    yield Edge(src.id, dst.id, "FEEDS", arg=0)
+
+    # -- composition ----------------------------------------------------------------------------------
+    def compose(self, atoms: Sequence[Atom]) -> Composite:
+        if not atoms:
+            raise Rejected("empty_group", "no atoms")
+        for a, b in pairwise(atoms):
+            takes = f"{b.id} takes {', '.join(t for _, t in b.payload['params'])}"
+            if len(b.payload["params"]) != 1:
+                raise Rejected("reads_own_inputs", f"{takes}; a later stage takes only the value passed on")
+            if a.summary["out_type"] != b.summary["in_type"]:
+                raise Rejected("type_mismatch", f"{a.id} returns {a.summary['out_type']}; {takes}")
+            if a.payload.get("growth") is None:
+                raise Rejected("growth_unknown", f"no measured output growth for {a.id}")
+        derivation = derive(atoms)
+        functions, driver, names = _program(atoms)
+        program = functions + "\n\n\n" + driver
+        return Composite(
+            prompt=f"```python\n{program}```\n\n{INSTRUCTION}",
+            reference=derivation.label,
+            verifier={
+                "label": derivation.label,
+                "labels": [a.summary["label"] for a in atoms],
+                "derivation": derivation.explain(),
+                "links": [[g.exp, g.p, g.l, g.ll] for g in derivation.links],
+                "functions": functions,
+                "driver": driver,
+                # the parameter whose size the driver run records: stage 1's n, then the chained value
+                "stages": [[name, atoms[0].payload["size"] if i == 0 else 0] for i, name in enumerate(names)],
+            },
+        )
+
+    # -- admission ---------------------------------------------------------------------------------------
+    def check_reference(self, composite: Composite, atoms: Sequence[Atom]) -> Check:
+        """(2): the composite runs on inputs of growing size, and each chained value's measured size
+        grows as the derivation says it does."""
+        spec = composite.verifier
+        rng = random.Random(hashlib.sha256("\x1f".join(a.id for a in atoms).encode()).hexdigest())
+        stdins = []
+        for scale in VALIDATION_SCALES:
+            try:
+                stdins.append(composite_input(atoms, scale, rng))
+            except loader.TooLarge:
+                break
+        stages = [(name, arg) for name, arg in spec["stages"]]
+        results = run.run_driver(spec["functions"], spec["driver"], stages, stdins, limit=RUN_LIMIT,
+                                 budget=RUN_BUDGET)
+        done = [r for r in results if "text" in r]
+        # Running out of memory or stack at a large size ends the measurement, as a timeout does.
+        if len(done) < len(results) and "error" in results[len(done)] and not \
+                results[len(done)]["error"].startswith(("MemoryError", "RecursionError")):
+            scale = VALIDATION_SCALES[len(done)]
+            return Check(False, f"the composite fails at size {scale}: {results[len(done)]['error']}",
+                         {"runs": len(done)}, reason="composite_fails")
+        needed = growth.MIN_POINTS if spec["links"] else MIN_RUNS  # a single stage has no link to measure
+        if len(done) < needed:
+            return Check(False, f"only {len(done)} composite run(s) finished in {RUN_LIMIT:g}s each; "
+                                f"{needed} are needed", {"runs": len(done)}, reason="unmeasurable")
+        links = []
+        for k, key in enumerate(spec["links"], start=1):
+            expected = growth.Growth(*key)
+            points = [(r["inputs"][0], r["inputs"][k]) for r in done]
+            ok, fitted = growth.agrees(points, expected)
+            links.append({"stage": k + 1, "derived": str(expected), "measured": fitted and str(fitted),
+                          "points": [[n, s] for n, s in points], "agrees": ok})
+        evidence = {"runs": len(done), "largest_n": done[-1]["inputs"][0], "links": links}
+        wrong = [link for link in links if not link["agrees"]]
+        if wrong:
+            w = wrong[0]
+            detail = (f"stage {w['stage']}'s input was derived to grow like {w['derived']} but measures "
+                      f"{w['measured'] or 'no class'}")
+            return Check(False, detail, evidence, reason="derivation_mismatch")
+        sizes = ", ".join(f"stage {link['stage']} input ~ {link['derived']}" for link in links)
+        return Check(True, f"the composite runs at {len(done)} sizes up to n = {evidence['largest_n']:g}"
+                           + (f"; measured growth agrees: {sizes}" if sizes else ""), evidence)
+
+    def check_unsolved(self, composite: Composite, atoms: Sequence[Atom], position: int) -> Check:
+        """(1), in the form Ref(G) != max_i l_i: when the answer is the largest atomic label, the atom
+        carrying it gives the answer away. A single atom is its own task and always unsolved."""
+        labels = [a.summary["label"] for a in atoms]
+        top = max(labels, key=RANK.__getitem__)
+        mine = labels[position]
+        evidence = {"reference": composite.reference, "max_label": top, "label": mine}
+        stage = f"stage {position + 1}"
+        if len(atoms) > 1 and composite.reference == top and mine == top:
+            return Check(False, f"the reference {top} is the largest atomic label, that of {stage}: solvable "
+                                "without composing", evidence, reason="ref_equals_max_label")
+        return Check(True, f"{stage} ({mine}) does not give the answer {composite.reference} away", evidence)
+
+    def grade(self, composite: Composite, candidate: str) -> Check:
+        """V_G: the predicted label (one of the seven words) must be the reference; anything else,
+        including an answer with no label or with several, is wrong."""
+        predicted = parse_label(candidate)
+        expected = composite.verifier.get("label", composite.reference)
+        evidence = {"predicted": predicted, "expected": expected}
+        if predicted is None:
+            return Check(False, "no single label of " + " ".join(growth.LABELS) + " in the answer", evidence,
+                         reason="unparseable")
+        if predicted != expected:
+            return Check(False, f"predicted {predicted}, the reference is {expected}", evidence,
+                         reason="wrong_label")
+        return Check(True, f"predicted {predicted}", evidence)
+
+
+def parse_label(text: str) -> str | None:
+    """The one label the answer names; if it names several, the one its last non-empty line names."""
+    found = LABEL_WORD.findall(text.lower())
+    if len(set(found)) == 1:
+        return found[0]
+    lines = [line for line in text.lower().splitlines() if line.strip()]
+    last = set(LABEL_WORD.findall(lines[-1])) if lines else set()
+    return last.pop() if len(last) == 1 else None
+
+
+def derive(atoms: Sequence[Atom]) -> growth.Derivation:
+    """Ref(G) by the derivation algebra; Rejected when it has no label the prompt allows."""
+    try:
+        derivation = growth.derive([a.summary["label"] for a in atoms],
+                                   [growth.growth(a.payload["growth"]) for a in atoms[:-1]])
+    except growth.Indeterminate as e:
+        raise Rejected("derivation_indeterminate", str(e)) from None
+    if derivation.label is None:
+        raise Rejected("ref_outside_labels", f"the chain costs {derivation.total}, which no label names: "
+                                             + "; ".join(derivation.explain()))
+    return derivation
+
+
+def composite_input(atoms: Sequence[Atom], scale: int, rng: random.Random) -> str:
+    """Stdin for the composite's driver: the inputs of stage 1, generated at size `scale` by its atom's
+    own generator and written in the driver's format."""
+    first = atoms[0]
+    _, args = loader.generate(first.payload, scale, first.payload["strategy"], rng)
+    lines = []
+    for group in _input_lines(first):
+        if len(group) > 1:
+            lines.append(" ".join(str(args[k]) for k in group))
+            continue
+        value, ptype = args[group[0]], first.payload["params"][group[0]][1]
+        if ptype in ("int", "str"):
+            lines.append(str(value))
+        elif ptype in ("list[int]", "list[str]"):
+            lines.append(" ".join(map(str, value)))
+        else:
+            lines += [str(len(value))] + [" ".join(map(str, row)) for row in value]
+    return "\n".join(lines) + "\n"
+
+
+def _input_lines(atom: Atom) -> list[list[int]]:
+    """The parameters the driver reads, as groups of indices, one group per input line: consecutive
+    ints share a line."""
+    groups: list[list[int]] = []
+    params = atom.payload["params"]
+    for k, (_, ptype) in enumerate(params):
+        if ptype == "int" and groups and params[groups[-1][-1]][1] == "int":
+            groups[-1].append(k)
+        else:
+            groups.append([k])
+    return groups
+
+
+# -- the composite program -----------------------------------------------------------------------------------
+def _program(atoms: Sequence[Atom]) -> tuple[str, str, list[str]]:
+    """The functions part (each atom's module with its entry renamed solve_i, clashing top-level names
+    renamed, identical statements kept once) and the driver. Also the entry names, in order."""
+    emitted: dict[str, str] = {}  # top-level name -> the statement text that binds it
+    seen_texts: set[str] = set()
+    parts: list[str] = []
+    entries = [f"solve_{i}" for i in range(1, len(atoms) + 1)]
+    for i, atom in enumerate(atoms, 1):
+        tree = ast.parse(atom.payload["source"])
+        _rename(tree, {atom.payload["entry"]: entries[i - 1]})
+        # Rename names this atom binds at top level that an earlier atom binds differently, until no
+        # clash is left (renaming can change a statement that then clashes in turn).
+        while True:
+            bound = {(name, ast.unparse(stmt)) for stmt in tree.body for name in _binds(stmt)}
+            clashes = {name for name, text in bound if name in emitted and emitted[name] != text}
+            clashes |= {name for name, _ in bound if name in entries and name != entries[i - 1]}
+            if not clashes:
+                break
+            _rename(tree, {name: f"{name}_{i}" for name in clashes})
+        for stmt in tree.body:
+            text = ast.unparse(stmt)
+            if text in seen_texts:
+                continue
+            seen_texts.add(text)
+            for name in _binds(stmt):
+                emitted[name] = text
+            parts.append(text)
+    functions = "\n\n".join(parts) + "\n"
+    return functions, _driver(atoms, entries, set(emitted) | _globals(functions)), entries
+
+
+def _driver(atoms: Sequence[Atom], entries: list[str], taken: set[str]) -> str:
+    """Read stage 1's inputs, chain the calls, print the result as the last program printed it."""
+    taken = set(taken) | set(entries)
+
+    def var(name: str) -> str:
+        while name in taken:
+            name += "_"
+        taken.add(name)
+        return name
+
+    params = atoms[0].payload["params"]
+    args = [var(name) for name, _ in params]
+    lines = []
+    for group in _input_lines(atoms[0]):
+        if len(group) > 1:
+            lines.append(f"{', '.join(args[k] for k in group)} = map(int, input().split())")
+        else:
+            lines.append(f"{args[group[0]]} = {READ[params[group[0]][1]]}")
+    value = ", ".join(args)
+    for i, entry in enumerate(entries, 1):
+        result = "result" if i == len(entries) else var(f"x{i}")
+        lines.append(f"{result} = {entry}({value})")
+        value = result
+    form = atoms[-1].payload["out_form"]
+    lines.append({"value": "print(result)", "spread": "print(*result)"}.get(form, "print(result, end='')"))
+    return "\n".join(lines) + "\n"
+
+
+def _binds(stmt: ast.stmt) -> set[str]:
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {stmt.name}
+    if isinstance(stmt, (ast.Import, ast.ImportFrom)):  # a star import binds names nobody can rename
+        return {(a.asname or a.name).split(".")[0] for a in stmt.names if a.name != "*"}
+    return {n.id for t in getattr(stmt, "targets", [getattr(stmt, "target", None)]) if t is not None
+            for n in ast.walk(t) if isinstance(n, ast.Name)}
+
+
+def _globals(source: str) -> set[str]:
+    tree = ast.parse(source)
+    return {n for node in ast.walk(tree) if isinstance(node, ast.Global) for n in node.names}
+
+
+def _rename(tree: ast.Module, mapping: dict[str, str]) -> None:
+    """Rename names everywhere in one atom's module (uses, definitions, parameters, globals, imports)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in mapping:
+            node.id = mapping[node.id]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in mapping:
+            node.name = mapping[node.name]
+        elif isinstance(node, ast.arg) and node.arg in mapping:
+            node.arg = mapping[node.arg]
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            node.names = [mapping.get(n, n) for n in node.names]
+        elif isinstance(node, ast.alias):
+            bound = node.asname or node.name
+            if bound in mapping:
+                if "." in node.name and not node.asname:
+                    raise Rejected("name_clash", f"cannot rename the module import {node.name}")
+                node.asname = mapping[bound]

@@ -1,0 +1,223 @@
+"""Growth classes for the complexity domain: fitting measured sizes, and the derivation algebra.
+
+A class is n^p (log n)^l (log log n)^ll, or exponential, 2^(n^p). The seven labels of CodeComplex are
+the classes constant, logn, linear, nlogn, quadratic, cubic and (any) exponential ("np"). A chain's
+reference is derived by substituting each stage's input size, itself the composed output growth of the
+stages before it, into the stage's label: an nlogn stage fed n^2 elements costs n^2 log n.
+
+The rule for results outside the seven labels: they are not rounded to a neighbour. A polynomial or
+logarithmic class that is not one of the six polynomial labels (n^2 log n, n^4, log^2 n, log log n,
+...) has no label the prompt allows, and a composition whose class cannot be determined (an exponential
+stage fed a logarithmic size, whose base then matters) has no answer; both are rejected by compose.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+LABELS = ("constant", "logn", "linear", "nlogn", "quadratic", "cubic", "np")
+
+
+class Indeterminate(ValueError):
+    """A composition whose class the algebra cannot determine (the base of an exponential matters)."""
+
+
+@dataclass(frozen=True, order=True)
+class Growth:
+    """n^p (log n)^l (log log n)^ll when exp is 0; 2^(Theta(n^p)) when exp is 1. Ordered by magnitude."""
+
+    exp: int = 0
+    p: int = 0
+    l: int = 0
+    ll: int = 0
+
+    def __str__(self) -> str:
+        if self.exp:
+            return "2^n" if self.p == 1 else f"2^(n^{self.p})"
+        parts = [f"n^{self.p}" if self.p > 1 else "n"] if self.p else []
+        parts += [f"log^{self.l} n" if self.l > 1 else "log n"] if self.l else []
+        parts += [f"(log log n)^{self.ll}" if self.ll > 1 else "log log n"] if self.ll else []
+        return " ".join(parts) or "1"
+
+    @property
+    def constant(self) -> bool:
+        return self == CONSTANT
+
+    def of(self, inner: Growth) -> Growth:
+        """This class applied to a size that grows like `inner`: f(g(n))."""
+        if inner.constant:
+            return CONSTANT
+        if self.exp:  # 2^(m^p) with m = inner
+            if inner.exp or inner.p == 0:
+                raise Indeterminate(f"{self} of {inner}: the base of the exponential decides the class")
+            return Growth(exp=1, p=self.p * inner.p)
+        if inner.exp:  # m = 2^(n^q): m^p is exponential, log m = n^q, log log m = q log n
+            if self.p:
+                return Growth(exp=1, p=inner.p)
+            return Growth(p=inner.p * self.l, l=self.ll)
+        # m = n^q log^k n loglog^j n: log m ~ log n when q > 0, ~ loglog n when q == 0 and k > 0.
+        if self.ll and inner.p == 0:
+            raise Indeterminate(f"{self} of {inner}: a log log log n term")
+        if inner.p:
+            return Growth(p=self.p * inner.p, l=self.p * inner.l + self.l, ll=self.p * inner.ll + self.ll)
+        if inner.l:
+            return Growth(p=0, l=self.p * inner.l, ll=self.p * inner.ll + self.l)
+        raise Indeterminate(f"{self} of {inner}: a size growing like log log n")
+
+
+CONSTANT = Growth()
+LINEAR = Growth(p=1)
+EXPONENTIAL = Growth(exp=1, p=1)
+_BY_LABEL = {
+    "constant": CONSTANT, "logn": Growth(l=1), "linear": LINEAR, "nlogn": Growth(p=1, l=1),
+    "quadratic": Growth(p=2), "cubic": Growth(p=3), "np": EXPONENTIAL,
+}
+
+
+def growth(label: str) -> Growth:
+    try:
+        return _BY_LABEL[label]
+    except KeyError:
+        raise ValueError(f"unknown label {label!r}; labels: {', '.join(LABELS)}") from None
+
+
+def label(g: Growth) -> str | None:
+    """The label of a class, or None when the seven labels have none for it (any exponential is np)."""
+    if g.exp:
+        return "np"
+    return next((name for name, c in _BY_LABEL.items() if c == g), None)
+
+
+@dataclass(frozen=True)
+class Derivation:
+    """The end-to-end class of a chain and the steps that lead to it."""
+
+    links: tuple[Growth, ...]  # size of the value stage i hands to stage i+1, in n
+    sizes: tuple[Growth, ...]  # input size of each stage, in the chain's input size n (links, after n)
+    costs: tuple[Growth, ...]  # each stage's cost in n
+    total: Growth  # the largest cost
+    label: str | None  # None: outside the seven labels
+
+    def explain(self) -> list[str]:
+        return [f"stage {i}: input size {s}, cost {c}"
+                for i, (s, c) in enumerate(zip(self.sizes, self.costs, strict=True), 1)]
+
+
+def derive(labels: Sequence[str], outputs: Sequence[Growth]) -> Derivation:
+    """Derive a chain's class from each stage's label and the growth of its output in its input size.
+
+    Stage 1 reads the program input, of size n. Stage i > 1 takes only the value stage i-1 returns,
+    whose size is outputs[i-2] applied to stage i-1's input size. Each stage costs its label applied
+    to its input size; the chain costs the largest of these. Raises Indeterminate when a composition
+    has no determined class.
+    """
+    if len(labels) != len(outputs) + 1:
+        raise ValueError("need one label per stage and one output growth per link")
+    size = LINEAR
+    links, sizes, costs = [], [], []
+    for i, name in enumerate(labels):
+        if i:
+            size = outputs[i - 1].of(size)
+            links.append(size)
+        sizes.append(size)
+        costs.append(growth(name).of(size))
+    total = max(costs)
+    return Derivation(tuple(links), tuple(sizes), tuple(costs), total, label(total))
+
+
+# -- fitting measured sizes ----------------------------------------------------------------------------
+FIT_CLASSES = tuple(_BY_LABEL.values())  # the closed set a measured growth is fitted to
+MIN_POINTS = 6  # fewer sizes than this do not tell classes apart (4 points fit log n and n^2 alike)
+SATURATED = 1e300  # sizes are reported as floats capped here; a capped size says nothing about growth
+MAX_ERROR = 0.1  # mean squared error in log(1 + size) of an acceptable fit: about a factor 1.37 off
+
+
+def fit(points: Sequence[tuple[int, float]]) -> tuple[Growth | None, float]:
+    """The class of the closed set that best explains size s at input size n, and the fit's error.
+
+    Each class f is scaled by the c that best fits log(1 + s) ~ log(1 + c f(n)) and scored by the mean
+    squared error of that; the simplest class within a small margin of the best wins, so noise does not
+    promote a constant to a logarithm. None when there are too few points or nothing fits well.
+    """
+    pts = sorted((n, max(0.0, float(s))) for n, s in points if n >= 2 and s < SATURATED)
+    if len({n for n, _ in pts}) < MIN_POINTS:
+        return None, math.inf
+    raw = [math.log1p(s) for _, s in pts]
+    # A running median of three drops a lone outlier, one unlucky random input.
+    ys = [sorted(raw[max(0, k - 1):k + 2])[len(raw[max(0, k - 1):k + 2]) // 2] for k in range(len(raw))]
+    third = max(1, len(ys) // 3)
+    # No trend: sizes do not rise with n (bounded noise, like a digit), or barely from first third to last.
+    rise = sum(ys[-third:]) / third - sum(ys[:third]) / third
+    if _rank_correlation([s for _, s in pts]) < 0.5 or rise < 0.3:
+        return CONSTANT, 0.0
+    pts, ys = _tail(pts), _tail(ys)
+    scored = [(g, _error(g, pts, ys)) for g in FIT_CLASSES]
+    best = min(e for _, e in scored)
+    for g, e in scored:  # FIT_CLASSES runs from the simplest class up
+        if e <= best + 0.02 + 0.1 * best:
+            return (g, e) if e < MAX_ERROR else (None, e)
+    raise AssertionError("unreachable")
+
+
+def agrees(points: Sequence[tuple[float, float]], expected: Growth) -> tuple[bool, Growth | None]:
+    """Whether measured sizes grow like `expected`, and the class they fit. A class outside the closed
+    set (n^4, log^2 n, ...) agrees when it explains the points about as well as the best of the set."""
+    fitted, best = fit(points)
+    if fitted == expected or expected in FIT_CLASSES or expected.exp:
+        return fitted == expected or (expected.exp and fitted == EXPONENTIAL), fitted
+    pts = _tail(sorted((n, max(0.0, float(s))) for n, s in points if n >= 2 and s < SATURATED))
+    error = _error(expected, pts, [math.log1p(s) for _, s in pts])
+    return error <= best + 0.02 + 0.1 * best and error < MAX_ERROR, fitted
+
+
+def _rank_correlation(values: list[float]) -> float:
+    """Spearman's rho between position (the points are sorted by n) and value, ties ranked by their mean."""
+    order = sorted(range(len(values)), key=values.__getitem__)
+    ranks = [0.0] * len(values)
+    k = 0
+    while k < len(order):
+        j = k
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[k]]:
+            j += 1
+        for m in range(k, j + 1):
+            ranks[order[m]] = (k + j) / 2
+        k = j + 1
+    n = len(values)
+    mean = (n - 1) / 2
+    cov = sum((i - mean) * (r - mean) for i, r in enumerate(ranks))
+    var_i = sum((i - mean) ** 2 for i in range(n))
+    var_r = sum((r - mean) ** 2 for r in ranks)
+    return cov / (var_i * var_r) ** 0.5 if var_r else 0.0
+
+
+def _tail(xs: list) -> list:
+    """The larger two thirds of the sizes: growth is asymptotic, and at the smallest sizes additive
+    terms (n(n-1)(n-2)/6 is 0 at n = 2) distort it."""
+    return xs[-max(MIN_POINTS, -(-2 * len(xs) // 3)):]
+
+
+def _value(g: Growth, n: int) -> float:
+    if g.exp:
+        return 2.0 ** min(n ** g.p, 1000)
+    return n ** g.p * math.log2(n) ** g.l * max(1.0, math.log2(max(2.0, math.log2(n)))) ** g.ll
+
+
+def _error(g: Growth, pts: list[tuple[int, float]], ys: list[float]) -> float:
+    fs = [_value(g, n) for n, _ in pts]
+
+    def err(log_c: float) -> float:
+        c = math.exp(log_c)
+        return sum((y - math.log1p(c * f)) ** 2 for y, f in zip(ys, fs)) / len(ys)
+
+    # err is unimodal in log c: a golden-section search over a range wide enough for any constant.
+    lo, hi = -60.0, 60.0
+    ratio = (math.sqrt(5) - 1) / 2
+    for _ in range(80):
+        a, b = hi - ratio * (hi - lo), lo + ratio * (hi - lo)
+        if err(a) < err(b):
+            hi = b
+        else:
+            lo = a
+    return err((lo + hi) / 2)

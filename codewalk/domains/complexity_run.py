@@ -1,0 +1,203 @@
+"""Running CodeComplex programs and extracted functions in the sandbox.
+
+`run_program` runs an original stdin/stdout program, one interpreter per input, as it would be judged.
+`run_calls` and `run_driver` run many inputs in one interpreter (start-up would otherwise dominate):
+each run executes the module afresh in a new namespace, so no state leaks between runs. They record
+the result's type and size and how long the run took; runs go in ascending size, and the first one
+that overruns its time limit ends the batch (larger ones would only take longer).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+from codewalk import sandbox
+from codewalk.errors import InfraError
+
+# Isolated (-I) and without the site module (-S): site processing costs more than a typical program
+# run, and the programs need only the standard library. exit() and quit() come from site, so the
+# bootstrap provides them, as sys.exit, before running the program as __main__.
+PYTHON = [sys.executable, "-I", "-S"]
+BOOT = ("import builtins, sys; builtins.exit = builtins.quit = sys.exit; "
+        "exec(compile(open(sys.argv[1]).read(), sys.argv[1], 'exec'), {'__name__': '__main__'})")
+
+# Runs inside the sandbox. The runs execute in a worker thread with a large stack (deep recursion is
+# common in these programs); the main thread watches the clock and, when a run overruns its limit,
+# reports what finished and exits, abandoning the stuck thread. The program's own prints go to stderr.
+HARNESS = r'''
+import builtins, io, json, math, os, sys, threading, time
+builtins.exit = builtins.quit = sys.exit
+sys.set_int_max_str_digits(0)
+channel = os.fdopen(os.dup(1), "w")
+os.dup2(2, 1)
+sys.stdout = sys.stderr
+job = json.load(sys.stdin)
+sys.stdin = io.StringIO("")
+
+def typeof(v):
+    t = type(v)
+    if t in (bool, int, str, float):
+        return t.__name__
+    if t is list:
+        inner = {typeof(e) for e in v}
+        return "list" if not inner else f"list[{inner.pop()}]" if len(inner) == 1 else "list[mixed]"
+    return t.__name__
+
+def size(v):
+    if isinstance(v, (int, float)):
+        v = abs(v)
+        return float(v) if v < 1e300 else 1e300
+    try:
+        return float(len(v))
+    except TypeError:
+        return None
+
+def show(r, form):
+    buffer = io.StringIO()
+    if form == "value":
+        print(r, file=buffer)
+    elif form == "spread":
+        print(*r, file=buffer)
+    else:
+        buffer.write(r)
+    return buffer.getvalue()
+
+results = {}
+state = {"index": None, "start": 0.0}
+try:
+    code = compile(job["source"], "program.py", "exec")
+    driver = compile(job["driver"], "driver.py", "exec") if job["mode"] == "drive" else None
+except SyntaxError as e:
+    json.dump([{"error": f"SyntaxError: {e}"}], channel)
+    channel.close()
+    os._exit(0)
+
+def one(run):
+    space = {"__name__": "program"}
+    exec(code, space)
+    if driver is None:
+        started = time.perf_counter()
+        r = space[job["entry"]](*run["args"])
+        seconds = time.perf_counter() - started
+        out = {"seconds": seconds, "type": typeof(r), "size": size(r)}
+        if job["text"]:
+            out["text"] = show(r, job["form"])
+        return out
+    sizes = {}
+    for stage, (name, arg) in enumerate(job["stages"]):
+        def wrapped(*args, _f=space[name], _k=stage, _arg=arg):
+            sizes[f"in{_k}"] = size(args[_arg])
+            r = _f(*args)
+            sizes[f"out{_k}"] = size(r)
+            return r
+        space[name] = wrapped
+    sys.stdin = io.StringIO(run["stdin"])
+    sys.stdout = buffer = io.StringIO()
+    started = time.perf_counter()
+    try:
+        exec(driver, space)
+    finally:
+        sys.stdout, sys.stdin = sys.stderr, io.StringIO("")
+    n = len(job["stages"])
+    return {"seconds": time.perf_counter() - started, "text": buffer.getvalue(),
+            "inputs": [sizes.get(f"in{k}") for k in range(n)],
+            "outputs": [sizes.get(f"out{k}") for k in range(n)]}
+
+def work():
+    spent = 0.0
+    for k, run in enumerate(job["runs"]):
+        if spent > job["budget"]:
+            break
+        state["index"], state["start"] = k, time.monotonic()
+        try:
+            results[k] = one(run)
+        except MemoryError:
+            results[k] = {"error": "MemoryError"}
+        except BaseException as e:
+            results[k] = {"error": f"{type(e).__name__}: {str(e)[:200]}"}
+        spent += time.monotonic() - state["start"]
+        state["index"] = None
+        if "error" in results[k]:
+            break
+
+threading.stack_size(256 * 1024 * 1024)
+worker = threading.Thread(target=work, daemon=True)
+worker.start()
+while worker.is_alive():
+    worker.join(0.005)
+    k = state["index"]
+    if k is not None and time.monotonic() - state["start"] > job["limit"]:
+        results.setdefault(k, {"timeout": True})
+        break
+json.dump([results[k] for k in sorted(results)], channel)
+channel.close()
+os._exit(0)
+'''
+
+
+@dataclass(frozen=True)
+class ProgramRun:
+    ok: bool  # exited 0 within the time limit
+    stdout: str
+    detail: str  # why not ok
+
+
+def run_program(src: str, stdin: str, timeout: float) -> ProgramRun:
+    """One run of an original program on one input, in its own interpreter."""
+    with sandbox.workdir() as cwd:
+        (cwd / "program.py").write_text(src)
+        done = sandbox.run([*PYTHON, "-c", BOOT, "program.py"], cwd=cwd, timeout=timeout, stdin=stdin,
+                           memory_mb=2048)
+    if done.timed_out:
+        return ProgramRun(False, "", "timeout")
+    if done.returncode != 0:
+        last = done.stderr.strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
+        return ProgramRun(False, done.stdout, last[0][:200])
+    return ProgramRun(True, done.stdout, "")
+
+
+def run_calls(source: str, entry: str, args: list[list[Any]], *, form: str, text: bool, limit: float,
+              budget: float) -> list[dict[str, Any]]:
+    """Call `entry` once per argument list, each time on a fresh copy of the module."""
+    job = {"mode": "call", "source": source, "entry": entry, "form": form, "text": text,
+           "runs": [{"args": a} for a in args], "limit": limit, "budget": budget}
+    return _harness(job, timeout=budget + limit + 10)
+
+
+def run_driver(source: str, driver: str, stages: list[tuple[str, int]], stdins: list[str], *, limit: float,
+               budget: float) -> list[dict[str, Any]]:
+    """Run a composite's driver once per stdin, recording the size of each stage's chained input and
+    output (stage 1's input: its size parameter)."""
+    job = {"mode": "drive", "source": source, "driver": driver, "stages": stages,
+           "runs": [{"stdin": s} for s in stdins], "limit": limit, "budget": budget}
+    return _harness(job, timeout=budget + limit + 10)
+
+
+def _harness(job: dict[str, Any], timeout: float) -> list[dict[str, Any]]:
+    with sandbox.workdir() as cwd:
+        done = sandbox.run([*PYTHON, "-c", HARNESS], cwd=cwd, timeout=timeout, stdin=json.dumps(job),
+                           memory_mb=4096)
+    if done.timed_out:
+        raise InfraError(f"the run harness timed out after {timeout:g}s")
+    try:
+        results = json.loads(done.stdout)
+    except ValueError:
+        raise InfraError(f"the run harness printed no JSON (exit {done.returncode}): "
+                         f"{done.stderr[-300:]}") from None
+    if not isinstance(results, list):
+        raise InfraError("the run harness returned malformed results")
+    return results
+
+
+def same_output(a: str, b: str) -> bool:
+    """Outputs agree up to trailing whitespace on each line and trailing blank lines, as judges compare."""
+    def norm(text: str) -> list[str]:
+        lines = [line.rstrip() for line in text.splitlines()]
+        while lines and not lines[-1]:
+            lines.pop()
+        return lines
+
+    return norm(a) == norm(b)

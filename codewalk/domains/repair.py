@@ -1,0 +1,346 @@
+"""The repair domain (paper Sec. 3.1): co-located multi-bug repair on real git repositories.
+
+An atom is a SWE-bench-style bug instance b = (c_b, g_b, t_b, F_b). Two bugs of one repository are
+related when their gold patches share a file (SHARES_FILE, built from an inverted file index). A group
+is ordered by fix date d(b) (the row's created_at); c* is the base commit of the earliest bug; the task
+x_G is c* with every test patch applied in that order; the reference Ref(G) is the gold patches applied
+in the same order on top; V_G runs the union F of the FAIL_TO_PASS tests. Admission (1): at x_G each
+F_i fails; (2): x_G with Ref(G) passes all of F. Each patch is applied strict, else 3-way, else fuzzy,
+and the method is recorded; a group whose test patch lands a hunk in the wrong function is rejected
+even when the apply was clean (repair_misplaced). Runs use the repository's own runner in a cached
+virtualenv, on a cached worktree per c*, with results read from JUnit XML (repair_env, repair_junit).
+Not supported yet: non-Python repositories, conda environment files, and container images (a row's
+image_name is kept in the payload but runs are local virtualenvs).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+from codewalk.domain import Domain, Rejected
+from codewalk.errors import InfraError, InputError
+from codewalk.loaders import swebench
+from codewalk.records import Atom, Check, Composite, Edge, Task
+
+from .repair_env import Env, Envs, EnvSpec, TestRun, run_tests
+from .repair_git import Mirrors, Worktree, Worktrees, digest
+from .repair_misplaced import touched, units
+from .repair_patch import is_test_path, parse_patch, patch_files, unsafe_path
+
+# (mirror, base commit, test patch digest) -> the tree of c_b + t_b, in this process
+_fix_trees: dict[tuple[str, str, str], str | None] = {}
+
+
+class RepairDomain(Domain):
+    name = "repair"
+    relation = "SHARES_FILE"
+    composer_version = "repair-1"
+    description = "Bug instances of a repository whose gold patches share a file, present together at c*."
+    test_timeout = 900.0  # seconds for one run of the tests
+    memory_mb = 4096  # address-space limit of a test run
+
+    def __init__(self, cache: Path | None = None):
+        home = Path(os.environ.get("CODEWALK_HOME") or Path.home() / ".codewalk")
+        root = (cache or home / "cache") / "repair"
+        self.mirrors = Mirrors(root / "repos")
+        self.worktrees = Worktrees(root / "worktrees")
+        # pip's download cache is shared whatever the cache root: it holds only published wheels
+        self.envs = Envs(root / "envs", Path(os.environ.get("PIP_CACHE_DIR") or home / "cache" / "pip"))
+        self._xg_runs: dict[str, TestRun] = {}
+
+    # -- source -> atoms -> edges ------------------------------------------------------------
+    def load(self, source: Path, options: dict[str, str]) -> Iterator[Atom]:
+        """Rows become atoms once their repository is mirrored and holds every base commit."""
+        instances = swebench.read(source)
+        by_repo: dict[str, list[swebench.Instance]] = defaultdict(list)
+        for instance in instances:
+            by_repo[instance.repo].append(instance)
+        origins = {}
+        for repo, group in by_repo.items():
+            origin = swebench.clone_source(group[0], options, source)
+            commits = [i.base_commit for i in group]
+            try:
+                mirror = self.mirrors.ensure(repo, origin, commits)
+                missing = set(self.mirrors.missing(mirror, commits))
+            except InfraError as e:
+                raise InputError(str(source), group[0].line, f"cannot clone {repo} from {origin}: {e}") \
+                    from None
+            for instance in group:
+                if instance.base_commit in missing:
+                    raise InputError(str(source), instance.line,
+                                     f"base_commit {instance.base_commit} is not in {origin}")
+            origins[repo] = origin
+        for instance in instances:
+            yield Atom(
+                id=f"repair/{instance.instance_id}",
+                domain=self.name,
+                summary={"title": instance.instance_id, "repo": instance.repo, "files": list(instance.files)},
+                payload={**instance.row, "clone_from": origins[instance.repo]},
+            )
+
+    def edges(self, atoms: Sequence[Atom]) -> Iterable[Edge]:
+        """b_i ~ b_j iff files(g_i) and files(g_j) meet, within a repository; edges keep the shared files."""
+        by_file: dict[tuple[str, str], list[str]] = defaultdict(list)
+        for atom in atoms:
+            for path in atom.summary["files"]:
+                by_file[(atom.summary["repo"], path)].append(atom.id)
+        shared: dict[tuple[str, str], set[str]] = defaultdict(set)
+        for (_, path), ids in by_file.items():
+            for pair in combinations(sorted(ids), 2):
+                shared[pair].add(path)
+        for (src, dst), files in sorted(shared.items()):
+            yield Edge(src, dst, "SHARES_FILE", files=tuple(sorted(files)))
+
+    # -- composition ------------------------------------------------------------------------------
+    def compose(self, atoms: Sequence[Atom]) -> Composite:
+        """x_G = c* with the test patches in fix-date order; Ref(G) = the gold patches on top, same order."""
+        ordered = sorted(atoms, key=lambda a: (a.payload["created_at"], a.id))
+        first = ordered[0]  # edges stay within a repository, so the whole group shares first's
+        c_star = first.payload["base_commit"]
+        mirror = self._mirror(first.payload)
+        applied: list[dict[str, str]] = []
+        conflict = ""
+        with self.worktrees.checkout(mirror, c_star) as tree:
+            for atom in ordered:
+                method = tree.apply(atom.payload["test_patch"])
+                if method is None:
+                    raise Rejected("test_patch_conflict", f"the test patch of {_title(atom)} applies to c* "
+                                   f"{c_star[:12]} by no method (strict, 3-way, fuzzy)")
+                applied.append({"atom": atom.id, "patch": "test", "method": method})
+            x_g = tree.tree()
+            wrong = self._misplaced(tree, mirror, ordered, applied)
+            if wrong:
+                raise Rejected("misplaced_hunk", wrong)
+            test_patch = tree.diff(c_star)
+            for atom in ordered:
+                method = tree.apply(atom.payload["patch"])
+                if method is None:
+                    conflict = (f"the gold patch of {_title(atom)} applies by no method (strict, 3-way, "
+                                "fuzzy) on top of the test patches and the earlier gold patches")
+                    break
+                applied.append({"atom": atom.id, "patch": "gold", "method": method})
+            reference = "" if conflict else tree.diff(x_g)
+        by_atom = {a.id: a.payload["FAIL_TO_PASS"] for a in ordered}
+        fail = list(dict.fromkeys(t for tests in by_atom.values() for t in tests))
+        keep = [t for a in ordered for t in a.payload["PASS_TO_PASS"] if t not in fail]
+        verifier = {
+            "repo": first.summary["repo"], "clone_from": first.payload["clone_from"], "base_commit": c_star,
+            "order": [a.id for a in ordered], "test_patch": test_patch, "FAIL_TO_PASS": fail,
+            "PASS_TO_PASS": list(dict.fromkeys(keep)), "fail_to_pass_by_atom": by_atom, "apply": applied,
+            "install_config": first.payload.get("install_config"),
+            "created_at": ordered[-1].payload["created_at"],
+        }
+        if conflict:
+            verifier["reference_conflict"] = conflict
+        return Composite(problem_statement(first.summary["repo"], c_star, fail), reference, verifier)
+
+    def _misplaced(self, tree: Worktree, mirror: Path, ordered: list[Atom], applied: list[dict[str, str]]) \
+            -> str:
+        """Why a function a test patch touches is not, in x_G, what it is at that bug's fix; "" if all are."""
+        expected: dict[tuple[str, str], tuple[Atom, list[str]]] = {}
+        for atom in ordered:  # fix-date order: a later fix's version of a shared function wins
+            patch = atom.payload["test_patch"]
+            fix = self._fix_tree(tree, mirror, atom.payload["base_commit"], patch)
+            if fix is None:
+                raise Rejected("test_patch_conflict",
+                               f"the test patch of {_title(atom)} does not apply to its own base commit")
+            for diff in parse_patch(patch):
+                if not (diff.new and diff.new.endswith(".py") and diff.touched):
+                    continue
+                source = tree.show(fix, diff.new)
+                found = units(source) if source is not None else None
+                if found is None:
+                    continue
+                for name in touched(source, diff.touched):
+                    expected[(diff.new, name)] = (atom, found[name])
+        methods = {entry["atom"]: entry["method"] for entry in applied}
+        for (path, name), (atom, texts) in sorted(expected.items()):
+            file = tree.path / path
+            now = units(file.read_text(encoding="utf-8", errors="replace")) if file.is_file() else None
+            if now is None or now.get(name) != texts:
+                state = ("cannot be read in x_G (its file is missing or does not parse)" if now is None
+                         else "is missing from x_G" if name not in now
+                         else "reads differently in x_G than at that bug's fix")
+                return (f"{path}::{name}, changed by the test patch of {_title(atom)} (applied "
+                        f"{methods[atom.id]}), {state}: a hunk landed in the wrong place")
+        return ""
+
+    def _fix_tree(self, tree: Worktree, mirror: Path, base: str, patch: str) -> str | None:
+        key = (str(mirror), base, digest(patch))
+        if key not in _fix_trees:
+            _fix_trees[key] = tree.tree_with(base, patch)
+        return _fix_trees[key]
+
+    # -- admission ---------------------------------------------------------------------------------
+    def check_reference(self, composite: Composite, atoms: Sequence[Atom]) -> Check:
+        """(2): x_G with every gold patch passes all of F."""
+        v = composite.verifier
+        evidence: dict[str, Any] = {"c_star": v["base_commit"], "order": v["order"], "apply": v["apply"]}
+        if v.get("reference_conflict"):
+            return Check(False, v["reference_conflict"], evidence, reason="reference_conflict")
+        run, env = self._run(v, composite.reference)
+        evidence.update(tests=run.status, seconds=run.seconds, env=env.summary())
+        failing = run.failing(v["FAIL_TO_PASS"])
+        if failing:
+            return Check(False, f"{len(failing)} of {len(v['FAIL_TO_PASS'])} tests of F do not pass with the "
+                         f"gold patches: {_listing(failing, run)}", evidence)
+        return Check(True, f"all {len(v['FAIL_TO_PASS'])} tests of F pass with the gold patches", evidence)
+
+    def check_unsolved(self, composite: Composite, atoms: Sequence[Atom], position: int) -> Check:
+        """(1) for one atom: at x_G (no gold patch) at least one of its F_i tests fails."""
+        v = composite.verifier
+        key = digest(v["repo"], v["base_commit"], v["test_patch"], json.dumps(v["FAIL_TO_PASS"]))
+        if key not in self._xg_runs:  # one run at x_G answers (1) for every position
+            self._xg_runs[key] = self._run(v, "")[0]
+        run = self._xg_runs[key]
+        atom = atoms[position]
+        tests = v["fail_to_pass_by_atom"][atom.id]
+        failing = run.failing(tests)
+        evidence = {"tests": {t: run.status[t] for t in tests}}
+        if failing:
+            return Check(True, f"{_title(atom)}: {len(failing)} of {len(tests)} of its tests fail at x_G: "
+                         f"{_listing(failing, run)}", evidence)
+        return Check(False, f"{_title(atom)} is already solved at x_G: all {len(tests)} of its tests pass at "
+                     f"c* {v['base_commit'][:12]}", evidence, reason="atom_solved")
+
+    def _run(self, v: dict[str, Any], patch: str) -> tuple[TestRun, Env]:
+        """F on x_G with patch applied, in the cached worktree of c*."""
+        spec = EnvSpec.from_config(v["install_config"])
+        with self.worktrees.checkout(self._mirror(v), v["base_commit"]) as tree:
+            env = self.envs.get(v["repo"], spec, tree)
+            for part in (v["test_patch"], patch):
+                if tree.apply(part, ("strict",)) is None:
+                    raise InfraError(f"a stored patch no longer applies to {v['base_commit'][:12]}")
+            run = run_tests(env, tree, v["FAIL_TO_PASS"], spec.test_cmd, self.test_timeout, self.memory_mb)
+        return run, env
+
+    def _mirror(self, fields: Mapping[str, Any]) -> Path:
+        return self.mirrors.ensure(fields["repo"], fields["clone_from"])
+
+    def export_row(self, task: Task) -> dict[str, Any]:
+        """The SWE-bench fields `cw tasks export` adds to a repair task's row."""
+        return to_swebench_row(task)
+
+    # -- grading -----------------------------------------------------------------------------------
+    def grade(self, composite: Composite, candidate: str) -> Check:
+        """V_G on a model patch (unified diff): applied to x_G in a fresh worktree, then F is run.
+
+        Refused: a patch that edits a test file, or a path outside the repository (../, absolute, a
+        symlink created or written through). The user's own clone is never touched: every worktree
+        belongs to the codewalk mirror.
+        """
+        v = composite.verifier
+        protected = set(patch_files(v["test_patch"]))
+        why = _refusal(candidate, protected)
+        if why:
+            return _refused(why)
+        spec = EnvSpec.from_config(v["install_config"])
+        with self.worktrees.fresh(self._mirror(v), v["base_commit"]) as tree:
+            env = self.envs.get(v["repo"], spec, tree)
+            if tree.apply(v["test_patch"], ("strict",)) is None:
+                raise InfraError(f"the task's test patch no longer applies to {v['base_commit'][:12]}")
+            escapes = [p for d in parse_patch(candidate) for p in d.paths if _escapes(tree.path, p)]
+            if escapes:
+                return _refused(f"it writes through a symlink out of the repository: {escapes[0]}")
+            x_g = tree.tree()
+            method = tree.apply(candidate)
+            if method is None:
+                return Check(False, "the patch does not apply to x_G (strict, 3-way or fuzzy)",
+                             {"apply": None}, reason="does_not_apply")
+            # The result is checked too, in case a tool read the patch's file names differently from us.
+            changed = tree.git("diff", "--cached", "--name-only", "--no-renames", "-z", x_g).stdout
+            why = _changed_refusal([p for p in changed.split("\0") if p], tree.path, protected)
+            if why:
+                return _refused(why, apply=method)
+            run = run_tests(env, tree, v["FAIL_TO_PASS"], spec.test_cmd, self.test_timeout, self.memory_mb)
+        failing = run.failing(v["FAIL_TO_PASS"])
+        evidence = {"apply": method, "tests": run.status, "seconds": run.seconds, "env": env.summary()}
+        if failing:
+            return Check(False, f"{len(failing)} of {len(v['FAIL_TO_PASS'])} tests of F fail: "
+                         f"{_listing(failing, run)}", evidence)
+        return Check(True, f"all {len(v['FAIL_TO_PASS'])} tests of F pass", evidence)
+
+
+# -- export ------------------------------------------------------------------------------------------
+def problem_statement(repo: str, c_star: str, tests: list[str]) -> str:
+    """The task text in the style of the paper's App. A.1: the failing tests, maybe several bugs, not N."""
+    listed = "\n".join(f"  {t}" for t in tests)
+    return (f"The Python repository {repo} is checked out at commit {c_star[:12]}, with new tests added.\n"
+            f"These tests FAIL:\n{listed}\n"
+            "Fix the library source so that ALL of them pass. Note there may be more than one bug to fix.\n"
+            "Do NOT edit the tests. Run a test with `python -m pytest <test id> -q`.\n")
+
+
+def to_swebench_row(task: Task | Mapping[str, Any]) -> dict[str, Any]:
+    """A SWE-bench compatible row for a repair task (a Task, or the dict `GraphStore.get_task` returns).
+
+    created_at is the latest fix date of the group: the task exists only once every bug was fixed.
+    """
+    field = (lambda k: getattr(task, k)) if isinstance(task, Task) else task.__getitem__
+    v = field("verifier")
+    v = json.loads(v) if isinstance(v, str) else v
+    return {
+        "instance_id": field("id"), "repo": v["repo"], "base_commit": v["base_commit"],
+        "patch": field("reference"), "test_patch": v["test_patch"], "problem_statement": field("prompt"),
+        "FAIL_TO_PASS": v["FAIL_TO_PASS"], "PASS_TO_PASS": v["PASS_TO_PASS"], "created_at": v["created_at"],
+        "environment_setup_commit": v["base_commit"], "install_config": v["install_config"],
+        "atoms": v["order"], "apply_methods": v["apply"],
+    }
+
+
+# -- helpers -----------------------------------------------------------------------------------------
+def _title(atom: Atom) -> str:
+    return atom.summary.get("title") or atom.id
+
+
+def _listing(failing: list[str], run: TestRun, most: int = 3) -> str:
+    shown = ", ".join(f"{t} ({run.status.get(t, 'missing')})" for t in failing[:most])
+    return shown + (f" and {len(failing) - most} more" if len(failing) > most else "")
+
+
+def _refusal(candidate: str, protected: set[str]) -> str:
+    """Why a candidate patch is refused before it is applied, or "" if it may be applied."""
+    if not candidate.strip():
+        return "the patch is empty"
+    try:
+        diffs = parse_patch(candidate)
+    except ValueError as e:
+        return f"unreadable patch: {e}"
+    if not diffs:
+        return "no file diff found"
+    for diff in diffs:
+        if not diff.prefixed:
+            return "file paths must carry git's a/ and b/ prefixes"
+        if diff.new_mode == "120000":
+            return f"it creates the symlink {diff.new}"
+        for path in diff.paths:
+            why = unsafe_path(path)
+            if why:
+                return why
+            if is_test_path(path) or path in protected:
+                return f"it edits the test file {path}"
+    return ""
+
+
+def _refused(why: str, **evidence: Any) -> Check:
+    return Check(False, f"refused: {why}", {"refused": why, **evidence}, reason="refused")
+
+
+def _changed_refusal(changed: list[str], root: Path, protected: set[str]) -> str:
+    for path in changed:
+        if is_test_path(path) or path in protected:
+            return f"it changes the test file {path}"
+        if (root / path).is_symlink():
+            return f"it creates the symlink {path}"
+    return ""
+
+
+def _escapes(root: Path, path: str) -> bool:
+    """Whether writing path under root would land outside it (through a symlinked directory or file)."""
+    return not (root / path).resolve().is_relative_to(root.resolve())

@@ -1,0 +1,228 @@
+"""Environments and test runs for the repair domain.
+
+A virtualenv per (repository, environment spec), built once and cached, with the interpreter the spec
+asks for when this machine has one (the current interpreter otherwise, and the environment says so).
+The repository under test is never installed into a worktree-specific place: its worktree goes first on
+PYTHONPATH, so one environment serves every worktree and commit of the repository. Each test run is
+the repository's runner (pytest, or the row's test_cmd, which must accept pytest's options) on the
+instance test files only, in the sandbox with a timeout; results come from its JUnit XML.
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import logging
+import os
+import platform
+import re
+import shlex
+import shutil
+import sys
+from dataclasses import asdict, dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from codewalk import sandbox
+from codewalk.errors import InfraError
+
+from .repair_git import Worktree, digest, locked, network_env
+from .repair_junit import cross_check, read_report, statuses
+
+log = logging.getLogger(__name__)
+MARKER = "codewalk-env.json"  # written last: an environment without it is unfinished
+
+
+@dataclass(frozen=True)
+class EnvSpec:
+    """The environment part of a row's install_config (SWE-rebench keys)."""
+
+    python: str = ""  # "3.9"; empty: this interpreter
+    packages: str = ""  # "requirements.txt", "environment.yml", or package names
+    pip_packages: tuple[str, ...] = ()
+    reqs_path: tuple[str, ...] = ()
+    pre_install: tuple[str, ...] = ()
+    install: str = ""  # run once in a checkout when the environment is built, e.g. "pip install -e ."
+    test_cmd: str = ""  # not part of the environment's identity
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any] | None) -> EnvSpec:
+        config = config or {}
+
+        def words(key: str) -> tuple[str, ...]:
+            value = config.get(key) or ()
+            return tuple(value.split()) if isinstance(value, str) else tuple(str(v) for v in value)
+
+        def lines(key: str) -> tuple[str, ...]:
+            value = config.get(key) or ()
+            return (value,) if isinstance(value, str) else tuple(str(v) for v in value)
+
+        return cls(python=str(config.get("python") or ""), packages=str(config.get("packages") or ""),
+                   pip_packages=words("pip_packages"), reqs_path=lines("reqs_path"),
+                   pre_install=lines("pre_install"), install=str(config.get("install") or ""),
+                   test_cmd=str(config.get("test_cmd") or ""))
+
+    def identity(self) -> dict[str, Any]:
+        data = asdict(self)
+        data.pop("test_cmd")
+        return data
+
+
+@dataclass(frozen=True)
+class Env:
+    path: Path
+    python_asked: str
+    python_used: str  # full version of the interpreter the environment was built with
+    notes: tuple[str, ...]  # what could not be done as the spec asked
+
+    @property
+    def python(self) -> Path:
+        return self.path / "bin" / "python"
+
+    def summary(self) -> dict[str, Any]:
+        return {"venv": str(self.path), "python_asked": self.python_asked, "python_used": self.python_used,
+                "notes": list(self.notes)}
+
+
+@dataclass(frozen=True)
+class TestRun:
+    status: dict[str, str]  # node id -> passed / failed / error / skipped / missing
+    returncode: int | None  # None: nothing ran (no test file of the run exists)
+    seconds: float
+
+    def failing(self, tests: list[str]) -> list[str]:
+        return [t for t in tests if self.status.get(t) != "passed"]
+
+
+@cache
+def find_python(version: str) -> tuple[str, str, str]:
+    """(executable, full version, note) for the asked version; the note says when it is not here."""
+    here = platform.python_version()
+    if not version or _matches(here, version):
+        return sys.executable, here, ""
+    pyenv = Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv")
+    minor = ".".join(version.split(".")[:2])
+    found = sorted(glob.glob(str(pyenv / "versions" / f"{version}*" / "bin" / f"python{minor}")),
+                   key=_version_key, reverse=True)
+    for exe in [shutil.which(f"python{version}"), *found]:
+        if not exe:
+            continue
+        # pyenv shims and broken links fail here; the interpreter reports its own real path.
+        probe = "import platform, sys; print(platform.python_version(), sys.executable)"
+        with sandbox.workdir() as scratch:
+            done = sandbox.run([exe, "-c", probe], cwd=scratch, timeout=30)
+        parts = done.stdout.split()
+        if done.returncode == 0 and len(parts) == 2 and _matches(parts[0], version):
+            return parts[1], parts[0], ""
+    note = f"python {version} is not on this machine: the environment uses python {here} ({sys.executable})"
+    return sys.executable, here, note
+
+
+def _matches(full: str, asked: str) -> bool:
+    return full == asked or full.startswith(asked + ".")
+
+
+def _version_key(path: str) -> tuple[int, ...]:
+    m = re.search(r"versions/(\d+(?:\.\d+)*)", path)
+    return tuple(int(p) for p in m.group(1).split(".")) if m else ()
+
+
+class Envs:
+    """The virtualenv cache: root/<owner__name>-<key>, key = hash of (repo, spec, interpreter version)."""
+
+    def __init__(self, root: Path, pip_cache: Path, timeout: float = 1800.0):
+        self.root, self.pip_cache, self.timeout = root, pip_cache, timeout
+
+    def get(self, repo: str, spec: EnvSpec, tree: Worktree) -> Env:
+        """The environment, built in tree (a pristine checkout) the first time; tree is reset after."""
+        exe, used, note = find_python(spec.python)
+        key = digest(repo, json.dumps(spec.identity(), sort_keys=True), used)
+        path = self.root / f"{repo.replace('/', '__')}-{key}"
+        env = _read_marker(path)
+        if env:
+            return env
+        with locked(self.root / f"{path.name}.lock"):
+            env = _read_marker(path)
+            if env:
+                return env
+            if note:
+                log.warning("%s: %s", repo, note)
+            env = self._build(path, exe, spec, used, [note] if note else [], tree)
+        tree.reset()
+        return env
+
+    def _build(self, path: Path, exe: str, spec: EnvSpec, used: str, notes: list[str], tree: Worktree) -> Env:
+        shutil.rmtree(path, ignore_errors=True)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._step([exe, "-m", "venv", str(path)], tree.path, "create the virtualenv", path)
+        wanted = ["pytest", *spec.pip_packages]
+        if spec.packages == "requirements.txt":
+            for req in spec.reqs_path or ("requirements.txt",):
+                if (tree.path / req).is_file():
+                    wanted += ["-r", req]
+                else:
+                    notes.append(f"requirements file {req} is not in the repository at {tree.commit[:12]}")
+        elif spec.packages == "environment.yml":
+            notes.append("conda environment files are not supported: environment.yml was not installed")
+        elif spec.packages:
+            wanted += spec.packages.split()  # conda package names; most are the same on PyPI
+        self._step([str(path / "bin" / "python"), "-m", "pip", "install", "--quiet", *wanted], tree.path,
+                   "install the test dependencies", path)
+        if spec.pre_install:
+            notes.append("pre_install commands were not run (they change the host system): "
+                         + "; ".join(spec.pre_install))
+        if spec.install:
+            self._step(["bash", "-c", spec.install], tree.path, f"run the install command {spec.install!r}",
+                       path)
+        env = Env(path, spec.python, used, tuple(notes))
+        (path / MARKER).write_text(json.dumps(env.summary(), indent=1))
+        return env
+
+    def _step(self, cmd: list[str], cwd: Path, what: str, venv: Path) -> None:
+        done = sandbox.run(cmd, cwd=cwd, timeout=self.timeout, memory_mb=16384, max_file_mb=1 << 16,
+                           env={**network_env(), **_venv_env(venv), "PIP_CACHE_DIR": str(self.pip_cache)})
+        if done.timed_out or done.returncode != 0:
+            why = f"timed out after {self.timeout:g}s" if done.timed_out else f"exited {done.returncode}"
+            raise InfraError(f"could not {what} ({why}): {(done.stderr or done.stdout).strip()[-800:]}")
+
+
+def _read_marker(path: Path) -> Env | None:
+    try:
+        data = json.loads((path / MARKER).read_text())
+    except (OSError, ValueError):
+        return None
+    return Env(path, data["python_asked"], data["python_used"], tuple(data["notes"]))
+
+
+def _venv_env(venv: Path) -> dict[str, str]:
+    path = os.environ.get("PATH", os.defpath)
+    return {"VIRTUAL_ENV": str(venv), "PATH": f"{venv / 'bin'}{os.pathsep}{path}"}
+
+
+def run_tests(env: Env, tree: Worktree, tests: list[str], test_cmd: str, timeout: float,
+              memory_mb: int = 4096) -> TestRun:
+    """Run the files holding tests and report each test's outcome; InfraError when there is no verdict."""
+    files = sorted({t.split("::")[0] for t in tests})
+    present = [f for f in files if (tree.path / f).is_file()]
+    if not present:  # the tests' files do not exist: every one of them is missing, a verdict without a run
+        return TestRun({t: "missing" for t in tests}, None, 0.0)
+    runner = test_cmd or f"{shlex.quote(str(env.python))} -m pytest"
+    with sandbox.workdir() as scratch:
+        report = scratch / "report.xml"
+        command = (f"{runner} -p no:cacheprovider --rootdir=. --junitxml={shlex.quote(str(report))} "
+                   + " ".join(shlex.quote(f) for f in present))
+        paths = [str(tree.path)] + ([str(tree.path / "src")] if (tree.path / "src").is_dir() else [])
+        done = sandbox.run(["bash", "-c", command], cwd=tree.path, timeout=timeout, memory_mb=memory_mb,
+                           max_file_mb=256, env={**_venv_env(env.path), "PYTHONPATH": os.pathsep.join(paths),
+                                                 "HOME": str(scratch), "TMPDIR": str(scratch),
+                                                 "PYTHONDONTWRITEBYTECODE": "1"})
+        if done.timed_out:
+            raise InfraError(f"the tests timed out after {timeout:g}s")
+        try:
+            outcomes = read_report(report)
+            cross_check(outcomes, done.returncode)
+        except InfraError as e:
+            tail = (done.stdout + done.stderr).strip()[-600:]
+            raise InfraError(f"{e} (exit code {done.returncode}; output ends: {tail})") from None
+    return TestRun(statuses(outcomes, tests), done.returncode, round(done.duration, 3))

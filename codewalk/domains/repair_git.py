@@ -1,0 +1,237 @@
+"""Git for the repair domain: a cached mirror per repository, a pool of worktrees per commit, and patch
+application that tries strict, then 3-way, then fuzzy, and says which one worked.
+
+Every repository is mirrored into the codewalk cache (a local clone hardlinks its objects, so this is
+cheap) and every checkout is a worktree of that mirror: the user's own clone is read once and never
+written to. A worktree is reused across groups with the same c*, reset between runs (`git checkout
+-f`, `git clean -fdx`); a lock per worktree lets several worker processes share the pool. Git runs
+through the sandbox with a timeout, with hooks switched off and no global or system configuration.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from codewalk import sandbox
+from codewalk.errors import InfraError
+
+METHODS = ("strict", "3way", "fuzzy")
+NO_HOOKS = ["-c", "core.hooksPath=/dev/null", "-c", "advice.detachedHead=false", "-c", "gc.auto=0"]
+# Network settings a clone or pip install may need; nothing else of the caller's environment passes.
+PASS_ENV = ("http_proxy", "https_proxy", "no_proxy", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "SSL_CERT_FILE",
+            "SSL_CERT_DIR", "GIT_SSL_CAINFO")
+BIG_MB = 1 << 20  # git maps whole pack files and writes large ones: no practical memory or file size cap
+
+
+def network_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k in PASS_ENV or k.startswith("PIP_")}
+    user_config = Path.home() / ".config" / "pip" / "pip.conf"
+    if "PIP_CONFIG_FILE" not in env and user_config.is_file():  # the sandbox's HOME is not the user's
+        env["PIP_CONFIG_FILE"] = str(user_config)
+    return env
+
+
+def git(args: list[str], cwd: Path, *, timeout: float = 600.0, env: dict[str, str] | None = None,
+        check: bool = True, stdin: str | None = None) -> sandbox.Completed:
+    """Run one git command; a non-zero exit raises InfraError unless check=False."""
+    # No global or system configuration: the sandbox's HOME is the working directory, and a repository
+    # must not be able to configure git (core.fsmonitor runs commands) by shipping a .gitconfig.
+    quiet = {"GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+    done = sandbox.run(["git", *NO_HOOKS, *args], cwd=cwd, timeout=timeout, stdin=stdin, memory_mb=BIG_MB,
+                       max_file_mb=BIG_MB, env={**quiet, **(env or {})})
+    if done.timed_out:
+        raise InfraError(f"git {args[0]} timed out after {timeout:g}s")
+    if check and done.returncode != 0:
+        raise InfraError(f"git {' '.join(args[:3])} failed ({done.returncode}): {done.stderr.strip()[-500:]}")
+    return done
+
+
+@contextmanager
+def locked(path: Path, blocking: bool = True) -> Iterator[bool]:
+    """An exclusive lock on a file for the duration of the block; yields False if non-blocking and busy."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+class Mirrors:
+    """One bare mirror per repository under root, cloned from the user's clone or a remote."""
+
+    def __init__(self, root: Path, timeout: float = 3600.0):
+        self.root, self.timeout = root, timeout
+
+    def path(self, repo: str) -> Path:
+        return self.root / (repo.replace("/", "__") + ".git")
+
+    def ensure(self, repo: str, source: str, commits: Sequence[str] = ()) -> Path:
+        """The mirror of repo, cloned if absent and fetched once if it lacks one of commits."""
+        mirror = self.path(repo)
+        with locked(self.root / (mirror.name + ".lock")):
+            if not (mirror / "HEAD").is_file():
+                self.root.mkdir(parents=True, exist_ok=True)
+                shutil.rmtree(mirror, ignore_errors=True)
+                git(["clone", "--mirror", "--quiet", source, str(mirror)], self.root, timeout=self.timeout,
+                    env=network_env())
+            elif commits and self.missing(mirror, commits):
+                git(["fetch", "--quiet", "--prune", source, "+refs/*:refs/*"], mirror, timeout=self.timeout,
+                    env=network_env())
+        return mirror
+
+    def missing(self, mirror: Path, commits: Sequence[str]) -> list[str]:
+        """The commits (by the id given) that the mirror does not hold."""
+        batch = "".join(f"{c}^{{commit}}\n" for c in commits)
+        out = git(["cat-file", "--batch-check"], mirror, stdin=batch).stdout.splitlines()
+        return [c for c, line in zip(commits, out, strict=True) if line.endswith(" missing")]
+
+
+class Worktree:
+    """A checked-out worktree of a mirror, locked for the caller."""
+
+    def __init__(self, path: Path, commit: str, timeout: float):
+        self.path, self.commit, self.timeout = path, commit, timeout
+
+    def git(self, *args: str, check: bool = True, env: dict[str, str] | None = None) -> sandbox.Completed:
+        return git(list(args), self.path, timeout=self.timeout, check=check, env=env)
+
+    def reset(self) -> None:
+        """Back to the pristine commit: tracked files, index and untracked files alike."""
+        self.git("checkout", "-q", "-f", "--detach", self.commit)
+        self.git("clean", "-q", "-f", "-d", "-x")
+
+    def tree(self) -> str:
+        """The tree of the current state (the index always equals the working tree, see `apply`)."""
+        return self.git("write-tree").stdout.strip()
+
+    def restore(self, tree: str) -> None:
+        """Working tree and index back to a tree, after a failed apply attempt."""
+        self.git("read-tree", "--reset", "-u", tree)
+        self.git("clean", "-q", "-f", "-d", "-x")
+
+    def diff(self, base: str) -> str:
+        """The current state as a patch against base (a tree or commit) that `git apply` takes as it is."""
+        return self.git("diff", "--cached", "--binary", "--full-index", "--no-renames", "--no-color",
+                        "--no-ext-diff", base).stdout
+
+    def show(self, tree: str, path: str) -> str | None:
+        done = self.git("cat-file", "blob", f"{tree}:{path}", check=False)
+        return done.stdout if done.returncode == 0 else None
+
+    def apply(self, patch: str, methods: tuple[str, ...] = METHODS) -> str | None:
+        """Apply a patch by the first method that works and return its name; None if none does.
+
+        strict: `git apply`, exact context (a hunk may move to where its context matches). 3way:
+        `git apply --3way`, a merge against the blob the patch was made from. fuzzy: GNU patch, fuzz 3.
+        A failed attempt leaves nothing behind, and the index is kept equal to the working tree, which
+        the next 3-way apply needs.
+        """
+        if not patch.strip():
+            return "strict"
+        with tempfile.NamedTemporaryFile("w", suffix=".diff", encoding="utf-8", delete=False) as handle:
+            handle.write(patch if patch.endswith("\n") else patch + "\n")
+        before = ""
+        try:
+            for method in methods:
+                if method != "strict" and not before:
+                    before = self.tree()
+                if self._attempt(method, handle.name):
+                    return method
+                if before:
+                    self.restore(before)
+            return None
+        finally:
+            os.unlink(handle.name)
+
+    def _attempt(self, method: str, patch_file: str) -> bool:
+        if method == "strict":  # atomic: a failure changes nothing
+            done = self.git("apply", "--index", "--whitespace=nowarn", patch_file, check=False)
+            return done.returncode == 0
+        if method == "3way":
+            return self.git("apply", "--3way", "--whitespace=nowarn", patch_file, check=False).returncode == 0
+        fuzzy = ["-p1", "--batch", "--forward", "--fuzz=3", "--no-backup-if-mismatch", "--reject-file=-",
+                 "-i", patch_file]
+        for args in (["--dry-run", *fuzzy], fuzzy):  # a dry run first: patch applies whatever hunks it can
+            done = sandbox.run(["patch", *args], cwd=self.path, timeout=self.timeout)
+            if done.timed_out or done.returncode != 0:
+                return False
+        self.git("add", "-A")
+        return True
+
+    def tree_with(self, base: str, patch: str) -> str | None:
+        """base with patch applied strictly, as a tree made in a scratch index; None if it does not apply."""
+        with tempfile.TemporaryDirectory(prefix="codewalk-index-") as scratch:
+            env = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
+            patch_file = Path(scratch) / "patch.diff"
+            patch_file.write_text(patch if patch.endswith("\n") else patch + "\n", encoding="utf-8")
+            self.git("read-tree", base, env=env)
+            if self.git("apply", "--cached", "--whitespace=nowarn", str(patch_file), check=False,
+                        env=env).returncode != 0:
+                return None
+            return self.git("write-tree", env=env).stdout.strip()
+
+
+class Worktrees:
+    """A pool of worktrees per (mirror, commit): slot 0, 1, ... each with its own lock."""
+
+    def __init__(self, root: Path, timeout: float = 600.0):
+        self.root, self.timeout = root, timeout
+
+    @contextmanager
+    def checkout(self, mirror: Path, commit: str) -> Iterator[Worktree]:
+        """A locked worktree at commit, reset to pristine; a busy slot is skipped, not waited for."""
+        base = self.root / mirror.name.removesuffix(".git") / commit
+        slot = 0
+        while True:
+            with locked(base.with_name(f"{commit}-{slot}.lock"), blocking=False) as mine:
+                if mine:
+                    path = base.with_name(f"{commit}-{slot}")
+                    tree = Worktree(path, commit, self.timeout)
+                    self._ensure(mirror, tree)
+                    tree.reset()
+                    yield tree
+                    return
+            slot += 1
+
+    def _ensure(self, mirror: Path, tree: Worktree) -> None:
+        link = tree.path / ".git"  # "gitdir: <mirror>/worktrees/<name>"; gone if the mirror was cloned anew
+        if link.is_file() and Path(link.read_text().removeprefix("gitdir:").strip()).is_dir():
+            return
+        with locked(mirror.parent / (mirror.name + ".lock")):  # worktree bookkeeping lives in the mirror
+            shutil.rmtree(tree.path, ignore_errors=True)
+            git(["worktree", "prune"], mirror, timeout=self.timeout)
+            tree.path.parent.mkdir(parents=True, exist_ok=True)
+            git(["worktree", "add", "--detach", "--force", str(tree.path), tree.commit], mirror,
+                timeout=self.timeout)
+
+    @contextmanager
+    def fresh(self, mirror: Path, commit: str) -> Iterator[Worktree]:
+        """A new worktree used once and removed: grading never reuses a tree that candidate code ran in."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        path = Path(tempfile.mkdtemp(prefix="grade-", dir=self.root))
+        tree = Worktree(path, commit, self.timeout)
+        with locked(mirror.parent / (mirror.name + ".lock")):
+            git(["worktree", "add", "--detach", "--force", str(path), commit], mirror, timeout=self.timeout)
+        try:
+            yield tree
+        finally:
+            shutil.rmtree(path, ignore_errors=True)
+            with locked(mirror.parent / (mirror.name + ".lock")):
+                git(["worktree", "prune"], mirror, timeout=self.timeout, check=False)
+
+
+def digest(*parts: str) -> str:
+    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:16]

@@ -1,0 +1,321 @@
+"""`cw explore` and `cw query --name`: how connected a domain's problem graph is, and how many tasks
+it can give at each level N.
+
+Everything that reads edges runs as Cypher in the store (`cypher/explore_*.cypher` and the walk step);
+Python adds up aggregates, keeps one label per atom between component rounds, and draws. pandas only
+shapes the rows.
+
+Groups. A symmetric relation (frontier walks) makes a group a connected set of N atoms; a directed one
+(chain walks) makes it a chain of N distinct atoms. Both are counted from the relation alone, before
+any per-domain walk constraint (labels, per-source limits). N = 2 and 3 are exact:
+
+* chains: N=2 is the number of edges; N=3 is the sum over middle atoms b of indeg(b) * outdeg(b),
+  less the pairs a -> b -> a (where the chain would come back to a);
+* connected sets: N=2 is the number of edges; N=3 is the sum over b of C(deg(b), 2) (paths a - b - c),
+  less twice the triangles (a triangle is one set but three such paths).
+
+Larger N are estimated with Knuth's path-counting estimator run on the walk itself: a walk that starts
+at a uniform atom and picks uniformly among f_1, f_2, ... candidates produces its sequence with
+probability 1 / (n * f_1 * ... * f_(N-1)), so n * f_1 * ... * f_(N-1) is an unbiased estimate of the
+number of sequences (zero for a walk that dies). A set of atoms is reached by as many sequences as it
+has orderings whose every prefix is connected; dividing by that number estimates sets.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from functools import cache
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .domain import get_domain
+from .errors import UsageError
+from .queries import query
+from .records import REL_TYPES
+from .store import BATCH, GraphStore
+
+SAMPLES = 1000  # random walks behind the estimates and the chain search
+MAX_LEVEL = 10  # levels estimated (the paper runs to N = 10)
+CHAIN_SEARCH = 64  # a walk searching long chains stops growing here
+SEARCHERS = 10  # one walk in this many goes on past MAX_LEVEL to look for long chains
+
+
+@dataclass
+class DomainReport:
+    domain: str
+    relation: str
+    walk: str  # "frontier" (symmetric relation) or "chain" (directed)
+    atoms: int
+    edges: dict[str, int]  # relation type -> edges whose source atom is in the domain
+    components: list[int]  # sizes, largest first
+    degrees: list[dict[str, int]]  # {degree, out, in} for chains, {degree, atoms} for frontier walks
+    groups: list[dict[str, Any]]  # {level, exact, estimate, stderr}
+    longest_chains: list[list[str]]  # chain walks only: the longest found, longest first
+    largest_level: int
+    largest_level_basis: str
+    yields: list[dict[str, Any]]  # {level, attempted, admitted, rejected, errors, yield}
+    plots: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def explore(
+    store: GraphStore,
+    domain: str | None = None,
+    samples: int = SAMPLES,
+    seed: int = 0,
+    plots: Path | None = None,
+) -> list[DomainReport]:
+    """One report per domain in the store (or just `domain`); PNG figures into `plots` if given."""
+    loaded = store.domains()
+    if domain is not None and domain not in loaded:
+        raise UsageError(f"no atoms of domain {domain!r} in the store; loaded: {', '.join(loaded) or 'none'}")
+    if not loaded:
+        raise UsageError("the store holds no atoms yet: run `cw load DOMAIN SOURCE` or `cw demo`")
+    if samples < 1:
+        raise UsageError("--samples must be at least 1")
+    reports = [_explore_domain(store, name, samples, random.Random(seed)) for name in sorted(loaded)
+               if domain in (None, name)]
+    if plots is not None:
+        for report in reports:
+            report.plots = draw(report, plots)
+    return reports
+
+
+def _explore_domain(store: GraphStore, domain: str, samples: int, rng: random.Random) -> DomainReport:
+    ids = [i for i, _, _ in store.atom_index(domain)]
+    edges = {rel: _one(store, "explore_edges", rel, domain=domain)["edges"] for rel in REL_TYPES}
+    # The domain's relation is the one its edges use; with no edges at all, the installed domain says.
+    relation = max(edges, key=edges.get) if any(edges.values()) else get_domain(domain).relation
+    symmetric = REL_TYPES[relation]
+    components = _components(store, ids, relation)
+    hist = pd.DataFrame(store.run(query("explore_degrees", store.dialect, relation), {"domain": domain}),
+                        columns=["outdeg", "indeg", "degree", "atoms"])
+    exact = _exact_groups(store, domain, relation, hist, len(ids))
+    length = min(MAX_LEVEL, components[0]) if symmetric else min(CHAIN_SEARCH, len(ids))
+    walks, fronts = _sample(store, ids, relation, not symmetric, samples, length, rng)
+    estimates = _estimates(store, relation, walks, fronts, len(ids), symmetric)
+    groups = [{"level": n, "exact": exact.get(n), **estimates.get(n, {"estimate": None, "stderr": None})}
+              for n in range(1, min(MAX_LEVEL, len(ids)) + 1)]
+    if symmetric:
+        chains, largest, basis = [], components[0], "size of the largest connected component"
+    else:
+        chains = _longest(walks)
+        largest = max([len(chains[0]) if chains else 1] + [n for n, c in exact.items() if c])
+        basis = ("a chain through every atom" if largest == len(ids)
+                 else f"longest chain found by {math.ceil(samples / SEARCHERS)} random walks (a lower bound)")
+    return DomainReport(domain, relation, "frontier" if symmetric else "chain", len(ids), edges, components,
+                        _degree_rows(hist, symmetric), groups, chains, largest, basis,
+                        _yield_rows(store, domain))
+
+
+def _one(store: GraphStore, name: str, rel: str, **params: Any) -> dict[str, Any]:
+    return store.run(query(name, store.dialect, rel), params)[0]
+
+
+def _components(store: GraphStore, ids: list[str], rel: str) -> list[int]:
+    """Label propagation: every atom starts with its own id as label and takes the smallest label among
+    its neighbours, round after round, until nothing changes. The edges stay in the store."""
+    label = {i: i for i in ids}
+    changed = ids
+    step = query("explore_component_step", store.dialect, rel)
+    while changed:
+        offers: dict[str, str] = {}
+        for start in range(0, len(changed), BATCH):
+            batch = [{"id": i, "label": label[i]} for i in changed[start:start + BATCH]]
+            for row in store.run(step, {"changed": batch}):
+                atom, offer = row["id"], row["label"]
+                if atom in label and (atom not in offers or offer < offers[atom]):
+                    offers[atom] = offer
+        changed = sorted(i for i, offer in offers.items() if offer < label[i])
+        for i in changed:
+            label[i] = offers[i]
+    return sorted(Counter(label.values()).values(), reverse=True)
+
+
+def _exact_groups(store: GraphStore, domain: str, rel: str, hist: pd.DataFrame, atoms: int) -> dict[int, int]:
+    """Groups of N = 1, 2, 3 from the degree histogram and one more count (see the module docstring)."""
+    w = hist["atoms"]
+    if REL_TYPES[rel]:
+        triangles = _one(store, "explore_triangles", rel, domain=domain)["triangles"]
+        deg = hist["degree"]
+        return {1: atoms, 2: int((deg * w).sum()) // 2,
+                3: int((deg * (deg - 1) // 2 * w).sum()) - 2 * triangles}
+    mutual = _one(store, "explore_mutual", rel, domain=domain)["pairs"]
+    return {1: atoms, 2: int((hist["outdeg"] * w).sum()),
+            3: int((hist["indeg"] * hist["outdeg"] * w).sum()) - mutual}
+
+
+def _sample(
+    store: GraphStore, ids: list[str], rel: str, chain: bool, samples: int, length: int, rng: random.Random
+) -> tuple[list[list[str]], list[list[int]]]:
+    """`samples` walks grown together (one store query per step) until they reach `length` atoms (past
+    MAX_LEVEL, only one in SEARCHERS goes on) or a dead end; for each, the atoms picked and the number of
+    candidates each step had."""
+    walks = [[ids[int(rng.random() * len(ids))]] for _ in range(samples)]
+    fronts: list[list[int]] = [[] for _ in walks]
+    live = [w for w in range(len(walks)) if length > 1]
+    while live:
+        params = [{"wid": w, "ids": walks[w], "last": walks[w][-1], "u": rng.random(), "label": "",
+                   "blocked": []} for w in live]
+        picks = store.walk_step(rel, chain, params)
+        for w, (pick, size) in picks.items():
+            walks[w].append(pick)
+            fronts[w].append(size)
+        live = [w for w in live
+                if w in picks and len(walks[w]) < (length if w % SEARCHERS == 0 else MAX_LEVEL)]
+    return walks, fronts
+
+
+def _estimates(
+    store: GraphStore, rel: str, walks: list[list[str]], fronts: list[list[int]], atoms: int, symmetric: bool
+) -> dict[int, dict[str, float]]:
+    """Knuth's estimator per level N >= 2: mean and standard error over all walks (dead ones count 0)."""
+    orderings = _orderings(store, rel, walks) if symmetric else None
+    out = {}
+    for n in range(2, min(MAX_LEVEL, atoms) + 1):
+        values = []
+        for w, sizes in enumerate(fronts):
+            if len(sizes) < n - 1:
+                values.append(0.0)
+                continue
+            value = atoms * math.prod(sizes[:n - 1])
+            values.append(value / orderings(frozenset(walks[w][:n])) if orderings else float(value))
+        mean = sum(values) / len(values)
+        var = sum((v - mean) ** 2 for v in values) / max(len(values) - 1, 1)
+        out[n] = {"estimate": round(mean, 1), "stderr": round(math.sqrt(var / len(values)), 1)}
+    return out
+
+
+def _orderings(store: GraphStore, rel: str, walks: list[list[str]]):
+    """A function from a set of atoms to the number of its orderings whose every prefix is connected
+    (the sequences a frontier walk could take to reach that set). Edges come from the store: those
+    among each walk's atoms, which covers every set the estimator asks about."""
+    near: dict[str, set[str]] = {a: set() for walk in walks for a in walk}
+    groups = [{"gid": w, "ids": walk} for w, walk in enumerate(walks) if len(walk) > 1]
+    step = query("explore_induced", store.dialect, rel)
+    for start in range(0, len(groups), BATCH):
+        for row in store.run(step, {"groups": groups[start:start + BATCH]}):
+            near[row["src"]].add(row["dst"])
+            near[row["dst"]].add(row["src"])
+
+    @cache
+    def orderings(group: frozenset[str]) -> int:
+        if all(group - {a} <= near[a] for a in group):  # a clique: any order will do
+            return math.factorial(len(group))
+        # The last atom must touch the others, which must have such an ordering themselves; a set that is
+        # not connected has none, and the recursion finds that out by itself.
+        return sum(orderings(rest) for a in group if near[a] & (rest := group - {a}))
+
+    return orderings
+
+
+def _longest(walks: list[list[str]], keep: int = 3) -> list[list[str]]:
+    distinct = {tuple(w) for w in walks}
+    return [list(w) for w in sorted(distinct, key=lambda w: (-len(w), w))[:keep]]
+
+
+def _degree_rows(hist: pd.DataFrame, symmetric: bool) -> list[dict[str, int]]:
+    if symmetric:
+        table = hist.groupby("degree")["atoms"].sum().rename("atoms").to_frame()
+    else:
+        table = pd.concat([hist.groupby("outdeg")["atoms"].sum().rename("out"),
+                           hist.groupby("indeg")["atoms"].sum().rename("in")], axis=1).fillna(0)
+    table.index.name = "degree"
+    rows = table.sort_index().reset_index().to_dict("records")
+    return [{k: int(v) for k, v in row.items()} for row in rows]
+
+
+def _yield_rows(store: GraphStore, domain: str) -> list[dict[str, Any]]:
+    rows = pd.DataFrame(store.yields(domain), columns=["level", "status", "reason", "tasks"])
+    if rows.empty:
+        return []
+    table = rows.pivot_table(index="level", columns="status", values="tasks", aggfunc="sum", fill_value=0)
+    table = table.reindex(columns=["admitted", "rejected", "error"], fill_value=0)
+    table.insert(0, "attempted", table.sum(axis=1))
+    table["yield"] = (table["admitted"] / table["attempted"]).round(3)
+    table = table.rename(columns={"error": "errors"}).reset_index()
+    return [{k: (float(v) if k == "yield" else int(v)) for k, v in row.items()}
+            for row in table.to_dict("records")]
+
+
+# -- figures -----------------------------------------------------------------------------------------
+def draw(report: DomainReport, directory: Path) -> list[str]:
+    """Degree histogram, component sizes and admission yield by level, one PNG each."""
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only, no display
+    import matplotlib.pyplot as plt
+
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = []
+
+    def save(fig, name: str) -> None:
+        path = directory / f"{report.domain}-{name}.png"
+        fig.tight_layout()
+        fig.savefig(path, dpi=120)
+        plt.close(fig)
+        paths.append(str(path))
+
+    degrees = pd.DataFrame(report.degrees).set_index("degree")
+    fig, ax = plt.subplots(figsize=(6, 4))
+    degrees.plot.bar(ax=ax, rot=0)
+    ax.set(title=f"{report.domain}: degree distribution ({report.relation})", xlabel="degree", ylabel="atoms")
+    save(fig, "degrees")
+
+    sizes = Counter(report.components)
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.bar([str(s) for s in sorted(sizes)], [sizes[s] for s in sorted(sizes)])
+    ax.set(title=f"{report.domain}: connected components", xlabel="component size (atoms)",
+           ylabel="components")
+    save(fig, "components")
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    if report.yields:
+        yields = pd.DataFrame(report.yields).set_index("level")
+        yields[["admitted", "rejected", "errors"]].plot.bar(ax=ax, stacked=True, rot=0)
+        for level, row in yields.iterrows():
+            ax.annotate(f"{row['yield']:.0%}", (yields.index.get_loc(level), row["attempted"]), ha="center",
+                        va="bottom")
+        ax.margins(y=0.12)  # room for the labels
+    else:
+        ax.text(0.5, 0.5, "no tasks attempted yet", ha="center", va="center", transform=ax.transAxes)
+    ax.set(title=f"{report.domain}: admission by level (yield on top)", xlabel="level N",
+           ylabel="groups attempted")
+    save(fig, "yield")
+    return paths
+
+
+# -- named queries (cypher/explore/) ---------------------------------------------------------------
+def named_queries() -> dict[str, str]:
+    """Name -> what it shows (the first comment line of its file)."""
+    out = {}
+    for path in sorted(files("codewalk.cypher").joinpath("explore").iterdir(), key=lambda p: p.name):
+        if path.name.endswith(".cypher"):
+            first = path.read_text(encoding="utf-8").splitlines()[0]
+            out.setdefault(path.name.split(".")[0], first.removeprefix("//").strip())
+    return out
+
+
+def run_named(store: GraphStore, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+    """Run `cypher/explore/NAME` with exactly the parameters it uses."""
+    known = named_queries()
+    if name not in known:
+        raise UsageError(f"no named query {name!r}; available: {', '.join(known)}")
+    text = query(f"explore/{name}", store.dialect)
+    wanted = sorted(set(re.findall(r"\$(\w+)", re.sub(r"//.*", "", text))))
+    missing = [p for p in wanted if p not in params]
+    unknown = [p for p in params if p not in wanted]
+    if missing or unknown:
+        raise UsageError(f"query {name!r} takes --param " + " ".join(f"{p}=..." for p in wanted)
+                         + (f"; missing: {', '.join(missing)}" if missing else "")
+                         + (f"; unknown: {', '.join(unknown)}" if unknown else ""))
+    return store.run(text, params)

@@ -1,0 +1,183 @@
+"""`cw tasks export`: stored tasks as a benchmark file in the formats evaluators read.
+
+One schema per domain. Every row carries the task id, level, ordered atom ids, prompt, reference, the
+verifier spec grading needs (JSON text, so rows of one domain share one column type), and what it takes
+to reproduce the task: seed, run id and the run's parameters, generator version, the data source and a
+content hash of the atoms it was built from (`data_revision`). A domain may add or replace fields with
+`export_row(task) -> dict` (repair: SWE-bench instances); the generic fields stay unless it replaces them.
+
+Formats: `jsonl`; `parquet`; `hf`, a Hugging Face dataset folder (README card with one config per
+domain, `<domain>/test.parquet`) that `datasets.load_dataset(PATH, DOMAIN)` reads; `inspect`, inspect_ai
+samples (id, input, target, metadata) as JSONL.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .domain import get_domain
+from .errors import StoreError, UsageError
+from .records import STATUSES, Task
+from .store import GraphStore
+
+FORMATS = ("jsonl", "parquet", "hf", "inspect")
+SPLIT = "test"
+
+
+@dataclass(frozen=True)
+class ExportSummary:
+    domain: str
+    format: str
+    path: str
+    tasks: int
+    by_level: dict[int, int]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"domain": self.domain, "format": self.format, "path": self.path, "tasks": self.tasks,
+                "by_level": self.by_level}
+
+
+def export_tasks(
+    store: GraphStore, domain: str, out: Path, fmt: str = "jsonl", level: int = 0, status: str = "admitted"
+) -> ExportSummary:
+    """Write the selected tasks to `out`; refuses an empty selection or a task stored incompletely."""
+    if fmt not in FORMATS:
+        raise UsageError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    if status not in STATUSES:
+        raise UsageError(f"unknown status {status!r}; choose one of {', '.join(STATUSES)}")
+    if level < 0:
+        raise UsageError("--level must be 1 or more (0 = all levels)")
+    if fmt == "hf" and out.is_file():
+        raise UsageError(f"--out {out} is a file; --format hf writes a folder")
+    if fmt != "hf" and out.is_dir():
+        raise UsageError(f"--out {out} is a folder; --format {fmt} writes a file")
+    plugin = get_domain(domain)
+    selected = store.select_tasks(domain, status, level)
+    if not selected:
+        which = f"level {level}" if level else "any level"
+        raise UsageError(f"nothing to export: no {status} tasks of domain {domain!r} at {which} in the store")
+    atoms = {a.id: a for a in store.get_atoms(sorted({a for row in selected for a in row["atoms"]}))}
+    rows = [_row(plugin, task_record(row), row["run_params"] or "", atoms) for row in selected]
+    _check_schema(domain, rows)
+    writers = {"jsonl": _write_jsonl, "parquet": _write_parquet, "hf": _write_hf, "inspect": _write_inspect}
+    writers[fmt](rows, out, domain)
+    by_level = dict(sorted(Counter(row["level"] for row in rows).items()))
+    return ExportSummary(domain, fmt, str(out), len(rows), by_level)
+
+
+def task_record(row: dict[str, Any]) -> Task:
+    """A stored task row (GraphStore.select_tasks) as a Task; a task whose atoms were not all linked, or
+    an admitted one without prompt, reference or verifier, is refused by name."""
+    if row["positions"] != list(range(row["level"])):
+        raise StoreError(f"task {row['id']} is stored incompletely: level {row['level']} but atom positions "
+                         f"{row['positions']}; re-run the walk that made it or delete it")
+    verifier = json.loads(row["verifier"] or "{}")
+    if row["status"] == "admitted" and not (row["prompt"] and row["reference"] and verifier):
+        raise StoreError(f"task {row['id']} is admitted but has no prompt, reference or verifier stored")
+    return Task(id=row["id"], domain=row["domain"], atoms=tuple(row["atoms"]), status=row["status"],
+                reason=row["reason"], seed=row["seed"], run=row["run"], created_at=row["created_at"],
+                generator_version=row["generator_version"], prompt=row["prompt"], reference=row["reference"],
+                verifier=verifier)
+
+
+def _row(plugin, task: Task, run_params: str, atoms: dict) -> dict[str, Any]:
+    # The atoms' content, in order, pins the data a task was made from, whatever file it was read from.
+    content = json.dumps([[a, atoms[a].summary, atoms[a].payload] for a in task.atoms], sort_keys=True)
+    row = {
+        "id": task.id, "domain": task.domain, "level": task.level, "atoms": list(task.atoms),
+        "prompt": task.prompt, "reference": task.reference,
+        "verifier": json.dumps(task.verifier, sort_keys=True),
+        "status": task.status, "seed": task.seed, "run": task.run, "run_params": run_params,
+        "created_at": task.created_at, "generator_version": task.generator_version,
+        "data_source": getattr(plugin, "data_source", ""),
+        "data_revision": "sha256:" + hashlib.sha256(content.encode()).hexdigest(),
+    }
+    export_row = getattr(plugin, "export_row", None)
+    if export_row is None:
+        return row
+    extra = export_row(task)
+    if not isinstance(extra, dict) or not all(isinstance(k, str) for k in extra):
+        raise UsageError(f"domain {task.domain!r}: export_row({task.id}) must return a dict with text keys")
+    return {**row, **extra}
+
+
+def _check_schema(domain: str, rows: list[dict[str, Any]]) -> None:
+    keys = list(rows[0])
+    for row in rows[1:]:
+        if list(row) != keys:
+            raise UsageError(f"domain {domain!r} gave rows of different shapes (task {row['id']} differs "
+                             f"from task {rows[0]['id']} in {sorted(set(row) ^ set(keys))}): "
+                             "one schema per domain")
+
+
+def _table(rows: list[dict[str, Any]], domain: str) -> pa.Table:
+    try:
+        return pa.Table.from_pylist(rows)
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as e:
+        raise UsageError(f"domain {domain!r}: a field's type differs between rows ({e})") from None
+
+
+def _write_jsonl(rows: list[dict[str, Any]], out: Path, domain: str) -> None:
+    _lines(out, rows)
+
+
+def _write_inspect(rows: list[dict[str, Any]], out: Path, domain: str) -> None:
+    """inspect_ai's Sample fields: id, input, target, metadata (everything else)."""
+    samples = [{"id": r["id"], "input": r["prompt"], "target": r["reference"],
+                "metadata": {k: v for k, v in r.items() if k not in ("id", "prompt", "reference")}}
+               for r in rows]
+    _lines(out, samples)
+
+
+def _lines(out: Path, rows: list[dict[str, Any]]) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("w", encoding="utf-8") as f:
+        for row in rows:
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def _write_parquet(rows: list[dict[str, Any]], out: Path, domain: str) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(_table(rows, domain), out)
+
+
+def _write_hf(rows: list[dict[str, Any]], out: Path, domain: str) -> None:
+    """`<out>/<domain>/test.parquet`, then the card is rewritten from every domain folder present, so
+    exporting several domains into one folder gives one dataset with a config per domain."""
+    table = _table(rows, domain)
+    (out / domain).mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, out / domain / f"{SPLIT}.parquet")
+    (out / "README.md").write_text(_card(out), encoding="utf-8")
+
+
+def _card(out: Path) -> str:
+    configs, sections = [], []
+    for data in sorted(out.glob(f"*/{SPLIT}.parquet")):
+        name = data.parent.name
+        table = pq.read_table(data, columns=["level", "status", "generator_version"])
+        levels = Counter(table.column("level").to_pylist())
+        configs.append(f"- config_name: {name}\n  data_files:\n  - split: {SPLIT}\n"
+                       f"    path: {name}/{SPLIT}.parquet")
+        counts = ", ".join(f"N={n}: {c}" for n, c in sorted(levels.items()))
+        statuses = ", ".join(sorted(set(table.column("status").to_pylist())))
+        generators = ", ".join(sorted(set(table.column("generator_version").to_pylist())))
+        sections.append(f"### {name}\n\n{table.num_rows} tasks ({statuses}); {counts}. "
+                        f"Generator: {generators}.\n\n```python\nfrom datasets import load_dataset\n"
+                        f"ds = load_dataset(PATH, {name!r}, split={SPLIT!r})\n```")
+    return ("---\nconfigs:\n" + "\n".join(configs) + "\ntags:\n- code\n- compositional\n---\n\n"
+            "# CodeWalk tasks\n\n"
+            "Compositional coding tasks made by codewalk (`cw tasks export --format hf`): each task\n"
+            "joins N verified atomic problems found by a walk on a problem graph, and was admitted only\n"
+            "if every atom is still unsolved in the composite and the joint reference passes the\n"
+            "verifier that grades models.\n"
+            "The `verifier` column (JSON) is what `cw grade` needs; `seed`, `run`, `run_params`,\n"
+            "`generator_version`, `data_source` and `data_revision` say how to make the task again.\n\n"
+            "## Configs\n\n" + "\n\n".join(sections) + "\n")

@@ -1,0 +1,220 @@
+"""`cw grade`: a model's outputs graded by the very verifier V_G that admitted the tasks.
+
+Predictions are JSONL, one object per line: the task id as `task_id` (or SWE-bench's `instance_id`),
+the model's output as `output` (or `model_patch`), and optionally the model's name as `model` (or
+`model_name_or_path`). Every line is checked before anything is graded; a malformed line, an unknown
+task or a task that was not admitted is an InputError naming the line.
+
+The composite is rebuilt from the stored task (prompt, reference, verifier) and the domain's
+`grade(composite, output)` decides. A verifier that gives no verdict (InfraError) is recorded as an
+error, never as a failure, and is left out of the solve rate. Grades go to the graph as
+`(:Grade {id, run, model, task, level, status, detail, evidence, output, graded_at})-[:OF]->(:Task)`,
+one per run and task: grading a run again replaces its grades.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+from itertools import repeat
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .admission import now
+from .domain import get_domain
+from .errors import InfraError, InputError, UsageError
+from .export import task_record
+from .records import Composite, Task
+from .store import GraphStore
+
+FLUSH_EVERY = 25  # grades per write
+
+
+@dataclass(frozen=True)
+class Prediction:
+    line: int
+    task: str
+    output: str
+    model: str
+
+
+@dataclass
+class GradeReport:
+    domain: str
+    run: str
+    graded: int
+    passed: int
+    errors: int
+    rates: list[dict[str, Any]]  # every run by level: {run, model, level, tasks, ..., solve_rate}
+    seconds: float
+    plots: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def read_predictions(path: Path) -> list[Prediction]:
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as e:
+        raise InputError(str(path), None, f"cannot read: {e.strerror}") from None
+    out: list[Prediction] = []
+    first: dict[str, int] = {}
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        prediction = _prediction(line, number, lambda reason: InputError(str(path), number, reason))
+        if prediction.task in first:
+            raise InputError(str(path), number,
+                             f"task {prediction.task!r} again (first on line {first[prediction.task]})")
+        first[prediction.task] = number
+        out.append(prediction)
+    if not out:
+        raise InputError(str(path), None, "no predictions in the file")
+    return out
+
+
+def _prediction(line: str, number: int, bad: Callable[[str], InputError]) -> Prediction:
+    try:
+        row = json.loads(line)
+    except json.JSONDecodeError as e:
+        raise bad(f"not valid JSON ({e.msg})") from None
+    if not isinstance(row, dict):
+        raise bad("not a JSON object")
+    task = _field(row, ("task_id", "instance_id"), bad)
+    if not isinstance(task, str) or not task:
+        raise bad("needs a task id: `task_id` (or `instance_id`) as a non-empty string")
+    output = _field(row, ("output", "model_patch"), bad)
+    if output is ... or not isinstance(output, str | None):
+        raise bad("needs the model's output: `output` (or `model_patch`) as a string")
+    model = _field(row, ("model", "model_name_or_path"), bad)
+    if model is not ... and not isinstance(model, str | None):
+        raise bad("`model` must be a string")
+    return Prediction(number, task, output or "", model if isinstance(model, str) else "")
+
+
+def _field(row: dict, names: tuple[str, str], bad: Callable[[str], InputError]) -> Any:
+    """The value under either name (... when neither is there); both with different values is an error."""
+    present = [row[n] for n in names if n in row]
+    if len(present) == 2 and present[0] != present[1]:
+        raise bad(f"`{names[0]}` and `{names[1]}` disagree")
+    return present[0] if present else ...
+
+
+def grade_predictions(
+    store: GraphStore,
+    domain: str,
+    predictions: Path,
+    run: str | None = None,
+    workers: int = 1,
+    plots: Path | None = None,
+    on_grade: Callable[[int, int], None] | None = None,
+) -> GradeReport:
+    """Grade every prediction, store the grades, and report solve rates by level for every run graded
+    in this domain so far (so a second model appears beside the first)."""
+    if workers < 1:
+        raise UsageError("--workers must be at least 1")
+    plugin = get_domain(domain)
+    run = run or predictions.stem
+    preds = read_predictions(predictions)
+    tasks = _admitted_tasks(store, domain, predictions, preds)
+    jobs = [(Composite(tasks[p.task].prompt, tasks[p.task].reference, tasks[p.task].verifier), p.output)
+            for p in preds]
+    started = time.monotonic()
+    pool = ProcessPoolExecutor(workers) if workers > 1 else None
+    verdicts = (pool.map(_grade_in_worker, repeat(domain), *zip(*jobs)) if pool
+                else map(_grade, repeat(plugin), *zip(*jobs)))
+    pending: list[dict[str, Any]] = []
+    counts = {"passed": 0, "failed": 0, "error": 0}
+    try:
+        for done, (p, (status, detail, evidence)) in enumerate(zip(preds, verdicts), 1):
+            counts[status] += 1
+            pending.append({"id": grade_id(run, p.task), "task": p.task, "props": {
+                "run": run, "model": p.model or run, "task": p.task, "level": tasks[p.task].level,
+                "status": status, "detail": detail, "output": p.output, "graded_at": now(),
+                "evidence": json.dumps(evidence, sort_keys=True, default=str)}})
+            if len(pending) >= FLUSH_EVERY:
+                store.write_grades(pending)
+                pending.clear()
+            if on_grade:
+                on_grade(done, len(preds))
+    finally:
+        store.write_grades(pending)  # what was graded is kept, even on Ctrl-C
+        if pool:
+            pool.shutdown(cancel_futures=True)
+    report = GradeReport(domain, run, len(preds), counts["passed"], counts["error"],
+                         solve_rates(store, domain), time.monotonic() - started)
+    if plots is not None:
+        report.plots = [draw(report, plots)]
+    return report
+
+
+def _admitted_tasks(store: GraphStore, domain: str, path: Path, preds: list[Prediction]) -> dict[str, Task]:
+    """The stored task of every prediction; an unknown task or one that was not admitted names its line."""
+    stored = {r["id"]: r for r in store.select_tasks(domain, ids=[p.task for p in preds])}
+    for p in preds:
+        row = stored.get(p.task)
+        if row is None:
+            raise InputError(str(path), p.line, f"no task {p.task!r} of domain {domain!r} in the store")
+        if row["status"] != "admitted":
+            raise InputError(str(path), p.line, f"task {p.task} was not admitted ({row['status']}: "
+                                                f"{row['reason']}); only admitted tasks are graded")
+    return {p.task: task_record(stored[p.task]) for p in preds}
+
+
+def grade_id(run: str, task: str) -> str:
+    return "g" + hashlib.sha256(f"{run}\x1f{task}".encode()).hexdigest()[:20]
+
+
+def _grade(plugin, composite: Composite, output: str) -> tuple[str, str, dict[str, Any]]:
+    try:
+        check = plugin.grade(composite, output)
+    except InfraError as e:
+        return "error", f"no verdict: {e}", {}
+    return ("passed" if check.ok else "failed"), check.detail, check.evidence
+
+
+def _grade_in_worker(domain: str, composite: Composite, output: str) -> tuple[str, str, dict[str, Any]]:
+    return _grade(get_domain(domain), composite, output)
+
+
+def solve_rates(store: GraphStore, domain: str) -> list[dict[str, Any]]:
+    """Every run's solve rate by level, beside the number of admitted tasks at that level."""
+    columns = ["run", "model", "level", "graded", "passed", "failed", "errors", "solve_rate"]
+    rates = pd.DataFrame(store.solve_rates(domain), columns=columns)
+    yields = pd.DataFrame(store.yields(domain), columns=["level", "status", "reason", "tasks"])
+    admitted = yields[yields["status"] == "admitted"].groupby("level")["tasks"].sum()
+    table = rates.merge(admitted, left_on="level", right_index=True, how="left")
+    table = table[["run", "model", "level", "tasks", "graded", "passed", "failed", "errors", "solve_rate"]]
+    return json.loads(table.round({"solve_rate": 3}).to_json(orient="records"))  # plain ints, NaN as None
+
+
+def draw(report: GradeReport, directory: Path) -> str:
+    """Accuracy against N, one line per run and model (the paper's Table 2 as a picture)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    directory.mkdir(parents=True, exist_ok=True)
+    rates = pd.DataFrame(report.rates)
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for (run, model), rows in rates.groupby(["run", "model"], sort=True):
+        rows = rows.dropna(subset=["solve_rate"]).sort_values("level")
+        label = run if model == run else f"{run} ({model})"
+        ax.plot(rows["level"], 100 * rows["solve_rate"], marker="o", label=label)
+    ax.set(title=f"{report.domain}: solve rate by composition level", xlabel="level N", ylabel="solved (%)",
+           ylim=(-5, 105))
+    ax.set_xticks(sorted(rates["level"].unique()))
+    ax.legend()
+    fig.tight_layout()
+    path = directory / f"{report.domain}-solve-rate.png"
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return str(path)

@@ -1,0 +1,12 @@
+// Solve rates of graded runs (`cw grade`) by run, model and level.
+// A verifier error is no verdict: it is counted apart and left out of the solve rate.
+// Params: $domain.
+MATCH (g:Grade)-[:OF]->(t:Task)
+WHERE t.domain = $domain
+WITH g.run AS run, g.model AS model, t.level AS level, count(*) AS graded,
+     count(CASE WHEN g.status = 'passed' THEN 1 END) AS passed,
+     count(CASE WHEN g.status = 'failed' THEN 1 END) AS failed,
+     count(CASE WHEN g.status = 'error' THEN 1 END) AS errors
+RETURN run, model, level, graded, passed, failed, errors,
+       CASE WHEN passed + failed = 0 THEN NULL ELSE 1.0 * passed / (passed + failed) END AS solve_rate
+ORDER BY run, model, level

@@ -1,0 +1,193 @@
+"""Complexity domain, executed for real: atoms checked against their programs, growth measured, chains
+composed, admitted or rejected by running the composite, and answers graded."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from pathlib import Path
+
+import pytest
+from codewalk.loaders import codecomplex as loader
+
+from codewalk.admission import evaluate
+from codewalk.domain import Rejected
+from codewalk.domains.complexity import INSTRUCTION, ComplexityDomain, parse_label
+from codewalk.records import Atom
+
+SHARED = Path(os.environ.get("CODEWALK_SHARED") or Path(__file__).resolve().parents[1] / ".." / "shared")
+DATA = SHARED / "data" / "codecomplex" / "python_test.jsonl"
+# A fixed subset of real programs (row ids), chosen for the chains below.
+SUBSET = ("0501", "0505", "0512", "0515", "0525", "0526", "0550", "0596")
+
+
+@pytest.fixture(scope="module")
+def domain() -> ComplexityDomain:
+    return ComplexityDomain()
+
+
+@pytest.fixture(scope="module")
+def atoms(domain):
+    if not DATA.exists():
+        pytest.skip(f"CodeComplex data not found at {DATA}")
+    ids = ",".join(f"cc-simple-test-{row}" for row in SUBSET)
+    return {a.summary["source"][-4:]: a for a in domain.load(DATA, {"ids": ids, "workers": "2"})}
+
+
+def chain(atoms, *rows):
+    return [atoms[row] for row in rows]
+
+
+def program(src: str, label: str = "linear") -> loader.Program:
+    return loader.Program("synthetic", label, src)
+
+
+# -- atoms ---------------------------------------------------------------------------------------------------
+def test_subset_loads_with_signatures_labels_and_measured_growth(atoms):
+    assert sorted(atoms) == sorted(SUBSET)
+    cube = atoms["0501"]
+    assert cube.id == "complexity/cc-simple-test-0501" and cube.domain == "complexity"
+    assert cube.summary == {"title": "solve(n: int) -> int", "in_type": "int", "out_type": "int",
+                            "label": "constant", "source": "cc-simple-test-0501"}
+    assert cube.payload["growth"] == "cubic" and len(cube.payload["growth_points"]) >= 10  # it counts triples
+    assert atoms["0550"].summary["title"] == "solve(rows: list[list[int]]) -> int"
+    assert atoms["0550"].payload["growth"] == "linear"
+    assert atoms["0525"].payload["growth"] == "constant"  # YES or NO
+
+
+def test_a_function_that_differs_from_its_program_is_dropped(monkeypatch):
+    src = "n = int(input())\nprint(n * n)\n"
+    real = loader.extract(src)
+    assert not isinstance(loader.verify(program(src)), loader.Drop)
+    wrong = dataclasses.replace(real, source=real.source.replace("n * n", "n * n + (n > 5)"))
+    monkeypatch.setattr(loader, "extract", lambda _: wrong)
+    drop = loader.verify(program(src))
+    assert isinstance(drop, loader.Drop) and drop.reason == "output_mismatch"
+
+
+def test_a_program_that_fails_on_every_generated_input_is_dropped():
+    drop = loader.verify(program("n = int(input())\nprint(10 // (n - n))\n"))
+    assert isinstance(drop, loader.Drop) and drop.reason == "no_valid_input"
+    assert "ZeroDivisionError" in drop.detail
+
+
+@pytest.mark.parametrize("src, expected", [
+    ("n = int(input())\nprint(n * (n - 1) // 2)\n", "quadratic"),  # a count of pairs
+    ("n = int(input())\nprint(*range(n))\n", "linear"),  # n numbers
+    ("n = int(input())\nprint(n.bit_length())\n", "logn"),
+    ("a = list(map(int, input().split()))\nprint(max(a) > 1 and 'YES' or 'NO')\n", "constant"),
+    ("n = int(input())\nprint(2 ** n)\n", "np"),
+])
+def test_output_growth_is_measured_by_running_the_function(src, expected):
+    _, payload = loader.verify(program(src))
+    assert payload["growth"] == expected, payload["growth_points"]
+
+
+# -- relation and composition --------------------------------------------------------------------------------
+def test_feeds_edges_join_a_return_type_to_a_single_parameter_of_that_type(domain, atoms):
+    edges = {(e.src[-4:], e.dst[-4:]): e for e in domain.edges(list(atoms.values()))}
+    assert ("0501", "0515") in edges and edges["0501", "0515"].arg == 0  # int -> int
+    assert ("0525", "0505") in edges  # str -> str
+    assert ("0550", "0512") not in edges  # int -> list[int]
+    assert ("0501", "0526") not in edges  # solve(a: int, b: int) reads an input of its own
+    assert ("0526", "0501") in edges  # ... but it can start a chain
+    assert all(e.type == "FEEDS" for e in edges.values())
+
+
+def test_a_chain_whose_types_do_not_match_is_refused(domain, atoms):
+    with pytest.raises(Rejected) as caught:
+        domain.compose(chain(atoms, "0550", "0512"))
+    assert caught.value.reason == "type_mismatch" and "takes list[int]" in caught.value.detail
+
+
+def test_a_later_stage_with_inputs_of_its_own_is_refused(domain, atoms):
+    with pytest.raises(Rejected) as caught:
+        domain.compose(chain(atoms, "0501", "0526"))
+    assert caught.value.reason == "reads_own_inputs" and "takes int, int" in caught.value.detail
+
+
+def test_composite_is_the_renamed_functions_and_a_driver_under_the_paper_prompt(domain, atoms):
+    composite = domain.compose(chain(atoms, "0501", "0515"))
+    assert composite.prompt.endswith(INSTRUCTION) and "def solve_1(n: int) -> int:" in composite.prompt
+    assert "def solve_2(n: int) -> str:" in composite.prompt
+    # solve_2 returns everything the original printed (several lines), so the driver prints it as it is.
+    assert composite.verifier["driver"].splitlines() == [
+        "n = int(input())", "x1 = solve_1(n)", "result = solve_2(x1)", "print(result, end='')"]
+    # A linear stage that counts up to the cubic number of triples its predecessor returns.
+    assert composite.reference == "cubic"
+    assert composite.verifier["derivation"] == ["stage 1: input size n, cost 1",
+                                                "stage 2: input size n^3, cost n^3"]
+
+
+# -- admission -----------------------------------------------------------------------------------------------
+def test_a_chain_through_a_constant_size_value_is_admitted(domain, atoms):
+    # YES/NO (constant size) into a cubic stage: the chain is constant, below its largest label.
+    group = chain(atoms, "0525", "0505")
+    verdict = evaluate(domain, group)
+    assert (verdict.status, verdict.composite.reference) == ("admitted", "constant")
+    link = verdict.evidence["reference"]["links"][0]
+    assert (link["derived"], link["measured"], link["agrees"]) == ("1", "1", True)
+    assert verdict.evidence["reference"]["runs"] >= 10
+
+
+def test_check_1_rejects_a_chain_whose_answer_is_its_largest_label(domain, atoms):
+    group = chain(atoms, "0596", "0515")  # constant, emits ~n; linear on it: linear, the largest label
+    composite = domain.compose(group)
+    assert composite.reference == "linear"
+    check = domain.check_unsolved(composite, group, 1)
+    assert not check.ok and check.reason == "ref_equals_max_label"
+    assert domain.check_unsolved(composite, group, 0).ok  # the constant stage gives nothing away
+    assert evaluate(domain, group).reason == "ref_equals_max_label"
+
+
+def test_a_single_atom_is_its_own_task(domain, atoms):
+    verdict = evaluate(domain, chain(atoms, "0550"))
+    assert (verdict.status, verdict.composite.reference) == ("admitted", "linear")
+
+
+def test_a_wrong_stored_growth_fails_the_measured_derivation(domain, atoms):
+    liar = atoms["0596"]  # emits about n; claim it emits a constant-size value
+    liar = Atom(liar.id, liar.domain, liar.summary, {**liar.payload, "growth": "constant"})
+    group = [liar, atoms["0515"]]
+    composite = domain.compose(group)
+    assert composite.reference == "constant"
+    check = domain.check_reference(composite, group)
+    assert not check.ok and check.reason == "derivation_mismatch"
+    assert check.evidence["links"][0]["measured"] == "n"
+
+
+def test_a_composite_that_crashes_fails_check_2(domain, atoms):
+    summary, payload = loader.verify(program("n = int(input())\nprint(n if n < 1000 else [][0])\n",
+                                             label="constant"))
+    fragile = Atom("complexity/fragile", "complexity", summary, payload)
+    group = [atoms["0501"], fragile]  # n^3 reaches 1000 soon
+    check = domain.check_reference(domain.compose(group), group)
+    assert not check.ok and check.reason == "composite_fails" and "IndexError" in check.detail
+
+
+def test_a_derived_class_outside_the_labels_is_rejected_at_composition(domain, atoms):
+    squarer = loader.verify(program("n = int(input())\nprint(n * n)\n", label="constant"))
+    square = Atom("complexity/square", "complexity", *squarer)
+    with pytest.raises(Rejected) as caught:
+        domain.compose([square, atoms["0501"], atoms["0515"]])  # n -> n^2 -> n^6 triples -> a loop over them
+    assert caught.value.reason == "ref_outside_labels" and "n^6" in caught.value.detail
+
+
+# -- grading -------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("answer, label", [
+    ("quadratic", "quadratic"), ("  NlogN\n", "nlogn"), ("The answer: np", "np"),
+    ("It looks linear at first, but overall:\nquadratic", "quadratic"),
+    ("O(n^2)", None), ("linear or quadratic", None), ("", None), ("nlog n", None),
+])
+def test_the_predicted_label_is_one_of_the_seven_words(answer, label):
+    assert parse_label(answer) == label
+
+
+def test_grade_scores_the_reference_right_and_anything_else_wrong(domain, atoms):
+    composite = domain.compose(chain(atoms, "0525", "0505"))
+    assert domain.grade(composite, "constant").ok
+    wrong = domain.grade(composite, "cubic")
+    assert not wrong.ok and wrong.reason == "wrong_label" and wrong.evidence["predicted"] == "cubic"
+    unparseable = domain.grade(composite, "O(1)")
+    assert not unparseable.ok and unparseable.reason == "unparseable"
+    assert unparseable.evidence["predicted"] is None

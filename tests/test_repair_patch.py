@@ -1,0 +1,118 @@
+"""Reading unified diffs: files(g) from the headers, the lines a hunk touches, which paths a candidate
+may not write (tests, outside the repository)."""
+
+from __future__ import annotations
+
+import pytest
+
+from codewalk.domains.repair_patch import is_test_path, parse_patch, patch_files, unsafe_path
+
+GIT_DIFF = """\
+diff --git a/pkg/core.py b/pkg/core.py
+index 1111111..2222222 100644
+--- a/pkg/core.py
++++ b/pkg/core.py
+@@ -3,7 +3,8 @@ def f():
+ a
+ b
+ c
+-old
++new
++newer
+ d
+ e
+ f
+diff --git a/pkg/gone.py b/pkg/gone.py
+deleted file mode 100644
+index 3333333..0000000
+--- a/pkg/gone.py
++++ /dev/null
+@@ -1,2 +0,0 @@
+-x = 1
+-y = 2
+diff --git a/pkg/new.py b/pkg/new.py
+new file mode 100644
+index 0000000..4444444
+--- /dev/null
++++ b/pkg/new.py
+@@ -0,0 +1 @@
++z = 3
+diff --git a/pkg/old_name.py b/pkg/new_name.py
+similarity index 100%
+rename from pkg/old_name.py
+rename to pkg/new_name.py
+diff --git "a/pkg/caf\\303\\251.py" "b/pkg/caf\\303\\251.py"
+index 5555555..6666666 100644
+--- "a/pkg/caf\\303\\251.py"
++++ "b/pkg/caf\\303\\251.py"
+@@ -1 +1 @@
+-v = 1
++v = 2
+"""
+
+
+def test_files_come_from_every_kind_of_diff_header():
+    assert patch_files(GIT_DIFF) == ["pkg/café.py", "pkg/core.py", "pkg/gone.py", "pkg/new.py",
+                                     "pkg/new_name.py", "pkg/old_name.py"]
+    diffs = {d.new or d.old: d for d in parse_patch(GIT_DIFF)}
+    assert diffs["pkg/gone.py"].new is None and diffs["pkg/new.py"].old is None
+    renamed = diffs["pkg/new_name.py"]
+    assert (renamed.old, renamed.new) == ("pkg/old_name.py", "pkg/new_name.py")
+
+
+def test_touched_lines_are_the_added_lines_in_new_file_numbers():
+    core = next(d for d in parse_patch(GIT_DIFF) if d.new == "pkg/core.py")
+    assert core.touched == {6, 7}  # context a, b, c are lines 3-5; 'new' and 'newer' are 6 and 7
+
+
+def test_a_pure_removal_touches_the_line_that_follows_it():
+    patch = "--- a/m.py\n+++ b/m.py\n@@ -1,3 +1,2 @@\n a\n-b\n c\n"
+    assert parse_patch(patch)[0].touched == {2}
+
+
+def test_a_plain_unified_diff_without_git_headers_is_read_per_file():
+    patch = "--- a/x.py\n+++ b/x.py\n@@ -1 +1 @@\n-1\n+2\n--- a/y.py\n+++ b/y.py\n@@ -1 +1 @@\n-1\n+2\n"
+    assert patch_files(patch) == ["x.py", "y.py"]
+
+
+def test_a_removed_line_that_looks_like_a_header_stays_inside_its_hunk():
+    patch = "--- a/q.sql\n+++ b/q.sql\n@@ -1,2 +1,2 @@\n keep\n--- a comment\n+++ b/not-a-file\n"
+    assert patch_files(patch) == ["q.sql"]
+
+
+@pytest.mark.parametrize("patch", [
+    "--- a/x.py\n+++ b/x.py\n@@ nonsense @@\n",
+    "--- a/x.py\n+++ b/x.py\n@@ -1,3 +1,3 @@\n a\n",  # the hunk promises three lines and gives one
+    "@@ -1 +1 @@\n-a\n+b\n",  # a hunk before any file
+])
+def test_malformed_hunks_are_value_errors(patch):
+    with pytest.raises(ValueError):
+        parse_patch(patch)
+
+
+def test_missing_git_prefixes_are_noticed():
+    assert not parse_patch("--- x.py\n+++ x.py\n@@ -1 +1 @@\n-1\n+2\n")[0].prefixed
+    assert parse_patch(GIT_DIFF)[0].prefixed
+
+
+def test_symlink_creation_is_recorded():
+    patch = ("diff --git a/link b/link\nnew file mode 120000\nindex 0000000..1111111\n--- /dev/null\n"
+             "+++ b/link\n@@ -0,0 +1 @@\n+/etc/passwd\n\\ No newline at end of file\n")
+    assert parse_patch(patch)[0].new_mode == "120000"
+
+
+@pytest.mark.parametrize("path, is_test", [
+    ("tests/test_core.py", True), ("pkg/tests/helpers.py", True), ("testing/data.json", True),
+    ("pkg/test_core.py", True), ("pkg/core_test.py", True), ("conftest.py", True), ("pkg/conftest.py", True),
+    ("pkg/core.py", False), ("pkg/testament.py", False), ("docs/contest.md", False),
+])
+def test_test_paths_follow_swe_bench_conventions(path, is_test):
+    assert is_test_path(path) is is_test
+
+
+@pytest.mark.parametrize("path, unsafe", [
+    ("pkg/core.py", False), ("../outside.py", True), ("pkg/../../x", True), ("/etc/passwd", True),
+    ("C:/x.py", True), (".git/hooks/post-checkout", True), ("pkg/..hidden", False),
+])
+def test_paths_leaving_the_repository_are_unsafe(path, unsafe):
+    assert bool(unsafe_path(path)) is unsafe
