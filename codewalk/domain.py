@@ -46,6 +46,7 @@ class Domain(ABC):
     relation: ClassVar[RelType]  # the edge type the walk follows
     composer_version: ClassVar[str]  # part of Task.id: a new composer gives new tasks
     description: ClassVar[str] = ""
+    data_source: ClassVar[str] = ""  # where the atoms come from (dataset, licence), for exported tasks
 
     @property
     def symmetric(self) -> bool:

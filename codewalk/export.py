@@ -97,7 +97,7 @@ def _row(plugin, task: Task, run_params: str, atoms: dict) -> dict[str, Any]:
         "verifier": json.dumps(task.verifier, sort_keys=True),
         "status": task.status, "seed": task.seed, "run": task.run, "run_params": run_params,
         "created_at": task.created_at, "generator_version": task.generator_version,
-        "data_source": getattr(plugin, "data_source", ""),
+        "data_source": plugin.data_source,
         "data_revision": "sha256:" + hashlib.sha256(content.encode()).hexdigest(),
     }
     export_row = getattr(plugin, "export_row", None)

@@ -26,6 +26,7 @@ from typing import Any
 
 import pandas as pd
 
+from . import jsonl
 from .admission import now
 from .domain import get_domain
 from .errors import InfraError, InputError, UsageError
@@ -60,16 +61,10 @@ class GradeReport:
 
 
 def read_predictions(path: Path) -> list[Prediction]:
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as e:
-        raise InputError(str(path), None, f"cannot read: {e.strerror}") from None
     out: list[Prediction] = []
     first: dict[str, int] = {}
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        prediction = _prediction(line, number, lambda reason: InputError(str(path), number, reason))
+    for number, row in jsonl.objects(path):
+        prediction = _prediction(row, number, lambda reason: InputError(str(path), number, reason))
         if prediction.task in first:
             raise InputError(str(path), number,
                              f"task {prediction.task!r} again (first on line {first[prediction.task]})")
@@ -80,13 +75,7 @@ def read_predictions(path: Path) -> list[Prediction]:
     return out
 
 
-def _prediction(line: str, number: int, bad: Callable[[str], InputError]) -> Prediction:
-    try:
-        row = json.loads(line)
-    except json.JSONDecodeError as e:
-        raise bad(f"not valid JSON ({e.msg})") from None
-    if not isinstance(row, dict):
-        raise bad("not a JSON object")
+def _prediction(row: dict, number: int, bad: Callable[[str], InputError]) -> Prediction:
     task = _field(row, ("task_id", "instance_id"), bad)
     if not isinstance(task, str) or not task:
         raise bad("needs a task id: `task_id` (or `instance_id`) as a non-empty string")

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import ast
 import copy
-import json
 import random
 import symtable
 import warnings
@@ -41,6 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from codewalk import jsonl
 from codewalk.domains import complexity_growth as growth
 from codewalk.domains import complexity_run as run
 from codewalk.errors import InfraError, InputError
@@ -59,20 +59,8 @@ class Program:
 
 def read(path: Path) -> list[Program]:
     """Every record of python_test.jsonl; InputError names a malformed line."""
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except OSError as e:
-        raise InputError(str(path), None, f"cannot read: {e.strerror}") from None
     programs: dict[str, Program] = {}
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise InputError(str(path), number, f"not valid JSON ({e.msg})") from None
-        if not isinstance(record, dict):
-            raise InputError(str(path), number, "not a JSON object")
+    for number, record in jsonl.objects(path):
         missing = [key for key in ("id", "src", "complexity") if key not in record]
         if missing:
             raise InputError(str(path), number, f"missing field(s): {', '.join(missing)}")

@@ -9,11 +9,11 @@ demo domain then runs every atom for real and keeps only the verified ones.
 from __future__ import annotations
 
 import ast
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from codewalk import jsonl
 from codewalk.errors import InputError
 from codewalk.records import Atom
 
@@ -26,15 +26,9 @@ Bad = Callable[[str], InputError]  # makes the error for the record's line from 
 
 def read(path: Path) -> list[Atom]:
     """All records of a catalogue as (not yet verified) atoms; InputError names a malformed line."""
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except OSError as e:
-        raise InputError(str(path), None, f"cannot read: {e.strerror}") from None
     atoms: dict[str, Atom] = {}
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        record = _record(line, lambda reason: InputError(str(path), number, reason))
+    for number, record in jsonl.objects(path):
+        _check(record, lambda reason: InputError(str(path), number, reason))
         name = record["name"]
         if f"demo/{name}" in atoms:
             raise InputError(str(path), number, f"duplicate atom name {name!r}")
@@ -47,13 +41,7 @@ def read(path: Path) -> list[Atom]:
     return list(atoms.values())
 
 
-def _record(line: str, bad: Bad) -> dict[str, Any]:
-    try:
-        record = json.loads(line)
-    except json.JSONDecodeError as e:
-        raise bad(f"not valid JSON ({e.msg})") from None
-    if not isinstance(record, dict):
-        raise bad("not a JSON object")
+def _check(record: dict[str, Any], bad: Bad) -> None:
     missing = [key for key in FIELDS if key not in record]
     if missing:
         raise bad(f"missing field(s): {', '.join(missing)}")

@@ -14,7 +14,6 @@ named owner__name (SWE-bench's convention); without it the repository is cloned 
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from codewalk import jsonl
 from codewalk.domains.repair_patch import parse_patch, patch_files
 from codewalk.errors import InputError
 
@@ -88,23 +88,14 @@ def _rows(path: Path) -> list[tuple[int | str, Any]]:
             raise InputError(str(path), None, f"cannot read Parquet: {e}") from None
         return [(f"row {i}", _plain(record)) for i, record in enumerate(frame.to_dict("records"))]
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise InputError(str(path), None, f"cannot read: {e}") from None
-    if text.lstrip().startswith("["):
-        try:
-            rows = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise InputError(str(path), e.lineno, f"not valid JSON ({e.msg})") from None
+        with path.open("rb") as f:
+            array = f.read(4096).lstrip().startswith(b"[")
+    except OSError as e:
+        raise InputError(str(path), None, f"cannot read: {e.strerror}") from None
+    if array:
+        rows = jsonl.parse(path.read_bytes(), lambda reason: InputError(str(path), None, reason))
         return [(f"row {i}", row) for i, row in enumerate(rows)]
-    out: list[tuple[int | str, Any]] = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if line.strip():
-            try:
-                out.append((number, json.loads(line)))
-            except json.JSONDecodeError as e:
-                raise InputError(str(path), number, f"not valid JSON ({e.msg})") from None
-    return out
+    return list(jsonl.values(path))
 
 
 def _plain(value: Any) -> Any:
@@ -155,10 +146,7 @@ def _instance(raw: Any, where: int | str, bad: Bad) -> Instance:
 
 def _tests(value: Any, key: str, bad: Bad) -> list[str]:
     if isinstance(value, str):  # the public datasets store the list as a JSON string
-        try:
-            value = json.loads(value)
-        except json.JSONDecodeError:
-            raise bad(f"{key} is a string but not a JSON list") from None
+        value = jsonl.parse(value, lambda reason: bad(f"{key} is a string but not a JSON list: {reason}"))
     if not (isinstance(value, list) and all(isinstance(t, str) and t for t in value)):
         raise bad(f"{key} must be a list of test ids")
     return list(dict.fromkeys(value))
@@ -166,7 +154,10 @@ def _tests(value: Any, key: str, bad: Bad) -> list[str]:
 
 def _date(value: Any, bad: Bad) -> str:
     if isinstance(value, (int, float)):  # epoch milliseconds, as pandas writes timestamps to JSON
-        stamp = datetime.fromtimestamp(value / 1000, UTC)
+        try:
+            stamp = datetime.fromtimestamp(value / 1000, UTC)
+        except (OverflowError, OSError, ValueError):
+            raise bad(f"created_at {value!r} is not a usable timestamp") from None
     elif isinstance(value, str):
         try:
             stamp = datetime.fromisoformat(value.strip())
@@ -185,10 +176,7 @@ def _install_config(value: Any, bad: Bad) -> dict[str, Any] | None:
     if value in (None, "", {}):
         return None
     if isinstance(value, str):
-        try:
-            value = json.loads(value)
-        except json.JSONDecodeError:
-            raise bad("install_config is a string but not a JSON object") from None
+        value = jsonl.parse(value, lambda why: bad(f"install_config is a string but not a JSON object: {why}"))
     if not isinstance(value, dict):
         raise bad("install_config must be an object")
     return value

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 import sys
+from importlib.metadata import entry_points
 
 import pyarrow.parquet as pq
 import pytest
 
 from codewalk.admission import walk_and_admit
 from codewalk.cli import main
-from codewalk.domain import register
+from codewalk.domain import get_domain, register
 from codewalk.errors import StoreError, UsageError
 from codewalk.export import export_tasks
 from codewalk.loading import load
@@ -155,3 +156,10 @@ def test_cli_export_prints_the_counts_and_exits_2_on_an_empty_selection(capsys, 
     code, _, err = cw("tasks", "export", "--domain", "demo", "--level", "9",
                       "--out", str(tmp_path / "n.jsonl"))
     assert code == 2 and "nothing to export" in err
+
+
+def test_every_installed_domain_says_where_its_atoms_come_from():
+    """Exported tasks carry `data_source`; a domain without one would export rows nobody can trace."""
+    installed = [ep.name for ep in entry_points(group="codewalk.domains")]
+    assert "demo" in installed
+    assert [name for name in installed if not get_domain(name).data_source] == []

@@ -3,11 +3,13 @@ Each test checks that nothing is lost, half-written or duplicated."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import sys
 import time
+import urllib.request
 
 import pytest
 
@@ -50,6 +52,9 @@ def test_neo4j_killed_mid_walk_fails_fast_and_a_rerun_completes_without_duplicat
             raise
         pytest.skip(f"cannot start a second Neo4j: {e}")
     try:
+        # Browser connects where discovery points: the ports this server was given, not the defaults
+        with urllib.request.urlopen(f"http://127.0.0.1:{http}/", timeout=10) as r:
+            assert json.load(r)["bolt_direct"] == f"bolt://127.0.0.1:{bolt}"
         load = _cw(info.bolt_uri, "load", "demo", _demo_catalogue())
         assert load.wait(120) == 0, load.stderr.read()
         walk = _cw(info.bolt_uri, "walk", "--n", "2", "--count", "10", "--seed", "1")

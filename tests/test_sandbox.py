@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 import json
+import os
+import socket
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
+from codewalk import sandbox
 from codewalk.errors import InfraError
 from codewalk.sandbox import run, workdir
+
+# Network, filesystem and PID isolation need bubblewrap; CI installs it, so there its absence fails.
+needs_isolation = pytest.mark.skipif(not sandbox._bwrap_works() and not os.environ.get("CI"),
+                                     reason=f"this machine gives: {sandbox.isolation()}")
 
 PY = sys.executable
 
@@ -52,16 +60,106 @@ def test_infinite_loop_times_out_within_a_second_of_the_timeout():
     assert 1 <= done.duration < 2
 
 
+# Without isolation the process group is what gets killed; the pids printed are then the host's.
 def test_grandchild_ignoring_sigterm_is_dead_after_a_timeout():
-    done = python(SPAWN_STUBBORN_GRANDCHILD + "import time; time.sleep(60)", timeout=2)
+    done = python(SPAWN_STUBBORN_GRANDCHILD + "import time; time.sleep(60)", timeout=2, isolate=False)
     assert done.timed_out
     assert is_dead(int(done.stdout))
 
 
 def test_grandchild_left_behind_by_a_normal_exit_is_killed_too():
-    done = python(SPAWN_STUBBORN_GRANDCHILD)
+    done = python(SPAWN_STUBBORN_GRANDCHILD, isolate=False)
     assert not done.timed_out and done.returncode == 0
     assert is_dead(int(done.stdout))
+
+
+# A grandchild that leaves the process group (setsid), ignores SIGTERM and touches a heartbeat file.
+SPAWN_ESCAPING_GRANDCHILD = """
+import subprocess, sys
+beat = sys.argv[1]
+subprocess.Popen([sys.executable, "-c", "import pathlib, signal, sys, time; "
+    "signal.signal(signal.SIGTERM, signal.SIG_IGN)\\nwhile True: pathlib.Path(sys.argv[1]).touch(); time.sleep(0.05)",
+    beat], start_new_session=True)
+"""
+
+
+def beating(beat: Path, within: float = 1.0) -> bool:
+    before = beat.stat().st_mtime_ns
+    time.sleep(within)
+    return beat.stat().st_mtime_ns != before
+
+
+@needs_isolation
+def test_a_grandchild_that_escapes_the_process_group_dies_with_the_isolated_run():
+    with workdir() as cwd, tempfile.TemporaryDirectory(dir="/var/tmp") as shared:
+        beat = Path(shared) / "beat"
+        done = run([PY, "-c", SPAWN_ESCAPING_GRANDCHILD + "import time; time.sleep(1)", str(beat)], cwd=cwd,
+                   timeout=10, writable=[Path(shared)])
+        assert done.returncode == 0, done.stderr
+        assert beat.exists()  # it did run
+        time.sleep(0.3)
+        assert not beating(beat)
+
+
+@needs_isolation
+def test_an_isolated_run_cannot_reach_a_port_on_the_host():
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        port = server.getsockname()[1]
+        connect = f"import socket; socket.create_connection(('127.0.0.1', {port}), timeout=3); print('in')"
+        assert python(connect, isolate=False).stdout.strip() == "in"  # the probe itself works
+        done = python(connect)
+    assert done.returncode != 0 and "in" not in done.stdout
+    assert "Error" in done.stderr
+
+
+@needs_isolation
+def test_an_isolated_run_cannot_write_outside_its_work_directory():
+    with tempfile.TemporaryDirectory(dir="/var/tmp") as outside:
+        target = Path(outside) / "escaped.txt"
+        done = python(f"open({str(target)!r}, 'w').write('x')")
+        assert done.returncode != 0 and "Read-only file system" in done.stderr
+        assert not target.exists()
+        allowed = python(f"open({str(target)!r}, 'w').write('x')", writable=[Path(outside)])
+        assert allowed.returncode == 0 and target.read_text() == "x"
+
+
+@needs_isolation
+def test_an_isolated_run_has_its_own_private_tmp():
+    marker = Path(tempfile.mkstemp(prefix="codewalk-host-")[1])
+    try:
+        done = python(f"import os; print(os.path.exists({str(marker)!r}))")
+        assert done.stdout.strip() == "False"
+    finally:
+        marker.unlink()
+
+
+FORK_BOMB = """
+import os, time
+made = 0
+try:
+    for _ in range(3000):  # bounded, so a machine without any cap survives the test
+        if os.fork() == 0:
+            time.sleep(30)
+            os._exit(0)
+        made += 1
+except OSError:
+    pass
+print(made, flush=True)
+"""
+
+
+def test_a_fork_bomb_is_capped_and_the_next_run_is_unaffected():
+    if "no process cap" in sandbox.isolation():
+        if os.environ.get("CI"):
+            pytest.fail(f"CI needs a process cap: {sandbox.isolation()}")
+        pytest.skip(sandbox.isolation())
+    done = python(FORK_BOMB, timeout=20, max_procs=64)
+    assert not done.timed_out
+    assert int(done.stdout) < 64
+    again = python("print('fine')")
+    assert again.returncode == 0 and again.stdout == "fine\n"
 
 
 def test_memory_hog_gets_memory_error_and_a_nonzero_exit():
@@ -90,8 +188,8 @@ def test_environment_holds_only_path_home_lang_and_what_the_caller_passes(monkey
                    env={"EXTRA": "1"})
     env = json.loads(done.stdout)
     assert "CODEWALK_SECRET" not in env and "hunter2" not in done.stdout
-    # LC_CTYPE may be added by the child Python's own locale coercion
-    assert set(env) - {"LC_CTYPE"} == {"PATH", "HOME", "LANG", "EXTRA"}
+    # LC_CTYPE may be added by the child Python's own locale coercion, PWD by bubblewrap
+    assert set(env) - {"LC_CTYPE", "PWD"} == {"PATH", "HOME", "LANG", "EXTRA"}
     assert env["HOME"] == str(cwd)
 
 
@@ -114,5 +212,11 @@ def test_a_command_that_cannot_start_is_an_infra_error():
 
 
 def test_the_child_leads_its_own_session():
-    done = python("import os; print(os.getsid(0) == os.getpid())")
+    done = python("import os; print(os.getsid(0) == os.getpid())", isolate=False)
     assert done.stdout.strip() == "True"
+
+
+def test_ci_machines_isolate_untrusted_code():
+    if not os.environ.get("CI"):
+        pytest.skip("checked where CI installs bubblewrap")
+    assert sandbox._bwrap_works(), sandbox.isolation()

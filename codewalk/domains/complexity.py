@@ -68,6 +68,7 @@ class ComplexityDomain(Domain):
     name = "complexity"
     relation = "FEEDS"
     composer_version = "complexity-1"
+    data_source = "CodeComplex (Baik et al., arXiv:2401.08719), sybaik1/CodeComplex@75ec12fc, Python test split"
     description = "CodeComplex programs as typed functions chained by type; predict the complexity class."
 
     # -- source -> atoms -> edges ------------------------------------------------------------------

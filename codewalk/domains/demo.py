@@ -147,6 +147,7 @@ class DemoDomain(Domain):
     name = "demo"
     relation = "FEEDS"
     composer_version = "demo-1"
+    data_source = "codewalk's built-in demo catalogue (loaders/demo_atoms.jsonl, MIT)"
     description = "Chains of tiny typed Python functions with one seeded bug each; graded by running them."
     timeout = 10.0  # seconds for each sandboxed interpreter
 

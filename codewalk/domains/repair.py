@@ -41,6 +41,7 @@ class RepairDomain(Domain):
     name = "repair"
     relation = "SHARES_FILE"
     composer_version = "repair-1"
+    data_source = "SWE-bench / SWE-rebench instance rows and the repositories they name"
     description = "Bug instances of a repository whose gold patches share a file, present together at c*."
     test_timeout = 900.0  # seconds for one run of the tests
     memory_mb = 4096  # address-space limit of a test run

@@ -111,7 +111,7 @@ def find_python(version: str) -> tuple[str, str, str]:
         # pyenv shims and broken links fail here; the interpreter reports its own real path.
         probe = "import platform, sys; print(platform.python_version(), sys.executable)"
         with sandbox.workdir() as scratch:
-            done = sandbox.run([exe, "-c", probe], cwd=scratch, timeout=30)
+            done = sandbox.run([exe, "-c", probe], cwd=scratch, timeout=30, isolate=False)
         parts = done.stdout.split()
         if done.returncode == 0 and len(parts) == 2 and _matches(parts[0], version):
             return parts[1], parts[0], ""
@@ -180,7 +180,8 @@ class Envs:
         return env
 
     def _step(self, cmd: list[str], cwd: Path, what: str, venv: Path) -> None:
-        done = sandbox.run(cmd, cwd=cwd, timeout=self.timeout, memory_mb=16384, max_file_mb=1 << 16,
+        # Building the environment needs the network and writes the venv: our own step, not isolated.
+        done = sandbox.run(cmd, cwd=cwd, timeout=self.timeout, memory_mb=16384, max_file_mb=1 << 16, isolate=False,
                            env={**network_env(), **_venv_env(venv), "PIP_CACHE_DIR": str(self.pip_cache)})
         if done.timed_out or done.returncode != 0:
             why = f"timed out after {self.timeout:g}s" if done.timed_out else f"exited {done.returncode}"
@@ -214,7 +215,7 @@ def run_tests(env: Env, tree: Worktree, tests: list[str], test_cmd: str, timeout
                    + " ".join(shlex.quote(f) for f in present))
         paths = [str(tree.path)] + ([str(tree.path / "src")] if (tree.path / "src").is_dir() else [])
         done = sandbox.run(["bash", "-c", command], cwd=tree.path, timeout=timeout, memory_mb=memory_mb,
-                           max_file_mb=256, env={**_venv_env(env.path), "PYTHONPATH": os.pathsep.join(paths),
+                           max_file_mb=256, writable=[scratch], env={**_venv_env(env.path), "PYTHONPATH": os.pathsep.join(paths),
                                                  "HOME": str(scratch), "TMPDIR": str(scratch),
                                                  "PYTHONDONTWRITEBYTECODE": "1"})
         if done.timed_out:

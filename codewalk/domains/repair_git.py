@@ -44,8 +44,9 @@ def git(args: list[str], cwd: Path, *, timeout: float = 600.0, env: dict[str, st
     # No global or system configuration: the sandbox's HOME is the working directory, and a repository
     # must not be able to configure git (core.fsmonitor runs commands) by shipping a .gitconfig.
     quiet = {"GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+    # Not isolated: git fetches and writes outside cwd (object stores, worktrees); hooks are off above.
     done = sandbox.run(["git", *NO_HOOKS, *args], cwd=cwd, timeout=timeout, stdin=stdin, memory_mb=BIG_MB,
-                       max_file_mb=BIG_MB, env={**quiet, **(env or {})})
+                       max_file_mb=BIG_MB, isolate=False, env={**quiet, **(env or {})})
     if done.timed_out:
         raise InfraError(f"git {args[0]} timed out after {timeout:g}s")
     if check and done.returncode != 0:

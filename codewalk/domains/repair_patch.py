@@ -152,7 +152,7 @@ def _git_header_paths(rest: str) -> tuple[str | None, str | None]:
         new = _unquote(tail.strip())
     else:
         half = (len(rest) - 1) // 2  # 'a/X b/X' with X == X: split in the middle
-        if rest[half] == " " and rest[:half][2:] == rest[half + 1:][2:]:
+        if half >= 0 and rest[half] == " " and rest[:half][2:] == rest[half + 1:][2:]:
             old, new = rest[:half], rest[half + 1:]
         else:
             old, _, new = rest.partition(" b/")

@@ -84,8 +84,12 @@ public final class Neo4jLauncher {
                 .withConfig(GraphDatabaseSettings.default_advertised_address, new SocketAddress(host))
                 .withConfig(BoltConnector.enabled, true)
                 .withConfig(BoltConnector.listen_address, new SocketAddress(host, boltPort))
+                // Advertise the ports actually used: Browser connects to what discovery advertises,
+                // and the defaults (7687/7474) would point it at another server.
+                .withConfig(BoltConnector.advertised_address, new SocketAddress(host, boltPort))
                 .withConfig(HttpConnector.enabled, true)
                 .withConfig(HttpConnector.listen_address, new SocketAddress(host, httpPort))
+                .withConfig(HttpConnector.advertised_address, new SocketAddress(host, httpPort))
                 .withConfig(HttpsConnector.enabled, false)
                 // Netty's graceful-shutdown quiet period (default 5 s per event loop group) made a
                 // SIGTERM take ~12 s; a local single-user server has nothing to drain.
