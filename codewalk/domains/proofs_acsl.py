@@ -1,0 +1,515 @@
+"""The Frama-C/WP backend of the proof-completion domain: ACSL-annotated C (ACSL by Example).
+
+A chain passes either an array (pointer + length: the region a function wrote) or a scalar return value
+from one function to the next. The composite is one C file:
+- the logic files and callee headers the components include (callees keep their contracts: auxiliaries);
+- step predicates `step<i>{Before,After}(params.., r)`: S_i, each component's original postcondition
+  (its `ensures` and its behaviors' `assumes ==> ensures`) over the states before and after the call;
+- the components renamed f<i>_<name>, each with its contract and body;
+- `chain_driver`, which calls them in turn and asserts `step<i>{L<i>,Here}(...)` right after each call,
+  on the actual values and memory states.
+ACSL function contracts see only the Pre and Post states, while an array's intermediate states exist only
+at C labels inside the driver; so the driver states S_i as those labelled asserts (the paper's
+existential, with the actual intermediates as witnesses) and has no `ensures` of its own.
+The task strips component `ensures`, behaviors and every annotation inside component bodies (loop
+invariants, loop assigns, loop variants, asserts, ghost code); it keeps code, `requires`, `assigns`,
+`terminates`, `exits`, the step predicates and the driver. The reference restores the originals.
+V_G runs `frama-c -wp -wp-rte` with Z3 and cvc5 on the component functions and the driver.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from codewalk import sandbox
+from codewalk.domain import Rejected
+from codewalk.errors import InfraError, UsageError
+from codewalk.loaders.acsl import (
+    clause_body,
+    contract_clauses,
+    function_definition,
+    strip_annotations,
+)
+from codewalk.records import Atom, Check, Composite
+
+from . import proofs_cache
+
+log = logging.getLogger(__name__)
+
+# Provers stop at a step budget (z3 rlimit, cvc5 --rlimit), not at a wall-clock limit, so a verdict does not
+# depend on how busy the machine is: with 2-5 s timeouts, goals of proved references failed under load.
+# The timeout only guards against a prover that ignores its budget.
+WP_STEPS = 200_000  # per goal and prover
+WP_TIMEOUT = 60  # seconds per goal and prover
+RUN_TIMEOUT = 900.0  # seconds for one whole frama-c run
+BANNED = ("admit", "axiom", "axiomatic", "lemma")  # annotations that assume instead of prove
+FRAME = ("requires", "assigns", "terminates", "exits")  # contract clauses a candidate must keep as given
+HEADER = (
+    "/* Proof completion. Add the annotations (function contracts' ensures, loop invariants, loop\n"
+    "   assigns, loop variants, asserts) that make `frama-c -wp -wp-rte` prove every goal of the\n"
+    "   functions below and of chain_driver, whose asserts state each step's specification. Do not\n"
+    "   change the code, the requires/assigns/terminates/exits clauses, the step predicates or the\n"
+    "   driver; admit, axioms and lemmas are not accepted (predicate and logic definitions are). */"
+)
+
+# Why3 1.5.1 predates cvc5; this entry lets it drive cvc5 1.0.3 through the CVC4 1.6+ SMT-LIB driver.
+CVC5_PROVER = """
+[prover]
+name = "CVC5"
+version = "1.0.3"
+shortcut = "cvc5"
+driver = "cvc4_16"
+command = "cvc5 --tlimit-per=%t000 --lang=smt2 %f"
+command_steps = "cvc5 --rlimit=%S --lang=smt2 %f"
+in_place = false
+interactive = false
+"""
+
+
+# -- relation ------------------------------------------------------------------------------------
+def output_key(p: dict[str, Any]) -> str:
+    return "array" if p["output"]["kind"] == "array" else p["output"]["type"]
+
+
+def inputs(p: dict[str, Any]) -> list[tuple[int, str]]:
+    """(argument index, type key) where a chained value can enter this function as a later chain member.
+
+    An array can enter at a pointer parameter p of length L when every other pointer is the function's own
+    output buffer of that same length (copy(a, n, b)); a scalar can enter a function whose parameters are
+    all scalars. Every other argument becomes a driver input, so it must be a scalar.
+    """
+    params, lengths, out = p["params"], p["lengths"], p["output"]
+    pointers = [name for ctype, name in params if ctype.endswith("*")]
+    found = []
+    for k, (ctype, name) in enumerate(params):
+        if ctype.endswith("*"):
+            buffers = [q for q in pointers if q != name]
+            if all(out["kind"] == "array" and out["ptr"] == q and lengths[q] == lengths[name] for q in buffers):
+                found.append((k, "array"))
+        elif not pointers:
+            found.append((k, ctype))
+    return found
+
+
+def connect(src: Atom, dst: Atom) -> int | None:
+    """The argument of dst that receives src's output, or None when src cannot feed dst."""
+    want = output_key(src.payload)
+    return next((k for k, key in inputs(dst.payload) if key == want), None)
+
+
+# -- composition ---------------------------------------------------------------------------------
+@dataclass
+class _Step:
+    atom: Atom
+    fname: str  # renamed function
+    args: list[str]  # driver expressions passed to the function, one per parameter
+    result: str | None  # driver variable holding the return value
+
+
+def compose(atoms: Sequence[Atom]) -> Composite:
+    if len({a.payload["root"] for a in atoms}) != 1:
+        raise Rejected("mixed_sources", "the atoms come from different ACSL by Example folders")
+    steps, driver_params, driver_requires = _plan(atoms)
+    includes = list(dict.fromkeys(["typedefs.h"] + [f for a in atoms for f in a.payload["includes"]]))
+    head = "\n".join(f'#include "{f}"' for f in includes)
+    predicates = "\n\n".join(_step_predicate(i, s) for i, s in enumerate(steps, 1))
+    driver = _driver(steps, driver_params, driver_requires)
+    components = [(s.fname, _contract(s.atom, stripped=False), _definition(s, stripped=False)) for s in steps]
+    tasks = [(s.fname, _contract(s.atom, stripped=True), _definition(s, stripped=True)) for s in steps]
+    root = Path(atoms[0].payload["root"])
+    verifier = {
+        "backend": "acsl",
+        # callee headers live in the other example folders
+        "include": [str(root), str(root / "Logic")]
+        + sorted(str(d) for d in root.iterdir() if d.is_dir() and d.name != "Logic"),
+        "head": head, "predicates": predicates, "driver": driver,
+        "components": [{"name": name, "contract": c, "code": strip_annotations(d)} for name, c, d in tasks],
+        "functions": [s.fname for s in steps] + ["chain_driver"],
+    }
+    return Composite(
+        prompt=_file(HEADER + "\n\n" + head, predicates, tasks, driver),
+        reference=_file(head, predicates, components, driver),
+        verifier=verifier,
+    )
+
+
+def _plan(atoms: Sequence[Atom]) -> tuple[list[_Step], list[str], list[str]]:
+    """The driver's calls: which driver expression goes to each argument, and its parameters and requires."""
+    first = atoms[0].payload
+    params = [f"{ctype} {name}" for ctype, name in first["params"]]
+    requires = [clause_body(t) for kind, t in contract_clauses(first["contract"]) if kind == "requires"]
+    regions = [(name, first["lengths"][name]) for ctype, name in first["params"] if ctype.endswith("*")]
+    steps = [_Step(atoms[0], f"f1_{first['name']}", [name for _, name in first["params"]],
+                   "x1" if first["ret"] != "void" else None)]
+    value = _value(steps[0])
+    for i, atom in enumerate(atoms[1:], 2):
+        p = atom.payload
+        k = connect(atoms[i - 2], atom)
+        if k is None:
+            raise Rejected("not_chainable", f"{atoms[i - 2].id} cannot feed {atom.id}")
+        chained = p["params"][k][1]
+        rename: dict[str, str] = {}
+        args = []
+        if value[0] == "array":
+            ptr, length = value[1], value[2]
+            rename[chained], rename[p["lengths"][chained]] = ptr, length
+            for ctype, name in p["params"]:
+                if ctype.endswith("*") and name != chained:  # the function's output buffer: the driver's
+                    buffer = f"{name}_{i}"
+                    params.append(f"value_type* {buffer}")
+                    requires.append(f"\\valid({buffer} + (0..{length}-1))")
+                    requires += [f"\\separated({buffer} + (0..{length}-1), {q} + (0..{n}-1))"
+                                 for q, n in regions]
+                    regions.append((buffer, length))
+                    rename[name] = buffer
+        else:
+            rename[chained] = value[1]
+        for ctype, name in p["params"]:
+            if name not in rename:  # a scalar the driver takes as input
+                rename[name] = f"{name}_{i}"
+                params.append(f"{ctype} {rename[name]}")
+            args.append(rename[name])
+        free = {n for n, v in rename.items() if v.endswith(f"_{i}")}
+        for kind, text in contract_clauses(p["contract"]):
+            # Later preconditions on the driver's own inputs are collected; those on the chained value must
+            # follow from the upstream contracts, so the driver does not assume them.
+            if kind == "requires" and set(re.findall(r"\b\w+\b", clause_body(text))) & set(rename) <= free:
+                requires.append(_subst(clause_body(text), rename))
+        steps.append(_Step(atom, f"f{i}_{p['name']}", args, f"x{i}" if p["ret"] != "void" else None))
+        value = _value(steps[-1])
+    names = [prm.rsplit(" ", 1)[1] for prm in params]
+    if len(set(names)) != len(names):
+        raise Rejected("name_clash", f"driver parameters collide: {names}")
+    return steps, params, list(dict.fromkeys(requires))
+
+
+def _value(step: _Step) -> tuple[str, ...]:
+    """What a step passes on: ("array", pointer expr, length expr) or ("scalar", variable)."""
+    out, names = step.atom.payload["output"], [n for _, n in step.atom.payload["params"]]
+    if out["kind"] == "array":
+        return ("array", step.args[names.index(out["ptr"])], step.args[names.index(out["len"])])
+    return ("scalar", step.result or "")
+
+
+def _subst(text: str, rename: dict[str, str]) -> str:
+    if not rename:
+        return text
+    names = "|".join(map(re.escape, sorted(rename, key=len, reverse=True)))
+    pattern = re.compile(rf"(?<![\w.>])({names})\b")
+    return pattern.sub(lambda m: rename[m[1]], text)
+
+
+def _result_name(p: dict[str, Any]) -> str:
+    names = {n for _, n in p["params"]}
+    return next(r for r in ("r", "res", "result_") if r not in names)
+
+
+def _step_predicate(i: int, step: _Step) -> str:
+    """S_i as a predicate over the states Before and After the call: the component's postcondition."""
+    p = step.atom.payload
+    r = _result_name(p)
+    params = [f"{ctype.replace('const ', '')} {name}" for ctype, name in p["params"]]
+    if p["ret"] != "void":  # also for an array output: remove_copy's count, partial_sum's n
+        params.append(f"{'int' if p['ret'] == 'bool' else p['ret']} {r}")
+    parts, behavior, assumes, ensures = [], None, "", []
+
+    def close() -> None:
+        if behavior is not None and ensures:
+            condition = assumes or "\\true"
+            parts.append(f"(\\at({condition}, Before) ==> ({' && '.join(ensures)}))")
+
+    for kind, text in contract_clauses(p["contract"]):
+        if kind == "behavior":
+            close()
+            behavior, assumes, ensures = text, "", []
+        elif kind == "assumes":
+            assumes = f"({_post(text, r)})" if not assumes else f"{assumes} && ({_post(text, r)})"
+        elif kind == "ensures":
+            (ensures if behavior is not None else parts).append(f"({_post(clause_body(text), r)})")
+    close()
+    body = "\n      && ".join(parts)
+    return (f"/*@ predicate step{i}{{Before, After}}({', '.join(params)}) =\n"
+            f"      \\at({body},\n      After);\n*/")
+
+
+def _post(text: str, result: str) -> str:
+    """A contract formula as a two-state predicate body: \\old(e) -> \\at(e, Before), labels renamed."""
+    text = re.sub(r"\b(Old|Pre)\b", "Before", text)
+    text = re.sub(r"\b(Here|Post)\b", "After", text)
+    text = text.replace("\\result", result)
+    while (start := text.find("\\old(")) >= 0:
+        end = _close_paren(text, start + 4)
+        text = f"{text[:start]}\\at({text[start + 5:end]}, Before){text[end + 1:]}"
+    return text
+
+
+def _close_paren(text: str, open_at: int) -> int:
+    depth = 0
+    for j in range(open_at, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[j], 0)
+        if depth == 0:
+            return j
+    raise Rejected("unreadable_contract", f"unbalanced parentheses in {text!r}")
+
+
+def _contract(atom: Atom, stripped: bool) -> str:
+    """The original contract, or only its frame (requires, assigns, terminates, exits) for the task."""
+    if not stripped:
+        return f"/*@{atom.payload['contract']}*/"
+    lines = []
+    for kind, text in contract_clauses(atom.payload["contract"]):
+        if kind == "behavior":
+            break  # behaviors are postconditions: everything from the first one on goes
+        if kind in FRAME:
+            lines.append(f"  {kind:<11}{text};")
+    return "/*@\n" + "\n".join(lines) + "\n*/"
+
+
+def _definition(step: _Step, stripped: bool) -> str:
+    text = step.atom.payload["definition"]
+    name = step.atom.payload["name"]
+    text = re.sub(rf"\b{re.escape(name)}(\s*\()", rf"{step.fname}\1", text, count=1)
+    return strip_annotations(text).rstrip("\n") if stripped else text
+
+
+def _driver(steps: list[_Step], params: list[str], requires: list[str]) -> str:
+    contract = "\n".join(f"  requires {r};" for r in requires)
+    signature = f"void chain_driver({', '.join(params) or 'void'})"
+    lines = [f"/*@\n{contract}\n*/" if requires else "", signature, "{"]
+    # C (before C23) cannot label a declaration: the results are declared first, the calls labelled
+    lines += [f"  {s.atom.payload['ret']} {s.result};" for s in steps if s.result]
+    for i, s in enumerate(steps, 1):
+        call = f"{s.fname}({', '.join(s.args)})"
+        lines.append(f"  L{i}: {s.result} = {call};" if s.result else f"  L{i}: {call};")
+        args = s.args + ([s.result] if s.result else [])
+        lines.append(f"  //@ assert S{i}: step{i}{{L{i}, Here}}({', '.join(args)});")
+    lines.append("}")
+    return "\n".join(line for line in lines if line)
+
+
+def _file(head: str, predicates: str, components: list[tuple[str, str, str]], driver: str) -> str:
+    body = "\n\n".join(f"{contract}\n{definition}" for _, contract, definition in components)
+    return f"{head}\n\n{predicates}\n\n{body}\n\n{driver}\n"
+
+
+# -- admission and grading -------------------------------------------------------------------------
+def check_reference(composite: Composite) -> Check:
+    run = verify(composite.reference, composite.verifier)
+    evidence = {"wp": run.summary()}
+    if not run.well_formed:
+        why = f"the reference is not well formed: {run.message}"
+        return Check(False, why, evidence, "reference_ill_formed")
+    if not run.proved:
+        return Check(False, f"the reference does not prove: {run.valid}/{run.total} goals, "
+                     f"unproved {', '.join(run.failed[:5])}", evidence, "reference_fails")
+    return Check(True, f"the reference proves all {run.total} goals", evidence)
+
+
+def check_unsolved(composite: Composite, position: int) -> Check:
+    """Admission (1), as in the paper, on the whole stripped program: well formed, and it must fail.
+
+    One run serves every position (cached); the evidence names the goals of this position's component
+    and of its driver assert that failed.
+    """
+    run = verify(composite.prompt, composite.verifier)
+    i = position + 1
+    mine = [g for g in run.failed
+            if g.startswith((f"f{i}_", f"chain_driver:f{i}_")) or g == f"chain_driver_assert_S{i}"]
+    evidence = {"wp": run.summary(), "failed_here": mine}
+    if not run.well_formed:
+        return Check(False, f"the task is not well formed: {run.message}", evidence, "task_ill_formed")
+    if run.proved:
+        return Check(False, f"the stripped task already proves ({run.total} goals)", evidence, "task_proves")
+    return Check(True, f"the stripped task fails {len(run.failed)}/{run.total} goals "
+                 f"({len(mine)} of them at step {i})", evidence)
+
+
+def grade(composite: Composite, candidate: str) -> Check:
+    """Verify the candidate's components with the original predicates and driver restored."""
+    spec = composite.verifier
+    parts = []
+    for component in spec["components"]:
+        found = _candidate_component(candidate, component["name"])
+        if isinstance(found, str):
+            return Check(False, found, {}, "malformed_candidate")
+        contract, definition = found
+        if why := _refusal(component, contract, definition):
+            return Check(False, why, {}, "bypass")
+        parts.append((component["name"], contract, definition))
+    annotations = " ".join(re.findall(r"/\*@.*?\*/|//@[^\n]*", candidate, re.DOTALL))
+    if banned := [w for w in BANNED if re.search(rf"\b{w}\b", annotations)]:
+        return Check(False, f"the candidate uses {', '.join(banned)}", {}, "bypass")
+    # the candidate's own logic definitions (no axioms or lemmas: refused above) may serve its invariants
+    definitions = [b for b in re.findall(r"/\*@.*?\*/", candidate, re.DOTALL)
+                   if re.match(r"/\*@\s*(predicate|logic)\b", b) and b not in spec["predicates"]]
+    head = "\n\n".join([spec["head"], *definitions])
+    run = verify(_file(head, spec["predicates"], parts, spec["driver"]), spec)
+    evidence = {"wp": run.summary()}
+    if not run.well_formed:
+        return Check(False, f"the candidate is not well formed: {run.message}", evidence, "ill_formed")
+    if not run.proved:
+        unproved = ", ".join(run.failed[:5])
+        return Check(False, f"{run.valid}/{run.total} goals proved; unproved: {unproved}", evidence)
+    return Check(True, f"all {run.total} goals proved with the original step predicates and driver", evidence)
+
+
+def _candidate_component(candidate: str, name: str) -> tuple[str, str] | str:
+    definition = function_definition(candidate, name)
+    if definition is None:
+        return f"the candidate has no definition of {name}()"
+    before = candidate[:candidate.index(definition)].rstrip()
+    if not before.endswith("*/") or "/*@" not in before:
+        return f"{name}() has no contract"
+    start = before.rindex("/*@")
+    return before[start:], definition
+
+
+def _refusal(component: dict[str, Any], contract: str, definition: str) -> str | None:
+    name = component["name"]
+    if _norm(strip_annotations(definition)) != _norm(component["code"]):
+        return f"the code of {name}() was changed"
+    given = [(k, _norm(t)) for k, t in contract_clauses(component["contract"][3:-2]) if k in FRAME]
+    clauses = contract_clauses(contract[3:-2])
+    top, in_behavior = [], False
+    for kind, text in clauses:
+        in_behavior = in_behavior or kind == "behavior"
+        if kind == "requires" and in_behavior:
+            return f"{name}() adds a requires clause in a behavior"
+        if kind in FRAME and not in_behavior:
+            top.append((kind, _norm(text)))
+    if sorted(top) != sorted(given):
+        return f"the requires/assigns/terminates/exits clauses of {name}() were changed"
+    return None
+
+
+def _norm(text: str) -> str:
+    return " ".join(re.sub(r"//[^\n]*", "", text).split())
+
+
+# -- running Frama-C -------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class WPRun:
+    well_formed: bool
+    total: int = 0
+    valid: int = 0
+    failed: list[str] = field(default_factory=list)  # unproved goals: "<function>_<goal>" or "<caller>:<goal>"
+    message: str = ""  # why it is not well formed
+    seconds: float = 0.0
+    cached: bool = False
+
+    @property
+    def proved(self) -> bool:
+        return self.well_formed and self.total > 0 and self.valid == self.total
+
+    def summary(self) -> dict[str, Any]:
+        return {"goals": self.total, "proved": self.valid, "unproved": self.failed[:20],
+                "seconds": round(self.seconds, 2), "cached": self.cached}
+
+
+def verify(text: str, spec: dict[str, Any]) -> WPRun:
+    provers = _provers()
+    command = _command(spec, provers)
+    digest = proofs_cache.key("acsl", text, command, _versions(), spec["include"])
+    result, hit = proofs_cache.cached(digest, lambda: asdict(_run(text, command, spec)))
+    return WPRun(**{**result, "cached": hit})
+
+
+def _command(spec: dict[str, Any], provers: list[str]) -> list[str]:
+    includes = " ".join(f"-I{d}" for d in spec["include"])
+    return ["frama-c", "-pp-annot", "-no-unicode", f"-cpp-extra-args={includes}",
+            "-wp", "-wp-rte", "-warn-unsigned-overflow", "-warn-unsigned-downcast", "-wp-model", "Typed",
+            "-wp-split", "-wp-prover", ",".join(provers), "-wp-steps", str(WP_STEPS), "-wp-timeout", str(WP_TIMEOUT),
+            "-wp-par", "2",
+            "-wp-cache", "none", "-wp-fct", ",".join(spec["functions"]), "-wp-report-json", "report.json",
+            "task.c"]
+
+
+def _run(text: str, command: list[str], spec: dict[str, Any]) -> WPRun:
+    with sandbox.workdir() as cwd:
+        (cwd / "task.c").write_text(text)
+        done = sandbox.run(command, cwd=cwd, timeout=RUN_TIMEOUT, memory_mb=8192,
+                           env={"WHY3CONFIG": str(_why3_config())})
+        if done.timed_out:
+            raise InfraError(f"frama-c timed out after {RUN_TIMEOUT:g}s")
+        output = done.stdout + done.stderr
+        if done.returncode == 1 and "invalid user input" in output:
+            errors = [line for line in output.splitlines() if "rror" in line or "syntax" in line]
+            return WPRun(False, message=" ".join(errors)[-600:] or output[-600:], seconds=done.duration)
+        report = cwd / "report.json"
+        if done.returncode != 0 or not report.exists():
+            raise InfraError(f"frama-c exited with {done.returncode}: {output[-600:]}")
+        data = json.loads(report.read_text())
+    total = valid = 0
+    failed = []
+    for function, goals in data.get("wp:functions", {}).items():
+        for goal, stats in goals.items():
+            if goal == "wp:section":
+                continue
+            main = stats.get("wp:main", {})
+            total += main.get("total", 0)
+            valid += main.get("valid", 0)
+            if main.get("valid", 0) < main.get("total", 0):
+                # a call's precondition is reported under the caller with the callee's name: say both
+                failed.append(goal if goal.startswith(function) else f"{function}:{goal}")
+    expected = {f for f in spec["functions"]}
+    if total == 0 or not expected & set(data.get("wp:functions", {})):
+        raise InfraError(f"frama-c reported no goals for {sorted(expected)}")
+    return WPRun(True, total, valid, sorted(failed), seconds=done.duration)
+
+
+def _require_tools() -> None:
+    missing = [t for t in ("frama-c", "why3", "z3") if not shutil.which(t)]
+    if missing:
+        raise UsageError(
+            f"the ACSL backend needs {', '.join(missing)} on PATH: on Debian 12, "
+            "`apt-get install -y frama-c-base why3 z3 cvc5`"
+        )
+
+
+@cache
+def _provers() -> list[str]:
+    _require_tools()
+    return ["z3", "cvc5"] if shutil.which("cvc5") else ["z3"]
+
+
+@cache
+def _versions() -> tuple[str, ...]:
+    _require_tools()
+    out = []
+    for tool in ("frama-c", "why3", "z3", "cvc5"):
+        if shutil.which(tool):
+            flag = "-version" if tool == "frama-c" else "--version"
+            done = subprocess.run([tool, flag], capture_output=True, text=True, timeout=60, check=False)
+            first = (done.stdout or done.stderr).strip().splitlines()
+            out.append(f"{tool} {first[0] if first else '?'}")
+    return tuple(out)
+
+
+@cache
+def _why3_config() -> Path:
+    """A Why3 configuration of our own (the sandbox has no HOME): detected provers plus cvc5."""
+    path = proofs_cache.cache_dir() / "why3" / ("-".join(_provers()) + ".conf")
+    if path.exists():
+        return path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    env = {"PATH": os.environ.get("PATH", os.defpath), "WHY3CONFIG": str(tmp), "HOME": str(path.parent)}
+    done = subprocess.run(["why3", "config", "detect"], env=env, capture_output=True, text=True, timeout=120,
+                          check=False)
+    if done.returncode != 0 or not tmp.exists():
+        raise InfraError(f"`why3 config detect` failed: {done.stderr[-400:]}")
+    if "cvc5" in _provers():
+        with tmp.open("a") as f:
+            f.write(CVC5_PROVER)
+    tmp.replace(path)
+    return path
