@@ -61,3 +61,31 @@ def test_local_executor_is_the_default_and_one_worker_runs_inline():
     pool, depth = open_executor(None, 1)
     assert depth == 1 and pool.submit(sum, [1, 2]).result() == 3
     pool.shutdown()
+
+
+def test_cw_walk_executor_flag_runs_admission_on_the_dask_cluster(dask_address, capsys, tmp_path):
+    """`cw walk --executor dask://HOST:PORT` admits what `cw walk` admits with the local pool."""
+    import json
+
+    from tests.test_cli import cw
+
+    out = {}
+    for name, extra in (("local", []), ("dask", ["--executor", dask_address])):
+        path = str(tmp_path / f"{name}.lbug")
+        with open_store(path) as s:
+            _ring(s, n=12, flags=FLAGS)
+        code, text, err = cw(capsys, "--store", path, "walk", "--domain", "toychain", "--n", "3", "--count", "5",
+                             "--seed", "4", "--max-attempts", "30", "--workers", "2", "--json", *extra)
+        assert code == 0, err
+        out[name] = json.loads(text)
+    assert out["dask"]["admitted_ids"] == out["local"]["admitted_ids"] and out["local"]["admitted"] == 5
+
+
+def test_cw_walk_rejects_an_unknown_executor(capsys, tmp_path):
+    from tests.test_cli import cw
+
+    path = str(tmp_path / "g.lbug")
+    with open_store(path) as s:
+        _ring(s, n=6, flags={})
+    code, _, err = cw(capsys, "--store", path, "walk", "--domain", "toychain", "--n", "2", "--executor", "spark://x")
+    assert code == 2 and "unknown executor 'spark://x'" in err
