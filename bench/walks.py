@@ -447,6 +447,7 @@ def plot(results: list[dict], stores: list[str], path: Path) -> None:
             series(steps, lambda r, s=s, v=variant: r[s][f"walk_repair_{v}"]["N10"]["ms_per_step"], style,
                    f"{s} {name}")
         series(load, lambda r, s=s: r[s]["load"]["repair"]["load_s"], "-o", f"{s} write_graph")
+        series(load, lambda r, s=s: r[s]["copyload"]["repair"]["copy_s"], "-s", f"{s} COPY from Parquet (engine path)")
         series(load, lambda r, s=s: (r["atoms"] + r["gen"]["repair"]["edges"]) / r[s]["rowload"]["rows_per_s"],
                ":^", f"{s} (c) one query per row (extrapolated)")
         series(mem, lambda r, s=s: r[s]["walk_repair_fast"]["rss_mb"], "-o", f"{s} frontier walk")
