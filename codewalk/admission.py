@@ -14,7 +14,7 @@ import time
 import uuid
 from collections import Counter, deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from itertools import islice
@@ -23,6 +23,7 @@ from typing import Any
 from . import __version__
 from .domain import Domain, Rejected, get_domain
 from .errors import InfraError, StoreUnavailable, UsageError
+from .executors import open_executor
 from .records import Atom, Composite, Run, Task, task_id
 from .store import GraphStore
 from .walk import Walker
@@ -96,15 +97,6 @@ def _evaluate_in_worker(domain_name: str, atoms: list[Atom]) -> Verdict:
     return evaluate(get_domain(domain_name), atoms)
 
 
-class _Inline(Executor):
-    """--workers 1: run in this process, lazily, so Ctrl-C stops between attempts."""
-
-    def submit(self, fn: Callable, /, *args: Any, **kwargs: Any) -> Future:
-        future: Future = Future()
-        future.set_result(fn(*args, **kwargs))
-        return future
-
-
 def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -118,18 +110,24 @@ def walk_and_admit(
     max_attempts: int | None = None,
     workers: int = 1,
     on_task: Callable[[Task, WalkSummary], None] | None = None,
+    executor: str | None = None,
 ) -> WalkSummary:
-    """Walk the graph and admit groups until `count` tasks are admitted or `max_attempts` are made."""
+    """Walk the graph and admit groups until `count` tasks are admitted or `max_attempts` are made.
+
+    `executor` says where verifiers run (codewalk.executors): local (default), dask-local, dask://HOST:PORT.
+    """
     if count < 1 or workers < 1:
         raise UsageError("--count and --workers must be at least 1")
     domain = get_domain(domain_name)
     seed = random.SystemRandom().randrange(2**31) if seed is None else seed
     max_attempts = max_attempts or 20 * count
     run = Run(f"r{uuid.uuid4().hex[:12]}", domain.name, seed,
-              {"n": n, "count": count, "max_attempts": max_attempts, "workers": workers}, now())
+              {"n": n, "count": count, "max_attempts": max_attempts, "workers": workers,
+               "executor": executor or "local"}, now())
     store.write_run(run)
     summary = WalkSummary(run.id, domain.name, n, seed, store.location)
-    groups = _fresh_groups(store, domain, Walker(store, domain, n, random.Random(seed)), summary)
+    # The frontier path: the same groups as the Cypher step for the same seed (tests/test_walk_fastpath.py).
+    groups = _fresh_groups(store, domain, Walker(store, domain, n, random.Random(seed), fast=True), summary)
     pending: list[Task] = []
     store_lost = False
     last_flush = time.monotonic()
@@ -142,9 +140,8 @@ def walk_and_admit(
             pending.clear()
         last_flush = time.monotonic()
 
-    executor: Executor = ProcessPoolExecutor(workers) if workers > 1 else _Inline()
+    pool, depth = open_executor(executor, workers)
     in_flight: deque[tuple[tuple[str, ...], list[Atom], Future]] = deque()
-    depth = 2 * workers if workers > 1 else 1  # inline work runs at submit: keep nothing ahead
     try:
         while summary.admitted < count:
             # Keep the pool busy; results are taken in submission order so any --workers gives the same tasks.
@@ -153,7 +150,7 @@ def walk_and_admit(
                 if group is None:
                     break
                 atoms = store.get_atoms(group)
-                in_flight.append((group, atoms, executor.submit(_evaluate_in_worker, domain.name, atoms)))
+                in_flight.append((group, atoms, pool.submit(_evaluate_in_worker, domain.name, atoms)))
             if not in_flight:
                 break
             group, atoms, future = in_flight.popleft()
@@ -177,7 +174,7 @@ def walk_and_admit(
     finally:
         for *_, future in in_flight:  # started work beyond the count is dropped, not recorded
             future.cancel()
-        executor.shutdown(wait=not summary.interrupted, cancel_futures=True)
+        pool.shutdown(wait=not summary.interrupted, cancel_futures=True)
         summary.seconds = time.monotonic() - started
         if not store_lost:
             flush()  # what finished is kept, even on Ctrl-C

@@ -151,6 +151,9 @@ def walk(
     max_attempts: Annotated[Optional[int], typer.Option(help="Stop after this many attempts (default: 20 x count).")] = None,
     seed: Annotated[Optional[int], typer.Option(help="Seed; the same seed and graph give the same groups.")] = None,
     workers: Annotated[int, typer.Option(help="Verifier processes.")] = 1,
+    executor: Annotated[Optional[str], typer.Option(
+        help="Where verifiers run: local (a process pool of --workers, the default), dask://HOST:PORT "
+             "(a Dask distributed scheduler whose workers have codewalk installed) or dask-local.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Random-extension walks of level N; each group is composed and admitted only if every atom is still
@@ -160,7 +163,8 @@ def walk(
     with _store(ctx) as store:
         domain = domain or _only_domain(store)
         with _progress(f"walk N={n}", total=count) as on_task:
-            summary = walk_and_admit(store, domain, n, count, seed, max_attempts, workers, on_task)
+            summary = walk_and_admit(store, domain, n, count, seed, max_attempts, workers, on_task,
+                                     executor=executor)
     if as_json:
         return _print_json(summary.as_dict())
     out.print(_table(f"Walk {summary.run} (seed {summary.seed}, {summary.seconds:.1f}s)", [_yield_row(summary)]))

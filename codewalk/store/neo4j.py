@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import islice
 from typing import Any
 
 import neo4j
@@ -10,7 +11,8 @@ from neo4j.exceptions import AuthError, DriverError, Neo4jError, ServiceUnavaila
 from neo4j.graph import Node, Path, Relationship
 
 from ..errors import StoreError, StoreUnavailable
-from . import GraphStore
+from ..records import Atom, Edge
+from . import BATCH, GraphStore, _edge_row
 
 
 class Neo4jStore(GraphStore):
@@ -56,11 +58,56 @@ class Neo4jStore(GraphStore):
         except (ServiceUnavailable, DriverError, OSError) as e:
             raise StoreUnavailable(f"lost Neo4j at {self.location}, nothing was stored: {e}") from e
 
+    def atom_index(self, domain: str) -> list[tuple[str, str, str]]:
+        """As GraphStore.atom_index, streamed as tuples: 10^6 rows as dicts would cost hundreds of MB."""
+        try:
+            with self._driver.session(database=self.database) as session:
+                result = session.run(self.q("atom_index"), {"domain": domain})
+                return [(i, label or "", s or "") for i, label, s in result]
+        except Neo4jError as e:
+            raise StoreError(f"query failed: {e.message}") from e
+        except (ServiceUnavailable, DriverError, OSError) as e:
+            raise StoreUnavailable(f"lost Neo4j at {self.location}: {e}") from e
+
+    def write_graph(self, atoms: Iterable[Atom], edges: Iterable[Edge]) -> None:
+        """Stream UNWIND batches of BATCH rows into one explicit transaction (any iterables): the
+        Python side holds one batch, Neo4j holds the transaction state until COMMIT (10^6 atoms and
+        5x10^6 edges need a few GB: dbms.memory.transaction.total.max). Not retried, as a generator
+        cannot be replayed: a transient error fails the write and nothing is stored."""
+        queries = {"SHARES_FILE": self.q("upsert_shares_file"), "FEEDS": self.q("upsert_feeds")}
+        try:
+            with self._driver.session(database=self.database) as session, session.begin_transaction() as tx:
+                for chunk in _batched(map(self.atom_row, atoms), BATCH):
+                    tx.run(self.q("upsert_atoms"), {"rows": chunk}).consume()
+                pending: dict[str, list[dict]] = {rel: [] for rel in queries}
+                for edge in edges:
+                    rows = pending[edge.type]
+                    rows.append(_edge_row(edge))
+                    if len(rows) == BATCH:
+                        tx.run(queries[edge.type], {"rows": rows}).consume()
+                        rows.clear()
+                for rel, rows in pending.items():
+                    if rows:
+                        tx.run(queries[rel], {"rows": rows}).consume()
+                tx.commit()
+        except Neo4jError as e:
+            raise StoreError(f"write failed, nothing was stored: {e.message}") from e
+        except (ServiceUnavailable, DriverError, OSError) as e:
+            raise StoreUnavailable(f"lost Neo4j at {self.location}, nothing was stored: {e}") from e
+
     def close(self) -> None:
         self._driver.close()
 
 
+def _batched(items: Iterable, size: int) -> Iterator[list]:
+    it = iter(items)
+    while chunk := list(islice(it, size)):
+        yield chunk
+
+
 def _plain(value: Any) -> Any:
+    if isinstance(value, str | int | float | bool | None):  # most values: skip the checks below
+        return value
     if isinstance(value, Node):
         return {"_label": ":".join(sorted(value.labels)), **dict(value)}
     if isinstance(value, Relationship):
@@ -68,7 +115,8 @@ def _plain(value: Any) -> Any:
     if isinstance(value, Path):
         return [_plain(n) for n in value.nodes]
     if isinstance(value, list):
-        return [_plain(v) for v in value]
+        # a list of plain strings (a walk's adjacency: thousands of ids) is returned as it is
+        return value if all(type(v) is str for v in value) else [_plain(v) for v in value]
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
     if hasattr(value, "iso_format"):  # neo4j temporal types

@@ -1,0 +1,110 @@
+"""The walk's frontier path (Walker(fast=True)) yields exactly the groups of the Cypher-step path, the
+definition of a step, for the same seed, on both stores."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from codewalk.domain import WalkPlan, get_domain
+from codewalk.records import Atom, Edge
+from codewalk.store import open_store
+from codewalk.walk import Walker
+from tests import toy  # noqa: F401  (registers the toy domains)
+
+# Names whose byte order and case order differ, so a sort that is not the engines' would show.
+NAMES = [f"{p}{i}" for p in ("a", "B", "z_", "é", "Z") for i in range(14)]
+
+
+def _random_graph(store, domain: str, seed: int) -> None:
+    """70 atoms with skewed degrees (a few hubs), labels eq/neq and five source programs."""
+    rng = random.Random(seed)
+    weights = [1 / (k + 1) for k in range(len(NAMES))]
+    edges = set()
+    while len(edges) < 180:
+        a, b = rng.choices(NAMES, weights, k=2)[0], rng.choice(NAMES)
+        if a != b:
+            edges.add((a, b) if not get_domain(domain).symmetric else tuple(sorted((a, b))))
+    atoms = [Atom(f"{domain}/{x}", domain, {"label": rng.choice(["eq", "eq", "neq"]),
+                                            "source": rng.choice(["p1", "p2", "p3", "p4", "p5"])})
+             for x in NAMES]
+    rel = "SHARES_FILE" if get_domain(domain).symmetric else "FEEDS"
+    store.write_graph(atoms, [Edge(f"{domain}/{a}", f"{domain}/{b}", rel) for a, b in sorted(edges)])
+
+
+def _constrained(self, n: int, rng: random.Random) -> WalkPlan:
+    """Like clones and proofs: one 'neq' at a random position, each source program at most twice."""
+    k = int(rng.random() * n)
+    return WalkPlan(labels=tuple("neq" if i == k else "eq" for i in range(n)), max_per_source=2)
+
+
+def _groups(store, domain: str, n: int, seed: int, fast: bool, count: int = 150, batch: int = 40):
+    walker = Walker(store, get_domain(domain), n, random.Random(seed), batch=batch, fast=fast)
+    it = iter(walker)
+    return [next(it) for _ in range(count)]
+
+
+# Long chains restart often in this sparse graph: level 4 is enough to exercise restarts.
+@pytest.mark.parametrize("domain,n", [("toysym", 2), ("toysym", 4), ("toysym", 7), ("toychain", 2), ("toychain", 4)])
+def test_frontier_path_gives_the_cypher_steps_groups(store, domain, n):
+    _random_graph(store, domain, seed=n)
+    for seed in (1, 2):
+        assert _groups(store, domain, n, seed, fast=True) == _groups(store, domain, n, seed, fast=False)
+
+
+@pytest.mark.parametrize("domain", ["toysym", "toychain"])
+def test_frontier_path_keeps_labels_and_source_caps_like_the_cypher_step(store, domain, monkeypatch):
+    _random_graph(store, domain, seed=3)
+    monkeypatch.setattr(type(get_domain(domain)), "walk_plan", _constrained)
+    fast = _groups(store, domain, 3, 5, fast=True, count=60)
+    assert fast == _groups(store, domain, 3, 5, fast=False, count=60)
+    rows = store.run("MATCH (a:Atom) WHERE a.domain = $d RETURN a.id AS id, a.label AS label", {"d": domain})
+    labels = {r["id"]: r["label"] for r in rows}
+    assert all(sorted(labels[x] for x in g) == ["eq", "eq", "neq"] for g in fast)
+
+
+@pytest.mark.neo4j
+def test_frontier_path_gives_the_same_groups_on_both_stores(neo4j, tmp_path):
+    lady = open_store(tmp_path / "g.lbug")
+    try:
+        for domain in ("toysym", "toychain"):
+            for s in (neo4j, lady):
+                _random_graph(s, domain, seed=11)
+            assert _groups(neo4j, domain, 5, 9, fast=True) == _groups(lady, domain, 5, 9, fast=False)
+    finally:
+        lady.close()
+
+
+class _CountingRuns:
+    def __init__(self, store):
+        self.store, self.adjacency, self.steps = store, 0, 0
+
+    def __getattr__(self, name):
+        return getattr(self.store, name)
+
+    def run(self, cypher, params=None):
+        self.adjacency += cypher == self.store.q("adjacency", "SHARES_FILE")
+        return self.store.run(cypher, params)
+
+    def walk_step(self, *args):
+        self.steps += 1
+        return self.store.walk_step(*args)
+
+
+def test_frontier_path_sends_one_adjacency_query_per_step_and_no_cypher_step(store):
+    _random_graph(store, "toysym", seed=4)
+    counting = _CountingRuns(store)
+    walker = Walker(counting, get_domain("toysym"), 4, random.Random(0), batch=30, fast=True)
+    it = iter(walker)
+    groups = [next(it) for _ in range(30)]
+    assert len(groups) == 30 and counting.steps == 0
+    # at least three steps for one batch of level 4, more only where a walk hit a dead end
+    assert 3 <= counting.adjacency <= 6
+
+
+@pytest.mark.parametrize("domain", ["toysym", "toychain"])
+def test_frontier_path_gives_the_same_groups_when_its_adjacency_cache_overflows(store, domain, monkeypatch):
+    _random_graph(store, domain, seed=6)
+    monkeypatch.setattr("codewalk.walk.ADJACENCY_CACHE", 7)  # emptied every step or two
+    assert _groups(store, domain, 4, 3, fast=True) == _groups(store, domain, 4, 3, fast=False)
