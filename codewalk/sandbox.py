@@ -45,11 +45,13 @@ class Completed:
 
 def run(cmd: list[str], *, cwd: Path, timeout: float, stdin: str | None = None, memory_mb: int = 1024,
         cpu_seconds: int | None = None, max_procs: int | None = 256, max_file_mb: int = 64,
-        env: dict | None = None, isolate: bool = True, writable: Sequence[Path] = ()) -> Completed:
+        env: dict | None = None, isolate: bool = True, writable: Sequence[Path] = (),
+        readable: Sequence[Path] = ()) -> Completed:
     """Run cmd in cwd and capture its output; raise InfraError only if it cannot be started.
 
     With isolate (the default) the command sees no network and can write only to cwd, `writable` and a
-    private /tmp, where bubblewrap is available (see `isolation()`)."""
+    private /tmp, where bubblewrap is available (see `isolation()`). The host's /tmp is hidden, so other
+    runs' files stay unseen; a path under /tmp the command must read goes in `readable`."""
     limits = {resource.RLIMIT_AS: memory_mb * MB, resource.RLIMIT_FSIZE: max_file_mb * MB,
               resource.RLIMIT_CORE: 0}
     if cpu_seconds is not None:  # without it the wall-clock timeout is the only bound on CPU
@@ -61,7 +63,7 @@ def run(cmd: list[str], *, cwd: Path, timeout: float, stdin: str | None = None, 
     if isolate and _bwrap_works():
         if not shutil.which(cmd[0], path=(env or {}).get("PATH", os.environ.get("PATH", os.defpath))):
             raise InfraError(f"cannot start {cmd[0]}: not found")  # bwrap would only say "exit 1"
-        cmd = _bwrap_prefix(Path(cwd), writable) + list(cmd)
+        cmd = _bwrap_prefix(Path(cwd), writable, readable) + list(cmd)
     with _pids_cgroup(max_procs) as join_cgroup:
         return _run(cmd, cwd, timeout, stdin, limits, join_cgroup, env)
 
@@ -116,18 +118,26 @@ def isolation() -> str:
 @functools.cache
 def _bwrap_works() -> bool:
     """bwrap installed and allowed to make namespaces here (containers may forbid it)."""
-    if not shutil.which("bwrap"):
+    if not _bwrap():
         return False
     try:
-        probe = subprocess.run([*_bwrap_prefix(Path("/"), ()), "true"], capture_output=True, timeout=30, check=False)
+        probe = subprocess.run([*_bwrap_prefix(Path("/"), (), ()), "true"], capture_output=True, timeout=30,
+                               check=False)
     except (OSError, subprocess.TimeoutExpired):
         return False
     return probe.returncode == 0
 
 
-def _bwrap_prefix(cwd: Path, writable: Sequence[Path]) -> list[str]:
-    binds = [arg for path in (cwd, *writable) for arg in ("--bind", str(path), str(path))]
-    return ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", *binds,
+@functools.cache
+def _bwrap() -> str:
+    """bwrap's absolute path: the command's own PATH (a domain may pass one) need not contain it."""
+    return shutil.which("bwrap") or ""
+
+
+def _bwrap_prefix(cwd: Path, writable: Sequence[Path], readable: Sequence[Path]) -> list[str]:
+    binds = [arg for path in readable for arg in ("--ro-bind", str(path), str(path))]
+    binds += [arg for path in (cwd, *writable) for arg in ("--bind", str(path), str(path))]
+    return [_bwrap(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", *binds,
             "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent",
             "--chdir", str(cwd), "--"]
 
