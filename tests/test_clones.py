@@ -11,12 +11,14 @@ import json
 import os
 import random
 import re
+import sys
 import time
 from pathlib import Path
 
 import pytest
 from codewalk.loaders import fempd
 
+from codewalk.cli import main
 from codewalk.domain import Rejected
 from codewalk.domains.clones import REFERENCE, SYSTEM_PROMPT, ClonesDomain, atom
 from codewalk.domains.clones_inputs import generate
@@ -33,13 +35,18 @@ SUBSET = {EQ, MISLABELED, LOOPS, EXITS, *POSITIVE, *NEGATIVE}
 
 
 @pytest.fixture(scope="module")
-def domain(tmp_path_factory) -> ClonesDomain:
+def cache(tmp_path_factory) -> Path:
+    """A cache of its own (as $CODEWALK_CACHE): everything compiles from scratch, the user's is left alone."""
+    return tmp_path_factory.mktemp("cache")
+
+
+@pytest.fixture(scope="module")
+def domain(cache) -> ClonesDomain:
     if not (FEMPD / fempd.INDEX).exists():
         if os.environ.get("CI"):
             pytest.fail(f"CI needs the FEMPD data at {FEMPD}")
         pytest.skip(f"no FEMPD data at {FEMPD} (set CODEWALK_SHARED)")
-    # A cache of its own: everything compiles from scratch, and the user's cache is left alone.
-    return ClonesDomain(Java(tmp_path_factory.mktemp("clones-cache")))
+    return ClonesDomain(Java(cache / "clones"))
 
 
 @pytest.fixture(scope="module")
@@ -257,3 +264,58 @@ def test_call_that_survives_thread_stop_ends_its_jvm_and_the_batch_resumes_after
     assert time.monotonic() - started < 60
     assert result.outcomes[0]["v"] == "agree" and result.outcomes[1]["abandoned"]
     assert result.outcomes[2]["out"] == ["r:-2", "r:-2"]
+
+
+# -- end to end through the CLI -----------------------------------------------------------------------------------
+def test_cw_load_walk_and_grade_report_accuracy_per_level_and_class(domain, cache, tmp_path, capsys, monkeypatch):
+    """`cw load clones`, `cw walk` and `cw grade --domain clones` on an embedded store: the load keeps only the
+    confirmed pairs, the admitted level-3 tasks are the two chains of the subset, and grading scores a right
+    verdict, a wrong one and an unparseable answer per class."""
+    monkeypatch.setenv("CODEWALK_CACHE", str(cache))  # the module's compiled pairs: nothing compiles twice
+    store = str(tmp_path / "graph.lbug")
+    ids = ",".join(map(str, sorted(SUBSET)))
+    code, out, err = cw(capsys, "--store", store, "load", "clones", str(FEMPD), "--opt", f"pairs={ids}", "--json")
+    assert code == 0, err
+    assert json.loads(out)["atoms"] == len(SUBSET) - 2  # the mislabeled-looking pair and the endless loop go
+    code, out, err = cw(capsys, "--store", store, "walk", "--domain", "clones", "--n", "3", "--count", "2",
+                        "--max-attempts", "40", "--seed", "3", "--json")
+    assert code == 0, err
+    tasks = {t["reference"]: t for t in _admitted(capsys, store)}
+    assert set(tasks) == {REFERENCE["eq"], REFERENCE["neq"]}
+    eq, neq = tasks[REFERENCE["eq"]], tasks[REFERENCE["neq"]]
+    assert {int(a.removeprefix("clones/ClonePair")) for a in eq["atoms"]} == set(POSITIVE)  # the double chain
+    assert sum(int(a.removeprefix("clones/ClonePair")) in (NEGATIVE[2], EXITS) for a in neq["atoms"]) == 1  # one neq
+    predictions = tmp_path / "model.jsonl"
+    predictions.write_text(json.dumps({"task_id": eq["id"], "output": "Same steps.\nVERDICT: 1"}) + "\n"
+                           + json.dumps({"task_id": neq["id"], "output": "They look alike."}) + "\n")
+    code, out, err = cw(capsys, "--store", store, "grade", str(predictions), "--domain", "clones", "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert (report["graded"], report["passed"]) == (2, 1)
+    assert report["by_class"] == [{"level": 3, "class": "eq", "graded": 1, "passed": 1, "accuracy": 1.0},
+                                  {"level": 3, "class": "neq", "graded": 1, "passed": 0, "accuracy": 0.0}]
+
+
+def _admitted(capsys, store: str) -> list[dict]:
+    code, out, err = cw(capsys, "--store", store, "query",
+                        "MATCH (t:Task {domain: 'clones', status: 'admitted'})-[c:COMPOSES]->(a:Atom) "
+                        "RETURN t.id AS id, t.reference AS reference, c.position AS position, a.id AS atom "
+                        "ORDER BY id, position", "--json")
+    assert code == 0, err
+    tasks: dict[str, dict] = {}
+    for row in json.loads(out):
+        tasks.setdefault(row["id"], {"id": row["id"], "reference": row["reference"], "atoms": []})["atoms"].append(row["atom"])
+    return list(tasks.values())
+
+
+def cw(capsys, *args: str) -> tuple[int, str, str]:
+    argv, sys.argv = sys.argv, ["cw", *args]
+    try:
+        main()
+        code = 0
+    except SystemExit as e:
+        code = e.code or 0
+    finally:
+        sys.argv = argv
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
