@@ -170,6 +170,8 @@ def split_methods(text: str, where: str) -> dict[str, str]:
                 start = k + 1
         elif c == ";" and depth == 0:
             raise InputError(where, text.count("\n", 0, k) + 1, "a field or abstract member in the pair class")
+    else:
+        raise InputError(where, None, "unbalanced braces: the class body is not closed")
     return methods
 
 

@@ -319,3 +319,21 @@ def cw(capsys, *args: str) -> tuple[int, str, str]:
         sys.argv = argv
     captured = capsys.readouterr()
     return code, captured.out, captured.err
+
+
+@pytest.mark.parametrize("body, reason", [
+    ("    int method1(int a) { return a; }\n", "expected methods method1 and method2, found ['method1']"),
+    ("    int x;\n    int method1(int a) { return a; }\n    int method2(int b) { return b; }\n", "a field"),
+    ("    int method1(int a) { return a; }\n    int method2(int b) { return b;\n", "unbalanced braces"),
+])
+def test_pair_file_that_is_not_two_methods_is_an_input_error_naming_the_file(tmp_path, body, reason):
+    record = json.loads((FEMPD / fempd.INDEX).read_text().splitlines()[0]) if (FEMPD / fempd.INDEX).exists() else {}
+    record = {**{k: None for k in fempd.FIELDS}, **record, "pair_id": 1, "label": "equivalent", "return_type": "int",
+              "param_types": ["int"], "pair_file": "labeled/pairs/equivalent/ClonePair1.java", "evosuite": None}
+    pair_file = tmp_path / record["pair_file"]
+    pair_file.parent.mkdir(parents=True)
+    pair_file.write_text(f"package equivalent;\n\npublic class ClonePair1 {{\n{body}}}\n")
+    (tmp_path / fempd.INDEX).write_text(json.dumps(record) + "\n")
+    with pytest.raises(InputError, match=re.escape(reason)) as caught:
+        fempd.read(tmp_path)
+    assert str(pair_file) in str(caught.value)
