@@ -337,3 +337,18 @@ def test_pair_file_that_is_not_two_methods_is_an_input_error_naming_the_file(tmp
     with pytest.raises(InputError, match=re.escape(reason)) as caught:
         fempd.read(tmp_path)
     assert str(pair_file) in str(caught.value)
+
+
+def test_a_class_poisoned_by_a_stopped_call_does_not_decide_later_inputs(domain):
+    # A call stopped while a class initialises leaves that class broken for the rest of the JVM. The JDK's
+    # own classes can be caught like this; here a class of the unit stands in for them. The next input that
+    # meets the broken class is run again in a fresh JVM, where it gets its own outcome.
+    source = ("class Poison {\n    static int slow(int n) { return Init.V + n; }\n"
+              "    static int plain(int n) { return n; }\n}\n\n"
+              "class Init {\n    static final int V;\n    static {\n        long k = 0;\n"
+              "        while (k >= 0) k = (k + 1) & 0xff;\n        V = 1;\n    }\n}\n")
+    unit = CallUnit({"Poison.java": source}, (("Poison", "slow"), ("Poison", "plain")), ("int",), [[1], [2]])
+    result = domain.java.calls([unit])[0]
+    assert result.outcomes[0]["out"] == ["t", "r:1"]
+    assert result.outcomes[0]["again"] == ["x:java.lang.NoClassDefFoundError", "r:1"]  # the class is broken now
+    assert result.outcomes[1]["out"] == ["t", "r:2"]  # not x:java.lang.NoClassDefFoundError from the first JVM

@@ -86,6 +86,7 @@ public final class Harness {
         List<Map<String, Object>> units = (List<Map<String, Object>>) job.get("units");
         String classpath = (String) job.get("classpath");
         String release = (String) job.get("release");
+        sha256("warm-up");  // the JDK classes our own code needs, initialised here, never in a stoppable worker
         Compiler compiler = new Compiler(classpath, release);
         Worker worker = new Worker();
         if (args[0].equals("calls")) {
@@ -106,6 +107,9 @@ public final class Harness {
             }
         } catch (Abandoned a) {
             emit(a.where);
+            out.flush();
+            Runtime.getRuntime().halt(ABANDONED);
+        } catch (Restart r) {  // nothing printed for the item: the next JVM runs it again, in a clean state
             out.flush();
             Runtime.getRuntime().halt(ABANDONED);
         }
@@ -141,13 +145,16 @@ public final class Harness {
             List<Object> input = (List<Object>) inputs.get(i);
             Map<String, Object> where = Map.of("u", id, "i", first + i, "abandoned", true);
             List<String> outcomes = new ArrayList<>();
+            boolean tainted = Worker.stops > 0;  // by an earlier input: a stop during this one does not count
             for (Target target : targets) outcomes.add(worker.call(target, input, types, deadline, cap, where));
+            if (tainted && outcomes.stream().anyMatch(Harness::poisoned)) throw new Restart();
             Map<String, Object> line = new LinkedHashMap<>(Map.of("u", id, "i", first + i, "out", outcomes));
             String verdict = "agree";
             if (!outcomes.stream().allMatch(o -> same(o, outcomes.get(0)))) {
                 List<String> again = new ArrayList<>();
                 for (int k = targets.size() - 1; k >= 0; k--)
                     again.add(0, worker.call(targets.get(k), input, types, 4 * deadline, cap, where));
+                if (tainted && again.stream().anyMatch(Harness::poisoned)) throw new Restart();
                 line.put("again", again);
                 verdict = verdict(outcomes, again);
             }
@@ -249,6 +256,19 @@ public final class Harness {
     }
 
     // -- running under a deadline ------------------------------------------------------------------------
+    /**
+     * Thread.stop can land while the stopped thread initialises a JDK class, which then fails for the rest
+     * of this JVM ("Could not initialize class ..."). Once a call has been stopped, such a failure (in the
+     * code under test or in ours) ends the JVM without a verdict for the item, and a fresh JVM runs it again.
+     * Only a stop during an earlier item counts, so an item that poisons a class itself keeps its outcome.
+     */
+    static final class Restart extends RuntimeException {
+    }
+
+    static boolean poisoned(String outcome) {
+        return outcome.equals("x:java.lang.NoClassDefFoundError") || outcome.equals("x:java.lang.ExceptionInInitializerError");
+    }
+
     static final class Abandoned extends RuntimeException {
         final Map<String, Object> where;
 
@@ -261,6 +281,7 @@ public final class Harness {
     static final class Worker {
         private ExecutorService pool;
         private volatile Thread thread;
+        static volatile int stops;  // calls stopped in this JVM: see Restart
 
         Worker() {
             fresh();
@@ -291,6 +312,7 @@ public final class Harness {
                 kill(where);
                 return onTimeout;
             } catch (ExecutionException e) {
+                if (stops > 0 && e.getCause() instanceof LinkageError) throw new Restart();
                 throw new IllegalStateException("harness failure: " + e.getCause(), e.getCause());
             }
         }
@@ -299,6 +321,7 @@ public final class Harness {
         private void kill(Map<String, Object> where) throws InterruptedException {
             Thread t = thread;
             pool.shutdownNow();
+            stops++;
             t.stop();
             t.join(2000);
             if (t.isAlive()) throw new Abandoned(where);
