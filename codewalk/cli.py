@@ -360,6 +360,9 @@ def grade(
     rows = [{k: v for k, v in row.items() if k != "solve_rate"} | {
         "solved": "" if row["solve_rate"] is None else f"{row['solve_rate']:.1%}"} for row in report.rates]
     out.print(_table(f"Solve rate by level, domain {report.domain} (tasks: admitted at that level)", rows))
+    if report.by_class:
+        out.print(_table(f"Run {report.run!r}: accuracy by level and class",
+                         [row | {"accuracy": f"{row['accuracy']:.1%}"} for row in report.by_class]))
     for path in report.plots:
         out.print(f"wrote {path}")
 

@@ -55,6 +55,9 @@ class GradeReport:
     rates: list[dict[str, Any]]  # every run by level: {run, model, level, tasks, ..., solve_rate}
     seconds: float
     plots: list[str] = field(default_factory=list)
+    # this run's accuracy by level and class, for domains whose verdict names the class (clones: eq / neq,
+    # the paper's Table 4): {level, class, graded, passed, accuracy}; errors left out
+    by_class: list[dict[str, Any]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -121,9 +124,14 @@ def grade_predictions(
                 else map(_grade, repeat(plugin), *zip(*jobs)))
     pending: list[dict[str, Any]] = []
     counts = {"passed": 0, "failed": 0, "error": 0}
+    classes: dict[tuple[int, str], list[int]] = {}
     try:
         for done, (p, (status, detail, evidence)) in enumerate(zip(preds, verdicts), 1):
             counts[status] += 1
+            if status != "error" and isinstance(evidence.get("class"), str):
+                tally = classes.setdefault((tasks[p.task].level, evidence["class"]), [0, 0])
+                tally[0] += 1
+                tally[1] += status == "passed"
             pending.append({"id": grade_id(run, p.task), "task": p.task, "props": {
                 "run": run, "model": p.model or run, "task": p.task, "level": tasks[p.task].level,
                 "status": status, "detail": detail, "output": p.output, "graded_at": now(),
@@ -139,6 +147,8 @@ def grade_predictions(
             pool.shutdown(cancel_futures=True)
     report = GradeReport(domain, run, len(preds), counts["passed"], counts["error"],
                          solve_rates(store, domain), time.monotonic() - started)
+    report.by_class = [{"level": level, "class": c, "graded": n, "passed": ok, "accuracy": round(ok / n, 3)}
+                       for (level, c), (n, ok) in sorted(classes.items())]
     if plots is not None:
         report.plots = [draw(report, plots)]
     return report
