@@ -133,7 +133,8 @@ class Java:
                 with sandbox.workdir() as work:
                     done = sandbox.run([mvn, "-B", "-q", "dependency:copy", f"-Dartifact={coords}",
                                         f"-DoutputDirectory={folder}"], cwd=work, timeout=600, memory_mb=MEMORY_MB,
-                                       max_procs=None, env={"HOME": str(Path.home()), "MAVEN_OPTS": " ".join(SMALL)})
+                                       max_procs=None, isolate=False,  # our own fetch: needs the network
+                                       env={"HOME": str(Path.home()), "MAVEN_OPTS": " ".join(SMALL)})
                 if done.returncode != 0 or not (folder / name).exists():
                     raise InfraError(f"cannot fetch {coords} with Maven: {(done.stdout + done.stderr)[-800:]}")
         return [folder / name for name in JARS]
@@ -151,7 +152,7 @@ class Java:
             classes.mkdir(parents=True)
             cp = os.pathsep.join(map(str, self.jars()))
             done = sandbox.run([self.javac, *(f"-J{o}" for o in LOGS + SMALL), "-nowarn", "-d", str(classes), "-cp", cp, *map(str, sources)],
-                               cwd=folder, timeout=300, memory_mb=MEMORY_MB, max_procs=None)
+                               cwd=folder, timeout=300, memory_mb=MEMORY_MB, max_procs=None, isolate=False)
             if done.returncode != 0:
                 raise InfraError(f"javac could not build the clone harness: {(done.stdout + done.stderr)[-1500:]}")
             with zipfile.ZipFile(folder / "harness.jar.part", "w") as jar:  # class-data sharing wants jars
@@ -178,7 +179,7 @@ class Java:
             (work / "job.json").write_text(json.dumps(job))
             sandbox.run([self.java, *JVM, f"-XX:ArchiveClassesAtExit={work / ARCHIVE}", "-cp",
                          str(folder / "harness.jar"), MAIN, "calls", str(work / "job.json")],
-                        cwd=work, timeout=120, memory_mb=MEMORY_MB, max_procs=None)
+                        cwd=work, timeout=120, memory_mb=MEMORY_MB, max_procs=None, isolate=False)
             if (work / ARCHIVE).exists():
                 shutil.copyfile(work / ARCHIVE, folder / f"{ARCHIVE}.part")
                 os.replace(folder / f"{ARCHIVE}.part", folder / ARCHIVE)
@@ -259,8 +260,10 @@ class Java:
                 job = {"deadline_ms": deadline_ms, "max_chars": max_chars, "release": release,
                        "classpath": os.pathsep.join(classpath[1:]), "units": pending}
                 (work / "job.json").write_text(json.dumps(job))
+                # Isolated (no network, read-only host): it runs the pairs' code. The harness compiles each
+                # unit into the cache in-process, so the cache is the one writable place besides `work`.
                 done = sandbox.run([*jvm, mode, str(work / "job.json")], cwd=work, timeout=timeout,
-                                   memory_mb=MEMORY_MB, max_procs=None, max_file_mb=256)
+                                   memory_mb=MEMORY_MB, max_procs=None, max_file_mb=256, writable=[self.cache])
             got = _parse_lines(done.stdout)
             lines += got
             if done.returncode == 0 and not done.timed_out:
