@@ -17,7 +17,7 @@ import pytest
 from codewalk.admission import evaluate
 from codewalk.domains import proofs_acsl
 from codewalk.domains.proofs import ProofsDomain, read
-from codewalk.errors import InputError, UsageError
+from codewalk.errors import InfraError, InputError, UsageError
 from codewalk.loading import load
 from codewalk.store import open_store
 
@@ -196,3 +196,25 @@ def test_every_atom_and_every_edge_composes(atoms):
         assert "void chain_driver(" in d.compose([atom]).prompt
     for e in d.edges(list(atoms.values())):
         assert "//@ assert S2: step2{L2, Here}(" in d.compose([by_id[e.src], by_id[e.dst]]).prompt
+
+
+@needs_frama_c
+def test_a_frama_c_environment_failure_is_an_infra_error_and_is_not_cached(atoms, monkeypatch, tmp_path):
+    d = ProofsDomain()
+    c = d.compose([atoms["clamp"]])
+    broken = tmp_path / "why3.conf"
+    broken.write_text("this is not a Why3 configuration\n")
+    monkeypatch.setattr(proofs_acsl, "_why3_config", lambda: broken)
+    monkeypatch.setenv("CODEWALK_CACHE", str(tmp_path / "fresh-cache"))
+    with pytest.raises(InfraError, match="environment"):
+        d.check_reference(c, [])
+    monkeypatch.undo()
+    monkeypatch.setenv("CODEWALK_CACHE", str(tmp_path / "fresh-cache"))
+    assert d.check_reference(c, []).ok  # the failure left no verdict behind
+
+
+@needs_frama_c
+def test_a_program_that_does_not_parse_is_ill_formed_not_an_infra_error(atoms):
+    c = ProofsDomain().compose([atoms["clamp"]])
+    run = proofs_acsl.verify(c.reference.replace("return", "return ) (", 1), c.verifier.get("spec", c.verifier))
+    assert not run.well_formed and "syntax error" in run.message

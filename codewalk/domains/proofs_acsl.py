@@ -443,9 +443,11 @@ def _run(text: str, command: list[str], spec: dict[str, Any]) -> WPRun:
         if done.timed_out:
             raise InfraError(f"frama-c timed out after {RUN_TIMEOUT:g}s")
         output = done.stdout + done.stderr
-        if done.returncode == 1 and "invalid user input" in output:
-            errors = [line for line in output.splitlines() if "rror" in line or "syntax" in line]
+        errors = [line for line in output.splitlines() if "rror" in line or "syntax" in line]
+        if done.returncode != 0 and "task.c:" in output and ("syntax error" in output or errors):
             return WPRun(False, message=" ".join(errors)[-600:] or output[-600:], seconds=done.duration)
+        if any("User Error" in e for e in errors):  # about its setup (Why3 config, files), not the program:
+            raise InfraError(f"frama-c failed on its environment: {output[-600:]}")  # no verdict, not cached
         report = cwd / "report.json"
         if done.returncode != 0 or not report.exists():
             raise InfraError(f"frama-c exited with {done.returncode}: {output[-600:]}")
