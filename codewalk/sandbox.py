@@ -8,7 +8,8 @@ nothing of the caller's (no tokens, no store passwords).
 Code nobody reviewed (composites, graded predictions) runs isolated where the machine allows it, with
 bubblewrap (`bwrap`, the sandbox Flatpak uses): no network, its own PID namespace (when its first
 process dies the kernel kills every process left, even one that called setsid()), and a read-only view
-of the filesystem except its work directory and a private /tmp. Process count is capped by a pids
+of the filesystem except its work directory (TMPDIR points there). /tmp stays visible, read-only: the
+interpreter or tool being run may live there (a virtualenv, a cache), and hiding it broke them. Process count is capped by a pids
 cgroup when one is writable (root ignores RLIMIT_NPROC), else by RLIMIT_NPROC. `isolation()` says what
 this machine gives; trusted tooling (git, pip building an environment) passes `isolate=False`.
 """
@@ -45,13 +46,11 @@ class Completed:
 
 def run(cmd: list[str], *, cwd: Path, timeout: float, stdin: str | None = None, memory_mb: int = 1024,
         cpu_seconds: int | None = None, max_procs: int | None = 256, max_file_mb: int = 64,
-        env: dict | None = None, isolate: bool = True, writable: Sequence[Path] = (),
-        readable: Sequence[Path] = ()) -> Completed:
+        env: dict | None = None, isolate: bool = True, writable: Sequence[Path] = ()) -> Completed:
     """Run cmd in cwd and capture its output; raise InfraError only if it cannot be started.
 
-    With isolate (the default) the command sees no network and can write only to cwd, `writable` and a
-    private /tmp, where bubblewrap is available (see `isolation()`). The host's /tmp is hidden, so other
-    runs' files stay unseen; a path under /tmp the command must read goes in `readable`."""
+    With isolate (the default) the command sees no network and can write only to cwd and `writable`,
+    where bubblewrap is available (see `isolation()`)."""
     limits = {resource.RLIMIT_AS: memory_mb * MB, resource.RLIMIT_FSIZE: max_file_mb * MB,
               resource.RLIMIT_CORE: 0}
     if cpu_seconds is not None:  # without it the wall-clock timeout is the only bound on CPU
@@ -63,7 +62,8 @@ def run(cmd: list[str], *, cwd: Path, timeout: float, stdin: str | None = None, 
     if isolate and _bwrap_works():
         if not shutil.which(cmd[0], path=(env or {}).get("PATH", os.environ.get("PATH", os.defpath))):
             raise InfraError(f"cannot start {cmd[0]}: not found")  # bwrap would only say "exit 1"
-        cmd = _bwrap_prefix(Path(cwd), writable, readable) + list(cmd)
+        cmd = _bwrap_prefix(Path(cwd), writable) + list(cmd)
+        env = {"TMPDIR": str(cwd), **(env or {})}  # /tmp is read-only inside
     with _pids_cgroup(max_procs) as join_cgroup:
         return _run(cmd, cwd, timeout, stdin, limits, join_cgroup, env)
 
@@ -121,7 +121,7 @@ def _bwrap_works() -> bool:
     if not _bwrap():
         return False
     try:
-        probe = subprocess.run([*_bwrap_prefix(Path("/"), (), ()), "true"], capture_output=True, timeout=30,
+        probe = subprocess.run([*_bwrap_prefix(Path("/"), ()), "true"], capture_output=True, timeout=30,
                                check=False)
     except (OSError, subprocess.TimeoutExpired):
         return False
@@ -134,10 +134,9 @@ def _bwrap() -> str:
     return shutil.which("bwrap") or ""
 
 
-def _bwrap_prefix(cwd: Path, writable: Sequence[Path], readable: Sequence[Path]) -> list[str]:
-    binds = [arg for path in readable for arg in ("--ro-bind", str(path), str(path))]
-    binds += [arg for path in (cwd, *writable) for arg in ("--bind", str(path), str(path))]
-    return [_bwrap(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", *binds,
+def _bwrap_prefix(cwd: Path, writable: Sequence[Path]) -> list[str]:
+    binds = [arg for path in (cwd, *writable) for arg in ("--bind", str(path), str(path))]
+    return [_bwrap(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *binds,
             "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent",
             "--chdir", str(cwd), "--"]
 

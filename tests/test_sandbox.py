@@ -126,13 +126,13 @@ def test_an_isolated_run_cannot_write_outside_its_work_directory():
 
 
 @needs_isolation
-def test_an_isolated_run_has_its_own_private_tmp():
-    marker = Path(tempfile.mkstemp(prefix="codewalk-host-")[1])
-    try:
-        done = python(f"import os; print(os.path.exists({str(marker)!r}))")
-        assert done.stdout.strip() == "False"
-    finally:
-        marker.unlink()
+def test_an_isolated_run_cannot_write_to_tmp_and_gets_its_work_directory_as_tmpdir():
+    with workdir() as cwd:
+        done = run([PY, "-c", "import os, tempfile; print(tempfile.mkstemp()[1]); open('/tmp/x-codewalk', 'w')"],
+                   cwd=cwd, timeout=10)
+        assert done.stdout.startswith(str(cwd) + "/")  # temporary files land in the work directory
+        assert "Read-only file system" in done.stderr
+    assert not Path("/tmp/x-codewalk").exists()
 
 
 FORK_BOMB = """
@@ -188,8 +188,8 @@ def test_environment_holds_only_path_home_lang_and_what_the_caller_passes(monkey
                    env={"EXTRA": "1"})
     env = json.loads(done.stdout)
     assert "CODEWALK_SECRET" not in env and "hunter2" not in done.stdout
-    # LC_CTYPE may be added by the child Python's own locale coercion, PWD by bubblewrap
-    assert set(env) - {"LC_CTYPE", "PWD"} == {"PATH", "HOME", "LANG", "EXTRA"}
+    # LC_CTYPE may be added by the child Python's own locale coercion, PWD by bubblewrap, TMPDIR with it
+    assert set(env) - {"LC_CTYPE", "PWD", "TMPDIR"} == {"PATH", "HOME", "LANG", "EXTRA"}
     assert env["HOME"] == str(cwd)
 
 

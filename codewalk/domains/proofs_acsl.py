@@ -437,9 +437,8 @@ def _command(spec: dict[str, Any], provers: list[str]) -> list[str]:
 def _run(text: str, command: list[str], spec: dict[str, Any]) -> WPRun:
     with sandbox.workdir() as cwd:
         (cwd / "task.c").write_text(text)
-        config = _why3_config()
-        done = sandbox.run(command, cwd=cwd, timeout=RUN_TIMEOUT, memory_mb=8192, env={"WHY3CONFIG": str(config)},
-                           readable=[config, *map(Path, spec["include"])])  # may live under /tmp (tests)
+        done = sandbox.run(command, cwd=cwd, timeout=RUN_TIMEOUT, memory_mb=8192,
+                           env={"WHY3CONFIG": str(_why3_config())})
         if done.timed_out:
             raise InfraError(f"frama-c timed out after {RUN_TIMEOUT:g}s")
         output = done.stdout + done.stderr

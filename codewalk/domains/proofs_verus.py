@@ -368,8 +368,7 @@ def _run(verus: str, text: str) -> VerusRun:
     with sandbox.workdir() as cwd:
         (cwd / "task.rs").write_text(text)
         done = sandbox.run([verus, "task.rs"], cwd=cwd, timeout=RUN_TIMEOUT, memory_mb=16384,
-                           env={"HOME": os.environ.get("HOME", str(cwd))},
-                           readable=[Path(verus).resolve().parent])  # Verus's own folder may be under /tmp
+                           env={"HOME": os.environ.get("HOME", str(cwd))})
     if done.timed_out:
         raise InfraError(f"verus timed out after {RUN_TIMEOUT:g}s")
     output = done.stdout + done.stderr
