@@ -57,6 +57,7 @@ class ClonesDomain(Domain):
     name = "clones"
     relation = "FEEDS"
     composer_version = "clones-1"
+    data_source = "FEMPD / FEMP-X (Higo 2024, doi:10.5281/zenodo.19543614), CC BY-NC 4.0, non-commercial"
     description = "FEMPD Java method pairs (CC BY-NC 4.0) chained into two snippets; is A equivalent to B?"
 
     def __init__(self, java: Java | None = None) -> None:

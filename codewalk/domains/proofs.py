@@ -70,6 +70,7 @@ class ProofsDomain(Domain):
     name = "proofs"
     relation = "FEEDS"
     composer_version = "proofs-1"
+    data_source = "Verus-Bench (microsoft/verus-proof-synthesis@422077e3) or ACSL by Example; both MIT"
     description = "Chains of verified functions, proofs removed (Verus or Frama-C/WP); graded by the verifier."
 
     def load(self, source: Path, options: dict[str, str]) -> Iterator[Atom]:
