@@ -14,7 +14,6 @@ file and line; a pair file that cannot be split into its two methods names the p
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from codewalk import jsonl
 from codewalk.errors import InputError
 
 INDEX = Path("labeled") / "index.jsonl"
@@ -66,15 +66,9 @@ def read(source: Path, only: set[int] | None = None) -> list[Pair]:
     """All pairs of a FEMPD folder (or those with the given ids), in index order."""
     source = Path(source)
     index = source / INDEX
-    try:
-        lines = index.read_text(encoding="utf-8").splitlines()
-    except OSError as e:
-        raise InputError(str(index), None, f"cannot read: {e.strerror}") from None
     pairs: dict[int, Pair] = {}
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        record = _record(line, partial(InputError, str(index), number))
+    for number, record in jsonl.objects(index):
+        _check(record, partial(InputError, str(index), number))
         pair_id = record["pair_id"]
         if pair_id in pairs:
             raise InputError(str(index), number, f"duplicate pair_id {pair_id}")
@@ -86,19 +80,13 @@ def read(source: Path, only: set[int] | None = None) -> list[Pair]:
     return list(pairs.values())
 
 
-def _record(line: str, bad: Callable[[str], InputError]) -> dict[str, Any]:
-    try:
-        record = json.loads(line)
-    except json.JSONDecodeError as e:
-        raise bad(f"not valid JSON ({e.msg})") from None
-    if not isinstance(record, dict):
-        raise bad("not a JSON object")
+def _check(record: dict[str, Any], bad: Callable[[str], InputError]) -> None:
     missing = [key for key in FIELDS if key not in record]
     if missing:
         raise bad(f"missing field(s): {', '.join(missing)}")
     if not isinstance(record["pair_id"], int):
         raise bad("pair_id must be an integer")
-    if record["label"] not in LABELS:
+    if not isinstance(record["label"], str) or record["label"] not in LABELS:
         raise bad(f"label {record['label']!r} is not one of {', '.join(LABELS)}")
     if not (isinstance(record["param_types"], list) and all(isinstance(t, str) for t in record["param_types"])):
         raise bad("param_types must be a list of type names")
@@ -109,7 +97,6 @@ def _record(line: str, bad: Callable[[str], InputError]) -> dict[str, Any]:
                                      and all(isinstance(s, dict) and {"test", "scaffolding"} <= set(s)
                                              for s in evosuite.values())):
         raise bad("evosuite must be null or name method1's and method2's test and scaffolding files")
-    return record
 
 
 def _pair(source: Path, record: dict[str, Any], number: int, index: Path) -> Pair:

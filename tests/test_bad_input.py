@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from codewalk.loaders import codecomplex, demo, swebench
+from codewalk.loaders import codecomplex, demo, fempd, swebench, verusbench
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -29,7 +29,24 @@ def swebench_row(i: int) -> dict:
             "PASS_TO_PASS": [], "created_at": "2024-01-01T00:00:00Z"}
 
 
-# reader, valid records, fields whose absence is an error, and the fields that are strings
+FEMPD = Path(__file__).resolve().parents[2] / "shared" / "data" / "fempd"  # CC BY-NC 4.0, read in place
+VERUS = Path(__file__).resolve().parents[2] / "shared" / "data" / "verus-bench"
+
+
+def fempd_index(tmp_path: Path) -> Path:
+    """Where a FEMPD index goes: a folder whose pair files are the real ones."""
+    (tmp_path / "fempd" / "labeled").mkdir(parents=True, exist_ok=True)
+    pairs = tmp_path / "fempd" / "labeled" / "pairs"
+    if not pairs.exists():
+        pairs.symlink_to(FEMPD / "labeled" / "pairs")
+    return tmp_path / "fempd" / fempd.INDEX
+
+
+def fempd_read(index: Path):
+    return fempd.read(index.parents[1])
+
+
+# reader, valid records, fields whose absence is an error, the fields that are strings
 READERS = {
     "demo": (demo.read, [json.loads(line) for line in demo.CATALOGUE.read_text().splitlines()[:3]],
              demo.FIELDS, ("pre", "post", "buggy", "fixed")),
@@ -38,7 +55,10 @@ READERS = {
     "swebench": (swebench.read, [swebench_row(i) for i in range(3)], swebench.REQUIRED, ("patch", "test_patch")),
     "predictions": (read_predictions, [{"task_id": f"t{i}", "output": "VERDICT: 1"} for i in range(3)],
                     ("task_id",), ("output",)),
+    "fempd": (fempd_read, [json.loads(line) for line in (FEMPD / fempd.INDEX).read_text().splitlines()[:3]],
+              fempd.FIELDS, ("return_type", "pair_file")),
 }
+PLACE = {"fempd": fempd_index}  # where the input file must sit; elsewhere tmp/input.jsonl
 
 json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False)
                            | st.text(max_size=20),
@@ -47,8 +67,8 @@ json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats
                            max_leaves=12)
 
 
-def write(tmp_path: Path, lines: list[bytes]) -> Path:
-    path = tmp_path / "input.jsonl"
+def write(tmp_path: Path, lines: list[bytes], name: str = "") -> Path:
+    path = PLACE.get(name, lambda tmp: tmp / "input.jsonl")(tmp_path)
     path.write_bytes(b"\n".join(lines) + b"\n")
     return path
 
@@ -94,7 +114,7 @@ def test_a_corrupted_line_is_an_input_error_naming_that_line(name, data, tmp_pat
     at, bad = data.draw(must_fail(records, required))
     lines = lines_of(records)
     lines[at] = bad
-    path = write(tmp_path, lines)
+    path = write(tmp_path, lines, name)
     with pytest.raises(InputError) as caught:
         read(path)
     if name == "swebench" and at == 0 and bad.startswith(b"["):  # read as one JSON array: the file is named
@@ -114,7 +134,7 @@ def test_a_field_of_any_type_or_size_loads_or_names_its_line(name, data, tmp_pat
     record[field] = data.draw(json_values | st.just("x" * 2_000_000) if field in strings else json_values)
     lines = lines_of(records)
     lines[at] = json.dumps(record).encode()
-    path = write(tmp_path, lines)
+    path = write(tmp_path, lines, name)
     try:
         read(path)
     except InputError as e:
@@ -126,7 +146,7 @@ def test_a_field_of_any_type_or_size_loads_or_names_its_line(name, data, tmp_pat
 @given(raw=st.binary(max_size=300))
 def test_arbitrary_bytes_never_escape_as_anything_but_an_input_error(name, raw, tmp_path):
     read = READERS[name][0]
-    path = tmp_path / "input.jsonl"
+    path = PLACE.get(name, lambda tmp: tmp / "input.jsonl")(tmp_path)
     path.write_bytes(raw)
     try:
         read(path)
@@ -188,3 +208,19 @@ def test_a_failed_load_leaves_the_store_as_it_was(store, tmp_path, data):
         load(store, "demo", path)
     assert sorted(row[0] for row in store.atom_index("demo")) == sorted(a.id for a in before_atoms)
     assert store.run("MATCH ()-[r]->() RETURN count(r) AS n")[0]["n"] == 0
+
+
+VERUS_TEXTS = [p.read_text() for p in sorted((VERUS / "MBPP" / "verified").glob("*.rs"))[:5]]
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_a_damaged_verus_program_parses_or_is_an_input_error_naming_the_file(data):
+    text = data.draw(st.sampled_from(VERUS_TEXTS))
+    cut = data.draw(st.integers(0, len(text)))
+    damaged = text[:cut] + data.draw(st.sampled_from(["", "{", "}", "(", "/*", "\"", "fn", "verus!{"])) + text[cut:][
+        data.draw(st.integers(0, 40)):]
+    try:
+        verusbench.program_items(damaged, "prog.rs")
+    except InputError as e:
+        assert e.source == "prog.rs"
