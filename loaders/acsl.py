@@ -69,18 +69,25 @@ class _Skip(Exception):
 
 
 def _lines(path: Path) -> list[str]:
+    return [line.strip() for line in _text(path).splitlines() if line.strip() and not line.startswith("#")]
+
+
+def _text(path: Path) -> str:
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except OSError as e:
         raise InputError(str(path), None, f"cannot read: {e.strerror}") from None
-    return [line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")]
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise InputError(str(path), data[:e.start].count(b"\n") + 1, "not UTF-8") from None
 
 
 def _atom(root: Path, folder: str, example: str) -> Atom:
     header, source = root / folder / f"{example}.h", root / folder / f"{example}.c"
     if not header.exists() or not source.exists():
         raise _Skip("no .h/.c pair")
-    h = header.read_text(encoding="utf-8")
+    h = _text(header)
     found = list(_PROTOTYPE.finditer(h))
     if len(found) != 1:
         raise _Skip(f"{len(found)} contracted prototypes in {header.name} (need exactly one)")
@@ -88,8 +95,11 @@ def _atom(root: Path, folder: str, example: str) -> Atom:
     name, ret = proto["name"], _norm_type(proto["ret"])
     params = _params(proto["params"], str(header))
     contract = proto["contract"]
-    c = source.read_text(encoding="utf-8")
-    definition = function_definition(c, name)
+    c = _text(source)
+    try:
+        definition = function_definition(c, name)
+    except ValueError as e:
+        raise InputError(str(source), None, str(e)) from None
     if definition is None:
         raise InputError(str(source), None, f"no definition of {name}() found")
     definitions = re.finditer(r"^[A-Za-z_][\w \*]*\b(\w+)\s*\([^;{]*\)\s*\{", c, re.MULTILINE)
@@ -250,7 +260,8 @@ def matching_brace(text: str, open_at: int) -> int:
             i = len(text) if i < 0 else i
             continue
         if text.startswith("/*", i):
-            i = text.find("*/", i + 2) + 2
+            end = text.find("*/", i + 2)
+            i = len(text) if end < 0 else end + 2  # an unclosed comment runs to the end, never back to 0
             continue
         ch = text[i]
         if ch in "\"'":

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from codewalk.loaders import codecomplex, demo, fempd, swebench, verusbench
+from codewalk.loaders import acsl, codecomplex, demo, fempd, swebench, verusbench
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -224,3 +224,27 @@ def test_a_damaged_verus_program_parses_or_is_an_input_error_naming_the_file(dat
         verusbench.program_items(damaged, "prog.rs")
     except InputError as e:
         assert e.source == "prog.rs"
+
+
+ACSL = Path(__file__).resolve().parents[2] / "shared" / "data" / "acsl-bench" / "acsl-by-example"
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_a_damaged_acsl_example_loads_skips_or_is_an_input_error_naming_its_file(data, tmp_path):
+    example = data.draw(st.sampled_from(["max_element", "clamp", "max_seq"]))
+    root = tmp_path / "acsl"
+    (root / "MinMax").mkdir(parents=True, exist_ok=True)
+    (root / "subdirs.list").write_text("MinMax\n")
+    (root / "MinMax" / "examples.list").write_text(f"{example}\n")
+    for suffix in (".h", ".c"):
+        (root / "MinMax" / f"{example}{suffix}").write_bytes((ACSL / "MinMax" / f"{example}{suffix}").read_bytes())
+    damaged = root / "MinMax" / f"{example}{data.draw(st.sampled_from(['.h', '.c']))}"
+    raw = damaged.read_bytes()
+    cut = data.draw(st.integers(0, len(raw)))
+    insert = data.draw(st.sampled_from([b"", b"\xff\xfe", b"/*@", b"*/", b"{", b"}", b"(", b"requires", b"\x00"]))
+    damaged.write_bytes(raw[:cut] + insert + raw[cut + data.draw(st.integers(0, 60)):])
+    try:
+        acsl.read(root)
+    except InputError as e:
+        assert Path(e.source).parent == damaged.parent
