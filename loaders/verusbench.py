@@ -134,8 +134,8 @@ def program_items(text: str, where: str) -> list[Item]:
             i += 1
         if i >= end:
             return items
-        j = _item_end(masked, i, end, where)
         try:
+            j = _item_end(masked, i, end, where)
             items.append(_item(text[i:j], masked[i:j], where))
         except ValueError as e:  # unbalanced brackets or a function without a body
             raise InputError(where, masked.count("\n", 0, i) + 1, str(e)) from None

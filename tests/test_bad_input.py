@@ -218,7 +218,7 @@ VERUS_TEXTS = [p.read_text() for p in sorted((VERUS / "MBPP" / "verified").glob(
 def test_a_damaged_verus_program_parses_or_is_an_input_error_naming_the_file(data):
     text = data.draw(st.sampled_from(VERUS_TEXTS))
     cut = data.draw(st.integers(0, len(text)))
-    damaged = text[:cut] + data.draw(st.sampled_from(["", "{", "}", "(", "/*", "\"", "fn", "verus!{"])) + text[cut:][
+    damaged = text[:cut] + data.draw(st.sampled_from(["", "{", "}", "(", "/*", "\"", "fn", "verus!{", "#[", "#!["])) + text[cut:][
         data.draw(st.integers(0, 40)):]
     try:
         verusbench.program_items(damaged, "prog.rs")
