@@ -12,11 +12,18 @@ import os
 import socket
 
 import pytest
+from hypothesis import settings
 
 from codewalk.errors import StoreUnavailable
 from codewalk.store import open_store
 
 NEO4J_URI = os.environ.get("CODEWALK_TEST_NEO4J", "bolt://127.0.0.1:7687")
+
+# CI replays the same examples every run, so a landing never hinges on a lucky draw; on a developer
+# machine hypothesis explores new ones each time (and remembers failures in .hypothesis/).
+settings.register_profile("ci", derandomize=True, database=None)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 
 @pytest.fixture(autouse=True)
