@@ -4,25 +4,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 
 import pytest
 
-from codewalk.cli import app, main
+from codewalk.cli import app
 from tests import toy  # noqa: F401  (registers the toy domains in this process)
-
-
-def cw(capsys, *args: str) -> tuple[int, str, str]:
-    argv = sys.argv
-    sys.argv = ["cw", *args]
-    try:
-        main()
-    except SystemExit as e:
-        code = e.code
-    finally:
-        sys.argv = argv
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
+from tests.run_cw import cw
 
 
 @pytest.fixture

@@ -11,20 +11,19 @@ import json
 import os
 import random
 import re
-import sys
 import time
 from pathlib import Path
 
 import pytest
 from codewalk.loaders import fempd
 
-from codewalk.cli import main
 from codewalk.domain import Rejected
 from codewalk.domains.clones import REFERENCE, SYSTEM_PROMPT, ClonesDomain, atom
 from codewalk.domains.clones_inputs import generate
 from codewalk.domains.clones_java import CallUnit, Java
 from codewalk.domains.clones_verify import pair_class, suite_unit
 from codewalk.errors import InputError
+from tests.run_cw import cw
 
 SHARED = Path(os.environ.get("CODEWALK_SHARED") or Path(__file__).resolve().parents[1] / ".." / "shared")
 FEMPD = SHARED / "data" / "fempd"
@@ -306,19 +305,6 @@ def _admitted(capsys, store: str) -> list[dict]:
     for row in json.loads(out):
         tasks.setdefault(row["id"], {"id": row["id"], "reference": row["reference"], "atoms": []})["atoms"].append(row["atom"])
     return list(tasks.values())
-
-
-def cw(capsys, *args: str) -> tuple[int, str, str]:
-    argv, sys.argv = sys.argv, ["cw", *args]
-    try:
-        main()
-        code = 0
-    except SystemExit as e:
-        code = e.code or 0
-    finally:
-        sys.argv = argv
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 @pytest.mark.parametrize("body, reason", [

@@ -4,19 +4,18 @@ from __future__ import annotations
 
 import itertools
 import json
-import sys
 from collections import Counter
 
 import pytest
 
 from codewalk.admission import walk_and_admit
-from codewalk.cli import main
 from codewalk.errors import UsageError
 from codewalk.explore import explore, named_queries, run_named
 from codewalk.loading import load
 from codewalk.queries import query
 from codewalk.store import open_store
 from tests import toy  # noqa: F401  (registers the toy domains in this process)
+from tests.run_cw import cw
 
 
 def _toy_graph(store, domain: str, tmp_path) -> None:
@@ -130,19 +129,6 @@ def test_named_query_refuses_missing_or_unknown_parameters(tmp_path):
             run_named(store, "provenance", {"id": "t1", "x": 1})
         with pytest.raises(UsageError, match="available: .*provenance"):
             run_named(store, "nosuch", {})
-
-
-def cw(capsys, *args: str) -> tuple[int, str, str]:
-    argv, sys.argv = sys.argv, ["cw", *args]
-    try:
-        main()
-        code = 0
-    except SystemExit as e:
-        code = e.code or 0
-    finally:
-        sys.argv = argv
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def test_cli_explore_and_named_queries(capsys, demo_store_path):

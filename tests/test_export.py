@@ -4,19 +4,18 @@ formats evaluators read (JSONL, Parquet, a Hugging Face dataset folder, inspect_
 from __future__ import annotations
 
 import json
-import sys
 from importlib.metadata import entry_points
 
 import pyarrow.parquet as pq
 import pytest
 
 from codewalk.admission import walk_and_admit
-from codewalk.cli import main
 from codewalk.domain import get_domain, register
 from codewalk.errors import StoreError, UsageError
 from codewalk.export import export_tasks
 from codewalk.loading import load
 from codewalk.store import open_store
+from tests.run_cw import cw as run_cw
 from tests.toy import ToyChain
 
 GENERIC = ["id", "domain", "level", "atoms", "prompt", "reference", "verifier", "status", "seed", "run",
@@ -137,15 +136,7 @@ def test_refuses_domain_rows_of_different_shapes(tmp_path, monkeypatch):
 
 def test_cli_export_prints_the_counts_and_exits_2_on_an_empty_selection(capsys, demo_store_path, tmp_path):
     def cw(*args):
-        argv, sys.argv = sys.argv, ["cw", "--store", str(demo_store_path), *args]
-        try:
-            main()
-            code = 0
-        except SystemExit as e:
-            code = e.code or 0
-        finally:
-            sys.argv = argv
-        return code, *capsys.readouterr()
+        return run_cw(capsys, "--store", str(demo_store_path), *args)
 
     code, out, _ = cw("tasks", "export", "--domain", "demo", "--format", "parquet",
                       "--out", str(tmp_path / "d.parquet"))

@@ -4,18 +4,17 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 
 import pytest
 
 from codewalk.admission import walk_and_admit
-from codewalk.cli import main
 from codewalk.domain import register
 from codewalk.errors import InfraError, InputError
 from codewalk.grading import grade_predictions, read_predictions
 from codewalk.loading import load
 from codewalk.records import Check, Run, Task
 from codewalk.store import open_store
+from tests.run_cw import cw as run_cw
 from tests.toy import ToyChain
 
 
@@ -128,15 +127,7 @@ def test_unknown_or_rejected_tasks_are_refused_before_anything_is_graded(tmp_pat
 
 def test_cli_grade_prints_rates_and_exits_3_on_a_bad_line(capsys, demo_store_path, tmp_path):
     def cw(*args):
-        argv, sys.argv = sys.argv, ["cw", "--store", str(demo_store_path), *args]
-        try:
-            main()
-            code = 0
-        except SystemExit as e:
-            code = e.code or 0
-        finally:
-            sys.argv = argv
-        return code, *capsys.readouterr()
+        return run_cw(capsys, "--store", str(demo_store_path), *args)
 
     with open_store(demo_store_path) as store:
         tasks = store.select_tasks("demo", "admitted", 1)
