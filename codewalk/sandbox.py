@@ -107,7 +107,7 @@ def _run(cmd, cwd, timeout, stdin, limits, join_cgroup, env) -> Completed:
 
 
 def isolation() -> str:
-    """What an isolated run gets on this machine, in words (for `cw db status`-style reports and tests)."""
+    """What an isolated run gets on this machine, in words (test skip reasons, bug reports)."""
     fs_net = ("bubblewrap: no network, own PID namespace, read-only filesystem but the work directory"
               if _bwrap_works() else "no bubblewrap: network and filesystem are not isolated")
     procs = "pids cgroup" if _pids_root() else (
