@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from codewalk.admission import walk_and_admit
-from codewalk.records import Atom, Edge
+from codewalk.records import Atom
 from tests import toy
 
 
