@@ -9,7 +9,7 @@ Each measurement runs in a fresh Python process, so its peak RSS (ru_maxrss) is 
 * edge building from atoms: inverted file index (repair-like) and type buckets (typed chains);
 * load: `write_graph` from a stream read off Parquet (atoms + edges per second, peak RSS), against
   baseline (c), one query per row (the repository's upsert with a one-row batch), time-capped;
-* walks: 1,000-walk batches at N = 3 and 10 with the frontier path (Walker(fast=True)), the batched
+* walks: 5,000 walks in batches of 1,000 at N = 3 and 10 with the frontier path (Walker(fast=True)), the batched
   Cypher step (Walker(), the definition) and baseline (a), naive Cypher: one query per walk per step
   (Walker(batch=1)), time-capped and extrapolated; baseline (b): the same uniform-frontier walk in plain
   Python over a NetworkX graph, with and without its build time (reading the edges included).
@@ -40,7 +40,8 @@ from bench.graphs import chain_atoms, feeds_edges, repair_atoms, shares_file_edg
 from codewalk.domain import Domain, register
 from codewalk.records import Atom, Edge
 
-WALKS = 1_000
+BATCH = 1_000  # walks in flight at once
+WALKS = 5 * BATCH  # walks measured: several batches, so the walks left in flight at the end weigh little
 LEVELS = (3, 10)
 NAIVE_CAP_S = 20.0  # baselines (a) and (c) stop after this long and are extrapolated
 CYPHER_CAP_S = 60.0  # so does the batched Cypher step (the definition, not the fast path)
@@ -212,31 +213,29 @@ def phase_rowload(size: int, work: Path, store: str) -> dict:
     return {"rows": rows, "rows_per_s": round(rows / elapsed, 1)}
 
 
-def phase_walk(size: int, work: Path, store: str, variant: str, kind: str) -> dict:
-    """1,000 walks at each level, or as many as fit in the cap for the naive baseline."""
+def phase_walk(size: int, work: Path, store: str, variant: str, kind: str, level: str) -> dict:
+    """WALKS walks of one level (each level in its own process, as `cw walk` walks one level), or as many
+    as fit in the cap for the naive baseline and the Cypher step."""
     from codewalk.domain import get_domain
     from codewalk.walk import Walker
 
     domain = get_domain("benchrepair" if kind == "repair" else "benchchain")
-    out: dict = {}
+    n = int(level)
     with _open(store, work) as s:
-        for n in LEVELS:
-            started = time.perf_counter()
-            walker = Walker(s, domain, n, random.Random(SEED + n), batch=1 if variant == "naive" else WALKS,
-                            fast=variant == "fast")
-            setup = time.perf_counter() - started
-            cap = {"naive": NAIVE_CAP_S, "cypher": CYPHER_CAP_S}.get(variant, 600.0)
-            done, started, cpu = 0, time.perf_counter(), _usage()["cpu_s"]
-            for _ in walker:
-                done += 1
-                if done == WALKS or time.perf_counter() - started > cap:
-                    break
-            elapsed = time.perf_counter() - started
-            out[f"N{n}"] = {"walks": done, "walk_s": round(elapsed, 3), "setup_s": round(setup, 2),
-                            "cpu_s": round(_usage()["cpu_s"] - cpu, 2),
-                            "walks_per_s": round(done / elapsed, 2),
-                            "ms_per_step": round(1000 * elapsed / (done * (n - 1)), 4)}
-    return out
+        started = time.perf_counter()
+        walker = Walker(s, domain, n, random.Random(SEED + n), batch=1 if variant == "naive" else BATCH,
+                        fast=variant == "fast")
+        setup = time.perf_counter() - started
+        cap = {"naive": NAIVE_CAP_S, "cypher": CYPHER_CAP_S}.get(variant, 600.0)
+        done, started, cpu = 0, time.perf_counter(), _usage()["cpu_s"]
+        for _ in walker:
+            done += 1
+            if done == WALKS or time.perf_counter() - started > cap:
+                break
+        elapsed = time.perf_counter() - started
+    return {"walks": done, "walk_s": round(elapsed, 3), "setup_s": round(setup, 2),
+            "walk_cpu_s": round(_usage()["cpu_s"] - cpu, 2), "walks_per_s": round(done / elapsed, 2),
+            "ms_per_step": round(1000 * elapsed / (done * (n - 1)), 4)}
 
 
 def phase_nx(size: int, work: Path) -> dict:
@@ -269,7 +268,7 @@ def phase_nx(size: int, work: Path) -> dict:
             done += len(group) == n
         elapsed = time.perf_counter() - started
         out[f"N{n}"] = {"walks": done, "walk_s": round(elapsed, 3), "walks_per_s": round(done / elapsed, 1),
-                        "cpu_s": round(_usage()["cpu_s"] - cpu, 2),
+                        "walk_cpu_s": round(_usage()["cpu_s"] - cpu, 2),
                         "walks_per_s_incl_build": round(done / (elapsed + build), 1),
                         "ms_per_step": round(1000 * elapsed / (done * (n - 1)), 4)}
     return out
@@ -353,8 +352,9 @@ def _bench_store(size: int, work: Path, store: str, neo4j_uri: str, chains: bool
         r["load"] = _run("load", size, work, "--store", target, *(["--kind", "repair"] if not chains else []))
     for kind in ("repair", "chain") if chains else ("repair",):
         for variant in ("fast", "cypher", "naive") if kind == "repair" else ("fast", "cypher"):
-            r[f"walk_{kind}_{variant}"] = _run("walk", size, work, "--store", target, "--variant", variant,
-                                               "--kind", kind)
+            levels = {f"N{n}": _run("walk", size, work, "--store", target, "--variant", variant, "--kind", kind,
+                                    "--level", str(n)) for n in LEVELS}
+            r[f"walk_{kind}_{variant}"] = {**levels, "rss_mb": max(x["rss_mb"] for x in levels.values())}
     return r
 
 
@@ -396,14 +396,14 @@ def table(results: list[dict], stores: list[str]) -> list[tuple[str, list[str]]]
             lambda r, s, w=w: _ratio(w(r, s, "fast")["walks_per_s"], w(r, s, "naive")["walks_per_s"]))
         add(f"N={n} frontier vs (b) excl. / incl. build", lambda r, s, w=w, n=n: (
             f"{_ratio(w(r, s, 'fast')['walks_per_s'], r['nx'][f'N{n}']['walks_per_s'])} / "
-            f"{_ratio(WALKS / (w(r, s, 'fast')['walk_s'] + w(r, s, 'fast')['setup_s']), r['nx'][f'N{n}']['walks_per_s_incl_build'])}"))
+            f"{_ratio(w(r, s, 'fast')['walks'] / (w(r, s, 'fast')['walk_s'] + w(r, s, 'fast')['setup_s']), r['nx'][f'N{n}']['walks_per_s_incl_build'])}"))
         add(f"N={n} ms/step: frontier / Cypher step / NX", lambda r, s, w=w, n=n: (
             f"{w(r, s, 'fast')['ms_per_step']:.3g} / {w(r, s, 'cypher')['ms_per_step']:.3g} / "
             f"{r['nx'][f'N{n}']['ms_per_step']:.3g}"))
-        cpu = lambda x, n=n: 1000 * x["cpu_s"] / (x["walks"] * (n - 1))
+        cpu = lambda x, n=n: 1000 * x["walk_cpu_s"] / (x["walks"] * (n - 1))
         add(f"N={n} CPU ms/step: frontier / Cypher step / NX", lambda r, s, w=w, cpu=cpu, n=n: (
             f"{cpu(w(r, s, 'fast')):.3g} / {cpu(w(r, s, 'cypher')):.3g} / {cpu(r['nx'][f'N{n}']):.3g}"))
-        per_walk = lambda x: x["cpu_s"] / x["walks"]
+        per_walk = lambda x: x["walk_cpu_s"] / x["walks"]
         add(f"N={n} by process CPU s per walk: frontier vs (a) / vs (b) excl. build",
             lambda r, s, w=w, n=n, per_walk=per_walk: (
                 f"{_ratio(per_walk(w(r, s, 'naive')), per_walk(w(r, s, 'fast')))} / "
@@ -482,9 +482,11 @@ def main() -> None:
     ap.add_argument("--store", help=argparse.SUPPRESS)
     ap.add_argument("--variant", help=argparse.SUPPRESS)
     ap.add_argument("--kind", help=argparse.SUPPRESS)
+    ap.add_argument("--level", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.phase:
-        extra = {k: v for k, v in (("store", args.store), ("variant", args.variant), ("kind", args.kind)) if v}
+        extra = {k: v for k, v in (("store", args.store), ("variant", args.variant), ("kind", args.kind),
+                                   ("level", args.level)) if v}
         result = PHASES[args.phase](args.size, Path(args.work), **extra)
         print(json.dumps({**result, **_usage()}))
         return
@@ -501,7 +503,7 @@ def main() -> None:
     import neo4j
 
     meta = {"command": " ".join(sys.argv), "created": stamp, "cpus": os.cpu_count(), "python": sys.version.split()[0],
-            "ladybug": ladybug.__version__, "neo4j_driver": neo4j.__version__, "walks_per_batch": WALKS,
+            "ladybug": ladybug.__version__, "neo4j_driver": neo4j.__version__, "walks_per_batch": BATCH, "walks_measured": WALKS,
             "naive_cap_s": NAIVE_CAP_S, "cypher_cap_s": CYPHER_CAP_S, "uptime": _uptime()}
     (out / f"walks-{stamp}.json").write_text(json.dumps({"meta": meta, "results": results}, indent=1))
     plot(results, stores, out / f"walks-{stamp}.png")

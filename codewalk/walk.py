@@ -11,74 +11,82 @@ groups on both stores. One query per step serves a whole batch of walks.
 Two ways to run a step, with the same result for the same seed (tests/test_walk_fastpath.py):
 * the Cypher step (`cypher/walk_step_*.cypher`), the definition: the store computes each walk's
   frontier from the whole group and picks from it;
-* the frontier path (`fast=True`): each walk's frontier lives here and grows incrementally; one
-  batched query per step fetches the neighbours of the atoms the walks gained last step and that a
-  bounded cache does not hold yet (`cypher/adjacency*.cypher`), and the pick is the same
-  `f[floor(u * size(f))]` over the same sorted, filtered frontier. It does not re-expand the whole
-  group every step, so a step costs about the same at any level N. It reads labels and sources from
-  the atom index, so it assumes edges stay inside one domain (`cw load` guarantees it) and that the
-  graph does not change while it walks.
+* the frontier path (`fast=True`, what `cw walk` uses): the walker reads the relation once
+  (`cypher/relation_keys*.cypher`, as Arrow columns) into integer arrays over the atoms' ranks in id
+  order, about 12 bytes per edge, and keeps each walk's frontier as a set of ranks that grows
+  incrementally. Rank order is id order, so the pick is the same `f[floor(u * size(f))]` over the same
+  sorted, filtered frontier, with no query per step. It assumes edges stay inside one domain (`cw load`
+  guarantees it) and that the graph does not change while it walks.
 """
 
 from __future__ import annotations
 
 import random
+from bisect import bisect_left
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from .domain import Domain, WalkPlan
 from .errors import CodewalkError, UsageError
 from .store import GraphStore
-
-ADJACENCY_CACHE = 100_000  # atoms whose neighbours the frontier path keeps (a hub is asked for again and again)
 
 
 class WalkExhausted(CodewalkError):
     """No group of the requested level can be found (the graph is too small or too sparse)."""
 
 
-@dataclass
+@dataclass(slots=True)
 class _Walk:
     plan: WalkPlan
-    ids: list[str] = field(default_factory=list)
-    frontier: set[str] = field(default_factory=set)  # fast path: unvisited neighbours of the group
+    constrained: bool = False  # the plan restricts labels or sources
+    ids: list[int] = field(default_factory=list)  # ranks of the atoms picked so far
+    frontier: set[int] = field(default_factory=set)  # fast path: unvisited neighbours of the group
     merged: int = 0  # fast path: how many of `ids` have their neighbours in `frontier`
 
 
 class Walker:
-    """Yields groups of `n` atoms forever (callers stop it), `batch` walks in flight at a time."""
+    """Yields groups of `n` atoms forever (callers stop it), `batch` walks in flight at a time.
+
+    Atoms are handled by rank, their position in id order (`self.ids`), and turned back into ids as
+    groups are yielded."""
 
     def __init__(self, store: GraphStore, domain: Domain, n: int, rng: random.Random, batch: int = 256,
                  fast: bool = False):
         if n < 1:
             raise UsageError("the level N must be at least 1")
         self.store, self.domain, self.n, self.rng, self.batch = store, domain, n, rng, batch
-        self.step = self._frontier_step if fast else self._cypher_step
-        self.adjacent: dict[str, list[str]] = {}  # fast path: neighbours fetched so far, bounded
-        index = store.atom_index(domain.name)
-        if not index:
+        atoms = store.atom_table(domain.name)
+        if not atoms.num_rows:
             raise UsageError(f"no atoms of domain {domain.name!r} in the store; run `cw load {domain.name} ...`")
-        self.ids = [i for i, _, _ in index]
+        self.ids = _Ids(atoms.column("id").combine_chunks())
         # Only atoms that carry a label or source: at 10^6 atoms most carry neither.
-        self.label = {i: label for i, label, _ in index if label}
-        self.source = {i: s for i, _, s in index if s}
-        self.by_label: dict[str, list[str]] = {}
-        for i, label in self.label.items():
-            self.by_label.setdefault(label, []).append(i)
+        self.label = {r: x for r, x in enumerate(atoms.column("label").to_pylist()) if x}
+        self.source = {r: x for r, x in enumerate(atoms.column("source").to_pylist()) if x}
+        self.by_label: dict[str, list[int]] = {}
+        for r, label in self.label.items():
+            self.by_label.setdefault(label, []).append(r)
+        # The frontier path holds the relation in memory; the Cypher step asks the store each step.
+        self.neighbours = _Relation(store, domain, atoms.column("key")) if fast else None
+        del atoms
         # Give up when this many walks in a row restart without one completing.
         self.max_restarts = 100 * max(len(self.ids), batch)
 
     def _start(self, walk: _Walk) -> None:
         want = self._label(walk, 0)
-        pool = self.ids if not want else self.by_label.get(want, [])
+        pool = range(len(self.ids)) if not want else self.by_label.get(want, [])
         if not pool:
             raise WalkExhausted(f"no atom with label {want!r} to start a walk of domain {self.domain.name!r}")
         walk.ids = [pool[int(self.rng.random() * len(pool))]]
         walk.frontier, walk.merged = set(), 0
 
     def _new(self) -> _Walk:
-        walk = _Walk(self.domain.walk_plan(self.n, self.rng))
+        plan = self.domain.walk_plan(self.n, self.rng)
+        walk = _Walk(plan, bool(plan.labels or plan.max_per_source))
         self._start(walk)
         return walk
 
@@ -95,21 +103,21 @@ class Walker:
 
     def __iter__(self) -> Iterator[tuple[str, ...]]:
         chain = not self.domain.symmetric
+        step = self._cypher_step if self.neighbours is None else self._frontier_step
         walks = [self._new() for _ in range(self.batch)]
         restarts = 0
         while True:
             for w, walk in enumerate(walks):
                 if len(walk.ids) == self.n:
                     # A symmetric group is a set: its canonical form is sorted. A chain keeps its order.
-                    yield tuple(walk.ids) if chain else tuple(sorted(walk.ids))
+                    yield tuple(self.ids[r] for r in (walk.ids if chain else sorted(walk.ids)))
                     walks[w] = self._new()
                     restarts = 0
             growing = [w for w, walk in enumerate(walks) if len(walk.ids) < self.n]
             us = [self.rng.random() for _ in growing]
-            picks = self.step(walks, growing, us)
-            for w in growing:
-                if w in picks:
-                    walks[w].ids.append(picks[w][0])
+            for w, pick in zip(growing, step(walks, growing, us), strict=True):
+                if pick is not None:
+                    walks[w].ids.append(pick)
                 else:  # dead end: start over
                     restarts += 1
                     self._start(walks[w])
@@ -119,46 +127,116 @@ class Walker:
                     "restarts: the graph may not support this level (see `cw explore`)"
                 )
 
-    def _cypher_step(self, walks: list[_Walk], growing: list[int], us: list[float]) -> dict[int, tuple[str, int]]:
-        params = [
-            {"wid": w, "ids": walks[w].ids, "last": walks[w].ids[-1], "u": u,
-             "label": self._label(walks[w], len(walks[w].ids)), "blocked": self._blocked(walks[w])}
-            for w, u in zip(growing, us, strict=True)
-        ]
-        return self.store.walk_step(self.domain.relation, not self.domain.symmetric, params)
+    def _cypher_step(self, walks: list[_Walk], growing: list[int], us: list[float]) -> list[int | None]:
+        """The rank each growing walk picks (None: a dead end), from the store's step query."""
+        params = []
+        for w, u in zip(growing, us, strict=True):
+            ids = [self.ids[r] for r in walks[w].ids]
+            params.append({"wid": w, "ids": ids, "last": ids[-1], "u": u,
+                           "label": self._label(walks[w], len(ids)), "blocked": self._blocked(walks[w])})
+        picks = self.store.walk_step(self.domain.relation, not self.domain.symmetric, params)
+        return [bisect_left(self.ids, picks[w][0]) if w in picks else None for w in growing]
 
-    def _frontier_step(self, walks: list[_Walk], growing: list[int], us: list[float]) -> dict[int, tuple[str, int]]:
+    def _frontier_step(self, walks: list[_Walk], growing: list[int], us: list[float]) -> list[int | None]:
+        """The same picks as `_cypher_step`, from the relation in memory. The hot loop of `cw walk`:
+        neighbour slices are taken inline rather than through `_Relation.__getitem__`."""
         chain = not self.domain.symmetric
-        # A chain extends from its last atom; a frontier walk needs the atoms it gained since last step.
-        gained = {w: walks[w].ids[-1:] if chain else walks[w].ids[walks[w].merged:] for w in growing}
-        adjacent = self._adjacency(chain, {x for xs in gained.values() for x in xs})
-        picks = {}
+        after, start = self.neighbours.next, self.neighbours.start
+        picks: list[int | None] = []
         for w, u in zip(growing, us, strict=True):
             walk = walks[w]
-            if chain:
-                candidates = set(adjacent.get(walk.ids[-1], ())).difference(walk.ids)
-            else:
-                for x in gained[w]:
-                    walk.frontier.update(adjacent.get(x, ()))
-                walk.frontier.difference_update(walk.ids)
-                walk.merged = len(walk.ids)
+            ids = walk.ids
+            if chain:  # a chain extends from its last atom only
+                candidates = set(after[start[ids[-1]]:start[ids[-1] + 1]])
+            else:  # the frontier gains the neighbours of the atoms picked since the last step
                 candidates = walk.frontier
-            label, blocked = self._label(walk, len(walk.ids)), self._blocked(walk)
-            if label or blocked:
-                candidates = [c for c in candidates
-                              if (not label or self.label.get(c) == label) and self.source.get(c, "") not in blocked]
-            f = sorted(candidates)
-            if f:
-                picks[w] = (f[int(u * len(f))], len(f))
+                for x in ids[walk.merged:]:
+                    candidates.update(after[start[x]:start[x + 1]])
+                walk.merged = len(ids)
+            candidates.difference_update(ids)
+            if walk.constrained:
+                label, blocked = self._label(walk, len(ids)), self._blocked(walk)
+                candidates = {c for c in candidates
+                              if (not label or self.label.get(c) == label) and self.source.get(c, "") not in blocked}
+            if candidates:
+                f = sorted(candidates)  # ranks: the same order as the ids
+                picks.append(f[int(u * len(f))])
+            else:
+                picks.append(None)
         return picks
 
-    def _adjacency(self, chain: bool, ids: set[str]) -> dict[str, list[str]]:
-        """Neighbours (chains: out-neighbours) of each atom, those not cached yet fetched in one query."""
-        missing = [x for x in ids if x not in self.adjacent]
-        if missing:
-            if len(self.adjacent) + len(missing) > ADJACENCY_CACHE:
-                self.adjacent.clear()  # simpler than LRU; this step's atoms are then all fetched again
-                missing = list(ids)
-            query = self.store.q("adjacency_out" if chain else "adjacency", self.domain.relation)
-            self.adjacent.update((r["id"], r["next"]) for r in self.store.run(query, {"ids": missing}))
-        return self.adjacent
+
+class _Ids(Sequence[str]):
+    """Atom ids by rank, kept as one Arrow array: at 10^6 atoms a fifth of the memory of a list of str."""
+
+    def __init__(self, ids: pa.StringArray):
+        self._ids = ids
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    def __getitem__(self, rank: int) -> str:  # type: ignore[override]  (no slices needed)
+        return self._ids[rank].as_py()
+
+
+class _Relation:
+    """The domain's relation read once from the store, as compressed sparse rows over atom ranks:
+    `self[r]` lists the ranks next to rank r (out-neighbours for a chain, both directions otherwise).
+    About 8 bytes per edge (4 per direction) and 8 per atom."""
+
+    def __init__(self, store: GraphStore, domain: Domain, keys: pa.ChunkedArray):
+        n = len(keys)
+        query, parts = store.q("relation_keys", domain.relation), []
+        for lo, hi in _slices(keys):
+            edges = store.table(query, {"domain": domain.name, "lo": lo, "hi": hi})
+            parts.append((_ranks(edges.column("src"), keys), _ranks(edges.column("dst"), keys)))
+            del edges
+        src, dst = (np.concatenate(p) for p in zip(*parts, strict=True))
+        del parts
+        inside = (src >= 0) & (dst >= 0)  # both ends in this domain
+        if not inside.all():
+            src, dst = src[inside], dst[inside]
+        del inside
+        pairs = [(src, dst), (dst, src)] if domain.symmetric else [(src, dst)]
+        counts = sum(np.bincount(a, minlength=n) for a, _ in pairs)
+        # Pack (from, to) into one int64 each and sort in place: no index array as big as the edges.
+        packed = np.empty(len(src) * len(pairs), np.int64)
+        for i, (a, b) in enumerate(pairs):
+            part = packed[i * len(src):(i + 1) * len(src)]
+            part[:] = a
+            part <<= 32
+            part |= b
+        del src, dst, pairs, a, b
+        packed.sort()
+        np.bitwise_and(packed, 0xFFFFFFFF, out=packed)
+        # Memoryviews: their slices and items are plain ints, as cheap to iterate as a list's.
+        self.next = memoryview(packed.astype(np.int32))
+        self.start = memoryview(np.concatenate([[0], np.cumsum(counts)]).astype(np.int64))
+
+    def __getitem__(self, rank: int) -> memoryview:
+        return self.next[self.start[rank]:self.start[rank + 1]]
+
+
+SLICE = 200_000  # atoms whose edges are read in one query (about a million edges in a repair-like graph)
+
+
+def _slices(keys: pa.ChunkedArray) -> list[tuple[int | None, int | None]]:
+    """[lo, hi) ranges of integer keys with SLICE atoms each; other keys are read in one go."""
+    if not pa.types.is_integer(keys.type):
+        return [(None, None)]
+    bounds = np.sort(keys.to_numpy())[::SLICE].tolist()
+    return list(zip(bounds, [*bounds[1:], int(pc.max(keys).as_py()) + 1], strict=True))
+
+
+def _ranks(values: pa.ChunkedArray, keys: pa.ChunkedArray) -> np.ndarray:
+    """Each value's position in `keys` (int32), -1 where it is not one: a lookup table for integer keys
+    (Ladybug's node offsets), a hash lookup otherwise."""
+    if not len(values):
+        return np.zeros(0, np.int32)
+    if pa.types.is_integer(keys.type):
+        k, v = keys.to_numpy(), values.to_numpy()
+        table = np.full(max(int(k.max()), int(v.max())) + 1, -1, np.int32)
+        table[k] = np.arange(len(k), dtype=np.int32)
+        return table[v]
+    found = pc.index_in(values, value_set=keys.combine_chunks())
+    return pc.fill_null(found, -1).to_numpy().astype(np.int32)

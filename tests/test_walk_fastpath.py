@@ -76,15 +76,21 @@ def test_frontier_path_gives_the_same_groups_on_both_stores(neo4j, tmp_path):
         lady.close()
 
 
-class _CountingRuns:
+class _CountingQueries:
+    """A store that counts what the walker asks of it."""
+
     def __init__(self, store):
-        self.store, self.adjacency, self.steps = store, 0, 0
+        self.store, self.tables, self.runs, self.steps = store, [], 0, 0
 
     def __getattr__(self, name):
         return getattr(self.store, name)
 
+    def table(self, cypher, params=None):
+        self.tables.append(cypher)
+        return self.store.table(cypher, params)
+
     def run(self, cypher, params=None):
-        self.adjacency += cypher == self.store.q("adjacency", "SHARES_FILE")
+        self.runs += 1
         return self.store.run(cypher, params)
 
     def walk_step(self, *args):
@@ -92,19 +98,20 @@ class _CountingRuns:
         return self.store.walk_step(*args)
 
 
-def test_frontier_path_sends_one_adjacency_query_per_step_and_no_cypher_step(store):
+def test_frontier_path_reads_the_relation_once_and_sends_no_query_per_step(store):
     _random_graph(store, "toysym", seed=4)
-    counting = _CountingRuns(store)
+    counting = _CountingQueries(store)
     walker = Walker(counting, get_domain("toysym"), 4, random.Random(0), batch=30, fast=True)
     it = iter(walker)
-    groups = [next(it) for _ in range(30)]
-    assert len(groups) == 30 and counting.steps == 0
-    # at least three steps for one batch of level 4, more only where a walk hit a dead end
-    assert 3 <= counting.adjacency <= 6
+    groups = [next(it) for _ in range(90)]  # three batches' worth
+    assert len(groups) == 90 and counting.steps == 0 and counting.runs == 0
+    assert counting.tables == [store.q("relation_keys", "SHARES_FILE")]  # (the atoms come through atom_table)
 
 
-@pytest.mark.parametrize("domain", ["toysym", "toychain"])
-def test_frontier_path_gives_the_same_groups_when_its_adjacency_cache_overflows(store, domain, monkeypatch):
-    _random_graph(store, domain, seed=6)
-    monkeypatch.setattr("codewalk.walk.ADJACENCY_CACHE", 7)  # emptied every step or two
-    assert _groups(store, domain, 4, 3, fast=True) == _groups(store, domain, 4, 3, fast=False)
+def test_frontier_path_ignores_edges_that_leave_the_domain(store):
+    """`cw load` keeps edges inside a domain; an edge written around it must not put a foreign atom in a group."""
+    _random_graph(store, "toysym", seed=5)
+    store.write_graph([Atom("other/x", "other", {})], [Edge("toysym/a0", "other/x", "SHARES_FILE"),
+                                                        Edge("other/x", "toysym/B3", "SHARES_FILE")])
+    it = iter(Walker(store, get_domain("toysym"), 5, random.Random(2), batch=20, fast=True))
+    assert all(x.startswith("toysym/") for _ in range(100) for x in next(it))

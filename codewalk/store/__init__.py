@@ -13,6 +13,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from ..errors import StoreError
 from ..queries import Dialect, query
 from ..records import SUMMARY_FIELDS, Atom, Edge, Run, Task
@@ -54,6 +57,10 @@ class GraphStore(ABC):
         """Run several statements atomically: all take effect or none."""
 
     @abstractmethod
+    def table(self, cypher: str, params: dict[str, Any] | None = None) -> pa.Table:
+        """Like `run`, as Arrow columns: for results of millions of rows (the walk reads its graph so)."""
+
+    @abstractmethod
     def close(self) -> None: ...
 
     def ensure_schema(self) -> None:
@@ -87,10 +94,17 @@ class GraphStore(ABC):
     def domains(self) -> dict[str, int]:
         return {r["domain"]: r["atoms"] for r in self.run(self.q("domains"))}
 
+    def atom_table(self, domain: str) -> pa.Table:
+        """key, id, label, source of every atom of a domain, sorted by id in Python's string order.
+        `key` is what `cypher/relation_keys` returns for an edge's ends (Ladybug: the node offset)."""
+        table = self.table(self.q("atom_index"), {"domain": domain})
+        return table.take(pc.sort_indices(table, [("id", "ascending")])) if table.num_rows else table
+
     def atom_index(self, domain: str) -> list[tuple[str, str, str]]:
         """(id, label, source) of every atom of a domain, sorted by id: the walk's start population."""
-        rows = self.run(self.q("atom_index"), {"domain": domain})
-        return [(r["id"], r["label"] or "", r["source"] or "") for r in rows]
+        t = self.atom_table(domain)
+        columns = (t.column(c).to_pylist() for c in ("id", "label", "source")) if t.num_rows else ([], [], [])
+        return [(i, label or "", s or "") for i, label, s in zip(*columns, strict=True)]
 
     def get_atoms(self, ids: Sequence[str]) -> list[Atom]:
         """Atoms in the order asked for; a missing id is an error."""

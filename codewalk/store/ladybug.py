@@ -10,7 +10,6 @@ from typing import Any
 
 import ladybug
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
 from ..errors import StoreError, StoreUnavailable
@@ -71,11 +70,11 @@ class LadybugStore(GraphStore):
             raise
         self._conn.execute("COMMIT")
 
-    def atom_index(self, domain: str) -> list[tuple[str, str, str]]:
-        """As GraphStore.atom_index, through Arrow: 10^6 rows as dicts would cost hundreds of MB."""
-        table = self._conn.execute(self.q("atom_index"), {"domain": domain}).get_as_arrow()
-        ids, labels, sources = (table.column(c).to_pylist() for c in ("id", "label", "source"))
-        return [(i, label or "", s or "") for i, label, s in zip(ids, labels, sources, strict=True)]
+    def table(self, cypher: str, params: dict[str, Any] | None = None) -> pa.Table:
+        try:
+            return self._conn.execute(cypher, params or {}).get_as_arrow()
+        except RuntimeError as e:
+            raise StoreError(f"query failed: {e}") from e
 
     def write_graph(self, atoms: Iterable[Atom], edges: Iterable[Edge]) -> None:
         """Stream atoms, then edges, into one transaction, CHUNK rows at a time (any iterables).
@@ -180,6 +179,8 @@ class _EdgeFilter:
     def seen_then_add(self, edges: list[Edge]) -> list[bool]:
         if not edges:
             return []
+        import pandas as pd  # here, not at the top: a walking process need not carry pandas (~40 MB)
+
         frame = pd.DataFrame({"src": [e.src for e in edges], "dst": [e.dst for e in edges]})
         h = pd.util.hash_pandas_object(frame, index=False).to_numpy()
         seen = np.ones(len(edges), dtype=bool)

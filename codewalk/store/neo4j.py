@@ -7,12 +7,16 @@ from itertools import islice
 from typing import Any
 
 import neo4j
+import pyarrow as pa
 from neo4j.exceptions import AuthError, DriverError, Neo4jError, ServiceUnavailable
 from neo4j.graph import Node, Path, Relationship
 
 from ..errors import StoreError, StoreUnavailable
 from ..records import Atom, Edge
 from . import BATCH, GraphStore, _edge_row
+
+
+TABLE_CHUNK = 100_000
 
 
 class Neo4jStore(GraphStore):
@@ -58,16 +62,21 @@ class Neo4jStore(GraphStore):
         except (ServiceUnavailable, DriverError, OSError) as e:
             raise StoreUnavailable(f"lost Neo4j at {self.location}, nothing was stored: {e}") from e
 
-    def atom_index(self, domain: str) -> list[tuple[str, str, str]]:
-        """As GraphStore.atom_index, streamed as tuples: 10^6 rows as dicts would cost hundreds of MB."""
+    def table(self, cypher: str, params: dict[str, Any] | None = None) -> pa.Table:
+        """Streamed, TABLE_CHUNK records at a time, so millions of rows never exist as Python objects at once."""
         try:
             with self._driver.session(database=self.database) as session:
-                result = session.run(self.q("atom_index"), {"domain": domain})
-                return [(i, label or "", s or "") for i, label, s in result]
+                result = session.run(cypher, params or {})
+                keys = list(result.keys())
+                parts = [pa.table(dict(zip(keys, map(list, zip(*chunk)), strict=True)))
+                         for chunk in _batched(result, TABLE_CHUNK)]
         except Neo4jError as e:
             raise StoreError(f"query failed: {e.message}") from e
         except (ServiceUnavailable, DriverError, OSError) as e:
             raise StoreUnavailable(f"lost Neo4j at {self.location}: {e}") from e
+        if not parts:
+            return pa.table({k: pa.array([], pa.null()) for k in keys})
+        return pa.concat_tables(parts, promote_options="default")  # a chunk of all-null values is typed null
 
     def write_graph(self, atoms: Iterable[Atom], edges: Iterable[Edge]) -> None:
         """Stream UNWIND batches of BATCH rows into one explicit transaction (any iterables): the

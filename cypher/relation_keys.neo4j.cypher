@@ -1,0 +1,7 @@
+// The ${rel} edges leaving the atoms of a domain whose `key` (see atom_index) is in [$lo, $hi), as the
+// keys of their two ends: the walk's frontier path (codewalk.walk) reads its relation so and keeps it
+// as integer arrays. Here keys are ids and the reader asks for one slice ($lo, $hi null), as the driver
+// streams records anyway.
+MATCH (a:Atom)-[:${rel}]->(b:Atom)
+WHERE a.domain = $domain AND ($lo IS NULL OR a.id >= $lo) AND ($hi IS NULL OR a.id < $hi)
+RETURN a.id AS src, b.id AS dst
