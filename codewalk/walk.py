@@ -188,7 +188,7 @@ class _Relation:
         n = len(keys)
         query, parts = store.q("relation_keys", domain.relation), []
         for lo, hi in _slices(keys):
-            edges = store.table(query, {"domain": domain.name, "lo": lo, "hi": hi})
+            edges = _one_row_per_edge(store.table(query, {"domain": domain.name, "lo": lo, "hi": hi}))
             parts.append((_ranks(edges.column("src"), keys), _ranks(edges.column("dst"), keys)))
             del edges
         src, dst = (np.concatenate(p) for p in zip(*parts, strict=True))
@@ -226,6 +226,14 @@ def _slices(keys: pa.ChunkedArray) -> list[tuple[int | None, int | None]]:
         return [(None, None)]
     bounds = np.sort(keys.to_numpy())[::SLICE].tolist()
     return list(zip(bounds, [*bounds[1:], int(pc.max(keys).as_py()) + 1], strict=True))
+
+
+def _one_row_per_edge(edges: pa.Table) -> pa.Table:
+    """A dialect may group its edges by source (`dst` a list): spread them to one row per edge."""
+    if not pa.types.is_list(edges.schema.field("dst").type):
+        return edges
+    dst = edges.column("dst").combine_chunks()
+    return pa.table({"src": edges.column("src").take(pc.list_parent_indices(dst)), "dst": pc.list_flatten(dst)})
 
 
 def _ranks(values: pa.ChunkedArray, keys: pa.ChunkedArray) -> np.ndarray:

@@ -28,7 +28,10 @@ class Neo4jStore(GraphStore):
         auth = (user or "neo4j", password) if password else None
         # Bounded: a dead server makes `cw` fail within seconds instead of hanging.
         self._driver = neo4j.GraphDatabase.driver(
-            uri, auth=auth, connection_timeout=5, connection_acquisition_timeout=10, max_transaction_retry_time=10
+            uri, auth=auth, connection_timeout=5, connection_acquisition_timeout=10, max_transaction_retry_time=10,
+            # No server notifications: "property `label` does not exist" on a graph without labels is
+            # expected here, and the driver would log each one as a warning on stderr.
+            notifications_min_severity="OFF",
         )
         try:
             self._driver.verify_connectivity()
