@@ -350,6 +350,7 @@ def _bench_store(size: int, work: Path, store: str, neo4j_uri: str, chains: bool
         r["copyload"] = _run("copyload", size, work, "--store", target)
     else:
         r["load"] = _run("load", size, work, "--store", target, *(["--kind", "repair"] if not chains else []))
+    chains = chains and "copyload" not in r  # the COPY path loads the repair graph only
     for kind in ("repair", "chain") if chains else ("repair",):
         for variant in ("fast", "cypher", "naive") if kind == "repair" else ("fast", "cypher"):
             levels = {f"N{n}": _run("walk", size, work, "--store", target, "--variant", variant, "--kind", kind,
