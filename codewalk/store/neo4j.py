@@ -16,7 +16,7 @@ from ..records import Atom, Edge
 from . import BATCH, GraphStore, _edge_row
 
 
-TABLE_CHUNK = 100_000
+TABLE_CHUNK = 100_000  # records per Arrow chunk in table()
 
 
 class Neo4jStore(GraphStore):
