@@ -127,7 +127,7 @@ def _plain(value: Any) -> Any:
     if isinstance(value, Path):
         return [_plain(n) for n in value.nodes]
     if isinstance(value, list):
-        # a list of plain strings (a walk's adjacency: thousands of ids) is returned as it is
+        # a list of plain strings (thousands of ids, say) is returned as it is
         return value if all(type(v) is str for v in value) else [_plain(v) for v in value]
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
