@@ -103,7 +103,7 @@ class GraphStore(ABC):
     def atom_index(self, domain: str) -> list[tuple[str, str, str]]:
         """(id, label, source) of every atom of a domain, sorted by id: the walk's start population."""
         t = self.atom_table(domain)
-        columns = (t.column(c).to_pylist() for c in ("id", "label", "source")) if t.num_rows else ([], [], [])
+        columns = (t.column(c).to_pylist() for c in ("id", "label", "source"))
         return [(i, label or "", s or "") for i, label, s in zip(*columns, strict=True)]
 
     def get_atoms(self, ids: Sequence[str]) -> list[Atom]:
