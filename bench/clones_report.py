@@ -33,7 +33,7 @@ from codewalk.loaders import fempd
 
 from codewalk.admission import walk_and_admit
 from codewalk.domains.clones import REFERENCE, ClonesDomain, atom
-from codewalk.domains.clones_verify import cross_substitute
+from codewalk.domains.clones.verify import cross_substitute
 from codewalk.store import open_store
 
 FEMPD = Path(os.environ.get("CODEWALK_SHARED") or ROOT / ".." / "shared") / "data" / "fempd"

@@ -7,7 +7,7 @@ why, counts the candidate chains per level (every chain the relation allows, wit
 most twice), then runs admission for real on all level-1 chains and on a seeded sample of each higher
 level: reference-verification yield (the paper's 137/160, 200/350, 233/770 for Verus), admission yield,
 and seconds per verifier run. A backend whose verifier is not installed is counted but not run (Verus
-cannot be installed on every machine). Verification results are cached (proofs_cache), so a re-run
+cannot be installed on every machine). Verification results are cached (codewalk.domains.proofs.cache), so a re-run
 only pays for new programs.
 """
 

@@ -41,8 +41,8 @@ from pathlib import Path
 from typing import Any
 
 from codewalk import jsonl
-from codewalk.domains import complexity_growth as growth
-from codewalk.domains import complexity_run as run
+from codewalk.domains.complexity import growth as growth
+from codewalk.domains.complexity import run as run
 from codewalk.errors import InfraError, InputError
 
 LABELS = ("constant", "logn", "linear", "nlogn", "quadratic", "cubic", "np")

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from codewalk import jsonl
-from codewalk.domains.repair_patch import parse_patch, patch_files
+from codewalk.domains.repair.patch import parse_patch, patch_files
 from codewalk.errors import InputError
 
 REQUIRED = ("instance_id", "repo", "base_commit", "patch", "test_patch", "FAIL_TO_PASS", "created_at")

@@ -13,7 +13,7 @@ from codewalk.loaders import acsl, codecomplex, demo, fempd, swebench, verusbenc
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from codewalk.domains.repair_patch import patch_files
+from codewalk.domains.repair.patch import patch_files
 from codewalk.errors import InputError
 from codewalk.grading import read_predictions
 from codewalk.loading import load

@@ -19,9 +19,9 @@ from codewalk.loaders import fempd
 
 from codewalk.domain import Rejected
 from codewalk.domains.clones import REFERENCE, SYSTEM_PROMPT, ClonesDomain, atom
-from codewalk.domains.clones_inputs import generate
-from codewalk.domains.clones_java import CallUnit, Java
-from codewalk.domains.clones_verify import pair_class, suite_unit
+from codewalk.domains.clones.inputs import generate
+from codewalk.domains.clones.java import CallUnit, Java
+from codewalk.domains.clones.verify import pair_class, suite_unit
 from codewalk.errors import InputError
 from tests.run_cw import cw
 

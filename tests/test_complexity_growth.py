@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from codewalk.domains.complexity_growth import (
+from codewalk.domains.complexity.growth import (
     CONSTANT,
     EXPONENTIAL,
     LINEAR,

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from codewalk.admission import evaluate
-from codewalk.domains import proofs_acsl
+from codewalk.domains.proofs import acsl
 from codewalk.domains.proofs import ProofsDomain, read
 from codewalk.errors import InfraError, InputError, UsageError
 from codewalk.loading import load

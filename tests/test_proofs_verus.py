@@ -10,7 +10,7 @@ import pytest
 from codewalk.loaders import verusbench
 
 from codewalk.admission import evaluate
-from codewalk.domains import proofs_verus
+from codewalk.domains.proofs import verus
 from codewalk.domains.proofs import ProofsDomain, read
 from codewalk.errors import InputError, UsageError
 

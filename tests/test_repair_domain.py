@@ -17,8 +17,8 @@ import pytest
 from codewalk.admission import WalkSummary, walk_and_admit
 from codewalk.cli import main
 from codewalk.domains.repair import RepairDomain, _escapes, to_swebench_row
-from codewalk.domains.repair_env import find_python
-from codewalk.domains.repair_git import Mirrors, Worktrees
+from codewalk.domains.repair.env import find_python
+from codewalk.domains.repair.git import Mirrors, Worktrees
 from codewalk.errors import InfraError
 from codewalk.loading import load
 from codewalk.records import Composite, Task, task_id

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from codewalk import sandbox
-from codewalk.domains.repair_junit import cross_check, node_key, read_report, statuses
+from codewalk.domains.repair.junit import cross_check, node_key, read_report, statuses
 from codewalk.errors import InfraError
 
 REPORT = """<?xml version="1.0" encoding="utf-8"?>

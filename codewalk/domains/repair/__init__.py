@@ -7,8 +7,8 @@ x_G is c* with every test patch applied in that order; the reference Ref(G) is t
 in the same order on top; V_G runs the union F of the FAIL_TO_PASS tests. Admission (1): at x_G each
 F_i fails; (2): x_G with Ref(G) passes all of F. Each patch is applied strict, else 3-way, else fuzzy,
 and the method is recorded; a group whose test patch lands a hunk in the wrong function is rejected
-even when the apply was clean (repair_misplaced). Runs use the repository's own runner in a cached
-virtualenv, on a cached worktree per c*, with results read from JUnit XML (repair_env, repair_junit).
+even when the apply was clean (misplaced). Runs use the repository's own runner in a cached
+virtualenv, on a cached worktree per c*, with results read from JUnit XML (env, junit).
 Not supported yet: non-Python repositories, conda environment files, and container images (a row's
 image_name is kept in the payload but runs are local virtualenvs).
 """
@@ -28,10 +28,10 @@ from codewalk.errors import InfraError, InputError
 from codewalk.loaders import swebench
 from codewalk.records import Atom, Check, Composite, Edge, Task
 
-from .repair_env import Env, Envs, EnvSpec, TestRun, run_tests
-from .repair_git import Mirrors, Worktree, Worktrees, digest
-from .repair_misplaced import touched, units
-from .repair_patch import is_test_path, parse_patch, patch_files, unsafe_path
+from .env import Env, Envs, EnvSpec, TestRun, run_tests
+from .git import Mirrors, Worktree, Worktrees, digest
+from .misplaced import touched, units
+from .patch import is_test_path, parse_patch, patch_files, unsafe_path
 
 # (mirror, base commit, test patch digest) -> the tree of c_b + t_b, in this process
 _fix_trees: dict[tuple[str, str, str], str | None] = {}

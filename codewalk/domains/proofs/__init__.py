@@ -11,10 +11,10 @@ reference verifies, and the stripped task is well formed but fails verification.
 Two verifier backends, one formulation. The backend is chosen by the source given to `cw load proofs`
 (a Verus-Bench folder or an ACSL by Example folder; `--opt backend=verus|acsl` forces it) and stored in
 every atom, so edges, and hence chains, never mix backends:
-- verus (proofs_verus): Verus-Bench programs, verified by `verus` where it is installed
+- verus (verus): Verus-Bench programs, verified by `verus` where it is installed
   (`--opt verus=PATH` names it); without it, admission stops with a UsageError saying Verus is needed.
-- acsl (proofs_acsl): ACSL by Example, verified by Frama-C/WP with Z3 and cvc5.
-Verification results are cached by content hash (proofs_cache).
+- acsl (acsl): ACSL by Example, verified by Frama-C/WP with Z3 and cvc5.
+Verification results are cached by content hash (cache).
 """
 
 from __future__ import annotations
@@ -32,11 +32,11 @@ from codewalk.loaders import acsl as acsl_loader
 from codewalk.loaders import verusbench as verus_loader
 from codewalk.records import Atom, Check, Composite, Edge
 
-from . import proofs_acsl, proofs_verus
+from . import acsl, verus
 
 log = logging.getLogger(__name__)
 
-BACKENDS: dict[str, ModuleType] = {"verus": proofs_verus, "acsl": proofs_acsl}
+BACKENDS: dict[str, ModuleType] = {"verus": verus, "acsl": acsl}
 
 
 def detect_backend(source: Path) -> str:
@@ -99,21 +99,21 @@ class ProofsDomain(Domain):
                     continue
                 seen.add(dst.id)
                 if b == "verus":
-                    k, via = proofs_verus.connect(src, dst)
+                    k, via = verus.connect(src, dst)
                     yield Edge(src.id, dst.id, "FEEDS", arg=k, via=None if via == "direct" else via)
                 else:
-                    yield Edge(src.id, dst.id, "FEEDS", arg=proofs_acsl.connect(src, dst))
+                    yield Edge(src.id, dst.id, "FEEDS", arg=acsl.connect(src, dst))
 
     @staticmethod
     def _candidates(accepts: dict[tuple[str, str], list[tuple[Atom, int]]], src: Atom) -> list[tuple[Atom, int]]:
         """The (atom, argument) pairs whose parameter type src's output can reach."""
         b, p = src.payload["backend"], src.payload
         if b == "acsl":
-            return accepts[(b, proofs_acsl.output_key(p))]
-        out = proofs_verus.output_key(p)  # a Vec<T> also reaches &Vec<T> and &[T] parameters
+            return accepts[(b, acsl.output_key(p))]
+        out = verus.output_key(p)  # a Vec<T> also reaches &Vec<T> and &[T] parameters
         elem = out[4:-1] if out.startswith("Vec<") else None
         keys = [out] + ([f"&Vec<{elem}>", f"&[{elem}]"] if elem else [])
-        return [c for key in keys for c in accepts[(b, key)] if proofs_verus.connect(src, c[0])]
+        return [c for key in keys for c in accepts[(b, key)] if verus.connect(src, c[0])]
 
     def walk_plan(self, n: int, rng: random.Random) -> WalkPlan:
         return WalkPlan(max_per_source=2)  # each source program at most twice per chain

@@ -5,7 +5,7 @@ doi:10.5281/zenodo.19543614), code from IJADataset. Licence CC BY-NC 4.0: non-co
 credit FEMP-X and IJADataset. The data is read from outside the repository (`../shared/data/fempd`).
 
 An atom e = (p1, p2, T, lambda) is a labeled pair of Java methods with the same signature. `cw load
-clones DIR` re-verifies every pair by execution (`clones_verify`: type-driven inputs, and EvoSuite
+clones DIR` re-verifies every pair by execution (`verify`: type-driven inputs, and EvoSuite
 cross-substitution for the equivalent pairs) and keeps only the pairs whose label is confirmed. FEEDS
 links e_i to e_j when e_i's return type is the type of a parameter of e_j (the first such parameter
 receives it; the others become extra inputs of the driver). A level-N task chains the first methods
@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from codewalk.domain import Domain, Rejected, WalkPlan
-from codewalk.domains.clones_inputs import generate, normalize, stopped_early, verdict
-from codewalk.domains.clones_java import CallResult, CallUnit, Java
-from codewalk.domains.clones_verify import INPUTS, Verification, verify
+from .inputs import generate, normalize, stopped_early, verdict
+from .java import CallResult, CallUnit, Java
+from .verify import INPUTS, Verification, verify
 from codewalk.errors import InfraError, UsageError
 from codewalk.loaders import fempd
 from codewalk.loaders.fempd import blank_literals

@@ -1,6 +1,6 @@
 """Java for the clone domain: one JVM per batch, each unit compiled once, results per input as JSON lines.
 
-The harness (`codewalk/java/*.java`, shipped as package data) is compiled with `javac` into the cache,
+The harness (`harness/*.java`, shipped as package data) is compiled with `javac` into the cache,
 keyed by the hash of its sources. JUnit 4 and the EvoSuite runtime (coordinates in JARS) are copied
 into the cache once, from the local Maven repository or else fetched from Maven Central with
 `mvn dependency:copy`. Every JVM runs through
@@ -30,7 +30,7 @@ from typing import Any
 from codewalk import sandbox
 from codewalk.errors import InfraError
 
-HARNESS_SOURCES = Path(__file__).resolve().parents[1] / "java"
+HARNESS_SOURCES = Path(__file__).resolve().parent / "harness"
 MAIN = "codewalk.clones.Harness"
 ARCHIVE = "harness.jsa"
 # file name -> Maven coordinates. EvoSuite 1.0.6 is the newest runtime on Maven Central (1.2.0 is not there).

@@ -42,7 +42,7 @@ from codewalk.loaders.acsl import (
 )
 from codewalk.records import Atom, Check, Composite
 
-from . import proofs_cache
+from . import cache as verdict_cache
 
 log = logging.getLogger(__name__)
 
@@ -419,8 +419,8 @@ class WPRun:
 def verify(text: str, spec: dict[str, Any]) -> WPRun:
     provers = _provers()
     command = _command(spec, provers)
-    digest = proofs_cache.key("acsl", text, command, _versions(), spec["include"])
-    result, hit = proofs_cache.cached(digest, lambda: asdict(_run(text, command, spec)))
+    digest = verdict_cache.key("acsl", text, command, _versions(), spec["include"])
+    result, hit = verdict_cache.cached(digest, lambda: asdict(_run(text, command, spec)))
     return WPRun(**{**result, "cached": hit})
 
 
@@ -500,7 +500,7 @@ def _versions() -> tuple[str, ...]:
 @cache
 def _why3_config() -> Path:
     """A Why3 configuration of our own (the sandbox has no HOME): detected provers plus cvc5."""
-    path = proofs_cache.cache_dir() / "why3" / ("-".join(_provers()) + ".conf")
+    path = verdict_cache.cache_dir() / "why3" / ("-".join(_provers()) + ".conf")
     if path.exists():
         return path
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -12,7 +12,7 @@ would not say how its cost splits between them and the chained value, and the de
 a loose upper bound instead of the answer (solve(k, s) that loops over s, fed a k of n^2 elements, is
 still linear). A level-N task is one program: the entry functions renamed solve_1 .. solve_N with their
 helpers, and a driver that reads the inputs, chains the calls and prints the result. The reference is
-the class derived from the labels and the output growths (complexity_growth.derive). Admission: (2) the
+the class derived from the labels and the output growths (growth.derive). Admission: (2) the
 composite runs on generated inputs of growing size and the measured size of every chained value grows
 as the derivation says; (1) the reference differs from the largest atomic label, else the task is
 solvable without composing (a single atom is its own task). Grading parses one of the seven labels.
@@ -32,8 +32,7 @@ from itertools import pairwise
 from pathlib import Path
 
 from codewalk.domain import Domain, Rejected
-from codewalk.domains import complexity_growth as growth
-from codewalk.domains import complexity_run as run
+from . import growth, run
 from codewalk.errors import UsageError
 from codewalk.loaders import codecomplex as loader
 from codewalk.records import Atom, Check, Composite, Edge

@@ -29,7 +29,7 @@ from codewalk.errors import InfraError, InputError, UsageError
 from codewalk.loaders.verusbench import SCALARS, mask, program_items, spec_type, strip, tokens
 from codewalk.records import Atom, Check, Composite
 
-from . import proofs_cache
+from . import cache as verdict_cache
 
 RUN_TIMEOUT = 600.0  # seconds for one verus run
 BANNED = ("assume", "admit", "external_body", "external", "exec_allows_no_decreases", "assume_specification")
@@ -353,8 +353,8 @@ def verus_command(configured: str = "") -> str:
 
 def verify(text: str, spec: dict[str, Any]) -> VerusRun:
     verus = verus_command(spec.get("verus", ""))
-    digest = proofs_cache.key("verus", text, _version(verus))
-    result, hit = proofs_cache.cached(digest, lambda: asdict(_run(verus, text)))
+    digest = verdict_cache.key("verus", text, _version(verus))
+    result, hit = verdict_cache.cached(digest, lambda: asdict(_run(verus, text)))
     return VerusRun(**{**result, "cached": hit})
 
 

@@ -27,8 +27,8 @@ from typing import Any
 from codewalk import sandbox
 from codewalk.errors import InfraError
 
-from .repair_git import Worktree, digest, locked, network_env
-from .repair_junit import cross_check, read_report, statuses
+from .git import Worktree, digest, locked, network_env
+from .junit import cross_check, read_report, statuses
 
 log = logging.getLogger(__name__)
 MARKER = "codewalk-env.json"  # written last: an environment without it is unfinished

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from codewalk.domains.clones_inputs import generate, normalize, stopped_early, supported, verdict
-from codewalk.domains.clones_java import CallResult, CallUnit, Java, SuiteResult, SuiteUnit, digest
+from .inputs import generate, normalize, stopped_early, supported, verdict
+from .java import CallResult, CallUnit, Java, SuiteResult, SuiteUnit, digest
 from codewalk.errors import InfraError
 from codewalk.loaders.fempd import Pair
 
