@@ -30,10 +30,10 @@ import time
 from collections import Counter, defaultdict
 from pathlib import Path
 
-from codewalk.loaders import codecomplex as loader
-
 from codewalk.domain import Rejected
 from codewalk.domains.complexity import ComplexityDomain
+from codewalk.domains.complexity import extract as extraction
+from codewalk.loaders import codecomplex as loader
 from codewalk.records import Atom
 
 SHARED = Path(os.environ.get("CODEWALK_SHARED") or Path(__file__).resolve().parents[1] / ".." / "shared")
@@ -56,7 +56,7 @@ def build_pool(workers: int, cache: Path | None) -> tuple[list[Atom], list[dict]
         if done % 50 == 0 or done == len(programs):
             print(f"  verified {done}/{len(programs)} ({time.monotonic() - started:.0f}s)", file=sys.stderr)
 
-    kept, drops = loader.build(programs, workers=workers, progress=progress)
+    kept, drops = extraction.build(programs, workers=workers, progress=progress)
     seconds = time.monotonic() - started
     atoms = [Atom(f"complexity/{p.id}", "complexity", s, pl) for p, s, pl in kept]
     drops_rows = [{"program": d.program, "reason": d.reason, "detail": d.detail} for d in drops]

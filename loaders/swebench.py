@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from codewalk import jsonl
-from codewalk.domains.repair.patch import parse_patch, patch_files
 from codewalk.errors import InputError
+from codewalk.loaders.diff import parse_patch, patch_files
 
 REQUIRED = ("instance_id", "repo", "base_commit", "patch", "test_patch", "FAIL_TO_PASS", "created_at")
 REPO = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")

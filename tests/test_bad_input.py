@@ -9,13 +9,13 @@ import json
 from pathlib import Path
 
 import pytest
-from codewalk.loaders import acsl, codecomplex, demo, fempd, swebench, verusbench
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from codewalk.domains.repair.patch import patch_files
 from codewalk.errors import InputError
 from codewalk.grading import read_predictions
+from codewalk.loaders import acsl, codecomplex, demo, fempd, swebench, verusbench
+from codewalk.loaders.diff import patch_files
 from codewalk.loading import load
 from tests.toy import atoms
 

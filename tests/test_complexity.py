@@ -8,11 +8,12 @@ import os
 from pathlib import Path
 
 import pytest
-from codewalk.loaders import codecomplex as loader
 
 from codewalk.admission import evaluate
 from codewalk.domain import Rejected
 from codewalk.domains.complexity import INSTRUCTION, ComplexityDomain, parse_label
+from codewalk.domains.complexity import extract as extraction
+from codewalk.loaders import codecomplex as loader
 from codewalk.records import Atom
 
 SHARED = Path(os.environ.get("CODEWALK_SHARED") or Path(__file__).resolve().parents[1] / ".." / "shared")
@@ -57,17 +58,17 @@ def test_subset_loads_with_signatures_labels_and_measured_growth(atoms):
 
 def test_a_function_that_differs_from_its_program_is_dropped(monkeypatch):
     src = "n = int(input())\nprint(n * n)\n"
-    real = loader.extract(src)
-    assert not isinstance(loader.verify(program(src)), loader.Drop)
+    real = extraction.extract(src)
+    assert not isinstance(extraction.verify(program(src)), extraction.Drop)
     wrong = dataclasses.replace(real, source=real.source.replace("n * n", "n * n + (n > 5)"))
     monkeypatch.setattr(loader, "extract", lambda _: wrong)
-    drop = loader.verify(program(src))
-    assert isinstance(drop, loader.Drop) and drop.reason == "output_mismatch"
+    drop = extraction.verify(program(src))
+    assert isinstance(drop, extraction.Drop) and drop.reason == "output_mismatch"
 
 
 def test_a_program_that_fails_on_every_generated_input_is_dropped():
-    drop = loader.verify(program("n = int(input())\nprint(10 // (n - n))\n"))
-    assert isinstance(drop, loader.Drop) and drop.reason == "no_valid_input"
+    drop = extraction.verify(program("n = int(input())\nprint(10 // (n - n))\n"))
+    assert isinstance(drop, extraction.Drop) and drop.reason == "no_valid_input"
     assert "ZeroDivisionError" in drop.detail
 
 
@@ -79,7 +80,7 @@ def test_a_program_that_fails_on_every_generated_input_is_dropped():
     ("n = int(input())\nprint(2 ** n)\n", "np"),
 ])
 def test_output_growth_is_measured_by_running_the_function(src, expected):
-    _, payload = loader.verify(program(src))
+    _, payload = extraction.verify(program(src))
     assert payload["growth"] == expected, payload["growth_points"]
 
 
@@ -157,7 +158,7 @@ def test_a_wrong_stored_growth_fails_the_measured_derivation(domain, atoms):
 
 
 def test_a_composite_that_crashes_fails_check_2(domain, atoms):
-    summary, payload = loader.verify(program("n = int(input())\nprint(n if n < 1000 else [][0])\n",
+    summary, payload = extraction.verify(program("n = int(input())\nprint(n if n < 1000 else [][0])\n",
                                              label="constant"))
     fragile = Atom("complexity/fragile", "complexity", summary, payload)
     group = [atoms["0501"], fragile]  # n^3 reaches 1000 soon
@@ -166,7 +167,7 @@ def test_a_composite_that_crashes_fails_check_2(domain, atoms):
 
 
 def test_a_derived_class_outside_the_labels_is_rejected_at_composition(domain, atoms):
-    squarer = loader.verify(program("n = int(input())\nprint(n * n)\n", label="constant"))
+    squarer = extraction.verify(program("n = int(input())\nprint(n * n)\n", label="constant"))
     square = Atom("complexity/square", "complexity", *squarer)
     with pytest.raises(Rejected) as caught:
         domain.compose([square, atoms["0501"], atoms["0515"]])  # n -> n^2 -> n^6 triples -> a loop over them

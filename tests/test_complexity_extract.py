@@ -9,9 +9,10 @@ import re
 from pathlib import Path
 
 import pytest
-from codewalk.loaders.codecomplex import Unsupported, extract, generate, read
 
+from codewalk.domains.complexity.extract import Unsupported, extract, generate
 from codewalk.errors import InputError
+from codewalk.loaders.codecomplex import read
 
 SHARED = Path(os.environ.get("CODEWALK_SHARED") or Path(__file__).resolve().parents[1] / ".." / "shared")
 DATA = SHARED / "data" / "codecomplex" / "python_test.jsonl"

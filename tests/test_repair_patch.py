@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from codewalk.domains.repair.patch import is_test_path, parse_patch, patch_files, unsafe_path
+from codewalk.domains.repair.patch import is_test_path, unsafe_path
+from codewalk.loaders.diff import parse_patch, patch_files
 
 GIT_DIFF = """\
 diff --git a/pkg/core.py b/pkg/core.py

@@ -28,13 +28,14 @@ from pathlib import Path
 from typing import Any
 
 from codewalk.domain import Domain, Rejected, WalkPlan
-from .inputs import generate, normalize, stopped_early, verdict
-from .java import CallResult, CallUnit, Java
-from .verify import INPUTS, Verification, verify
 from codewalk.errors import InfraError, UsageError
 from codewalk.loaders import fempd
 from codewalk.loaders.fempd import blank_literals
 from codewalk.records import Atom, Check, Composite, Edge
+
+from .inputs import generate, normalize, stopped_early, verdict
+from .java import CallResult, CallUnit, Java
+from .verify import INPUTS, Verification, verify
 
 log = logging.getLogger(__name__)
 

@@ -22,10 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .inputs import generate, normalize, stopped_early, supported, verdict
-from .java import CallResult, CallUnit, Java, SuiteResult, SuiteUnit, digest
 from codewalk.errors import InfraError
 from codewalk.loaders.fempd import Pair
+
+from .inputs import generate, normalize, stopped_early, supported, verdict
+from .java import CallResult, CallUnit, Java, SuiteResult, SuiteUnit, digest
 
 INPUTS = 120  # type-driven inputs per pair
 DEADLINE_MS = 100  # per call; a disagreement is re-run with four times as much

@@ -32,10 +32,11 @@ from itertools import pairwise
 from pathlib import Path
 
 from codewalk.domain import Domain, Rejected
-from . import growth, run
 from codewalk.errors import UsageError
 from codewalk.loaders import codecomplex as loader
 from codewalk.records import Atom, Check, Composite, Edge
+
+from . import extract, growth, run
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +84,7 @@ class ComplexityDomain(Domain):
             workers = int(options.get("workers", os.cpu_count() or 1))
         except ValueError:
             raise UsageError(f"workers must be an integer, not {options['workers']!r}") from None
-        kept, drops = loader.build(programs, workers=workers)
+        kept, drops = extract.build(programs, workers=workers)
         for drop in drops:
             log.info("dropped %s: %s: %s", drop.program, drop.reason, drop.detail)
         if drops:
@@ -147,7 +148,7 @@ class ComplexityDomain(Domain):
         for scale in VALIDATION_SCALES:
             try:
                 stdins.append(composite_input(atoms, scale, rng))
-            except loader.TooLarge:
+            except extract.TooLarge:
                 break
         stages = [(name, arg) for name, arg in spec["stages"]]
         results = run.run_driver(spec["functions"], spec["driver"], stages, stdins, limit=RUN_LIMIT,
@@ -236,7 +237,7 @@ def composite_input(atoms: Sequence[Atom], scale: int, rng: random.Random) -> st
     """Stdin for the composite's driver: the inputs of stage 1, generated at size `scale` by its atom's
     own generator and written in the driver's format."""
     first = atoms[0]
-    _, args = loader.generate(first.payload, scale, first.payload["strategy"], rng)
+    _, args = extract.generate(first.payload, scale, first.payload["strategy"], rng)
     lines = []
     for group in _input_lines(first):
         if len(group) > 1:

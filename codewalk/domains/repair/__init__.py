@@ -26,12 +26,13 @@ from typing import Any
 from codewalk.domain import Domain, Rejected
 from codewalk.errors import InfraError, InputError
 from codewalk.loaders import swebench
+from codewalk.loaders.diff import parse_patch, patch_files
 from codewalk.records import Atom, Check, Composite, Edge, Task
 
 from .env import Env, Envs, EnvSpec, TestRun, run_tests
 from .git import Mirrors, Worktree, Worktrees, digest
 from .misplaced import touched, units
-from .patch import is_test_path, parse_patch, patch_files, unsafe_path
+from .patch import is_test_path, unsafe_path
 
 # (mirror, base commit, test patch digest) -> the tree of c_b + t_b, in this process
 _fix_trees: dict[tuple[str, str, str], str | None] = {}
