@@ -71,9 +71,11 @@ def evaluate(domain: Domain, atoms: list[Atom]) -> Verdict:
     """Compose a group and run both admission checks. Runs in a worker process."""
     evidence: dict[str, Any] = {}
     try:
-        composite = domain.compose(atoms)
+        composite = domain.compose(atoms)  # may run tools too (repair: git), so may raise InfraError
     except Rejected as r:
         return Verdict("rejected", r.reason, {"compose": r.detail}, None)
+    except InfraError as e:
+        return Verdict("error", "infra_error", {"error": str(e), "stage": "compose"}, None)
     try:
         ref = domain.check_reference(composite, atoms)  # (2)
         evidence["reference"] = {"passes": ref.ok, "detail": ref.detail, **ref.evidence}

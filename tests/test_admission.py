@@ -53,6 +53,16 @@ def test_reference_failure_rejects_before_checking_atoms(store):
     assert task["evidence"]["reference"]["passes"] is False and "atoms" not in task["evidence"]
 
 
+def test_infra_error_while_composing_is_recorded_and_the_walk_goes_on(store):
+    _ring(store, flags={7: ["compose_crash"]})
+    s = walk_and_admit(store, "toychain", 2, count=15, seed=4, max_attempts=24)
+    errors = [store.get_task(row["id"]) for row in store.list_tasks(domain="toychain", status="error", limit=1000)]
+    assert errors and len(errors) == s.by_reason["infra_error"] and s.admitted == s.attempted - len(errors)
+    for task in errors:
+        assert "toychain/07" in task["atoms"] and task["evidence"]["stage"] == "compose"
+        assert "git timed out" in task["evidence"]["error"]
+
+
 def test_verifier_crash_is_an_infrastructure_error_not_unsolved(store):
     _ring(store, flags={7: ["crash"]})
     s = walk_and_admit(store, "toychain", 2, count=30, seed=4, max_attempts=30)

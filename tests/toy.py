@@ -37,6 +37,8 @@ class _Toy(Domain):
         return sorted(out, key=lambda e: (e.src, e.dst))
 
     def compose(self, atoms: Sequence[Atom]) -> Composite:
+        if any("compose_crash" in a.payload.get("flags", []) for a in atoms):
+            raise InfraError("git timed out while composing")  # repair's compose runs git
         ids = [a.id for a in atoms]
         return Composite(f"solve {ids}", f"ref {ids}", {"ids": ids})
 
