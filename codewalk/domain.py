@@ -1,8 +1,22 @@
-"""What a domain supplies, and how domains are found.
+"""The plugin contract: what a domain supplies, and how domains are found.
 
 A domain is a plugin: a loader (atoms from a source), an edge relation, a composer and the two
-admission checks. Built-in domains register through the `codewalk.domains` entry-point group exactly
-as a third-party package would: `[project.entry-points."codewalk.domains"] name = "pkg.module:Class"`.
+admission checks, optionally a grader and an export hook. Built-in domains register through the
+`codewalk.domains` entry-point group exactly as a third-party package would:
+`[project.entry-points."codewalk.domains"] name = "pkg.module:Class"`. The demo domain
+(`codewalk/domains/demo/`) is the smallest complete example to copy.
+
+The rules a plugin author needs, in one place:
+- `relation` is one of `records.REL_TYPES` (SHARES_FILE: symmetric, frontier walks; FEEDS: directed,
+  chains). Atom summaries use only the closed set `records.SUMMARY_FIELDS`; the rest goes in `payload`.
+- `load_options` declares every `--opt KEY=VALUE` the loader takes; `cw load` refuses any other key
+  and converts values to the declared type before `load` sees them (a typo is an error, not a default).
+- `compose` raises `Rejected` for a group that cannot form a composite, `InfraError` when a tool
+  failed; both are recorded and the walk goes on. The checks return a `Check`; `Check.ok` is True when
+  the check passed: for `check_reference` Ref(G) passes V_G, for `check_unsolved` the atom is still
+  unsolved. A verifier that gives no verdict raises `InfraError`, never returns ok=False.
+- Admission makes a fresh domain instance per group, in a worker process: keep no state between calls
+  that a verdict depends on (caches of tool output keyed by content are fine).
 """
 
 from __future__ import annotations
@@ -17,7 +31,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from .errors import UsageError
-from .records import REL_TYPES, Atom, Check, Composite, Edge, RelType
+from .records import REL_TYPES, Atom, Check, Composite, Edge, RelType, Task
 
 
 class Rejected(Exception):
@@ -26,6 +40,24 @@ class Rejected(Exception):
     def __init__(self, reason: str, detail: str = ""):
         super().__init__(f"{reason}: {detail}")
         self.reason, self.detail = reason, detail
+
+
+@dataclass(frozen=True)
+class Option:
+    """One `--opt KEY=VALUE` a domain's loader accepts."""
+
+    name: str
+    help: str
+    type: type = str  # str or int
+    choices: tuple[str, ...] = ()
+
+    def parse(self, domain: str, value: str) -> Any:
+        if self.choices and value not in self.choices:
+            raise UsageError(f"--opt {self.name}={value}: {domain} takes one of {', '.join(self.choices)}")
+        try:
+            return self.type(value)
+        except ValueError:
+            raise UsageError(f"--opt {self.name}={value}: {domain} needs {self.type.__name__}") from None
 
 
 @dataclass(frozen=True)
@@ -47,6 +79,16 @@ class Domain(ABC):
     composer_version: ClassVar[str]  # part of Task.id: a new composer gives new tasks
     description: ClassVar[str] = ""
     data_source: ClassVar[str] = ""  # where the atoms come from (dataset, licence), for exported tasks
+    load_options: ClassVar[tuple[Option, ...]] = ()  # every --opt the loader takes
+
+    def parse_options(self, raw: dict[str, str]) -> dict[str, Any]:
+        """Validated, typed loader options; an unknown key is a UsageError that lists the known ones."""
+        declared = {o.name: o for o in self.load_options}
+        unknown = sorted(set(raw) - set(declared))
+        if unknown:
+            known = ", ".join(declared) or "none"
+            raise UsageError(f"unknown --opt {', '.join(unknown)} for {self.name} (known: {known})")
+        return {k: declared[k].parse(self.name, v) for k, v in raw.items()}
 
     @property
     def symmetric(self) -> bool:
@@ -55,8 +97,11 @@ class Domain(ABC):
 
     # -- source -> atoms -> edges ------------------------------------------------------------
     @abstractmethod
-    def load(self, source: Path, options: dict[str, str]) -> Iterator[Atom]:
-        """Yield atoms from a source; raise InputError naming the file and line of a bad record."""
+    def load(self, source: Path, options: dict[str, Any]) -> Iterator[Atom]:
+        """Yield atoms from a source; raise InputError naming the file and line of a bad record.
+
+        `options` has passed `parse_options`. Call the source's reader in `loaders/`, then do the
+        domain's own work (extraction, verification); a reader never imports a domain."""
 
     @abstractmethod
     def edges(self, atoms: Sequence[Atom]) -> Iterable[Edge]:
@@ -81,8 +126,13 @@ class Domain(ABC):
         """Admission (1) for one atom: it is still unsolved in the composite (ok=True means unsolved)."""
 
     def grade(self, composite: Composite, candidate: str) -> Check:
-        """Apply V_G to a model's output. Domains that support grading override this."""
+        """Apply V_G to a model's output (ok=True: solved). The candidate is hostile: refuse, with a
+        reason, anything that could change how the verifier starts or reports. Override to grade."""
         raise UsageError(f"domain {self.name!r} does not support grading yet")
+
+    def export_row(self, task: Task) -> dict[str, Any]:
+        """Fields `cw tasks export` adds to (or replaces in) a task's generic row. Default: none."""
+        return {}
 
 
 _registered: dict[str, type[Domain]] = {}

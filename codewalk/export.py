@@ -100,10 +100,7 @@ def _row(plugin, task: Task, run_params: str, atoms: dict) -> dict[str, Any]:
         "data_source": plugin.data_source,
         "data_revision": "sha256:" + hashlib.sha256(content.encode()).hexdigest(),
     }
-    export_row = getattr(plugin, "export_row", None)
-    if export_row is None:
-        return row
-    extra = export_row(task)
+    extra = plugin.export_row(task)
     if not isinstance(extra, dict) or not all(isinstance(k, str) for k in extra):
         raise UsageError(f"domain {task.domain!r}: export_row({task.id}) must return a dict with text keys")
     return {**row, **extra}

@@ -33,10 +33,11 @@ def load(store: GraphStore, domain_name: str, source: Path, options: dict[str, s
     """
     started = time.monotonic()
     domain = get_domain(domain_name)
+    options = domain.parse_options(options or {})
     if not source.exists():
         raise UsageError(f"source not found: {source}")
     atoms: dict[str, Atom] = {}
-    for atom in domain.load(source, options or {}):
+    for atom in domain.load(source, options):
         if atom.domain != domain.name:
             raise InputError(str(source), atom.id, f"atom of domain {atom.domain!r} from the {domain.name!r} loader")
         if atom.id in atoms:

@@ -27,7 +27,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from codewalk.domain import Domain, Rejected, WalkPlan
+from codewalk.domain import Domain, Option, Rejected, WalkPlan
 from codewalk.errors import InfraError, UsageError
 from codewalk.loaders import fempd
 from codewalk.loaders.fempd import blank_literals
@@ -59,6 +59,9 @@ class ClonesDomain(Domain):
     relation = "FEEDS"
     composer_version = "clones-1"
     data_source = "FEMPD / FEMP-X (Higo 2024, doi:10.5281/zenodo.19543614), CC BY-NC 4.0, non-commercial"
+    load_options = (Option("pairs", "comma-separated FEMPD pair ids to load (default: all)"),
+                    Option("seed", "seed of the type-driven inputs", int),
+                    Option("inputs", "inputs per pair", int))
     description = "FEMPD Java method pairs (CC BY-NC 4.0) chained into two snippets; is A equivalent to B?"
 
     def __init__(self, java: Java | None = None) -> None:

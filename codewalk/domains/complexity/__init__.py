@@ -31,7 +31,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from itertools import pairwise
 from pathlib import Path
 
-from codewalk.domain import Domain, Rejected
+from codewalk.domain import Domain, Option, Rejected
 from codewalk.errors import UsageError
 from codewalk.loaders import codecomplex as loader
 from codewalk.records import Atom, Check, Composite, Edge
@@ -69,6 +69,8 @@ class ComplexityDomain(Domain):
     relation = "FEEDS"
     composer_version = "complexity-1"
     data_source = "CodeComplex (Baik et al., arXiv:2401.08719), sybaik1/CodeComplex@75ec12fc, Python test split"
+    load_options = (Option("ids", "comma-separated program ids to load (default: all)"),
+                    Option("workers", "processes that verify programs (default: all cores)", int))
     description = "CodeComplex programs as typed functions chained by type; predict the complexity class."
 
     # -- source -> atoms -> edges ------------------------------------------------------------------

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from types import ModuleType
 
-from codewalk.domain import Domain, Rejected, WalkPlan
+from codewalk.domain import Domain, Option, Rejected, WalkPlan
 from codewalk.errors import UsageError
 from codewalk.loaders import acsl as acsl_loader
 from codewalk.loaders import verusbench as verus_loader
@@ -71,6 +71,8 @@ class ProofsDomain(Domain):
     relation = "FEEDS"
     composer_version = "proofs-1"
     data_source = "Verus-Bench (microsoft/verus-proof-synthesis@422077e3) or ACSL by Example; both MIT"
+    load_options = (Option("backend", "verifier backend (default: detected from the folder)", choices=("verus", "acsl")),
+                    Option("verus", "path of the verus binary used for admission and grading"))
     description = "Chains of verified functions, proofs removed (Verus or Frama-C/WP); graded by the verifier."
 
     def load(self, source: Path, options: dict[str, str]) -> Iterator[Atom]:

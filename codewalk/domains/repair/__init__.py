@@ -23,7 +23,7 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from codewalk.domain import Domain, Rejected
+from codewalk.domain import Domain, Option, Rejected
 from codewalk.errors import InfraError, InputError
 from codewalk.loaders import swebench
 from codewalk.loaders.diff import parse_patch, patch_files
@@ -43,6 +43,8 @@ class RepairDomain(Domain):
     relation = "SHARES_FILE"
     composer_version = "repair-1"
     data_source = "SWE-bench / SWE-rebench instance rows and the repositories they name"
+    load_options = (Option("repos", "folder of git clones named owner__name (instead of cloning)"),
+                    Option("remote", "URL template of a repository to clone (default https://github.com/{repo})"))
     description = "Bug instances of a repository whose gold patches share a file, present together at c*."
     test_timeout = 900.0  # seconds for one run of the tests
     memory_mb = 4096  # address-space limit of a test run
