@@ -15,6 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from . import paths
 from .errors import CodewalkError, Interrupted, UsageError
 
 app = typer.Typer(
@@ -441,7 +442,7 @@ def domains(ctx: typer.Context, as_json: JsonOpt = False) -> None:
 
 # -- db ------------------------------------------------------------------------------------------
 def _db_home() -> Path:
-    return Path(os.environ.get("CODEWALK_HOME") or Path.home() / ".codewalk") / "neo4j"
+    return paths.home() / "neo4j"
 
 
 def _server_rows(info) -> list[dict[str, Any]]:

@@ -29,6 +29,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from codewalk import paths
 from codewalk.errors import ServerError
 
 __all__ = [
@@ -672,7 +673,7 @@ def _main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--home",
         type=Path,
-        default=Path(os.environ.get("CODEWALK_HOME") or Path.home() / ".codewalk") / "neo4j",
+        default=paths.home() / "neo4j",
         help="folder for pid/state/log files and data (default: $CODEWALK_HOME/neo4j, as `cw db`)",
     )
     p.add_argument("--bolt-port", type=int, default=7687)

@@ -144,6 +144,11 @@ def register(cls: type[Domain]) -> type[Domain]:
     return cls
 
 
+def unregister(name: str) -> None:
+    """Undo `register` (a test's domain must not outlive the test)."""
+    _registered.pop(name, None)
+
+
 @cache
 def _entry_points() -> dict[str, Any]:
     return {ep.name: ep for ep in entry_points(group="codewalk.domains")}

@@ -1,9 +1,10 @@
 """Fixtures: one `store` fixture parametrised over both stores, so every contract test runs on both.
 
 The Neo4j half needs a real Neo4j over Bolt: CODEWALK_TEST_NEO4J (default bolt://127.0.0.1:7687).
-When nothing answers there, the suite starts its own (neo4j-launcher/, Java 17 + Maven) on free ports
-for the session and stops it afterwards. If that is impossible too: under CI (CI=true) the Neo4j
-tests fail; on a developer machine they skip, saying why.
+It is looked for only when the first test that needs it runs, so `pytest tests/test_walk.py -m "not
+neo4j"` never touches it. When nothing answers there, the suite starts its own (neo4j-launcher/, Java 17
++ Maven) on free ports for the session and stops it afterwards. If that is impossible too: under CI
+(CI=true) the Neo4j tests fail; on a developer machine they skip, saying why.
 """
 
 from __future__ import annotations
@@ -42,7 +43,19 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@pytest.fixture(scope="session", autouse=True)
+@pytest.fixture(autouse=True)
+def _domains(request, monkeypatch):
+    """The toy domains, and the `DOMAINS` a test module declares, registered for one test only."""
+    from codewalk import domain
+
+    from tests import toy
+
+    monkeypatch.setattr(domain, "_registered", {})
+    for cls in (*toy.DOMAINS, *getattr(request.module, "DOMAINS", ())):
+        domain.register(cls)
+
+
+@pytest.fixture(scope="session")
 def _session_neo4j(tmp_path_factory):
     """Use the Neo4j at CODEWALK_TEST_NEO4J, or start one for this session."""
     try:
@@ -72,7 +85,8 @@ def _session_neo4j(tmp_path_factory):
         dbserver.stop(home)
 
 
-def neo4j_store():
+def neo4j_store(request):
+    request.getfixturevalue("_session_neo4j")  # found or started on first use
     if "uri" not in _neo4j:
         if os.environ.get("CI"):
             pytest.fail(f"CI needs a real Neo4j: {_neo4j.get('why')}")
@@ -84,15 +98,15 @@ def neo4j_store():
 
 @pytest.fixture(params=["ladybug", pytest.param("neo4j", marks=pytest.mark.neo4j)])
 def store(request, tmp_path):
-    s = open_store(tmp_path / "graph.lbug") if request.param == "ladybug" else neo4j_store()
+    s = open_store(tmp_path / "graph.lbug") if request.param == "ladybug" else neo4j_store(request)
     yield s
     s.close()
 
 
 @pytest.fixture
-def neo4j():
+def neo4j(request):
     """A real Neo4j store alone, for tests that compare it with the embedded one."""
-    s = neo4j_store()
+    s = neo4j_store(request)
     yield s
     s.close()
 
@@ -133,3 +147,10 @@ def demo_store_path(_demo_graph, tmp_path):
     path = tmp_path / "demo.lbug"
     shutil.copyfile(_demo_graph, path)
     return path
+
+
+def pytest_collection_modifyitems(items):
+    """A test that asks for Neo4j by fixture carries the `neo4j` marker, so `-m "not neo4j"` leaves it out."""
+    for item in items:
+        if {"neo4j", "neo4j_http"} & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.neo4j)

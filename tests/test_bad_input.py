@@ -17,6 +17,7 @@ from codewalk.grading import read_predictions
 from codewalk.loaders import acsl, codecomplex, demo, fempd, swebench, verusbench
 from codewalk.loaders.diff import patch_files
 from codewalk.loading import load
+from tests.datasets import require
 from tests.toy import atoms
 
 PATCH = "diff --git a/pkg/x.py b/pkg/x.py\n--- a/pkg/x.py\n+++ b/pkg/x.py\n@@ -1 +1 @@\n-a = 1\n+a = 2\n"
@@ -29,8 +30,6 @@ def swebench_row(i: int) -> dict:
             "PASS_TO_PASS": [], "created_at": "2024-01-01T00:00:00Z"}
 
 
-FEMPD = Path(__file__).resolve().parents[2] / "shared" / "data" / "fempd"  # CC BY-NC 4.0, read in place
-VERUS = Path(__file__).resolve().parents[2] / "shared" / "data" / "verus-bench"
 
 
 def fempd_index(tmp_path: Path) -> Path:
@@ -38,7 +37,7 @@ def fempd_index(tmp_path: Path) -> Path:
     (tmp_path / "fempd" / "labeled").mkdir(parents=True, exist_ok=True)
     pairs = tmp_path / "fempd" / "labeled" / "pairs"
     if not pairs.exists():
-        pairs.symlink_to(FEMPD / "labeled" / "pairs")
+        pairs.symlink_to(require("fempd", "labeled", "pairs"))  # CC BY-NC 4.0, read in place
     return tmp_path / "fempd" / fempd.INDEX
 
 
@@ -46,17 +45,22 @@ def fempd_read(index: Path):
     return fempd.read(index.parents[1])
 
 
-# reader, valid records, fields whose absence is an error, the fields that are strings
+def first_lines(path: Path) -> list:
+    return [json.loads(line) for line in path.read_text().splitlines()[:3]]
+
+
+# reader, valid records (made when a test runs: FEMPD's come from the dataset), fields whose absence is an
+# error, the fields that are strings
 READERS = {
-    "demo": (demo.read, [json.loads(line) for line in demo.CATALOGUE.read_text().splitlines()[:3]],
-             demo.FIELDS, ("pre", "post", "buggy", "fixed")),
-    "codecomplex": (codecomplex.read, [{"id": f"p{i}", "src": "print(input())", "complexity": "linear"}
-                                       for i in range(3)], ("id", "src", "complexity"), ("src",)),
-    "swebench": (swebench.read, [swebench_row(i) for i in range(3)], swebench.REQUIRED, ("patch", "test_patch")),
-    "predictions": (read_predictions, [{"task_id": f"t{i}", "output": "VERDICT: 1"} for i in range(3)],
+    "demo": (demo.read, lambda: first_lines(demo.CATALOGUE), demo.FIELDS, ("pre", "post", "buggy", "fixed")),
+    "codecomplex": (codecomplex.read, lambda: [{"id": f"p{i}", "src": "print(input())", "complexity": "linear"}
+                                               for i in range(3)], ("id", "src", "complexity"), ("src",)),
+    "swebench": (swebench.read, lambda: [swebench_row(i) for i in range(3)], swebench.REQUIRED,
+                 ("patch", "test_patch")),
+    "predictions": (read_predictions, lambda: [{"task_id": f"t{i}", "output": "VERDICT: 1"} for i in range(3)],
                     ("task_id",), ("output",)),
-    "fempd": (fempd_read, [json.loads(line) for line in (FEMPD / fempd.INDEX).read_text().splitlines()[:3]],
-              fempd.FIELDS, ("return_type", "pair_file")),
+    "fempd": (fempd_read, lambda: first_lines(require("fempd", fempd.INDEX)), fempd.FIELDS,
+              ("return_type", "pair_file")),
 }
 PLACE = {"fempd": fempd_index}  # where the input file must sit; elsewhere tmp/input.jsonl
 
@@ -110,7 +114,8 @@ def must_fail(draw, records, required):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_a_corrupted_line_is_an_input_error_naming_that_line(name, data, tmp_path):
-    read, records, required, _ = READERS[name]
+    read, make_records, required, _ = READERS[name]
+    records = make_records()
     at, bad = data.draw(must_fail(records, required))
     lines = lines_of(records)
     lines[at] = bad
@@ -127,7 +132,8 @@ def test_a_corrupted_line_is_an_input_error_naming_that_line(name, data, tmp_pat
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_a_field_of_any_type_or_size_loads_or_names_its_line(name, data, tmp_path):
-    read, records, _, strings = READERS[name]
+    read, make_records, _, strings = READERS[name]
+    records = make_records()
     at = data.draw(st.integers(0, len(records) - 1))
     record = dict(records[at])
     field = data.draw(st.sampled_from(sorted(record)))
@@ -199,7 +205,7 @@ def test_a_json_array_source_that_is_cut_off_is_an_input_error_naming_the_file(t
 def test_a_failed_load_leaves_the_store_as_it_was(store, tmp_path, data):
     before_atoms = atoms("demo", 3, note="already stored")
     store.write_graph(before_atoms, [])
-    records = READERS["demo"][1]
+    records = READERS["demo"][1]()
     at, bad = data.draw(must_fail(records, demo.FIELDS))
     lines = lines_of(records)
     lines[at] = bad
@@ -210,13 +216,14 @@ def test_a_failed_load_leaves_the_store_as_it_was(store, tmp_path, data):
     assert store.run("MATCH ()-[r]->() RETURN count(r) AS n")[0]["n"] == 0
 
 
-VERUS_TEXTS = [p.read_text() for p in sorted((VERUS / "MBPP" / "verified").glob("*.rs"))[:5]]
+def verus_texts() -> list[str]:
+    return [p.read_text() for p in sorted(require("verus-bench", "MBPP", "verified").glob("*.rs"))[:5]]
 
 
 @settings(max_examples=150, deadline=None)
 @given(data=st.data())
 def test_a_damaged_verus_program_parses_or_is_an_input_error_naming_the_file(data):
-    text = data.draw(st.sampled_from(VERUS_TEXTS))
+    text = data.draw(st.sampled_from(verus_texts()))
     cut = data.draw(st.integers(0, len(text)))
     damaged = text[:cut] + data.draw(st.sampled_from(["", "{", "}", "(", "/*", "\"", "fn", "verus!{", "#[", "#!["])) + text[cut:][
         data.draw(st.integers(0, 40)):]
@@ -226,7 +233,6 @@ def test_a_damaged_verus_program_parses_or_is_an_input_error_naming_the_file(dat
         assert e.source == "prog.rs"
 
 
-ACSL = Path(__file__).resolve().parents[2] / "shared" / "data" / "acsl-bench" / "acsl-by-example"
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -238,7 +244,7 @@ def test_a_damaged_acsl_example_loads_skips_or_is_an_input_error_naming_its_file
     (root / "subdirs.list").write_text("MinMax\n")
     (root / "MinMax" / "examples.list").write_text(f"{example}\n")
     for suffix in (".h", ".c"):
-        (root / "MinMax" / f"{example}{suffix}").write_bytes((ACSL / "MinMax" / f"{example}{suffix}").read_bytes())
+        (root / "MinMax" / f"{example}{suffix}").write_bytes(require("acsl-bench", "acsl-by-example", "MinMax", f"{example}{suffix}").read_bytes())
     damaged = root / "MinMax" / f"{example}{data.draw(st.sampled_from(['.h', '.c']))}"
     raw = damaged.read_bytes()
     cut = data.draw(st.integers(0, len(raw)))

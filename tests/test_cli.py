@@ -8,7 +8,6 @@ import subprocess
 import pytest
 
 from codewalk.cli import app
-from tests import toy  # noqa: F401  (registers the toy domains in this process)
 from tests.run_cw import cw
 
 

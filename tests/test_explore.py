@@ -14,7 +14,6 @@ from codewalk.explore import explore, named_queries, run_named
 from codewalk.loading import load
 from codewalk.queries import query
 from codewalk.store import open_store
-from tests import toy  # noqa: F401  (registers the toy domains in this process)
 from tests.run_cw import cw
 
 

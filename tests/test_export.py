@@ -10,7 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from codewalk.admission import walk_and_admit
-from codewalk.domain import get_domain, register
+from codewalk.domain import get_domain
 from codewalk.errors import StoreError, UsageError
 from codewalk.export import export_tasks
 from codewalk.loading import load
@@ -22,7 +22,6 @@ GENERIC = ["id", "domain", "level", "atoms", "prompt", "reference", "verifier", 
            "run_params", "created_at", "generator_version", "data_source", "data_revision"]
 
 
-@register
 class ToyExport(ToyChain):
     """A domain with its own export rows, the way repair gives SWE-bench instances."""
 
@@ -32,6 +31,9 @@ class ToyExport(ToyChain):
     def export_row(self, task):
         return {"instance_id": task.id, "problem_statement": task.prompt,
                 "FAIL_TO_PASS": json.dumps(task.atoms)}
+
+
+DOMAINS = (ToyExport,)  # registered for this module's tests by conftest's `_domains`
 
 
 def _jsonl(path):

@@ -13,7 +13,6 @@ from codewalk.domain import WalkPlan, get_domain
 from codewalk.records import Atom, Edge
 from codewalk.store import open_store
 from codewalk.walk import Walker, WalkExhausted
-from tests import toy  # noqa: F401  (registers the toy domains)
 
 # A small symmetric graph with unequal multiplicities: c touches both a and b, hubs and a tail.
 SYM_EDGES = [("a", "b"), ("a", "c"), ("b", "c"), ("a", "d"), ("b", "e"), ("e", "f"), ("c", "g"), ("g", "h")]

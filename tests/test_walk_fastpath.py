@@ -11,7 +11,6 @@ from codewalk.domain import WalkPlan, get_domain
 from codewalk.records import Atom, Edge
 from codewalk.store import open_store
 from codewalk.walk import Walker
-from tests import toy  # noqa: F401  (registers the toy domains)
 
 # Names whose byte order and case order differ, so a sort that is not the engines' would show.
 NAMES = [f"{p}{i}" for p in ("a", "B", "z_", "é", "Z") for i in range(14)]

@@ -1,4 +1,4 @@
-"""A toy domain for unit tests of the generic machinery: its checks are plain Python, driven by the
+"""Toy domains for unit tests of the generic machinery: its checks are plain Python, driven by the
 atoms' payloads, so a test can make any admission outcome happen on purpose."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from codewalk.domain import Domain, register
+from codewalk.domain import Domain
 from codewalk.errors import InfraError, InputError
 from codewalk.records import Atom, Check, Composite, Edge
 
@@ -52,13 +52,15 @@ class _Toy(Domain):
         return Check("solved" not in atoms[position].payload.get("flags", []), f"position {position}")
 
 
-@register
 class ToySym(_Toy):
     name = "toysym"
     relation = "SHARES_FILE"
 
 
-@register
 class ToyChain(_Toy):
     name = "toychain"
     relation = "FEEDS"
+
+
+# Registered for every test by conftest's `_domains` fixture, and gone after it.
+DOMAINS = (ToySym, ToyChain)

@@ -16,6 +16,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .. import paths
 from ..errors import StoreError
 from ..queries import Dialect, query
 from ..records import SUMMARY_FIELDS, Atom, Edge, Run, Task
@@ -24,8 +25,7 @@ BATCH = 5_000  # rows per UNWIND
 
 
 def default_store_path() -> Path:
-    home = Path(os.environ.get("CODEWALK_HOME") or Path.home() / ".codewalk")
-    return home / "graph.lbug"
+    return paths.home() / "graph.lbug"
 
 
 def open_store(location: str | os.PathLike | None = None) -> GraphStore:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from codewalk import sandbox
+from codewalk import paths, sandbox
 from codewalk.errors import InfraError
 
 HARNESS_SOURCES = Path(__file__).resolve().parent / "harness"
@@ -57,9 +57,7 @@ JVMS = max(1, min(2, os.cpu_count() or 1))  # JVMs side by side for a large batc
 
 def cache_root() -> Path:
     """$CODEWALK_CACHE, else $CODEWALK_HOME/cache, else ~/.codewalk/cache; the clone domain's part of it."""
-    if os.environ.get("CODEWALK_CACHE"):
-        return Path(os.environ["CODEWALK_CACHE"]) / "clones"
-    return Path(os.environ.get("CODEWALK_HOME") or Path.home() / ".codewalk") / "cache" / "clones"
+    return paths.cache("clones")
 
 
 def digest(*parts: str) -> str:

@@ -15,13 +15,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from codewalk import paths
+
 
 def cache_dir() -> Path:
-    if os.environ.get("CODEWALK_CACHE"):
-        base = Path(os.environ["CODEWALK_CACHE"])
-    else:
-        base = Path(os.environ.get("CODEWALK_HOME") or Path.home() / ".codewalk") / "cache"
-    path = base / "proofs"
+    path = paths.cache("proofs")
     path.mkdir(parents=True, exist_ok=True)
     return path
 

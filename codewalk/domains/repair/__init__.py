@@ -23,6 +23,7 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
+from codewalk import paths
 from codewalk.domain import Domain, Option, Rejected
 from codewalk.errors import InfraError, InputError
 from codewalk.loaders import swebench
@@ -50,12 +51,11 @@ class RepairDomain(Domain):
     memory_mb = 4096  # address-space limit of a test run
 
     def __init__(self, cache: Path | None = None):
-        home = Path(os.environ.get("CODEWALK_HOME") or Path.home() / ".codewalk")
-        root = (cache or home / "cache") / "repair"
+        root = cache / "repair" if cache else paths.cache("repair")
         self.mirrors = Mirrors(root / "repos")
         self.worktrees = Worktrees(root / "worktrees")
         # pip's download cache is shared whatever the cache root: it holds only published wheels
-        self.envs = Envs(root / "envs", Path(os.environ.get("PIP_CACHE_DIR") or home / "cache" / "pip"))
+        self.envs = Envs(root / "envs", Path(os.environ.get("PIP_CACHE_DIR") or paths.cache("pip")))
         self._xg_runs: dict[str, TestRun] = {}
 
     # -- source -> atoms -> edges ------------------------------------------------------------

@@ -1,0 +1,27 @@
+"""The real datasets, found through one setting: CODEWALK_SHARED (default ../shared, see codewalk.paths).
+
+A test that needs one calls `require` when it runs, never at import, so a clone without the datasets
+still collects and runs everything else. Absent data skips the test, naming the setting; under CI
+(CI=true) it fails, as a missing Neo4j does.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from codewalk import paths
+
+
+def require(name: str, *inside: str) -> Path:
+    """`$CODEWALK_SHARED/data/<name>/<inside...>`, or skip (fail under CI) saying how to point at it."""
+    path = paths.dataset(name).joinpath(*inside)
+    if not path.exists():
+        message = (f"dataset {name!r} not found at {path}: set CODEWALK_SHARED to the folder that holds "
+                   f"data/{name} (default: ../shared beside the checkout)")
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return path
