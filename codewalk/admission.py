@@ -95,8 +95,9 @@ def evaluate(domain: Domain, atoms: list[Atom]) -> Verdict:
     return Verdict("admitted", "admitted", evidence, composite)
 
 
-def _evaluate_in_worker(domain_name: str, atoms: list[Atom]) -> Verdict:
-    return evaluate(get_domain(domain_name), atoms)
+def _evaluate_in_worker(domain_class: type[Domain], atoms: list[Atom]) -> Verdict:
+    # The class, not its name: a worker (a Dask one too) imports it by reference, registered there or not.
+    return evaluate(domain_class(), atoms)
 
 
 def now() -> str:
@@ -152,7 +153,7 @@ def walk_and_admit(
                 if group is None:
                     break
                 atoms = store.get_atoms(group)
-                in_flight.append((group, atoms, pool.submit(_evaluate_in_worker, domain.name, atoms)))
+                in_flight.append((group, atoms, pool.submit(_evaluate_in_worker, type(domain), atoms)))
             if not in_flight:
                 break
             group, atoms, future = in_flight.popleft()

@@ -84,7 +84,7 @@ def _check(record: dict[str, Any], bad: Callable[[str], InputError]) -> None:
     missing = [key for key in FIELDS if key not in record]
     if missing:
         raise bad(f"missing field(s): {', '.join(missing)}")
-    if not isinstance(record["pair_id"], int):
+    if not isinstance(record["pair_id"], int) or isinstance(record["pair_id"], bool):  # JSON true is not an id
         raise bad("pair_id must be an integer")
     if not isinstance(record["label"], str) or record["label"] not in LABELS:
         raise bad(f"label {record['label']!r} is not one of {', '.join(LABELS)}")
@@ -107,7 +107,8 @@ def _pair(source: Path, record: dict[str, Any], number: int, index: Path) -> Pai
         raise InputError(str(index), number, f"cannot read pair file {record['pair_file']}: {e.strerror}") from None
     name = f"ClonePair{record['pair_id']}"
     if name not in re.findall(r"\bclass\s+(\w+)", text):
-        raise InputError(str(path), None, f"does not declare class {name}")
+        # The record and its file disagree: name the record, whose pair_id or pair_file is the likely slip.
+        raise InputError(str(index), number, f"pair file {record['pair_file']} does not declare class {name}")
     methods = split_methods(text, str(path))
     if set(methods) != {"method1", "method2"}:
         raise InputError(str(path), None, f"expected methods method1 and method2, found {sorted(methods)}")

@@ -17,7 +17,7 @@ from codewalk.grading import read_predictions
 from codewalk.loaders import acsl, codecomplex, demo, fempd, swebench, verusbench
 from codewalk.loaders.diff import patch_files
 from codewalk.loading import load
-from tests.datasets import require
+from tests.shared_data import require
 from tests.toy import atoms
 
 PATCH = "diff --git a/pkg/x.py b/pkg/x.py\n--- a/pkg/x.py\n+++ b/pkg/x.py\n@@ -1 +1 @@\n-a = 1\n+a = 2\n"

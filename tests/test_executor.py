@@ -3,8 +3,6 @@ process pool gives for the same seed: the same groups, verdicts, evidence and Ta
 
 from __future__ import annotations
 
-import importlib
-
 import pytest
 
 from codewalk.admission import walk_and_admit
@@ -21,8 +19,7 @@ FLAGS = {3: ["solved"], 5: ["badref"], 7: ["crash"]}  # every kind of verdict tu
 @pytest.fixture(scope="module")
 def dask_address():
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
-        client.run(importlib.import_module, "tests.toy")  # the toy domains, as an installed plugin would be
+                                  dashboard_address=None) as cluster, distributed.Client(cluster):
         yield "dask://" + cluster.scheduler_address.removeprefix("tcp://")
 
 

@@ -144,7 +144,7 @@ def test_grade_accepts_the_reference_from_the_cache(atoms):
 
 def test_grade_refuses_admit_without_running_the_prover(atoms, monkeypatch):
     c = ProofsDomain().compose([atoms["fill"], atoms["find"]])
-    monkeypatch.setattr(proofs_acsl, "verify", _no_prover)
+    monkeypatch.setattr(acsl, "verify", _no_prover)
     cheat = c.reference.replace("  for (size_type i = 0u; i < n; i++) {", "  //@ admit \\false;\n  for (size_type i = 0u; i < n; i++) {")
     assert cheat != c.reference
     check = ProofsDomain().grade(c, cheat)
@@ -154,7 +154,7 @@ def test_grade_refuses_admit_without_running_the_prover(atoms, monkeypatch):
 def test_grade_refuses_changed_requires_changed_code_and_axioms(atoms, monkeypatch):
     d = ProofsDomain()
     c = d.compose([atoms["fill"], atoms["find"]])
-    monkeypatch.setattr(proofs_acsl, "verify", _no_prover)
+    monkeypatch.setattr(acsl, "verify", _no_prover)
     weaker = c.reference.replace("requires   valid:   \\valid(a + (0..n-1));", "requires   valid:   \\valid(a + (0..n-1));\n  requires n == 0;", 1)
     recoded = c.reference.replace("a[i] = v;", "a[i] = v + 0;")
     axiom = c.reference.replace("/*@\n  requires   valid:   \\valid", "/*@ axiomatic Cheat { axiom c: \\false; } */\n/*@\n  requires   valid:   \\valid", 1)
@@ -166,7 +166,7 @@ def test_grade_refuses_changed_requires_changed_code_and_axioms(atoms, monkeypat
 
 def test_grade_fails_a_candidate_that_omits_a_component(atoms, monkeypatch):
     c = ProofsDomain().compose([atoms["fill"], atoms["find"]])
-    monkeypatch.setattr(proofs_acsl, "verify", _no_prover)
+    monkeypatch.setattr(acsl, "verify", _no_prover)
     check = ProofsDomain().grade(c, re.sub(r"size_type f2_find.*", "", c.reference, flags=re.DOTALL))
     assert not check.ok and "f2_find" in check.detail
 
@@ -204,7 +204,7 @@ def test_a_frama_c_environment_failure_is_an_infra_error_and_is_not_cached(atoms
     c = d.compose([atoms["clamp"]])
     broken = tmp_path / "why3.conf"
     broken.write_text("this is not a Why3 configuration\n")
-    monkeypatch.setattr(proofs_acsl, "_why3_config", lambda: broken)
+    monkeypatch.setattr(acsl, "_why3_config", lambda: broken)
     monkeypatch.setenv("CODEWALK_CACHE", str(tmp_path / "fresh-cache"))
     with pytest.raises(InfraError, match="environment"):
         d.check_reference(c, [])
@@ -216,5 +216,5 @@ def test_a_frama_c_environment_failure_is_an_infra_error_and_is_not_cached(atoms
 @needs_frama_c
 def test_a_program_that_does_not_parse_is_ill_formed_not_an_infra_error(atoms):
     c = ProofsDomain().compose([atoms["clamp"]])
-    run = proofs_acsl.verify(c.reference.replace("return", "return ) (", 1), c.verifier.get("spec", c.verifier))
+    run = acsl.verify(c.reference.replace("return", "return ) (", 1), c.verifier.get("spec", c.verifier))
     assert not run.well_formed and "syntax error" in run.message

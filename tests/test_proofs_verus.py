@@ -96,7 +96,7 @@ def test_composition_of_424_and_454_has_the_structure_of_app_a4(a4):
 def test_a_vec_moved_into_the_next_call_is_asserted_through_a_ghost_snapshot(atoms):
     src = next(a for a in atoms.values() if a.payload["ret"][1] == "Vec<i32>" and not a.payload["requires"])
     dst = next(a for a in atoms.values() if a.payload["params"][0][1] == "Vec<i32>"
-               and proofs_verus.connect(src, a) == (0, "direct") and a.summary["source"] != src.summary["source"])
+               and verus.connect(src, a) == (0, "direct") and a.summary["source"] != src.summary["source"])
     c = ProofsDomain().compose([src, dst])
     assert "let ghost x1_view = x1@;" in c.prompt
     assert "assert(step1(" in c.prompt and "x1_view));" in c.prompt
@@ -105,11 +105,11 @@ def test_a_vec_moved_into_the_next_call_is_asserted_through_a_ghost_snapshot(ato
 def test_a_later_precondition_on_the_chained_value_is_not_assumed_by_the_driver(atoms):
     pairs = [(src, dst) for src in atoms.values() for dst in atoms.values()
              if dst.payload["requires"] and src.summary["source"] != dst.summary["source"]
-             and not src.payload["requires"] and proofs_verus.connect(src, dst)]
+             and not src.payload["requires"] and verus.connect(src, dst)]
     src, dst = pairs[0]
     c = ProofsDomain().compose([src, dst])
     driver = c.prompt.split("fn chain_driver")[1].split("ensures")[0]
-    chained = dst.payload["params"][proofs_verus.connect(src, dst)[0]][0]
+    chained = dst.payload["params"][verus.connect(src, dst)[0]][0]
     assert all(chained in r for r in dst.payload["requires"])
     assert "requires" not in driver  # upstream contracts must establish it
 
@@ -198,7 +198,7 @@ def test_admission_and_grading_run_the_verus_named_by_codewalk_verus(a4, monkeyp
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))  # not found on PATH: only the variable names it
     monkeypatch.setenv("CODEWALK_VERUS", str(stub))
     monkeypatch.setenv("CODEWALK_CACHE", str(tmp_path / "cache"))
-    proofs_verus._version.cache_clear()
+    verus._version.cache_clear()
     chain, c = a4
     verdict = evaluate(ProofsDomain(), chain)
     assert verdict.status == "admitted", verdict.evidence
