@@ -12,7 +12,8 @@
    (a derivation outside the seven labels is rejected there) and checked by admission (1), Ref(G) !=
    max label, for all of them; admission (2), running the composite, on every level-1 atom and on a
    seeded sample of the longer chains passing (1). The paper's check (1) rates are 100%, 83.4%, 56.7%,
-   3.6% of evaluated candidates.
+   3.6% of evaluated candidates. Beside them, two trivial baselines over the admitted tasks: the share
+   whose answer is stage 1's label, and the share whose answer is the largest label.
 3. Longest chains: the longest simple path found in the FEEDS graph (a randomized depth-first search),
    and the longest level at which walks still find chains passing check (1), and admitted ones.
 4. Tasks per level: how many distinct chains exist (exactly for N <= 3) and how many of them would be
@@ -31,7 +32,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from codewalk.domain import Rejected
-from codewalk.domains.complexity import ComplexityDomain
+from codewalk.domains.complexity import RANK, ComplexityDomain
 from codewalk.domains.complexity import extract as extraction
 from codewalk.loaders import codecomplex as loader
 from codewalk.records import Atom
@@ -138,10 +139,16 @@ def admission(domain: ComplexityDomain, by_id: dict[str, Atom], chains: list[tup
     passed = [c for c, (_, ok) in zip(chains, outcomes) if ok]
     sample = passed if check2 is None else rng.sample(passed, min(check2, len(passed)))
     verdicts: Counter = Counter()
+    first = top = 0  # trivial baselines over the admitted: the answer is stage 1's label / the max label
     for c in sample:
         group = [by_id[i] for i in c]
-        check = domain.check_reference(domain.compose(group), group)
+        composite = domain.compose(group)
+        check = domain.check_reference(composite, group)
         verdicts["admitted" if check.ok else check.reason] += 1
+        if check.ok:
+            labels = [a.summary["label"] for a in group]
+            first += composite.reference == labels[0]
+            top += composite.reference == max(labels, key=RANK.__getitem__)
     rejected = Counter(what for what, _ in outcomes if what != "composed")
     rejected["ref_equals_max_label"] = len(composed) - len(passed)
     rejected.update({k: v for k, v in verdicts.items() if k != "admitted"})
@@ -150,7 +157,13 @@ def admission(domain: ComplexityDomain, by_id: dict[str, Atom], chains: list[tup
     return {"walked": len(chains), "composed": len(composed), "check1_passed": len(passed), "check1_rate": r1,
             "check2_run": len(sample), "check2_admitted": verdicts["admitted"], "check2_rate": r2,
             "admitted_rate": len(composed) / len(chains) * r1 * r2 if chains else 0.0,
+            "baseline_first": first / verdicts["admitted"] if verdicts["admitted"] else None,
+            "baseline_max": top / verdicts["admitted"] if verdicts["admitted"] else None,
             "rejections": {k: v for k, v in rejected.most_common() if v}}
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:.1f}%"
 
 
 def main() -> None:
@@ -160,6 +173,7 @@ def main() -> None:
     parser.add_argument("--check2", type=int, default=30, help="chains per level N > 1 run through check (2)")
     parser.add_argument("--levels", default="1,2,3,10")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--no-longest", action="store_true", help="skip the longest-chain search (3)")
     parser.add_argument("--pool", type=Path, help="cache of the verified pool (read if it exists)")
     parser.add_argument("--out", type=Path, help="write the report as JSON")
     args = parser.parse_args()
@@ -194,7 +208,7 @@ def main() -> None:
     print("\nADMISSION per level: check (1) on every composed candidate; check (2) on all N = 1 atoms\n"
           "and on a sample of the chains passing (1) above")
     print(f"  {'N':>3} {'walked':>7} {'composed':>9} {'check (1)':>14} {'paper':>6} "
-          f"{'check (2)':>12} {'admitted':>9}  rejections")
+          f"{'check (2)':>12} {'admitted':>9} {'=stage 1':>9} {'=max':>6}  rejections")
     report["levels"] = {}
     for level in levels:
         chains = walks(ids, out, level, args.walks, rng)
@@ -203,10 +217,14 @@ def main() -> None:
         print(f"  {level:>3} {r['walked']:>7} {r['composed']:>9} {r['check1_passed']:>5} "
               f"({100 * r['check1_rate']:5.1f}%) {PAPER_CHECK1.get(level, float('nan')):>5}% "
               f"{r['check2_admitted']:>4}/{r['check2_run']:<3}"
-              f"({100 * r['check2_rate']:3.0f}%) {100 * r['admitted_rate']:8.1f}%  "
+              f"({100 * r['check2_rate']:3.0f}%) {100 * r['admitted_rate']:8.1f}% "
+              f"{_pct(r['baseline_first']):>9} {_pct(r['baseline_max']):>6}  "
               + ", ".join(f"{k} {v}" for k, v in r["rejections"].items()))
 
     # 3. longest chains
+    if args.no_longest:
+        levels_only(report, levels, args.out)
+        return
     path = longest_path(ids, out, 20.0, rng)
     longest = {"path": len(path), "check1_level": 0, "admitted_level": 0}
     for level in (5, 10, 15, 20, 25, 30, 40, 60):
@@ -238,6 +256,13 @@ def main() -> None:
         report["tasks"][level] = {"candidates": candidates, "admissible": admissible}
     if args.out:
         args.out.write_text(json.dumps(report, indent=2))
+
+
+def levels_only(report: dict, levels: list[int], out: Path | None) -> None:
+    print("\nBaselines: '=stage 1' is the share of admitted tasks whose answer is stage 1's label, '=max'\n"
+          "the share whose answer is the largest label (check (1) makes it 0 for N > 1; at N = 1 both are 100%)")
+    if out:
+        out.write_text(json.dumps(report, indent=2))
 
 
 if __name__ == "__main__":

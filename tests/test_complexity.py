@@ -53,7 +53,7 @@ def test_subset_loads_with_signatures_labels_and_measured_growth(atoms):
     assert cube.payload["growth"] == "cubic" and len(cube.payload["growth_points"]) >= 10  # it counts triples
     assert atoms["0550"].summary["title"] == "solve(rows: list[list[int]]) -> int"
     assert atoms["0550"].payload["growth"] == "linear"
-    assert atoms["0525"].payload["growth"] == "constant"  # YES or NO
+    assert atoms["0525"].payload["growth"] == "logn"  # f"{n - 8} 8": a constant plus the digits of n
 
 
 def test_a_function_that_differs_from_its_program_is_dropped(monkeypatch):
@@ -61,7 +61,7 @@ def test_a_function_that_differs_from_its_program_is_dropped(monkeypatch):
     real = extraction.extract(src)
     assert not isinstance(extraction.verify(program(src)), extraction.Drop)
     wrong = dataclasses.replace(real, source=real.source.replace("n * n", "n * n + (n > 5)"))
-    monkeypatch.setattr(loader, "extract", lambda _: wrong)
+    monkeypatch.setattr(extraction, "extract", lambda _: wrong)
     drop = extraction.verify(program(src))
     assert isinstance(drop, extraction.Drop) and drop.reason == "output_mismatch"
 
@@ -91,7 +91,8 @@ def test_feeds_edges_join_a_return_type_to_a_single_parameter_of_that_type(domai
     assert ("0525", "0505") in edges  # str -> str
     assert ("0550", "0512") not in edges  # int -> list[int]
     assert ("0501", "0526") not in edges  # solve(a: int, b: int) reads an input of its own
-    assert ("0526", "0501") in edges  # ... but it can start a chain
+    assert ("0596", "0515") in edges  # a value of about n digits... feeds a stage
+    assert ("0526", "0501") not in edges and ("0512", "0501") not in edges  # constant-size values feed none
     assert all(e.type == "FEEDS" for e in edges.values())
 
 
@@ -121,14 +122,33 @@ def test_composite_is_the_renamed_functions_and_a_driver_under_the_paper_prompt(
 
 
 # -- admission -----------------------------------------------------------------------------------------------
-def test_a_chain_through_a_constant_size_value_is_admitted(domain, atoms):
-    # YES/NO (constant size) into a cubic stage: the chain is constant, below its largest label.
-    group = chain(atoms, "0525", "0505")
+def test_a_chain_through_a_constant_size_value_is_refused_as_trivial(domain, atoms):
+    # A constant-size value into a cubic stage would starve it: the answer would be constant whatever
+    # the later labels, a trivial baseline. Such a chain has no edge and is refused at composition.
+    with pytest.raises(Rejected) as caught:
+        domain.compose(chain(atoms, "0512", "0501"))
+    assert caught.value.reason == "constant_link" and "0512" in caught.value.detail
+
+
+def test_a_chain_through_a_growing_value_is_admitted_with_its_measured_link(domain, atoms):
+    group = chain(atoms, "0501", "0515")  # n^3 triples counted by a linear stage: cubic
     verdict = evaluate(domain, group)
-    assert (verdict.status, verdict.composite.reference) == ("admitted", "constant")
+    assert (verdict.status, verdict.composite.reference) == ("admitted", "cubic")
     link = verdict.evidence["reference"]["links"][0]
-    assert (link["derived"], link["measured"], link["agrees"]) == ("1", "1", True)
-    assert verdict.evidence["reference"]["runs"] >= 10
+    assert (link["derived"], link["measured"], link["agrees"]) == ("n^3", "n^3", True)
+
+
+def test_check_1_runs_before_check_2_and_nothing_runs_when_it_fails(domain, atoms, monkeypatch):
+    group = chain(atoms, "0596", "0515")  # linear: the largest label, check (1) fails
+    composite = domain.compose(group)
+    from codewalk.domains.complexity import run as runner
+
+    def no_runs(*args, **kwargs):
+        raise AssertionError("check (2) ran the composite although check (1) fails")
+
+    monkeypatch.setattr(runner, "run_driver", no_runs)
+    check = domain.check_reference(composite, group)
+    assert not check.ok and check.reason == "ref_equals_max_label" and check.evidence["check_1_first"]
 
 
 def test_check_1_rejects_a_chain_whose_answer_is_its_largest_label(domain, atoms):
@@ -148,10 +168,10 @@ def test_a_single_atom_is_its_own_task(domain, atoms):
 
 def test_a_wrong_stored_growth_fails_the_measured_derivation(domain, atoms):
     liar = atoms["0596"]  # emits about n; claim it emits a constant-size value
-    liar = Atom(liar.id, liar.domain, liar.summary, {**liar.payload, "growth": "constant"})
+    liar = Atom(liar.id, liar.domain, liar.summary, {**liar.payload, "growth": "quadratic"})
     group = [liar, atoms["0515"]]
     composite = domain.compose(group)
-    assert composite.reference == "constant"
+    assert composite.reference == "quadratic"
     check = domain.check_reference(composite, group)
     assert not check.ok and check.reason == "derivation_mismatch"
     assert check.evidence["links"][0]["measured"] == "n"
@@ -160,7 +180,7 @@ def test_a_wrong_stored_growth_fails_the_measured_derivation(domain, atoms):
 def test_a_composite_that_crashes_fails_check_2(domain, atoms):
     summary, payload = extraction.verify(program("n = int(input())\nprint(n if n < 1000 else [][0])\n",
                                              label="constant"))
-    fragile = Atom("complexity/fragile", "complexity", summary, payload)
+    fragile = Atom("complexity/fragile", "complexity", {**summary, "label": "linear"}, payload)
     group = [atoms["0501"], fragile]  # n^3 reaches 1000 soon
     check = domain.check_reference(domain.compose(group), group)
     assert not check.ok and check.reason == "composite_fails" and "IndexError" in check.detail
@@ -179,16 +199,19 @@ def test_a_derived_class_outside_the_labels_is_rejected_at_composition(domain, a
     ("quadratic", "quadratic"), ("  NlogN\n", "nlogn"), ("The answer: np", "np"),
     ("It looks linear at first, but overall:\nquadratic", "quadratic"),
     ("O(n^2)", None), ("linear or quadratic", None), ("", None), ("nlog n", None),
+    # a label joined by a hyphen is not that label: neither says linear or np
+    ("non-linear", None), ("NP-hard", None), ("np-complete", None), ("It is non-linear:\nquadratic", "quadratic"),
 ])
 def test_the_predicted_label_is_one_of_the_seven_words(answer, label):
     assert parse_label(answer) == label
 
 
 def test_grade_scores_the_reference_right_and_anything_else_wrong(domain, atoms):
-    composite = domain.compose(chain(atoms, "0525", "0505"))
-    assert domain.grade(composite, "constant").ok
-    wrong = domain.grade(composite, "cubic")
-    assert not wrong.ok and wrong.reason == "wrong_label" and wrong.evidence["predicted"] == "cubic"
+    composite = domain.compose(chain(atoms, "0501", "0515"))
+    assert domain.grade(composite, "cubic").ok
+    wrong = domain.grade(composite, "linear")
+    assert not wrong.ok and wrong.reason == "wrong_label" and wrong.evidence["predicted"] == "linear"
+    assert not domain.grade(composite, "non-linear").ok
     unparseable = domain.grade(composite, "O(1)")
     assert not unparseable.ok and unparseable.reason == "unparseable"
     assert unparseable.evidence["predicted"] is None

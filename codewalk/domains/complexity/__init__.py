@@ -5,27 +5,32 @@ codewalk.loaders.codecomplex), its size parameter's type, its return type and th
 At load time each atom is checked against its original program on generated inputs, and the growth
 of its output size in its input size is measured and fitted to the closed set of classes.
 
-FEEDS: c_i -> c_j when c_j takes a single parameter and it has c_i's return type; neither function
-changes. The inputs of the chain's first atom are the program's inputs, of size n. A later atom takes
+FEEDS: c_i -> c_j when c_j takes a single parameter of c_i's return type and c_i's output grows with
+its input (a constant-size value such as YES/NO would starve c_j, whose label then says nothing about
+the answer: a trivial chain); neither function changes. The inputs of the chain's first atom are the
+program's inputs, of size n. A later atom takes
 nothing but the value handed to it: were it to read inputs of its own, its label (a bound in one n)
 would not say how its cost splits between them and the chained value, and the derived class could be
 a loose upper bound instead of the answer (solve(k, s) that loops over s, fed a k of n^2 elements, is
 still linear). A level-N task is one program: the entry functions renamed solve_1 .. solve_N with their
 helpers, and a driver that reads the inputs, chains the calls and prints the result. The reference is
-the class derived from the labels and the output growths (growth.derive). Admission: (2) the
-composite runs on generated inputs of growing size and the measured size of every chained value grows
-as the derivation says; (1) the reference differs from the largest atomic label, else the task is
-solvable without composing (a single atom is its own task). Grading parses one of the seven labels.
+the class derived from the labels and the output growths (growth.derive). Admission runs the cheap
+check first: (1), on labels only, the reference differs from the largest atomic label, else the task is
+solvable without composing (a single atom is its own task); then (2): the composite runs on generated
+inputs of growing size and the measured size of every chained value grows as the derivation says.
+Grading parses one of the seven labels.
 """
 
 from __future__ import annotations
 
 import ast
 import hashlib
+import importlib
 import logging
 import os
 import random
 import re
+import sys
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import pairwise
@@ -48,7 +53,9 @@ INSTRUCTION = (
     "Return ONLY the label. Do not explain your answer."
 )
 RANK = {name: k for k, name in enumerate(growth.LABELS)}
-LABEL_WORD = re.compile(r"(?<![a-z0-9_])(" + "|".join(growth.LABELS) + r")(?![a-z0-9_])")
+# A label joined to another word by a hyphen is not that label: "non-linear" does not say linear, and
+# "NP-hard" (a problem's hardness, not a running time) does not say np; such an answer names no label.
+LABEL_WORD = re.compile(r"(?<![a-z0-9_-])(" + "|".join(growth.LABELS) + r")(?![a-z0-9_-])")
 
 READ = {  # how the driver reads stage 1's parameters; the composite's input follows this format
     "int": "int(input())",
@@ -104,8 +111,10 @@ class ComplexityDomain(Domain):
             if len(atom.payload["params"]) == 1:
                 by_in_type[atom.summary["in_type"]].append(atom)
         for src in atoms:
-            if src.payload.get("growth") is None:
-                continue  # without it no derivation can pass through this atom
+            if src.payload.get("growth") in (None, "constant"):
+                # without a growth no derivation passes through this atom; a constant-size value (YES/NO)
+                # starves the next stage, whose cost then says nothing about its label
+                continue
             for dst in by_in_type[src.summary["out_type"]]:
                 if dst.id != src.id:
                     yield Edge(src.id, dst.id, "FEEDS", arg=0)
@@ -122,6 +131,9 @@ class ComplexityDomain(Domain):
                 raise Rejected("type_mismatch", f"{a.id} returns {a.summary['out_type']}; {takes}")
             if a.payload.get("growth") is None:
                 raise Rejected("growth_unknown", f"no measured output growth for {a.id}")
+            if a.payload["growth"] == "constant":
+                raise Rejected("constant_link", f"{a.id} hands on a value of constant size; the next stage "
+                                                "would be starved")
         derivation = derive(atoms)
         functions, driver, names = _program(atoms)
         program = functions + "\n\n\n" + driver
@@ -144,6 +156,13 @@ class ComplexityDomain(Domain):
     def check_reference(self, composite: Composite, atoms: Sequence[Atom]) -> Check:
         """(2): the composite runs on inputs of growing size, and each chained value's measured size
         grows as the derivation says it does."""
+        # (1) is cheap (labels only) and (2) runs the composite: a group that fails (1) is rejected
+        # here, by (1)'s reason, before anything runs.
+        for position in range(len(atoms)):
+            unsolved = self.check_unsolved(composite, atoms, position)
+            if not unsolved.ok:
+                return Check(False, unsolved.detail, {"check_1_first": True, **unsolved.evidence},
+                             reason=unsolved.reason)
         spec = composite.verifier
         rng = random.Random(hashlib.sha256("\x1f".join(a.id for a in atoms).encode()).hexdigest())
         stdins = []
@@ -276,15 +295,28 @@ def _program(atoms: Sequence[Atom]) -> tuple[str, str, list[str]]:
     seen_texts: set[str] = set()
     parts: list[str] = []
     entries = [f"solve_{i}" for i in range(1, len(atoms) + 1)]
-    for i, atom in enumerate(atoms, 1):
+    trees = []
+    for atom in atoms:
         tree = ast.parse(atom.payload["source"])
+        _expand_star_imports(tree)
+        trees.append(tree)
+    # Each stage's globals are its own: a name one stage binds at top level (an import, a def, an
+    # assignment) must not change what the same name means in another stage, where it may be a builtin
+    # (a later stage's `from math import *` rebinding pow) or bound by a different statement.
+    uses = [{n.id for n in ast.walk(t) if isinstance(n, ast.Name)} for t in trees]
+    binds = [{(name, ast.unparse(stmt)) for stmt in t.body for name in _binds(stmt)} for t in trees]
+    for i, (atom, tree) in enumerate(zip(atoms, trees, strict=True), 1):
         _rename(tree, {atom.payload["entry"]: entries[i - 1]})
-        # Rename names this atom binds at top level that an earlier atom binds differently, until no
-        # clash is left (renaming can change a statement that then clashes in turn).
+        others_use = set().union(*(u for k, u in enumerate(uses) if k != i - 1))
+        # Rename names this atom binds at top level that another atom binds differently or uses without
+        # binding it the same way, until no clash is left (renaming can change a statement that then
+        # clashes in turn).
         while True:
             bound = {(name, ast.unparse(stmt)) for stmt in tree.body for name in _binds(stmt)}
             clashes = {name for name, text in bound if name in emitted and emitted[name] != text}
             clashes |= {name for name, _ in bound if name in entries and name != entries[i - 1]}
+            clashes |= {name for name, text in bound if name in others_use and not all(
+                (name, text) in b for k, b in enumerate(binds) if k != i - 1 and name in uses[k])}
             if not clashes:
                 break
             _rename(tree, {name: f"{name}_{i}" for name in clashes})
@@ -326,6 +358,29 @@ def _driver(atoms: Sequence[Atom], entries: list[str], taken: set[str]) -> str:
     form = atoms[-1].payload["out_form"]
     lines.append({"value": "print(result)", "spread": "print(*result)"}.get(form, "print(result, end='')"))
     return "\n".join(lines) + "\n"
+
+
+def _expand_star_imports(tree: ast.Module) -> None:
+    """`from M import *` of a standard module becomes `from M import a, b` of the public names of M the
+    atom uses, so that the names it binds are known and can be renamed (a star import of anything else
+    is left as it is)."""
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    for stmt in tree.body:
+        if not (isinstance(stmt, ast.ImportFrom) and stmt.level == 0 and stmt.module
+                and any(a.name == "*" for a in stmt.names)):
+            continue
+        if stmt.module.split(".")[0] not in sys.stdlib_module_names:
+            continue
+        try:
+            module = importlib.import_module(stmt.module)
+        except ImportError:
+            continue
+        public = getattr(module, "__all__", None) or [n for n in dir(module) if not n.startswith("_")]
+        names = sorted(used & set(public))
+        if names:
+            stmt.names = [ast.alias(name=n) for n in names]
+        else:  # nothing used: keep a harmless import of the module itself
+            stmt.names = [ast.alias(name=public[0])] if public else stmt.names
 
 
 def _binds(stmt: ast.stmt) -> set[str]:

@@ -1,0 +1,64 @@
+"""Complexity domain, issue 18: the size fitter separates the classes, including a constant plus log n."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from codewalk.domains.complexity.growth import FIT_CLASSES, Growth, fit, label
+
+SCALES = [2, 3, 4, 6, 8, 11, 16, 23, 32, 45, 64, 91, 128, 181, 256, 362, 512, 724, 1024, 1448, 2048]
+
+
+def points(f):
+    return [(n, f(n)) for n in SCALES]
+
+
+@pytest.mark.parametrize("expected, f", [
+    ("1", lambda n: 3),
+    ("log n", lambda n: math.log2(n)),
+    ("log n", lambda n: len(f"0 0 {n}")),  # a constant plus the digits of n
+    ("log n", lambda n: 40 + 3 * n.bit_length()),  # a large constant plus log n
+    ("log^2 n", lambda n: math.log2(n) ** 2),
+    ("log^3 n", lambda n: math.log2(n) ** 3),
+    ("n", lambda n: n),
+    ("n", lambda n: 2 * n + 7),
+    ("n log n", lambda n: n * math.log2(n)),
+    ("n^2", lambda n: n * n),
+    ("n^3", lambda n: n ** 3),
+    ("2^n", lambda n: 2.0 ** n if n < 997 else 1e300),  # capped as the harness caps
+])
+def test_fit_separates_every_class_including_a_constant_plus_log_n(expected, f):
+    fitted, _ = fit(points(f))
+    assert str(fitted) == expected
+
+
+def test_n_log_n_and_n_are_not_confused_either_way():
+    assert str(fit(points(lambda n: n * math.log2(n)))[0]) == "n log n"
+    assert str(fit(points(lambda n: 5 * n + 100))[0]) == "n"
+
+
+def test_polylogarithms_are_fitted_but_have_no_label():
+    fitted, _ = fit(points(lambda n: math.log2(n) ** 2))
+    assert fitted == Growth(l=2) and label(fitted) is None
+    assert list(FIT_CLASSES) == sorted(FIT_CLASSES)  # the simplest class is tried first
+
+
+def test_a_size_that_stops_rising_is_constant():
+    assert str(fit(points(lambda n: min(n, 5)))[0]) == "1"
+
+
+@pytest.mark.parametrize("f, expected", [
+    (lambda n, r: len(f"0 0 {n}") + r.choice((0, 1)), "log n"),
+    (lambda n, r: n * math.log2(n) * r.uniform(0.9, 1.1), "n log n"),
+    (lambda n, r: n * r.uniform(0.8, 1.25), "n"),
+    (lambda n, r: r.randint(0, 9), "1"),
+])
+def test_fit_is_stable_over_repeated_noisy_samples(f, expected):
+    answers = set()
+    for seed in range(20):
+        rng = random.Random(seed)
+        answers.add(str(fit([(n, f(n, rng)) for n in SCALES])[0]))
+    assert answers == {expected}
