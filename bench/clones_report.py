@@ -3,8 +3,12 @@
 1. Re-verifies all 2,194 labeled FEMPD pairs as `cw load clones` does: (a) type-driven inputs and, for
    the equivalent pairs (a) confirms, (b) EvoSuite cross-substitution. To show how the two methods agree,
    (b) also runs on the equivalent pairs (a) did not confirm.
+   Every pair's verdict is written to --verdicts (default: clones-verdicts.jsonl beside the store).
 2. Counts against the paper (App. B.4): 994 of 1,342 eq and 159 of 852 neq confirmed, 127 of those neq
-   type-composable (here: with a FEEDS edge to or from a confirmed eq atom, so it can sit in a chain).
+   type-composable (here: with a FEEDS edge to or from a confirmed eq atom, so it can sit in a chain);
+   beside them the previous check's counts (bench/results/clones_verdicts_before.jsonl: 120 inputs, one
+   parameter varied at a time, no argument state, a timeout taken as a difference), the labels the
+   stronger check overturned, the pairs undecided by time, and confirmed neq pairs resting on a timeout.
 3. Why pairs were not kept, and how our verdicts compare with FEMP-X's LLM witness search (reported
    only; it never decides anything).
 4. Admission: the confirmed atoms and their FEEDS edges go into an embedded store, and the real loop
@@ -13,6 +17,8 @@
 
 Data: FEMPD / FEMP-X (CC BY-NC 4.0) from ../shared/data/fempd (or $CODEWALK_SHARED/data/fempd).
 Run from the repository root: python bench/clones_report.py [--per-class 20] [--levels 10] [--workers 2]
+(--levels 0: verification and counts only; --reuse: counts from the stored verdicts, nothing re-run;
+--show PAIR_ID: one pair's stored verdict and the previous check's.)
 """
 
 from __future__ import annotations
@@ -29,15 +35,66 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from codewalk.loaders import fempd
-
 from codewalk.admission import walk_and_admit
-from codewalk.domains.clones import REFERENCE, ClonesDomain, atom
+from codewalk.domains.clones import REFERENCE, ClonesDomain, atom, verdicts
 from codewalk.domains.clones.verify import cross_substitute
+from codewalk.loaders import fempd
 from codewalk.store import open_store
 
 FEMPD = Path(os.environ.get("CODEWALK_SHARED") or ROOT / ".." / "shared") / "data" / "fempd"
 PAPER = {"eq": (994, 1342), "neq": (159, 852), "neq_composable": 127}
+PREVIOUS = ROOT / "bench" / "results" / "clones_verdicts_before.jsonl"  # the check before issue 17 (120 inputs,
+# one parameter varied at a time, no argument state, a timeout counted as a difference)
+
+
+def _on_time(record: dict) -> bool:
+    w = record.get("witness") or {}
+    return record["status"] == "confirmed" and record["label"] == "neq" and "t" in (w.get("method1"), w.get("method2"))
+
+
+def _signed_zero_only(record: dict) -> bool:
+    """A witness whose two outcomes differ only in the sign of a zero."""
+    w = record.get("witness") or {}
+    strip = lambda o: (o or "").replace("-0.0", "0.0")
+    return bool(w) and w["method1"] != w["method2"] and strip(w["method1"]) == strip(w["method2"])
+
+
+def audit(records: dict[int, dict], previous: dict[int, dict], figures: dict) -> None:
+    """Confirmed counts beside the paper's, and what the stronger check overturned against the previous one."""
+    rows = []
+    for lab in ("eq", "neq"):
+        mine = [r for r in records.values() if r["label"] == lab]
+        before = [r for r in previous.values() if r["label"] == lab]
+        rows.append([lab, len(mine), sum(r["status"] == "confirmed" for r in before),
+                     sum(r["status"] == "confirmed" for r in mine), f"{PAPER[lab][0]} of {PAPER[lab][1]}"])
+    table("Confirmed labels: previous check, this check, paper", rows,
+          ["label", "pairs", "confirmed before", "confirmed now", "paper"])
+    overturned = Counter()
+    examples: dict[tuple, list[int]] = {}
+    for pid, r in sorted(records.items()):
+        old = previous.get(pid)
+        if old and old["status"] != r["status"]:
+            key = (r["label"], f"{old['status']} -> {r['status']}", r["reason"] if r["status"] == "rejected" else old["reason"])
+            overturned[key] += 1
+            examples.setdefault(key, []).append(pid)
+    table("Labels overturned against the previous check", [[*k, n, " ".join(map(str, examples[k][:6]))]
+                                                           for k, n in sorted(overturned.items())],
+          ["label", "status", "reason (new if rejected, old if confirmed)", "pairs", "e.g."])
+    undecided = Counter(r["label"] for r in records.values() if r["reason"] == "a:undecided_time")
+    zero = sum(_signed_zero_only(r) for r in records.values() if r["label"] == "eq" and r["reason"] == "a:diverges")
+    print(f"\nundecided by time (rejected, a:undecided_time): eq {undecided['eq']}, neq {undecided['neq']}")
+    print(f"confirmed neq resting on a timeout witness: before {sum(map(_on_time, previous.values()))}, "
+          f"now {sum(map(_on_time, records.values()))}")
+    print(f"eq rejected on a signed-zero difference only (-0.0 vs 0.0): {zero}")
+    budget = Counter(r["a_evidence"].get("end") for r in records.values() if r["a_evidence"])
+    tried = [r["inputs_tried"] for r in records.values() if r["a"] not in ("unsupported_type", "does_not_compile")]
+    print(f"inputs tried per runnable pair: min {min(tried, default=0)}, median "
+          f"{sorted(tried)[len(tried) // 2] if tried else 0}, max {max(tried, default=0)}; pair ended by {dict(budget)}")
+    figures["confirmed_before"] = {lab: sum(r["status"] == "confirmed" and r["label"] == lab for r in previous.values())
+                                   for lab in ("eq", "neq")}
+    figures["overturned"] = {" | ".join(k): n for k, n in overturned.items()}
+    figures["undecided_time"] = dict(undecided)
+    figures["neq_on_timeout"] = sum(map(_on_time, records.values()))
 
 
 def table(title: str, rows: list[list], header: list[str]) -> None:
@@ -56,9 +113,24 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--store", help="store for the tasks (default: a temporary embedded store)")
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument("--verdicts", type=Path, default=None,
+                        help="where every pair's verdict is written (default: clones-verdicts.jsonl beside the store)")
+    parser.add_argument("--previous", type=Path, default=PREVIOUS, help="verdicts of the previous check, to compare")
+    parser.add_argument("--show", type=int, metavar="PAIR_ID", help="print one pair's stored verdict and exit")
+    parser.add_argument("--reuse", action="store_true", help="read the stored verdicts instead of re-verifying")
     args = parser.parse_args()
     domain = ClonesDomain()
     figures: dict = {}
+    previous = verdicts.read(args.previous) if args.previous.exists() else {}
+    if args.show is not None:
+        record = verdicts.read(args.verdicts).get(args.show)
+        print(json.dumps(record, indent=2) if record else f"no stored verdict for pair {args.show}")
+        if args.show in previous:
+            print(f"previous check: {previous[args.show]['status']} ({previous[args.show]['reason']})")
+        return
+    if args.reuse:
+        audit(verdicts.read(args.verdicts), previous, figures)
+        return
 
     # -- 1. verification -------------------------------------------------------------------------------
     started = time.monotonic()
@@ -69,6 +141,10 @@ def main() -> None:
     cross_substitute(unconfirmed_eq, domain.java)
     print(f"verified {len(pairs)} pairs in {verify_s:.0f}s (+ (b) on {len(unconfirmed_eq)} more eq pairs "
           f"in {time.monotonic() - started - verify_s:.0f}s)")
+    figures["verify_seconds"] = round(verify_s, 1)
+    where = verdicts.save([r.record() for r in results], args.verdicts)
+    print(f"every pair's verdict: {where}")
+    audit({r.pair.pair_id: r.record() for r in results}, previous, figures)
 
     # -- 2. counts against the paper ------------------------------------------------------------------------
     atoms = [atom(r) for r in results if r.confirmed]
@@ -145,8 +221,9 @@ def main() -> None:
                                     "rejected": dict(rejected), "seconds": round(time.monotonic() - started, 1)}
             print(f"level {n}: {rows[-1]}", flush=True)
         store.close()
-    table(f"Admitted tasks per level (target {args.per_class} per class; paper: 86/82/84/166 balanced at "
-          f"N = 1/2/3/10)", rows, ["N", "attempted", "admitted eq", "admitted neq", "balanced", "rejected", "time"])
+    if args.levels:
+        table(f"Admitted tasks per level (target {args.per_class} per class; paper: 86/82/84/166 balanced at "
+              f"N = 1/2/3/10)", rows, ["N", "attempted", "admitted eq", "admitted neq", "balanced", "rejected", "time"])
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2))
 

@@ -6,13 +6,17 @@ credit FEMP-X and IJADataset. The data is read from outside the repository (`../
 
 An atom e = (p1, p2, T, lambda) is a labeled pair of Java methods with the same signature. `cw load
 clones DIR` re-verifies every pair by execution (`verify`: type-driven inputs, and EvoSuite
-cross-substitution for the equivalent pairs) and keeps only the pairs whose label is confirmed. FEEDS
+cross-substitution for the equivalent pairs), keeps only the pairs whose label is confirmed, and writes
+every pair's verdict (confirmed or rejected, reason, witness) to a file (`verdicts`). FEEDS
 links e_i to e_j when e_i's return type is the type of a parameter of e_j (the first such parameter
 receives it; the others become extra inputs of the driver). A level-N task chains the first methods
 under a driver `outer` as Snippet A and the second methods as Snippet B (App. A.3); Ref(G) is eq when
 every atom is eq and neq when the walk put exactly one neq atom in the chain (a walk constraint). V_G
 compiles both snippets and runs the merged suite on `outer` in one JVM: a positive task must agree on
-every input, a negative one must diverge on at least one. Grading reads `VERDICT: 0|1` from a model's
+every input, a negative one must diverge on at least one on which both snippets terminate (an input on
+which only time separates them is undecided: a positive task with one is not admitted, nor is a negative
+task with no other witness). Every admitted task reports the share of its inputs that run every stage on
+both sides (`complete_share`) and needs at least MIN_COMPLETE_SHARE. Grading reads `VERDICT: 0|1` from a model's
 answer; no verdict, or both, is wrong.
 """
 
@@ -33,7 +37,8 @@ from codewalk.loaders import fempd
 from codewalk.loaders.fempd import blank_literals
 from codewalk.records import Atom, Check, Composite, Edge
 
-from .inputs import generate, normalize, stopped_early, verdict
+from . import verdicts
+from .inputs import generate, normalize, verdict
 from .java import CallResult, CallUnit, Java
 from .verify import INPUTS, Verification, verify
 
@@ -52,6 +57,12 @@ VERDICT = re.compile(r"\bVERDICT\s*:\s*([01])(?![0-9])", re.IGNORECASE)
 GENERATED = 100  # type-driven inputs for `outer`
 MERGED = 60  # inputs merged from the atoms' own suites (the chain's first atom and every atom's extras)
 DEADLINE_MS = 100  # per call of `outer`; a disagreement is re-run with four times as much
+# An admitted task needs at least this share of its inputs to run every stage on both sides (outer returns a
+# value): below it the verdict rests mostly on exception paths of the first stages. A quarter keeps >= 40 of
+# the ~160 inputs comparing values computed by every stage; half (the issue's example) would reject the
+# level-3 positive chain of the tests (0.34) and most chains, whose inputs are not yet steered through each
+# stage's preconditions.
+MIN_COMPLETE_SHARE = 0.25
 
 
 class ClonesDomain(Domain):
@@ -61,7 +72,8 @@ class ClonesDomain(Domain):
     data_source = "FEMPD / FEMP-X (Higo 2024, doi:10.5281/zenodo.19543614), CC BY-NC 4.0, non-commercial"
     load_options = (Option("pairs", "comma-separated FEMPD pair ids to load (default: all)"),
                     Option("seed", "seed of the type-driven inputs", int),
-                    Option("inputs", "inputs per pair", int))
+                    Option("inputs", "inputs per pair", int),
+                    Option("verdicts", "file for every pair's verdict (default: clones-verdicts.jsonl beside the store)"))
     description = "FEMPD Java method pairs (CC BY-NC 4.0) chained into two snippets; is A equivalent to B?"
 
     def __init__(self, java: Java | None = None) -> None:
@@ -74,17 +86,16 @@ class ClonesDomain(Domain):
         return self._java
 
     # -- source -> atoms -> edges ------------------------------------------------------------------
-    def load(self, source: Path, options: dict[str, str]) -> Iterator[Atom]:
-        """Options: pairs=ID,ID,... (a subset), seed=S (input generation, default 0), inputs=K (per pair)."""
-        unknown = set(options) - {"pairs", "seed", "inputs"}
-        if unknown:
-            raise UsageError(f"unknown clones option(s) {sorted(unknown)}; known: pairs, seed, inputs")
+    def load(self, source: Path, options: dict[str, Any]) -> Iterator[Atom]:
+        """Options (load_options): pairs, seed (input generation, default 0), inputs (per pair), verdicts."""
         try:
             only = {int(i) for i in options["pairs"].split(",")} if options.get("pairs") else None
-            seed, count = int(options.get("seed", 0)), int(options.get("inputs", INPUTS))
         except ValueError:
-            raise UsageError("clones options pairs, seed and inputs take integers") from None
+            raise UsageError(f"--opt pairs takes comma-separated pair ids, not {options['pairs']!r}") from None
+        seed, count = options.get("seed", 0), options.get("inputs", INPUTS)
         results = self.verify(fempd.read(Path(source), only), seed, count)
+        kept = verdicts.save([r.record() for r in results], options.get("verdicts") or None)
+        log.warning("clones: every pair's verdict is in %s", kept)
         reasons = Counter(f"{r.pair.label} {r.reason}" for r in results)
         log.warning("clones: kept %d of %d pairs (%s)", reasons["eq confirmed"] + reasons["neq confirmed"],
                     len(results), ", ".join(f"{k}: {v}" for k, v in sorted(reasons.items())))
@@ -149,7 +160,7 @@ class ClonesDomain(Domain):
         """Check (2) for many composites in one JVM (each compiled once, cached by content)."""
         units = [CallUnit({f"{side}.java": text for side, text in c.verifier["snippets"].items()},
                           (("SnippetA", "outer"), ("SnippetB", "outer")), tuple(c.verifier["params"]),
-                          c.verifier["inputs"], stop_after=1)
+                          c.verifier["inputs"])  # all of them: the share that runs every stage is measured
                  for c in composites]
         return [_reference_check(c, r) for c, r in zip(composites, self.java.calls(units, DEADLINE_MS))]
 
@@ -189,8 +200,9 @@ def atom(r: Verification) -> Atom:
                  "label": p.label, "source": p.path},
         payload={"pair_id": p.pair_id, "method1": p.method1, "method2": p.method2, "imports": list(p.imports),
                  "return_type": p.return_type, "params": list(p.param_types), "param_names": list(p.param_names),
-                 "verification": {"seed": r.seed, "inputs": r.inputs, "a": r.a, "a_evidence": r.a_evidence,
-                                  "b": r.b, "b_evidence": r.b_evidence, "witness": r.witness},
+                 "verification": {"seed": r.seed, "inputs": r.inputs, "reason": r.reason, "a": r.a,
+                                  "a_evidence": r.a_evidence, "b": r.b, "b_evidence": r.b_evidence,
+                                  "witness": r.witness},
                  "femp_x": {"llm_status": p.llm_status, "difference_types": list(p.difference_types)}},
     )
 
@@ -263,6 +275,18 @@ def merged_suite(atoms: Sequence[Atom], args: list[int | None], params: list[str
     return list(unique.values())
 
 
+def complete(result: CallResult) -> int:
+    """Inputs on which both snippets ran every stage of the chain: `outer` returned a value on both sides
+    (an exception in any stage ends `outer` with that exception; a stage that catches its own still ran)."""
+    return sum(1 for line in result.outcomes.values() if not line.get("abandoned")
+               and all(o.startswith("r:") for o in line.get("final", line["out"])))
+
+
+def complete_share(result: CallResult) -> float:
+    ran = sum(1 for line in result.outcomes.values() if not line.get("abandoned"))
+    return round(complete(result) / ran, 3) if ran else 0.0
+
+
 def _reference_check(composite: Composite, result: CallResult) -> Check:
     label = composite.verifier["label"]
     if result.errors is not None:
@@ -270,12 +294,17 @@ def _reference_check(composite: Composite, result: CallResult) -> Check:
                      {"errors": result.errors[:2000]}, reason="does_not_compile")
     counts = Counter(verdict(line) for line in result.outcomes.values())
     first = next((line for _, line in sorted(result.outcomes.items()) if verdict(line) == "differ"), None)
-    evidence: dict[str, Any] = {"label": label, "inputs": len(result.outcomes), **counts}
-    if first is not None:
-        out = first["again"]
+    slow = next((line for _, line in sorted(result.outcomes.items()) if verdict(line) == "slow"), None)
+    evidence: dict[str, Any] = {"label": label, "inputs": len(result.outcomes), **counts,
+                                "complete": complete(result), "complete_share": complete_share(result)}
+    if first is not None:  # both snippets terminated on it, with different outcomes
+        out = first["final"]
         evidence["witness"] = {"input": composite.verifier["inputs"][first["i"]], "SnippetA": out[0], "SnippetB": out[1]}
+    if slow is not None:
+        out = slow["final"]
+        evidence["slow_input"] = {"input": composite.verifier["inputs"][slow["i"]], "SnippetA": out[0], "SnippetB": out[1]}
     expected_inputs = len(composite.verifier["inputs"])
-    if len(result.outcomes) < expected_inputs and not stopped_early(result.outcomes.values(), 1):
+    if len(result.outcomes) < expected_inputs and result.end in (None, "all"):
         raise InfraError(f"the harness answered {len(result.outcomes)} of {expected_inputs} inputs")
     if label == "eq":
         if first is not None:
@@ -283,8 +312,23 @@ def _reference_check(composite: Composite, result: CallResult) -> Check:
                          reason="positive_diverges")
         if counts["unstable"]:
             return Check(False, "the composite is nondeterministic", evidence, reason="nondeterministic")
+        if slow is not None:  # one snippet finished, the other never did: undecided, so not admitted
+            return Check(False, f"only time separates the snippets on input {slow['i']}: undecided", evidence,
+                         reason="undecided_time")
+        if evidence["complete_share"] < MIN_COMPLETE_SHARE:
+            return _few_complete(evidence)
         return Check(True, f"both snippets agree on all {counts['agree']} inputs", evidence)
+    if first is None and slow is not None:
+        return Check(False, f"only time separates the snippets (input {slow['i']}): a timeout is no witness",
+                     evidence, reason="undecided_time")
     if first is None:
         return Check(False, f"no input separates the snippets ({counts['agree']} agree): the neq atom is masked",
                      evidence, reason="negative_masked")
+    if evidence["complete_share"] < MIN_COMPLETE_SHARE:
+        return _few_complete(evidence)
     return Check(True, f"the snippets diverge on input {first['i']}", evidence)
+
+
+def _few_complete(evidence: dict[str, Any]) -> Check:
+    return Check(False, f"only {evidence['complete']} of {evidence['inputs']} inputs run every stage on both sides "
+                 f"(share {evidence['complete_share']} < {MIN_COMPLETE_SHARE})", evidence, reason="few_complete_runs")

@@ -7,15 +7,19 @@ the same inputs on every machine. Each input set starts with boundary values (ev
 every parameter, the others random), then random ones mixing small, medium and full-range values.
 
 Outcomes come from the harness as canonical strings: r:VALUE (JSON), x:EXCEPTION-CLASS, e:EXIT-STATUS,
-h:SHA256:LENGTH for a long result, t for a call stopped at its deadline; equal texts mean agreement.
+t for a call stopped at its deadline; when the method takes arrays, a newline and s:[STATE] follow (every
+array argument after the call, returned or thrown); a long VALUE or STATE is h:SHA256:LENGTH. Equal texts
+mean agreement. Floating values print as Java's Double/Float.toString: every NaN is the same text (NaN
+equals NaN, as Double.equals has it) and -0.0 differs from 0.0. Out of time (t) and out of memory are
+resources, not behaviour: they never make two outcomes differ (see Harness.verdict).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import re
-from collections.abc import Iterable
 from typing import Any
 
 INTEGRAL = {"byte": 8, "short": 16, "int": 32, "long": 64}
@@ -54,7 +58,17 @@ def supported(t: str) -> bool:
 
 
 def generate(params: list[str] | tuple[str, ...], seed: str, count: int) -> list[list[Any]]:
-    """`count` distinct inputs for a parameter list: boundary values first, then random ones."""
+    """`count` distinct inputs for a parameter list (read-only: the lists are cached and shared).
+
+    In order: one plain input; every boundary value of every parameter at least once (the others from
+    their core boundary values); every pair of core boundary values of two parameters (greedy pairwise
+    covering, up to 70% of `count`); then random inputs in which specials still appear.
+    """
+    return _generate(tuple(params), seed, count)
+
+
+@functools.lru_cache(maxsize=4096)
+def _generate(params: tuple[str, ...], seed: str, count: int) -> list[list[Any]]:
     rng = random.Random(seed)
     if not params:
         return [[]]
@@ -67,36 +81,165 @@ def generate(params: list[str] | tuple[str, ...], seed: str, count: int) -> list
             seen.add(text)
             inputs.append(args)
 
+    full = [boundary(t) for t in params]
+    cores = [core(t) for t in params]
     add([_value(t, rng, special=False) for t in params])
-    sweep = [(k, v) for k, t in enumerate(params) for v in _specials(t)]
-    rng.shuffle(sweep)
-    for k, v in sweep[: count // 2]:
-        add([v if j == k else _value(t, rng, special=False) for j, t in enumerate(params)])
+    for k, values in enumerate(full):  # each boundary value once
+        for v in values:
+            add([v if j == k else rng.choice(cores[j]) for j in range(len(params))])
+    for row in _pairwise(cores, rng, int(0.7 * count)):
+        add(row)
     for _ in range(20 * count):
         if len(inputs) >= count:
             break
-        add([_value(t, rng, special=rng.random() < 0.15) for t in params])
+        add([_value(t, rng, special=rng.random() < 0.2) for t in params])
     return inputs
 
 
-def _specials(t: str) -> list[Any]:
-    name, dims = base(t)
-    if dims:
-        element = name + "[]" * (dims - 1)
-        return [None, [], [_specials(element)[1]], [_plain(element) for _ in range(3)]]
+def _pairwise(cores: list[list[Any]], rng: random.Random, limit: int) -> list[list[Any]]:
+    """Rows covering every pair of values of two different parameters (AETG-style greedy), at most `limit`."""
+    k = len(cores)
+    if k < 2:
+        return []
+    todo = [(i, a, j, b) for i in range(k) for j in range(i + 1, k)
+            for a in range(len(cores[i])) for b in range(len(cores[j]))]
+    rng.shuffle(todo)
+    uncovered = set(todo)
+    rows: list[list[Any]] = []
+    at = 0
+    while uncovered and len(rows) < limit:
+        while todo[at] not in uncovered:
+            at += 1
+        i, a, j, b = todo[at]
+        row: list[int | None] = [None] * k
+        row[i], row[j] = a, b
+        rest = [p for p in range(k) if p not in (i, j)]
+        rng.shuffle(rest)
+        for p in rest:
+            best, gain = [], -1
+            for v in range(len(cores[p])):
+                g = sum(((q, row[q], p, v) if q < p else (p, v, q, row[q])) in uncovered
+                        for q in range(k) if row[q] is not None)
+                if g > gain:
+                    best, gain = [v], g
+                elif g == gain:
+                    best.append(v)
+            row[p] = rng.choice(best)
+        for p in range(k):
+            for q in range(p + 1, k):
+                uncovered.discard((p, row[p], q, row[q]))
+        rows.append([cores[p][v] for p, v in enumerate(row)])
+    return rows
+
+
+NUMERIC_STRINGS = ["0", "00", "-0", "1", "-1", "+1", "007", "10", "3.14", "-2.5", ".5", "1e3", "1E-3", "0x10",
+                   "2147483647", "2147483648", "-2147483648", "9223372036854775807", "NaN", "Infinity", " 1", "1 "]
+
+
+@functools.cache
+def boundary(t: str) -> list[Any]:
+    """Every special value of a type. Arrays: null, empty, one element of every special value, each
+    special at every position of a short array, all elements the same special, sorted and reversed runs;
+    arrays of arrays also with null and empty inner arrays. Strings: the STRINGS, numeric strings, every
+    CHAR alone and repeated."""
+    return _unique(_boundary(t))
+
+
+@functools.cache
+def core(t: str) -> list[Any]:
+    """The boundary values combined pairwise with the other parameters' (a few per kind)."""
+    return _unique(_core(t))
+
+
+def _unique(values: list[Any]) -> list[Any]:
+    seen, out = set(), []
+    for v in values:
+        key = json.dumps(v)
+        if key not in seen:
+            seen.add(key)
+            out.append(v)
+    return out
+
+
+def _scalar_specials(name: str) -> list[Any]:
     nullable = [None] if name in BOXED or name == "String" else []
     name = BOXED.get(name, name)
     if name in INTEGRAL:
         bits = INTEGRAL[name]
         lo, hi = -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
-        return nullable + [0, 1, -1, 2, 3, 7, 10, 100, -10, -100, lo, hi]
+        return nullable + [0, 1, -1, 2, -2, 3, 7, 10, 100, -10, -100, lo, hi, lo + 1, hi - 1]
     if name in FLOATING:
-        return nullable + FLOATS + FLOAT_LIMITS[name]
+        return nullable + FLOATS + FLOAT_LIMITS[name] + [-FLOAT_LIMITS[name][0]]
     if name == "boolean":
         return nullable + [True, False]
     if name == "char":
         return CHARS
-    return nullable + STRINGS
+    return nullable + STRINGS + NUMERIC_STRINGS + CHARS + [c * 3 for c in CHARS[:8]] + ["a" * 40, " " * 5]
+
+
+def _boundary(t: str) -> list[Any]:
+    name, dims = base(t)
+    if not dims:
+        return _scalar_specials(name)
+    element = name + "[]" * (dims - 1)
+    specials = _boundary(element) if dims == 1 else _core(element)
+    runs = _runs(element)
+    out: list[Any] = [None, [], *([s] for s in specials)]
+    swept = _core(element) if BOXED.get(name, name) == "String" or dims > 1 else specials
+    for s in swept:
+        for k in range(4):
+            filler = runs[0][:4]
+            out.append(filler[:k] + [s] + filler[k + 1:])
+        out.append([s, s, s])
+    return out + runs
+
+
+def _core(t: str) -> list[Any]:
+    name, dims = base(t)
+    if not dims:
+        name_ = BOXED.get(name, name)
+        if name_ in INTEGRAL:
+            bits = INTEGRAL[name_]
+            lo, hi = -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
+            return ([None] if name in BOXED else []) + [0, 1, -1, 2, 5, -7, lo, hi]
+        if name_ in FLOATING:
+            return ([None] if name in BOXED else []) + [0.0, "-0.0", 1.0, -1.5, 0.5, "NaN", "Infinity", "-Infinity",
+                                                        FLOAT_LIMITS[name_][0]]
+        if name_ == "boolean":
+            return ([None] if name in BOXED else []) + [True, False]
+        if name_ == "char":
+            return ["a", "0", " ", "A", "z", ".", "\0", "\uffff"]
+        return [None, "", "a", "0", "aaa", " ", "abc", "A b,C", "12", "-1", "00", "a.b"]
+    element = name + "[]" * (dims - 1)
+    inner = _core(element)
+    runs = _runs(element)
+    at = lambda k: inner[k % len(inner)]
+    return [None, [], [at(1)], [at(2)], [at(-1)], runs[0], runs[1], runs[2], [at(1), at(-1), at(0)],
+            [at(-2), at(2), at(3), at(-1)]]
+
+
+def _runs(element: str) -> list[list[Any]]:
+    """Plain arrays: ascending, descending, mixed (length 8), for sorted-input code and indexing."""
+    name, dims = base(element)
+    if dims == 1:
+        r = _runs(name)[0]
+        return [[r[:2], r[2:4]], [r[:1], r[1:3], []], [r[:3], r[:3], r[:3]]]
+    if dims:
+        return [[_runs(name + "[]" * (dims - 1))[0]], [], [[]]]
+    name = BOXED.get(name, name)
+    if name in INTEGRAL or name in FLOATING:
+        conv = (lambda v: float(v)) if name in FLOATING else (lambda v: v)
+        return [[conv(v) for v in range(1, 9)], [conv(v) for v in range(8, 0, -1)], [conv(v) for v in (3, -1, 4, 1, -5, 9, 2, 6)]]
+    if name == "boolean":
+        return [[True, False, True, True], [False] * 4, [True] * 5]
+    if name == "char":
+        return [list("abcdefgh"), list("hgfedcba"), list("a0 Z.,b9")]
+    return [["a", "b", "c", "d"], ["d", "c", "b", "a"], ["", "a", "1", " "]]
+
+
+@functools.cache
+def _moderate(t: str) -> list[Any]:
+    return [v for v in boundary(t) if not _extreme(v)]
 
 
 def _extreme(v: Any) -> bool:
@@ -119,9 +262,10 @@ def _value(t: str, rng: random.Random, special: bool) -> Any:
             return rng.choice([None, []])
         size = rng.choice([1, 2, 3, 4, 5, 6, 8, 10]) if rng.random() < 0.9 else rng.randint(0, 30)
         element = name + "[]" * (dims - 1)
-        return [_value(element, rng, special and rng.random() < 0.3) for _ in range(size)]
-    if special:  # the type's limits only in the boundary sweep, where each appears once
-        return rng.choice([v for v in _specials(t) if not _extreme(v)])
+        odds = 0.3 if special else 0.08  # specials (NaN, -0.0, MIN, null, ...) inside plain arrays too
+        return [_value(element, rng, rng.random() < odds) for _ in range(size)]
+    if special:  # the type's limits only in the boundary sweep and the pairwise part
+        return rng.choice(_moderate(t))
     name = BOXED.get(name, name)
     if name in INTEGRAL:
         bits = INTEGRAL[name]
@@ -148,23 +292,12 @@ def _value(t: str, rng: random.Random, special: bool) -> Any:
 
 
 # -- outcomes ---------------------------------------------------------------------------------------------
-EXHAUSTED = ("t", "x:java.lang.OutOfMemoryError")
-MAX_EXHAUSTED = 10  # Harness.MAX_EXHAUSTED
-
-
-def stopped_early(lines: Iterable[dict[str, Any]], stop_after: int) -> bool:
-    """The harness ends a unit after stop_after differing inputs, or after MAX_EXHAUSTED inputs on which
-    every target ran out of time or memory; fewer answers than inputs are then expected."""
-    lines = list(lines)
-    differ = sum(verdict(line) == "differ" for line in lines)
-    exhausted = sum(not line.get("abandoned") and all(o in EXHAUSTED for o in line["out"]) for line in lines)
-    return differ >= stop_after or exhausted >= MAX_EXHAUSTED
-
-
 def verdict(line: dict[str, Any]) -> str:
-    """One input's verdict from its harness line: agree, differ, unstable (nondeterministic) or abandoned.
+    """One input's verdict from its harness line: agree, differ, slow, unstable (nondeterministic) or abandoned.
 
     The harness decides (see Harness.verdict): outcomes agree when their canonical texts are equal; targets
-    that disagreed ran again with a longer deadline, and the second run decides.
+    that disagreed ran again with 4x the deadline, a one-sided timeout then with a long one; "differ" needs
+    every target to have finished (the decided outcomes are the line's "final"); "slow" is an input on
+    which some target never finished while another did: undecided, never a witness.
     """
     return "abandoned" if line.get("abandoned") else line["v"]

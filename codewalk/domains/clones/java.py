@@ -77,6 +77,8 @@ class CallUnit:
     params: tuple[str, ...]  # Java type names, one per argument
     inputs: list[list[Any]]  # JSON-ready arguments
     stop_after: int = 1_000_000  # stop after this many inputs on which the targets differ
+    budget_ms: int | None = None  # no new input starts once the unit has run this long (None: no limit)
+    long_ms: int | None = None  # the long re-run of a one-sided timeout (None: 20 deadlines)
 
 
 @dataclass(frozen=True)
@@ -91,7 +93,8 @@ class SuiteUnit:
 @dataclass
 class CallResult:
     errors: str | None = None  # javac's messages when the unit does not compile
-    outcomes: dict[int, dict[str, Any]] = field(default_factory=dict)  # input -> {out, again?, v} or {abandoned}
+    outcomes: dict[int, dict[str, Any]] = field(default_factory=dict)  # input -> {out, again?, long?, final?, v} or {abandoned}
+    end: str | None = None  # why the unit ended: all / witnesses / exhausted / slow / budget (None: lost, or resumed)
 
 
 @dataclass
@@ -195,12 +198,16 @@ class Java:
                 specs.append({"id": n, "src": str(home / "src"), "classes": str(home / "classes"),
                               "stamp": str(home / "stamp.json"), "files": sorted(unit.sources),
                               "params": list(unit.params), "targets": [{"class": c, "method": m} for c, m in unit.targets],
-                              "inputs": unit.inputs, "first": 0, "stop_after": unit.stop_after})
+                              "inputs": unit.inputs, "first": 0, "stop_after": unit.stop_after,
+                              **({"budget_ms": unit.budget_ms} if unit.budget_ms is not None else {}),
+                              **({"long_ms": unit.long_ms} if unit.long_ms is not None else {})})
         results = [CallResult() for _ in units]
         for line in self._parallel("calls", specs, [str(self.harness())], deadline_ms, max_chars, "17", timeout):
             result = results[line["u"]]
             if "compiled" in line:
                 result.errors = None if line["compiled"] else line["errors"]
+            elif "end" in line:
+                result.end = line["end"]
             else:
                 result.outcomes[line["i"]] = line
         return results
@@ -234,6 +241,8 @@ class Java:
     def _parallel(self, mode: str, specs: list[dict], *args: Any) -> list[dict]:
         """Batches of several compile chunks run in up to JVMS processes side by side, a whole chunk each
         (a chunk compiles in one JVM). Waiting out a hanging call costs wall time, not work."""
+        if not specs:
+            return []
         groups: dict[str, list[dict]] = defaultdict(list)
         for spec in specs:
             groups[spec["stamp"]].append(spec)
@@ -291,9 +300,10 @@ def _resume(pending: list[dict], got: list[dict], abandoned: bool) -> tuple[list
         items += [(k, spec["first"] + j) for j in range(len(spec["inputs"]))] if "inputs" in spec else [(k, -1)]
     last = got[-1]
     unit = next(k for k, spec in enumerate(pending) if spec["id"] == last["u"])
-    at = items.index((unit, last.get("i", None if "compiled" in last else -1))) + 1
-    if last.get("compiled") is False:
+    if last.get("compiled") is False or "end" in last:
         at = _after_unit(items, unit)
+    else:
+        at = items.index((unit, last.get("i", None if "compiled" in last else -1))) + 1
     lost: list[dict] = []
     if not abandoned and at < len(items):
         k, i = items[at]

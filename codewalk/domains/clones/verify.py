@@ -1,9 +1,15 @@
 """Re-verifying FEMPD pairs by execution, with two independent methods (paper App. B.4).
 
-(a) Type-driven generation: seeded inputs from the shared signature (boundary and random values, null
-where the type allows); both methods run on each in one JVM for the whole batch. eq is confirmed when
-no input separates them, neq when one does (the first such input is the witness). A nondeterministic
-pair (different outcomes for the same input) confirms neither.
+(a) Type-driven generation: seeded inputs from the shared signature (every boundary value, boundary
+values combined pairwise across parameters, then random values; see inputs.generate), up to INPUTS
+per pair or BUDGET_MS of running; both methods run on each in one JVM per batch. An outcome is the
+return value, the exception class, or the exit status, and the state of every array argument after the
+call. eq is confirmed when no input separates them, neq when one does: the witness is an input on which
+both methods terminated with different outcomes. A call past its deadline is re-run with 4x, then 20x
+the deadline; an input on which only time separates the methods (one finished, the other never did) is
+undecided and is never a witness. A pair whose only differences are such inputs is rejected as
+`a:undecided_time`, whatever its label. A nondeterministic pair (different finished outcomes for the
+same input) confirms neither label.
 
 (b) Cross-substitution of the pair's own EvoSuite suites: method1's suite runs against method2 and
 method2's suite against method1, each beside the same suite on its own method, under EvoSuite's own
@@ -18,6 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,18 +32,21 @@ from typing import Any
 from codewalk.errors import InfraError
 from codewalk.loaders.fempd import Pair
 
-from .inputs import generate, normalize, stopped_early, supported, verdict
-from .java import CallResult, CallUnit, Java, SuiteResult, SuiteUnit, digest
+from .inputs import generate, normalize, supported, verdict
+from .java import JVMS, CallResult, CallUnit, Java, SuiteResult, SuiteUnit, digest
 
-INPUTS = 120  # type-driven inputs per pair
-DEADLINE_MS = 100  # per call; a disagreement is re-run with four times as much
+INPUTS = 1000  # type-driven inputs per pair (fewer when a pair passes BUDGET_MS)
+BUDGET_MS = 6000  # per pair: no new input starts after this much running
+DEADLINE_MS = 100  # per call; a disagreement is re-run with 4x, a one-sided timeout then with LONG_MS
+LONG_MS = 2000
 WITNESSES = 3  # (a) stops a pair after this many separating inputs
+BATCH = 120  # pairs per JVM job (the job's inputs are one JSON file read into a 256 MB heap)
 
 
 @dataclass
 class Verification:
     pair: Pair
-    a: str  # eq / neq / nondeterministic / does_not_compile / unsupported_type
+    a: str  # eq / neq / slow (only time differs) / nondeterministic / does_not_compile / unsupported_type
     b: str  # eq / neq / no_suites / does_not_compile / suite_broken / timeout / not_run
     seed: int = 0  # (a)'s inputs: generate(params, f"{seed}:{pair_id}", inputs)
     inputs: int = INPUTS
@@ -52,6 +62,8 @@ class Verification:
     def reason(self) -> str:
         """'confirmed', or why not: which method disagrees with the label, or could not run."""
         label = self.pair.label
+        if self.a == "slow":
+            return "a:undecided_time"
         if self.a != label:
             return f"a:{self.a}" if self.a not in ("eq", "neq") else ("a:diverges" if label == "eq" else "a:no_witness")
         if label == "neq":  # FEMPD has no suites for non-equivalent pairs: (b) cannot speak
@@ -59,6 +71,15 @@ class Verification:
         if self.b != "eq":
             return "b:diverges" if self.b == "neq" else f"b:{self.b}"
         return "confirmed"
+
+
+    def record(self) -> dict[str, Any]:
+        """The per-pair verdict kept for audit: status, reason, witness input and both outcomes, inputs, seed."""
+        p = self.pair
+        return {"pair_id": p.pair_id, "label": p.label, "status": "confirmed" if self.confirmed else "rejected",
+                "reason": self.reason, "a": self.a, "b": self.b, "seed": self.seed, "planned_inputs": self.inputs,
+                "inputs_tried": self.a_evidence.get("inputs", 0), "witness": self.witness,
+                "a_evidence": self.a_evidence, "b_evidence": self.b_evidence}
 
 
 def pair_class(pair: Pair) -> str:
@@ -71,11 +92,16 @@ def pair_class(pair: Pair) -> str:
 def verify(pairs: Sequence[Pair], java: Java, seed: int = 0, inputs: int = INPUTS) -> list[Verification]:
     """Both methods over a batch of pairs: one JVM for (a), one for (b)."""
     runnable = [p for p in pairs if all(supported(t) for t in (*p.param_types, p.return_type))]
-    units = [CallUnit({f"{p.name}.java": pair_class(p)},
-                      ((f"{p.package}.{p.name}", "method1"), (f"{p.package}.{p.name}", "method2")),
-                      tuple(normalize(t) for t in p.param_types), pair_inputs(p, seed, inputs), WITNESSES)
-             for p in runnable]
-    by_pair = {p.pair_id: (unit, result) for p, unit, result in zip(runnable, units, java.calls(units, DEADLINE_MS))}
+    def run(batch: Sequence[Pair]) -> list[tuple[Pair, CallUnit, CallResult]]:
+        units = [pair_unit(p, pair_inputs(p, seed, inputs)) for p in batch]
+        results = java.calls(units, DEADLINE_MS, timeout=600 + 3 * BUDGET_MS * len(units) / 1000)
+        return list(zip(batch, units, results))
+
+    batches = [runnable[start:start + BATCH] for start in range(0, len(runnable), BATCH)]
+    if batches:
+        java.harness()  # compiled once, before the batches run side by side
+    with ThreadPoolExecutor(max(1, min(JVMS, len(batches)))) as pool:  # a batch is one JVM: JVMS side by side
+        by_pair = {p.pair_id: (unit, result) for done in pool.map(run, batches) for p, unit, result in done}
     results = []
     for p in pairs:
         r = Verification(p, "unsupported_type", "not_run", seed, inputs)
@@ -89,6 +115,13 @@ def verify(pairs: Sequence[Pair], java: Java, seed: int = 0, inputs: int = INPUT
     return results
 
 
+def pair_unit(p: Pair, inputs: list[list[Any]], stop_after: int = WITNESSES) -> CallUnit:
+    """Both methods of a pair on the given inputs, under the pair's running budget."""
+    return CallUnit({f"{p.name}.java": pair_class(p)},
+                    ((f"{p.package}.{p.name}", "method1"), (f"{p.package}.{p.name}", "method2")),
+                    tuple(normalize(t) for t in p.param_types), inputs, stop_after, BUDGET_MS, LONG_MS)
+
+
 def pair_inputs(pair: Pair, seed: int, count: int = INPUTS) -> list[list[Any]]:
     return generate(pair.param_types, f"{seed}:{pair.pair_id}", count)
 
@@ -98,18 +131,23 @@ def _method_a(r: Verification, unit: CallUnit, result: CallResult) -> None:
     if result.errors is not None:
         r.a, r.a_evidence = "does_not_compile", {"errors": result.errors[:2000]}
         return
-    counts = {"agree": 0, "differ": 0, "unstable": 0, "abandoned": 0}
+    counts = {"agree": 0, "differ": 0, "slow": 0, "unstable": 0, "abandoned": 0}
+    slow = None
     for i, line in sorted(result.outcomes.items()):
         v = verdict(line)
         counts[v] += 1
         if v == "differ" and r.witness is None:
-            out = line["again"]
+            out = line["final"]
             r.witness = {"input": unit.inputs[i], "method1": out[0], "method2": out[1]}
-    if len(result.outcomes) != len(unit.inputs) and not stopped_early(result.outcomes.values(), WITNESSES):
+        if v == "slow" and slow is None:
+            slow = {"input": unit.inputs[i], "method1": line["final"][0], "method2": line["final"][1]}
+    if len(result.outcomes) != len(unit.inputs) and result.end in (None, "all"):
         raise InfraError(f"{r.pair.name}: the harness answered {len(result.outcomes)} of {len(unit.inputs)} inputs")
     # A method with different outcomes for the same input cannot make a reliable atom, whatever its label.
-    r.a = "nondeterministic" if counts["unstable"] else "neq" if counts["differ"] else "eq"
-    r.a_evidence = {"inputs": len(result.outcomes), **counts}
+    r.a = ("nondeterministic" if counts["unstable"] else "neq" if counts["differ"] else
+           "slow" if counts["slow"] else "eq")
+    r.a_evidence = {"inputs": len(result.outcomes), "planned": len(unit.inputs), "end": result.end, **counts,
+                    **({"slow_input": slow} if slow else {})}
 
 
 # -- (b) EvoSuite cross-substitution ----------------------------------------------------------------------

@@ -139,9 +139,20 @@ public final class Harness {
         List<Object> inputs = (List<Object>) unit.get("inputs");
         int first = number(unit.get("first")).intValue();
         int stopAfter = number(unit.get("stop_after")).intValue();
+        long longMs = unit.containsKey("long_ms") ? number(unit.get("long_ms")).longValue() : 20 * deadline;
+        int longRuns = unit.containsKey("long_runs") ? number(unit.get("long_runs")).intValue() : LONG_RUNS;
+        long budget = unit.containsKey("budget_ms") ? number(unit.get("budget_ms")).longValue() : Long.MAX_VALUE;
+        long started = System.nanoTime();
         int differences = 0;
         int exhausted = 0;  // inputs on which every target ran out of time or memory: they cost, and tell little
-        for (int i = 0; i < inputs.size() && differences < stopAfter && exhausted < MAX_EXHAUSTED; i++) {
+        int slow = 0;  // inputs on which only some targets ran out: undecided, never a difference
+        String end = "all";
+        int i = 0;
+        for (; i < inputs.size(); i++) {
+            if (differences >= stopAfter) { end = "witnesses"; break; }
+            if (exhausted >= MAX_EXHAUSTED) { end = "exhausted"; break; }
+            if (slow >= MAX_SLOW) { end = "slow"; break; }
+            if ((System.nanoTime() - started) / 1_000_000 > budget) { end = "budget"; break; }
             List<Object> input = (List<Object>) inputs.get(i);
             Map<String, Object> where = Map.of("u", id, "i", first + i, "abandoned", true);
             List<String> outcomes = new ArrayList<>();
@@ -151,29 +162,69 @@ public final class Harness {
             Map<String, Object> line = new LinkedHashMap<>(Map.of("u", id, "i", first + i, "out", outcomes));
             String verdict = "agree";
             if (!outcomes.stream().allMatch(o -> same(o, outcomes.get(0)))) {
+                // Run again, in reverse order, with four times the deadline: a slow but finishing call decides.
                 List<String> again = new ArrayList<>();
                 for (int k = targets.size() - 1; k >= 0; k--)
                     again.add(0, worker.call(targets.get(k), input, types, 4 * deadline, cap, where));
                 if (tainted && again.stream().anyMatch(Harness::poisoned)) throw new Restart();
                 line.put("again", again);
-                verdict = verdict(outcomes, again);
+                List<String> last = decided(outcomes, again);
+                // A target still out of time while another finished gets a long budget (a few per unit).
+                if (last.stream().anyMatch(Harness::exhausted) && !last.stream().allMatch(Harness::exhausted)
+                        && longRuns > 0 && !last.contains("unstable")) {
+                    longRuns--;
+                    List<String> longer = new ArrayList<>(last);
+                    for (int k = 0; k < targets.size(); k++)
+                        if (exhausted(last.get(k)))
+                            longer.set(k, worker.call(targets.get(k), input, types, longMs, cap, where));
+                    line.put("long", longer);
+                    last = decided(last, longer);
+                }
+                line.put("final", last);
+                verdict = verdict(last);
             }
             line.put("v", verdict);
             differences += verdict.equals("differ") ? 1 : 0;
+            slow += verdict.equals("slow") ? 1 : 0;
             exhausted += outcomes.stream().allMatch(Harness::exhausted) ? 1 : 0;
             emit(line);
         }
+        emit(Map.of("u", id, "end", end, "ran", i));
+    }
+
+    static final int LONG_RUNS = 3;  // long re-runs per unit; after them, a one-sided timeout is undecided at once
+    static final int MAX_SLOW = 25;  // a unit ends after this many undecided (one-sided timeout) inputs
+
+    /**
+     * The outcome per target after a re-run: a call that finished decides, whichever run it was (a later
+     * run that ran out of time does not undo a finished one). Two finished runs with different outcomes
+     * make the input "unstable". A re-run that fails on a class broken by this input's own stopped call
+     * (see Restart) is no outcome: it counts as out of time.
+     */
+    static List<String> decided(List<String> before, List<String> after) {
+        List<String> out = new ArrayList<>();
+        for (int k = 0; k < before.size(); k++) {
+            String b = before.get(k), a = after.get(k);
+            if (b.equals("unstable")) out.add(b);
+            else if (exhausted(b) && (exhausted(a) || poisoned(a))) out.add(b);
+            else if (exhausted(b)) out.add(a);
+            else if (exhausted(a) || a.equals(b)) out.add(b);
+            else out.add("unstable");
+        }
+        return out;
     }
 
     /**
-     * Targets that disagreed ran again with a longer deadline, in reverse order; the second run decides. A
-     * call that finished both times with different outcomes is nondeterministic: "unstable", no evidence
-     * either way. A call that hangs differs from one that finishes.
+     * One input's verdict from the decided outcomes: "unstable" (a target gave two different finished
+     * outcomes: nondeterministic), "agree" (all equal, or all out of time or memory: no evidence),
+     * "slow" (some ran out, some finished: time is the only difference seen, so undecided and never a
+     * witness), else "differ": a behaviour difference on an input on which every target terminated.
      */
-    static String verdict(List<String> first, List<String> again) {
-        for (int k = 0; k < first.size(); k++)
-            if (!first.get(k).equals("t") && !same(first.get(k), again.get(k))) return "unstable";
-        return again.stream().allMatch(o -> same(o, again.get(0))) ? "agree" : "differ";
+    static String verdict(List<String> last) {
+        if (last.contains("unstable")) return "unstable";
+        if (last.stream().allMatch(o -> same(o, last.get(0)))) return "agree";
+        if (last.stream().anyMatch(Harness::exhausted)) return "slow";
+        return "differ";
     }
 
     /**
@@ -184,8 +235,15 @@ public final class Harness {
         return a.equals(b) || (exhausted(a) && exhausted(b));
     }
 
+    /** Out of time, or out of memory (with or without the arguments' state after it): a resource, not behaviour. */
     static boolean exhausted(String outcome) {
-        return outcome.equals("t") || outcome.equals("x:java.lang.OutOfMemoryError");
+        return outcome.equals("t") || head(outcome).equals("x:java.lang.OutOfMemoryError");
+    }
+
+    /** The outcome without the arguments' state. */
+    static String head(String outcome) {
+        int cut = outcome.indexOf('\n');
+        return cut < 0 ? outcome : outcome.substring(0, cut);
     }
 
     private static final Map<String, ClassLoader> LOADERS = new HashMap<>();  // one per class folder
@@ -214,29 +272,51 @@ public final class Harness {
             }
         }
 
-        /** The outcome as a canonical string: r:VALUE, x:EXCEPTION-CLASS, e:EXIT-STATUS. */
+        /**
+         * The outcome as a canonical string: r:VALUE, x:EXCEPTION-CLASS or e:EXIT-STATUS, followed, when the
+         * method takes arrays (its only mutable arguments: strings and boxed values are immutable), by a
+         * newline and s:[STATE]: the canonical text of every array argument after the call, returned or thrown.
+         */
         String outcome(List<Object> input, Class<?>[] types, int cap) {
             Object result;
+            Object[] args = new Object[types.length];
+            String head;
             try {
-                Object[] args = new Object[types.length];  // fresh arguments: the other side may have mutated them
-                for (int k = 0; k < types.length; k++) args[k] = value(input.get(k), types[k]);
+                for (int k = 0; k < types.length; k++) args[k] = value(input.get(k), types[k]);  // fresh: the other side may have mutated them
                 Object self = constructor == null ? null : constructor.newInstance();
                 result = method.invoke(self, args);
+                String text;
+                try {
+                    text = canonical(result);
+                } catch (OutOfMemoryError e) {  // a result too big to print is still an outcome, the same for both
+                    return "x:" + e.getClass().getName();
+                }
+                head = capped("r:", text, cap);
             } catch (InvocationTargetException e) {
                 Throwable cause = e.getCause();
                 if (cause instanceof Guard.Exit) return "e:" + ((Guard.Exit) cause).status;
-                return "x:" + cause.getClass().getName();
+                head = "x:" + cause.getClass().getName();
             } catch (ReflectiveOperationException e) {
                 return "x:" + e.getClass().getName();
             }
-            String text;
-            try {
-                text = canonical(result);
-            } catch (OutOfMemoryError e) {  // a result too big to print is still an outcome, the same for both
-                return "x:" + e.getClass().getName();
+            boolean mutable = false;
+            StringBuilder state = new StringBuilder("[");
+            for (int k = 0; k < types.length; k++) {
+                if (!types[k].isArray()) continue;
+                if (mutable) state.append(',');
+                mutable = true;
+                try {
+                    canonical(args[k], state);
+                } catch (OutOfMemoryError e) {
+                    return head;
+                }
             }
-            return text.length() <= cap ? "r:" + text : "h:" + sha256(text) + ":" + text.length();
+            return mutable ? head + "\n" + capped("s:", state.append(']').toString(), cap) : head;
         }
+    }
+
+    static String capped(String tag, String text, int cap) {
+        return text.length() <= cap ? tag + text : tag + "h:" + sha256(text) + ":" + text.length();
     }
 
     // -- suites --------------------------------------------------------------------------------------
@@ -266,7 +346,8 @@ public final class Harness {
     }
 
     static boolean poisoned(String outcome) {
-        return outcome.equals("x:java.lang.NoClassDefFoundError") || outcome.equals("x:java.lang.ExceptionInInitializerError");
+        String h = head(outcome);
+        return h.equals("x:java.lang.NoClassDefFoundError") || h.equals("x:java.lang.ExceptionInInitializerError");
     }
 
     static final class Abandoned extends RuntimeException {

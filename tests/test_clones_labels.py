@@ -1,0 +1,218 @@
+"""Clone labels that hold (issue 17): real FEMPD pairs that the previous check confirmed as equivalent
+are rejected, each on the input that separates it; a timeout is never a witness; outcomes include the
+arguments' state after the call; every loaded pair's verdict is kept.
+
+Kept small for CI: six pairs verified once per module (one JVM), the named inputs and the synthetic
+outcome-rule units in one more JVM batch. Re-verifying all pairs is `bench/clones_report.py`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from codewalk.domains.clones import ClonesDomain, verdicts
+from codewalk.domains.clones.inputs import boundary, core, generate
+from codewalk.domains.clones.java import CallUnit, Java
+from codewalk.domains.clones.verify import INPUTS, pair_unit
+from codewalk.loaders import fempd
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = Path(os.environ.get("CODEWALK_SHARED") or ROOT / ".." / "shared")
+FEMPD = SHARED / "data" / "fempd"
+# Pairs labeled equivalent that are not, each with an input that separates them (issue 17).
+NAMED = {
+    12651: ["0", "0"],  # trim a char: a string made only of that char gives "" against "0"
+    12754: [[127], 0],  # a one-element byte array whose value is not 0: 127 against 0
+    4494: [[1.0, "NaN"]],  # max of an array holding NaN: NaN against 1.0
+    3733: [[0.0] * 8, [2, 1, 0, 1, 1, 0]],  # same return value (3), different values written into `scores`
+    7750: [[1.0, 2.0, 3.0], 5.0, -1, 0],  # binary search, (low+high) >> 1 against / 2 with a negative bound
+}
+verify_module = importlib.import_module("codewalk.domains.clones.verify")  # the package exports a function `verify`
+TIME_ONLY_NEQ = 8407  # neq; the previous check's witness was a ~2^31-iteration loop past its deadline
+
+
+@pytest.fixture(scope="module")
+def java(tmp_path_factory) -> Java:
+    if not (FEMPD / fempd.INDEX).exists():
+        if os.environ.get("CI"):
+            pytest.fail(f"CI needs the FEMPD data at {FEMPD}")
+        pytest.skip(f"no FEMPD data at {FEMPD} (set CODEWALK_SHARED)")
+    return Java(tmp_path_factory.mktemp("cache") / "clones")
+
+
+@pytest.fixture(scope="module")
+def pairs(java) -> dict[int, fempd.Pair]:
+    return {p.pair_id: p for p in fempd.read(FEMPD, {*NAMED, TIME_ONLY_NEQ})}
+
+
+@pytest.fixture(scope="module")
+def verified(java, pairs):
+    return {r.pair.pair_id: r for r in ClonesDomain(java).verify(list(pairs.values()))}
+
+
+@pytest.fixture(scope="module")
+def named(java, pairs):
+    """Each named input run alone on its pair (not stopping at the first difference): pair id -> harness line."""
+    units = [dataclasses.replace(pair_unit(pairs[i], [args]), budget_ms=None) for i, args in NAMED.items()]
+    return {i: r.outcomes[0] for i, r in zip(NAMED, java.calls(units, 100))}
+
+
+# Synthetic units for the outcome rules (one JVM batch): static methods on one int argument or one array.
+RULES = """class Rules {
+    static double nan(double x) { return Double.NaN; }
+    static double otherNan(double x) { return Double.longBitsToDouble(0x7ff8000000000123L); }
+    static double zero(double x) { return 0.0; }
+    static double minusZero(double x) { return -0.0; }
+    static int writesOne(int[] a) { a[0] = 1; return 0; }
+    static int writesTwo(int[] a) { a[0] = 2; return 0; }
+    static int throwsAfterOne(int[] a) { a[0] = 1; throw new IllegalStateException(); }
+    static int throwsAfterTwo(int[] a) { a[0] = 2; throw new IllegalStateException(); }
+    static int forever(int n) { long k = 1; while (k != 0) k = (k * 3) | 1; return n; }
+    static int slowly(int n) { long k = 0; for (long x = 0; x < 400_000_000L; x++) k += x ^ n; return k == 42 ? -1 : n; }
+    static int plain(int n) { return n; }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def rules(java):
+    def unit(a, b, params, inputs, **kw):
+        return CallUnit({"Rules.java": RULES}, (("Rules", a), ("Rules", b)), params, inputs, **kw)
+
+    units = {"nan": unit("nan", "otherNan", ("double",), [[1.0]]),
+             "zero": unit("zero", "minusZero", ("double",), [[1.0]]),
+             "state": unit("writesOne", "writesTwo", ("int[]",), [[[0, 0]]]),
+             "state_thrown": unit("throwsAfterOne", "throwsAfterTwo", ("int[]",), [[[0, 0]]]),
+             "forever": unit("forever", "plain", ("int",), [[1], [2]], long_ms=300),
+             "slowly": unit("slowly", "plain", ("int",), [[1]], long_ms=30_000)}
+    return {name: r.outcomes for name, r in zip(units, java.calls(list(units.values()), 20))}
+
+
+# -- the known wrong labels --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("pair_id", sorted(NAMED))
+def test_known_non_equivalent_pair_labeled_equivalent_is_rejected_with_a_terminating_witness(verified, pair_id):
+    r = verified[pair_id]
+    assert (r.pair.label, r.a, r.reason, r.confirmed) == ("eq", "neq", "a:diverges", False)
+    w = r.witness
+    assert w["method1"] != w["method2"] and "t" not in (w["method1"], w["method2"])
+
+
+@pytest.mark.parametrize("pair_id", sorted(NAMED))
+def test_named_input_separates_the_pair(named, pair_id):
+    line = named[pair_id]
+    assert line["v"] == "differ", line
+    first, second = line["final"]
+    expected = {12651: ('r:""', 'r:"0"'), 12754: ("r:127\ns:[[127]]", "r:0\ns:[[127]]"),
+                4494: ('r:"NaN"\ns:[[1.0,"NaN"]]', 'r:1.0\ns:[[1.0,"NaN"]]'),
+                7750: ("x:java.lang.ArrayIndexOutOfBoundsException\ns:[[1.0,2.0,3.0]]", "r:-2\ns:[[1.0,2.0,3.0]]")}
+    if pair_id in expected:
+        assert (first, second) == expected[pair_id]
+
+
+def test_pair_3733_returns_the_same_but_writes_different_values_into_its_array(named):
+    first, second = named[3733]["final"]
+    head1, state1 = first.split("\n")
+    head2, state2 = second.split("\n")
+    assert head1 == head2 == "r:3" and state1 != state2
+    assert json.loads(state1[2:])[0][:3] == [8.0, 2.0, 12.0] and json.loads(state2[2:])[0][:3] == [80.0, 5.0, 180.0]
+
+
+def test_wrong_equivalent_labels_are_found_within_the_input_budget(verified):
+    # the generator, not the named input, finds them: each stops after its witnesses, well inside INPUTS
+    for pair_id in NAMED:
+        evidence = verified[pair_id].a_evidence
+        assert evidence["differ"] >= 1 and evidence["inputs"] <= INPUTS and evidence["slow"] == 0
+
+
+# -- timeouts ---------------------------------------------------------------------------------------------------
+def test_non_equivalent_pair_rests_on_behaviour_not_on_a_timeout(verified):
+    r = verified[TIME_ONLY_NEQ]
+    assert (r.pair.label, r.reason) == ("neq", "confirmed")
+    assert "t" not in (r.witness["method1"], r.witness["method2"])
+    assert not r.witness["method1"].startswith("x:java.lang.OutOfMemoryError")
+
+
+def test_call_that_never_finishes_against_one_that_returns_is_undecided_not_a_difference(rules):
+    for line in rules["forever"].values():
+        assert line["v"] == "slow" and line["final"][0] == "t" and line["final"][1].startswith("r:")
+        assert "long" in line or line["i"] > 0  # the long re-run was spent on the first
+
+
+def test_slow_call_that_finishes_under_the_long_budget_agrees(rules):
+    line = rules["slowly"][0]
+    assert line["out"][0] == "t" and line["long"][0] == "r:1" and line["v"] == "agree"
+
+
+def test_pair_whose_only_difference_is_time_is_rejected_as_undecided(java, pairs, monkeypatch):
+    # 12651 with method1 looping forever on every non-null string: method2 returns; only time differs.
+    pair = dataclasses.replace(pairs[12651], method1=pairs[12651].method1.replace(
+        "int i = 0, j = str.length();", "int i = 0, j = str.length();\n        while (j >= 0) { j = j | 1; }"))
+    monkeypatch.setattr(verify_module, "DEADLINE_MS", 20)
+    monkeypatch.setattr(verify_module, "LONG_MS", 100)
+    [r] = verify_module.verify([pair], java, inputs=60)
+    assert (r.a, r.reason, r.witness) == ("slow", "a:undecided_time", None)
+    assert r.a_evidence["slow"] >= 1 and r.a_evidence["slow_input"]["method1"] == "t"
+
+
+# -- outcome rules ------------------------------------------------------------------------------------------------
+def test_every_nan_is_the_same_value_but_minus_zero_is_not_zero(rules):
+    assert rules["nan"][0]["v"] == "agree" and rules["nan"][0]["out"] == ['r:"NaN"', 'r:"NaN"']
+    assert rules["zero"][0]["v"] == "differ" and rules["zero"][0]["final"] == ["r:0.0", "r:-0.0"]
+
+
+def test_array_argument_state_after_the_call_is_part_of_the_outcome(rules):
+    assert rules["state"][0]["v"] == "differ" and rules["state"][0]["final"] == ["r:0\ns:[[1,0]]", "r:0\ns:[[2,0]]"]
+    thrown = rules["state_thrown"][0]  # the same exception, different state left behind
+    assert thrown["v"] == "differ" and [o.split("\n")[0] for o in thrown["final"]] == ["x:java.lang.IllegalStateException"] * 2
+
+
+# -- input generation --------------------------------------------------------------------------------------------
+def test_inputs_combine_every_pair_of_core_boundary_values_across_parameters():
+    params = ["String", "char", "int"]
+    inputs = generate(params, "0:1", INPUTS)
+    assert len(inputs) == INPUTS and inputs == generate(params, "0:1", INPUTS) != generate(params, "1:1", INPUTS)
+    seen = {(i, json.dumps(row[i]), j, json.dumps(row[j])) for row in inputs for i in range(3) for j in range(i + 1, 3)}
+    for i in range(3):
+        for j in range(i + 1, 3):
+            for a in core(params[i]):
+                for b in core(params[j]):
+                    assert (i, json.dumps(a), j, json.dumps(b)) in seen
+
+
+def test_arrays_carry_every_special_alone_and_at_every_position():
+    values = {json.dumps(v) for v in boundary("double[]")}
+    for special in ("NaN", "Infinity", "-Infinity", "-0.0", 1.7976931348623157e308):
+        assert json.dumps([special]) in values
+        assert all(json.dumps([1.0, 2.0, 3.0, 4.0][:k] + [special] + [1.0, 2.0, 3.0, 4.0][k + 1:]) in values for k in range(4))
+    assert {"[127]", "[-128]", "[]", "null"} <= {json.dumps(v) for v in boundary("byte[]")}
+    assert {"[null]", "[[]]", "[null, null, null]"} <= {json.dumps(v) for v in boundary("int[][]")}  # null inner arrays
+    strings = set(boundary("String"))
+    assert {"", "0", "aaa", "007", "-2147483648", None} <= strings
+    rows = {json.dumps(r) for r in generate(["double[]"], "0:4494", INPUTS)}
+    assert all(json.dumps([b]) in rows for b in boundary("double[]"))  # every boundary value is tried
+
+
+# -- kept verdicts --------------------------------------------------------------------------------------------------
+def test_every_loaded_pair_gets_a_verdict_record_that_the_report_prints(java, tmp_path, monkeypatch):
+    path = tmp_path / "verdicts.jsonl"
+    domain = ClonesDomain(java)
+    loaded = list(domain.load(FEMPD, {"pairs": "12754,7156", "verdicts": str(path)}))
+    assert [a.id for a in loaded] == ["clones/ClonePair7156"]  # 12754 is rejected but still recorded
+    records = verdicts.read(path)
+    assert set(records) == {12754, 7156}
+    assert records[7156]["status"] == "confirmed" and records[7156]["witness"]["method1"] == "e:1"
+    rejected = records[12754]
+    assert (rejected["status"], rejected["reason"], rejected["seed"]) == ("rejected", "a:diverges", 0)
+    assert rejected["inputs_tried"] >= 1 and rejected["witness"]["method1"] != rejected["witness"]["method2"]
+    done = subprocess.run([sys.executable, str(ROOT / "bench" / "clones_report.py"), "--show", "12754",
+                           "--verdicts", str(path)], check=False, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert '"reason": "a:diverges"' in done.stdout and "previous check: confirmed" in done.stdout
