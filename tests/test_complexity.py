@@ -32,7 +32,7 @@ def atoms(domain):
     if not DATA.exists():
         pytest.skip(f"CodeComplex data not found at {DATA}")
     ids = ",".join(f"cc-simple-test-{row}" for row in SUBSET)
-    return {a.summary["source"][-4:]: a for a in domain.load(DATA, {"ids": ids, "workers": "2"})}
+    return {a.summary["source"][-4:]: a for a in domain.load(DATA, {"ids": ids, "workers": 2})}
 
 
 def chain(atoms, *rows):

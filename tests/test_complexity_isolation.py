@@ -18,7 +18,7 @@ def atoms():
     if not DATA.exists():
         pytest.skip(f"CodeComplex data not found at {DATA}")
     ids = "cc-simple-test-0747,cc-simple-test-0525"
-    return {a.id[-4:]: a for a in ComplexityDomain().load(DATA, {"ids": ids, "workers": "2"})}
+    return {a.id[-4:]: a for a in ComplexityDomain().load(DATA, {"ids": ids, "workers": 2})}
 
 
 def test_a_later_stage_star_import_does_not_shadow_an_earlier_stage_builtin(atoms):

@@ -181,8 +181,8 @@ def test_load_writes_acsl_atoms_and_feeds_edges_into_the_store(tmp_path):
 
 
 def test_unknown_option_is_a_usage_error():
-    with pytest.raises(UsageError, match="unknown option"):
-        list(ProofsDomain().load(ACSL, {"verbose": "1"}))
+    with pytest.raises(UsageError, match="unknown --opt verbose for proofs"):
+        ProofsDomain().parse_options({"verbose": "1"})
 
 
 def _no_prover(*_):

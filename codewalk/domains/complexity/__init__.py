@@ -35,6 +35,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import pairwise
 from pathlib import Path
+from typing import Any
 
 from codewalk.domain import Domain, Option, Rejected
 from codewalk.errors import UsageError
@@ -81,7 +82,7 @@ class ComplexityDomain(Domain):
     description = "CodeComplex programs as typed functions chained by type; predict the complexity class."
 
     # -- source -> atoms -> edges ------------------------------------------------------------------
-    def load(self, source: Path, options: dict[str, str]) -> Iterator[Atom]:
+    def load(self, source: Path, options: dict[str, Any]) -> Iterator[Atom]:
         """Options: workers=K (parallel verification, default: all cores), ids=ID,ID,... (a subset)."""
         programs = loader.read(Path(source))
         if "ids" in options:
@@ -89,10 +90,7 @@ class ComplexityDomain(Domain):
             if unknown := wanted - {p.id for p in programs}:
                 raise UsageError(f"ids not in {source}: {', '.join(sorted(unknown))}")
             programs = [p for p in programs if p.id in wanted]
-        try:
-            workers = int(options.get("workers", os.cpu_count() or 1))
-        except ValueError:
-            raise UsageError(f"workers must be an integer, not {options['workers']!r}") from None
+        workers = options.get("workers", os.cpu_count() or 1)
         kept, drops = extract.build(programs, workers=workers)
         for drop in drops:
             log.info("dropped %s: %s: %s", drop.program, drop.reason, drop.detail)
