@@ -16,6 +16,8 @@ under tests/, created_at = its date. The history is built so that every admissio
 - M's test patch adds a line inside test_median_of_sample, which K's fix created; its context lines also
   occur in test_total_of_sample. Without K in the group the hunk applies cleanly in the wrong function
   (S1 + M): rejected as a misplaced hunk.
+- F2's row lists M's test as PASS_TO_PASS; at a c* before M (W2 + F2) that test does not exist, so the
+  group's PASS_TO_PASS, re-derived by check (2), drops it.
 - S4's row names its test with a truncated parametrised id (as SWE-bench logs sometimes do): the test is
   missing from every report, so S4 fails check (2) even alone.
 """
@@ -290,7 +292,8 @@ STEPS = (
         (F, *_after('    assert format_row(["a"]) == "a"\n',
                     _test("test_format_row_spaces_around_bars", 'assert format_row(["a", "b"]) == "a | b"'))),
     ), fail_to_pass=(f"{F}::test_format_row_spaces_around_bars",),
-        pass_to_pass=(f"{F}::test_format_row_single",)),
+        # M's test exists at F2's base but not at an earlier c*: a group's check (2) drops it there
+        pass_to_pass=(f"{F}::test_format_row_single", "tests/test_mode.py::test_mode_tie_picks_smallest")),
     Step("S4", "2024-05-01T10:00:00Z", "stats: population variance", (
         ("tally/stats.py", "/ (len(values) - 1)", "/ len(values)"),
         (S, "from tally.stats", "import pytest\n\nfrom tally.stats"),

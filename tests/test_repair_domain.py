@@ -19,6 +19,7 @@ from codewalk.cli import main
 from codewalk.domains.repair import RepairDomain, _escapes, to_swebench_row
 from codewalk.domains.repair.env import find_python
 from codewalk.domains.repair.git import Mirrors, Worktrees
+from codewalk.domains.repair.junit import read_report, statuses
 from codewalk.errors import InfraError
 from codewalk.loading import load
 from codewalk.records import Composite, Task, task_id
@@ -208,7 +209,11 @@ def test_grade_passes_the_reference_and_fails_a_partial_fix(walked, tmp_path):
     assert not verdict.ok and verdict.evidence["apply"] == "strict"
     assert verdict.evidence["tests"] == {"tests/test_words.py::test_split_words_tabs_and_newlines": "passed",
                                          "tests/test_words.py::test_unique_words_ignores_case": "failed",
-                                         "tests/test_fmt.py::test_format_unique_ignores_case": "failed"}
+                                         "tests/test_fmt.py::test_format_unique_ignores_case": "failed",
+                                         "tests/test_words.py::test_split_words_spaces": "passed",
+                                         "tests/test_words.py::test_longest_word": "passed",
+                                         "tests/test_words.py::test_unique_words_basic": "passed",
+                                         "tests/test_fmt.py::test_format_unique_basic": "passed"}
 
 
 def test_grade_counts_a_skipped_test_as_failed(walked, tmp_path):
@@ -219,11 +224,11 @@ def test_grade_counts_a_skipped_test_as_failed(walked, tmp_path):
         _replace("tally/fmt.py", "sorted(unique_words(words))",
                  "sorted(unique_words(words), key=str.lower)")(root)
         _replace("tally/words.py", '    return [w for w in text.split(" ") if w]',
-                 '    import pytest\n    pytest.skip("not today")')(root)
+                 '    import unittest\n    raise unittest.SkipTest("not today")')(root)
 
     verdict = RepairDomain().grade(composite, _candidate(walked, composite, tmp_path, fix_w2_and_skip_w1))
     assert not verdict.ok
-    assert sorted(verdict.evidence["tests"].values()) == ["passed", "passed", "skipped"]
+    assert verdict.evidence["tests"]["tests/test_words.py::test_split_words_tabs_and_newlines"] == "skipped"
 
 
 SYMLINK = ("diff --git a/tally/link.py b/tally/link.py\nnew file mode 120000\nindex 0000000..1111111\n"
@@ -256,8 +261,10 @@ def test_grade_refuses_a_patch_whose_headers_disagree_about_the_file(walked, tmp
 
 def test_runner_that_dies_without_a_report_is_an_infra_error(walked, tmp_path):
     composite = walked.composite("W1", "W2")
+    # killed at import, so pytest writes no report (os._exit would be refused before the run)
     crash = _replace("tally/words.py", '"""Words: splitting, cleaning and counting."""',
-                     '"""Words: splitting, cleaning and counting."""\nimport os\nos._exit(0)')
+                     '"""Words: splitting, cleaning and counting."""\n'
+                     "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)")
     with pytest.raises(InfraError, match="no JUnit XML"):
         RepairDomain().grade(composite, _candidate(walked, composite, tmp_path, crash))
 
@@ -363,3 +370,36 @@ def test_a_path_through_a_symlinked_directory_escapes_the_repository(tmp_path):
     (tmp_path / "repo" / "docs").symlink_to(tmp_path / "elsewhere")
     assert _escapes(tmp_path / "repo", "docs/index.py")
     assert not _escapes(tmp_path / "repo", "pkg/core.py") and not _escapes(tmp_path / "repo", "new/file.py")
+
+
+def test_every_exported_multi_bug_row_has_pass_to_pass_tests_that_exist_and_pass_with_its_gold_patch(
+        walked, tmp_path):
+    admitted = walked.store.select_tasks("repair", status="admitted")
+    rows = [to_swebench_row(t) for t in admitted if len(t["atoms"]) > 1]
+    assert len(rows) == YIELDS[2]["admitted"] + YIELDS[3]["admitted"]
+    _git(tmp_path, "clone", "-q", str(walked.fixture.clone), "x")
+    clone = tmp_path / "x"
+    for row in rows:
+        _git(clone, "checkout", "-q", "-f", row["base_commit"])
+        _git(clone, "clean", "-q", "-f", "-d", "-x")
+        for part in ("test_patch", "patch"):  # as SWE-bench's harness does: plain git apply on base_commit
+            (tmp_path / f"{part}.diff").write_text(row[part])
+            _git(clone, "apply", str(tmp_path / f"{part}.diff"))
+        report = tmp_path / "report.xml"
+        files = sorted({t.split("::")[0] for t in row["PASS_TO_PASS"]})
+        subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                        f"--junitxml={report}", *files], cwd=clone, capture_output=True, text=True, timeout=300, check=False,
+                       env={"PYTHONPATH": str(clone)})
+        outcomes = read_report(report)
+        assert row["PASS_TO_PASS"], row["instance_id"]
+        assert statuses(outcomes, row["PASS_TO_PASS"]) == {t: "passed" for t in row["PASS_TO_PASS"]}, \
+            row["instance_id"]
+
+
+def test_a_listed_pass_to_pass_test_missing_at_c_star_is_dropped_with_its_reason(walked):
+    task = walked.task("W2", "F2")  # F2 lists M's test, which c* (W2's base) does not have
+    mode = "tests/test_mode.py::test_mode_tie_picks_smallest"
+    assert task["status"] == "admitted"
+    assert task["evidence"]["reference"]["pass_to_pass_dropped"] == {mode: "missing at x_G"}
+    assert mode in task["verifier"]["PASS_TO_PASS_listed"] and mode not in task["verifier"]["PASS_TO_PASS"]
+    assert mode in walked.task("F2")["verifier"]["PASS_TO_PASS"]  # at F2's own base it exists and passes

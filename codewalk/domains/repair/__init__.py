@@ -5,8 +5,10 @@ related when their gold patches share a file (SHARES_FILE, built from an inverte
 is ordered by fix date d(b) (the row's created_at); c* is the base commit of the earliest bug; the task
 x_G is c* with every test patch applied in that order; the reference Ref(G) is the gold patches applied
 in the same order on top; V_G runs the union F of the FAIL_TO_PASS tests. Admission (1): at x_G each
-F_i fails; (2): x_G with Ref(G) passes all of F. Each patch is applied strict, else 3-way, else fuzzy,
-and the method is recorded; a group whose test patch lands a hunk in the wrong function is rejected
+F_i fails; (2): x_G with Ref(G) passes all of F, and the group's PASS_TO_PASS is re-derived there (the
+members' tests that exist and pass before and after Ref(G)). Grading (guard, env) needs every
+FAIL_TO_PASS and PASS_TO_PASS test to pass. Each patch is applied strict, else 3-way, else fuzzy, and
+the method is recorded; a group whose test patch lands a hunk in the wrong function is rejected
 even when the apply was clean (misplaced). Runs use the repository's own runner in a cached
 virtualenv, on a cached worktree per c*, with results read from JUnit XML (env, junit).
 Not supported yet: non-Python repositories, conda environment files, and container images (a row's
@@ -32,6 +34,7 @@ from codewalk.records import Atom, Check, Composite, Edge, Task
 
 from .env import Env, Envs, EnvSpec, TestRun, run_tests
 from .git import Mirrors, Worktree, Worktrees, digest
+from .guard import refusal
 from .misplaced import touched, units
 from .patch import is_test_path, unsafe_path
 
@@ -42,7 +45,7 @@ _fix_trees: dict[tuple[str, str, str], str | None] = {}
 class RepairDomain(Domain):
     name = "repair"
     relation = "SHARES_FILE"
-    composer_version = "repair-1"
+    composer_version = "repair-2"  # 2: PASS_TO_PASS re-derived at c*
     data_source = "SWE-bench / SWE-rebench instance rows and the repositories they name"
     load_options = (Option("repos", "folder of git clones named owner__name (instead of cloning)"),
                     Option("remote", "URL template of a repository to clone (default https://github.com/{repo})"))
@@ -115,12 +118,13 @@ class RepairDomain(Domain):
                 method = tree.apply(atom.payload["test_patch"])
                 if method is None:
                     raise Rejected("test_patch_conflict", f"the test patch of {_title(atom)} applies to c* "
-                                   f"{c_star[:12]} by no method (strict, 3-way, fuzzy)")
+                                   f"{c_star[:12]} by no method (strict, 3-way, fuzzy)"
+                                   + _record(c_star, applied))
                 applied.append({"atom": atom.id, "patch": "test", "method": method})
             x_g = tree.tree()
             wrong = self._misplaced(tree, mirror, ordered, applied)
             if wrong:
-                raise Rejected("misplaced_hunk", wrong)
+                raise Rejected("misplaced_hunk", wrong + _record(c_star, applied))
             test_patch = tree.diff(c_star)
             for atom in ordered:
                 method = tree.apply(atom.payload["patch"])
@@ -136,7 +140,9 @@ class RepairDomain(Domain):
         verifier = {
             "repo": first.summary["repo"], "clone_from": first.payload["clone_from"], "base_commit": c_star,
             "order": [a.id for a in ordered], "test_patch": test_patch, "FAIL_TO_PASS": fail,
-            "PASS_TO_PASS": list(dict.fromkeys(keep)), "fail_to_pass_by_atom": by_atom, "apply": applied,
+            # the members' lists; check (2) keeps those that exist and pass before and after the gold patches
+            "PASS_TO_PASS_listed": list(dict.fromkeys(keep)), "PASS_TO_PASS": list(dict.fromkeys(keep)),
+            "fail_to_pass_by_atom": by_atom, "apply": applied,
             "install_config": first.payload.get("install_config"),
             "created_at": ordered[-1].payload["created_at"],
         }
@@ -152,8 +158,8 @@ class RepairDomain(Domain):
             patch = atom.payload["test_patch"]
             fix = self._fix_tree(tree, mirror, atom.payload["base_commit"], patch)
             if fix is None:
-                raise Rejected("test_patch_conflict",
-                               f"the test patch of {_title(atom)} does not apply to its own base commit")
+                raise Rejected("test_patch_conflict", f"the test patch of {_title(atom)} does not apply "
+                               f"strict to its own base commit {atom.payload['base_commit']}")
             for diff in parse_patch(patch):
                 if not (diff.new and diff.new.endswith(".py") and diff.touched):
                     continue
@@ -183,26 +189,47 @@ class RepairDomain(Domain):
 
     # -- admission ---------------------------------------------------------------------------------
     def check_reference(self, composite: Composite, atoms: Sequence[Atom]) -> Check:
-        """(2): x_G with every gold patch passes all of F."""
+        """(2): x_G with every gold patch passes all of F; F and the group's PASS_TO_PASS are derived here.
+
+        The members' PASS_TO_PASS tests are run at x_G and with the gold patches: a test is kept only if
+        it exists and passes in both (SWE-bench counts a missing one as failed, so a row listing it would
+        fail its own gold patch). Each dropped test is in the evidence with why; the verifier keeps the
+        derived list, which grading and the exported row use.
+        """
         v = composite.verifier
         evidence: dict[str, Any] = {"c_star": v["base_commit"], "order": v["order"], "apply": v["apply"]}
         if v.get("reference_conflict"):
             return Check(False, v["reference_conflict"], evidence, reason="reference_conflict")
-        run, env = self._run(v, composite.reference)
-        evidence.update(tests=run.status, seconds=run.seconds, env=env.summary())
+        wanted = list(dict.fromkeys(v["FAIL_TO_PASS"] + v["PASS_TO_PASS_listed"]))
+        run, env = self._run(v, composite.reference, wanted)
+        evidence.update(tests={t: run.status[t] for t in v["FAIL_TO_PASS"]}, seconds=run.seconds,
+                        env=env.summary())
         failing = run.failing(v["FAIL_TO_PASS"])
         if failing:
             return Check(False, f"{len(failing)} of {len(v['FAIL_TO_PASS'])} tests of F do not pass with the "
                          f"gold patches: {_listing(failing, run)}", evidence)
-        return Check(True, f"all {len(v['FAIL_TO_PASS'])} tests of F pass with the gold patches", evidence)
+        before = self._xg_run(v, wanted)
+        listed = [t for t in wanted if t not in v["FAIL_TO_PASS"]]
+        dropped = {t: (f"{before.status[t]} at x_G" if before.status[t] != "passed"
+                       else f"{run.status[t]} with the gold patches")
+                   for t in listed if before.status[t] != "passed" or run.status[t] != "passed"}
+        v["PASS_TO_PASS"] = [t for t in listed if t not in dropped]
+        evidence.update(pass_to_pass={t: "passed" for t in v["PASS_TO_PASS"]}, pass_to_pass_dropped=dropped)
+        return Check(True, f"all {len(v['FAIL_TO_PASS'])} tests of F pass with the gold patches; "
+                     f"{len(v['PASS_TO_PASS'])} PASS_TO_PASS tests pass before and after "
+                     f"({len(dropped)} listed ones dropped)", evidence)
+
+    def _xg_run(self, v: dict[str, Any], tests: list[str]) -> TestRun:
+        key = digest(v["repo"], v["base_commit"], v["test_patch"], json.dumps(tests))
+        if key not in self._xg_runs:  # one run at x_G answers (1) for every position
+            self._xg_runs[key] = self._run(v, "", tests)[0]
+        return self._xg_runs[key]
 
     def check_unsolved(self, composite: Composite, atoms: Sequence[Atom], position: int) -> Check:
         """(1) for one atom: at x_G (no gold patch) at least one of its F_i tests fails."""
         v = composite.verifier
-        key = digest(v["repo"], v["base_commit"], v["test_patch"], json.dumps(v["FAIL_TO_PASS"]))
-        if key not in self._xg_runs:  # one run at x_G answers (1) for every position
-            self._xg_runs[key] = self._run(v, "")[0]
-        run = self._xg_runs[key]
+        wanted = list(dict.fromkeys(v["FAIL_TO_PASS"] + v["PASS_TO_PASS_listed"]))
+        run = self._xg_run(v, wanted)  # the run check (2) made, when it came first
         atom = atoms[position]
         tests = v["fail_to_pass_by_atom"][atom.id]
         failing = run.failing(tests)
@@ -213,15 +240,15 @@ class RepairDomain(Domain):
         return Check(False, f"{_title(atom)} is already solved at x_G: all {len(tests)} of its tests pass at "
                      f"c* {v['base_commit'][:12]}", evidence, reason="atom_solved")
 
-    def _run(self, v: dict[str, Any], patch: str) -> tuple[TestRun, Env]:
-        """F on x_G with patch applied, in the cached worktree of c*."""
+    def _run(self, v: dict[str, Any], patch: str, tests: list[str]) -> tuple[TestRun, Env]:
+        """tests on x_G with patch applied, in the cached worktree of c*."""
         spec = EnvSpec.from_config(v["install_config"])
         with self.worktrees.checkout(self._mirror(v), v["base_commit"]) as tree:
             env = self.envs.get(v["repo"], spec, tree)
             for part in (v["test_patch"], patch):
                 if tree.apply(part, ("strict",)) is None:
                     raise InfraError(f"a stored patch no longer applies to {v['base_commit'][:12]}")
-            run = run_tests(env, tree, v["FAIL_TO_PASS"], spec.test_cmd, self.test_timeout, self.memory_mb)
+            run = run_tests(env, tree, tests, spec.test_cmd, self.test_timeout, self.memory_mb)
         return run, env
 
     def _mirror(self, fields: Mapping[str, Any]) -> Path:
@@ -233,11 +260,14 @@ class RepairDomain(Domain):
 
     # -- grading -----------------------------------------------------------------------------------
     def grade(self, composite: Composite, candidate: str) -> Check:
-        """V_G on a model patch (unified diff): applied to x_G in a fresh worktree, then F is run.
+        """V_G on a model patch (unified diff): applied to x_G in a fresh worktree, then F and P2P are run.
 
-        Refused: a patch that edits a test file, or a path outside the repository (../, absolute, a
-        symlink created or written through). The user's own clone is never touched: every worktree
-        belongs to the codewalk mirror.
+        Solved only if every FAIL_TO_PASS and every PASS_TO_PASS test passes. Refused: a patch that edits
+        a test file, writes outside the repository (../, absolute, a symlink created or written through),
+        or changes anything that decides how the interpreter or pytest starts or reports (guard.refusal:
+        pytest configuration, conftest.py, start-up hooks, plugin metadata, bytecode, modules shadowing the
+        harness, source reaching for the runner); the run neutralises the rest (env.run_tests). The
+        user's own clone is never touched: every worktree belongs to the codewalk mirror.
         """
         v = composite.verifier
         protected = set(patch_files(v["test_patch"]))
@@ -245,6 +275,7 @@ class RepairDomain(Domain):
         if why:
             return _refused(why)
         spec = EnvSpec.from_config(v["install_config"])
+        tests = list(dict.fromkeys(v["FAIL_TO_PASS"] + v["PASS_TO_PASS"]))
         with self.worktrees.fresh(self._mirror(v), v["base_commit"]) as tree:
             env = self.envs.get(v["repo"], spec, tree)
             if tree.apply(v["test_patch"], ("strict",)) is None:
@@ -257,18 +288,23 @@ class RepairDomain(Domain):
             if method is None:
                 return Check(False, "the patch does not apply to x_G (strict, 3-way or fuzzy)",
                              {"apply": None}, reason="does_not_apply")
-            # The result is checked too, in case a tool read the patch's file names differently from us.
+            # Judged on what landed, not on the patch text, in case a tool read file names differently.
             changed = tree.git("diff", "--cached", "--name-only", "--no-renames", "-z", x_g).stdout
-            why = _changed_refusal([p for p in changed.split("\0") if p], tree.path, protected)
+            paths = [p for p in changed.split("\0") if p]
+            why = _changed_refusal(paths, tree.path, protected) or refusal(
+                paths, lambda p: tree.show(x_g, p), lambda p: _read(tree.path / p))
             if why:
                 return _refused(why, apply=method)
-            run = run_tests(env, tree, v["FAIL_TO_PASS"], spec.test_cmd, self.test_timeout, self.memory_mb)
-        failing = run.failing(v["FAIL_TO_PASS"])
+            run = run_tests(env, tree, tests, spec.test_cmd, self.test_timeout, self.memory_mb,
+                            config_from=x_g)
+        failing = run.failing(tests)
         evidence = {"apply": method, "tests": run.status, "seconds": run.seconds, "env": env.summary()}
         if failing:
-            return Check(False, f"{len(failing)} of {len(v['FAIL_TO_PASS'])} tests of F fail: "
-                         f"{_listing(failing, run)}", evidence)
-        return Check(True, f"all {len(v['FAIL_TO_PASS'])} tests of F pass", evidence)
+            broken = [t for t in failing if t in v["PASS_TO_PASS"]]
+            return Check(False, f"{len(failing)} of {len(tests)} tests fail ({len(broken)} of them "
+                         f"PASS_TO_PASS): {_listing(failing, run)}", evidence)
+        return Check(True, f"all {len(v['FAIL_TO_PASS'])} tests of F and {len(v['PASS_TO_PASS'])} "
+                     "PASS_TO_PASS tests pass", evidence)
 
 
 # -- export ------------------------------------------------------------------------------------------
@@ -301,6 +337,12 @@ def to_swebench_row(task: Task | Mapping[str, Any]) -> dict[str, Any]:
 # -- helpers -----------------------------------------------------------------------------------------
 def _title(atom: Atom) -> str:
     return atom.summary.get("title") or atom.id
+
+
+def _record(c_star: str, applied: list[dict[str, str]]) -> str:
+    """What a rejection before any test run still records: c* and how each patch was applied so far."""
+    done = "; ".join(f"{a['atom']} {a['patch']} {a['method']}" for a in applied) or "nothing"
+    return f" [c* {c_star}; applied before: {done}]"
 
 
 def _listing(failing: list[str], run: TestRun, most: int = 3) -> str:
@@ -343,6 +385,10 @@ def _changed_refusal(changed: list[str], root: Path, protected: set[str]) -> str
         if (root / path).is_symlink():
             return f"it creates the symlink {path}"
     return ""
+
+
+def _read(file: Path) -> bytes | None:
+    return file.read_bytes() if file.is_file() and not file.is_symlink() else None
 
 
 def _escapes(root: Path, path: str) -> bool:

@@ -16,6 +16,7 @@ import logging
 import os
 import platform
 import re
+import secrets
 import shlex
 import shutil
 import sys
@@ -201,23 +202,37 @@ def _venv_env(venv: Path) -> dict[str, str]:
     return {"VIRTUAL_ENV": str(venv), "PATH": f"{venv / 'bin'}{os.pathsep}{path}"}
 
 
+# Where pytest looks for its configuration, in its own order; the first that holds a pytest section wins.
+CONFIGS = (("pytest.ini", "[pytest]"), (".pytest.ini", "[pytest]"), ("pyproject.toml", "[tool.pytest"),
+           ("tox.ini", "[pytest]"), ("setup.cfg", "[tool:pytest]"))
+
+
 def run_tests(env: Env, tree: Worktree, tests: list[str], test_cmd: str, timeout: float,
-              memory_mb: int = 4096) -> TestRun:
-    """Run the files holding tests and report each test's outcome; InfraError when there is no verdict."""
+              memory_mb: int = 4096, config_from: str = "") -> TestRun:
+    """Run the files holding tests and report each test's outcome; InfraError when there is no verdict.
+
+    The run is the harness's, not the repository's: pytest gets its configuration with -c from a copy
+    the harness made (the repository's own, which a graded candidate may not change), plugins load only
+    from the trusted environment (autoload off, each installed plugin named with -p), and the JUnit
+    report goes to a random name in a directory of its own, away from HOME, TMPDIR and the worktree.
+    """
     files = sorted({t.split("::")[0] for t in tests})
     present = [f for f in files if (tree.path / f).is_file()]
     if not present:  # the tests' files do not exist: every one of them is missing, a verdict without a run
         return TestRun({t: "missing" for t in tests}, None, 0.0)
     runner = test_cmd or f"{shlex.quote(str(env.python))} -m pytest"
-    with sandbox.workdir() as scratch:
-        report = scratch / "report.xml"
-        command = (f"{runner} -p no:cacheprovider --rootdir=. --junitxml={shlex.quote(str(report))} "
-                   + " ".join(shlex.quote(f) for f in present))
+    with sandbox.workdir() as scratch, sandbox.workdir() as private:
+        report = private / f"{secrets.token_hex(16)}.xml"
+        config = _config_copy(tree, config_from, private)
+        plugins = " ".join(f"-p {shlex.quote(p)}" for p in installed_plugins(str(env.path)))
+        command = (f"{runner} -c {shlex.quote(str(config))} --rootdir=. -p no:cacheprovider {plugins} "
+                   f"--junitxml={shlex.quote(str(report))} " + " ".join(shlex.quote(f) for f in present))
         paths = [str(tree.path)] + ([str(tree.path / "src")] if (tree.path / "src").is_dir() else [])
         done = sandbox.run(["bash", "-c", command], cwd=tree.path, timeout=timeout, memory_mb=memory_mb,
-                           max_file_mb=256, writable=[scratch], env={**_venv_env(env.path), "PYTHONPATH": os.pathsep.join(paths),
-                                                 "HOME": str(scratch), "TMPDIR": str(scratch),
-                                                 "PYTHONDONTWRITEBYTECODE": "1"})
+                           max_file_mb=256, writable=[scratch, private],
+                           env={**_venv_env(env.path), "PYTHONPATH": os.pathsep.join(paths),
+                                "HOME": str(scratch), "TMPDIR": str(scratch), "PYTHONDONTWRITEBYTECODE": "1",
+                                "PYTHONNOUSERSITE": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
         if done.timed_out:
             raise InfraError(f"the tests timed out after {timeout:g}s")
         try:
@@ -227,3 +242,30 @@ def run_tests(env: Env, tree: Worktree, tests: list[str], test_cmd: str, timeout
             tail = (done.stdout + done.stderr).strip()[-600:]
             raise InfraError(f"{e} (exit code {done.returncode}; output ends: {tail})") from None
     return TestRun(statuses(outcomes, tests), done.returncode, round(done.duration, 3))
+
+
+def _config_copy(tree: Worktree, config_from: str, into: Path) -> Path:
+    """The repository's pytest configuration copied into the harness's directory (an empty one if none)."""
+    for name, section in CONFIGS:
+        file = tree.path / name
+        text = tree.show(config_from, name) if config_from else (
+            file.read_text(encoding="utf-8", errors="replace") if file.is_file() else None)
+        if text is not None and section in text:
+            (into / name).write_text(text, encoding="utf-8")
+            return into / name
+    (into / "pytest.ini").write_text("[pytest]\n")
+    return into / "pytest.ini"
+
+
+@cache
+def installed_plugins(venv: str) -> tuple[str, ...]:
+    """The modules of the pytest plugins installed in the environment (pytest11 entry points), read
+    without the worktree on sys.path, so a candidate cannot add one."""
+    probe = ("from importlib.metadata import entry_points\n"
+             "for ep in entry_points(group='pytest11'): print(ep.value.split(':')[0])")
+    with sandbox.workdir() as scratch:
+        done = sandbox.run([str(Path(venv) / "bin" / "python"), "-I", "-c", probe], cwd=scratch, timeout=60,
+                           env=_venv_env(Path(venv)))
+    if done.returncode != 0:
+        raise InfraError(f"cannot list the pytest plugins of {venv}: {done.stderr.strip()[-300:]}")
+    return tuple(sorted(set(done.stdout.split())))

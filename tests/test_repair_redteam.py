@@ -1,0 +1,329 @@
+"""Red team for the repair grader: candidates that try to pass without fixing the bugs, each a real patch
+against the tally repository (tests/repair_fixture.py), graded by the real verifier (git, a virtualenv,
+pytest). Every cheat must be graded not solved with a reason naming what was refused; honest fixes,
+however they are written, must still be solved. The task is W1 + W2: three tests fail at x_G."""
+
+from __future__ import annotations
+
+import py_compile
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from codewalk.domains.repair import RepairDomain
+from codewalk.domains.repair.env import EnvSpec, run_tests
+from codewalk.domains.repair.guard import refusal
+from codewalk.records import Check, Composite
+from tests import repair_fixture
+
+Edit = Callable[[Path], None]
+WORDS, FMT, INIT = "tally/words.py", "tally/fmt.py", "tally/__init__.py"
+# A plugin that turns every failed test report into a pass: what most cheats below try to load.
+PLUGIN = '''import pytest
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    outcome.get_result().outcome = "passed"
+'''
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("redteam-home")
+
+
+@pytest.fixture(autouse=True)
+def _shared_home(home, monkeypatch):
+    monkeypatch.setenv("CODEWALK_HOME", str(home))
+
+
+@pytest.fixture(scope="module")
+def task(tmp_path_factory, home) -> tuple[repair_fixture.Fixture, Composite]:
+    """W1 + W2 composed and through check (2), which derives its PASS_TO_PASS; no graph store needed."""
+    root = tmp_path_factory.mktemp("tally")
+    fixture = repair_fixture.build(root)
+    rows = fixture.write_rows(root / "rows.jsonl", ("W1", "W2"))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CODEWALK_HOME", str(home))
+        domain = RepairDomain()
+        atoms = list(domain.load(rows, {"repos": str(fixture.repos)}))
+        composite = domain.compose(atoms)
+        assert domain.check_reference(composite, atoms).ok
+    assert composite.verifier["PASS_TO_PASS"]  # grading below must keep these passing too
+    return fixture, composite
+
+
+def _git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=60,
+                          check=True).stdout
+
+
+def _patch(task, tmp_path: Path, *edits: Edit) -> str:
+    """A candidate: the diff (binary too) of edits made on x_G in a scratch clone."""
+    fixture, composite = task
+    clone = tmp_path / "candidate"
+    _git(tmp_path, "clone", "-q", str(fixture.clone), str(clone))
+    _git(clone, "checkout", "-q", composite.verifier["base_commit"])
+    (tmp_path / "tests.diff").write_text(composite.verifier["test_patch"])
+    _git(clone, "apply", "--index", str(tmp_path / "tests.diff"))
+    x_g = _git(clone, "write-tree").strip()
+    for edit in edits:
+        edit(clone)
+    _git(clone, "add", "-A", "-f")
+    return _git(clone, "diff", "--cached", "--binary", x_g)
+
+
+def _grade(task, tmp_path: Path, *edits: Edit) -> Check:
+    return RepairDomain().grade(task[1], _patch(task, tmp_path, *edits))
+
+
+def write(path: str, text: str) -> Edit:
+    def edit(root: Path) -> None:
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    return edit
+
+
+def replace(path: str, old: str, new: str) -> Edit:
+    def edit(root: Path) -> None:
+        text = (root / path).read_text()
+        assert old in text, (path, old)
+        (root / path).write_text(text.replace(old, new))
+    return edit
+
+
+def prepend(path: str, lines: str) -> Edit:
+    def edit(root: Path) -> None:
+        (root / path).write_text(lines + (root / path).read_text())
+    return edit
+
+
+FIX_SPLIT = replace(WORDS, 'return [w for w in text.split(" ") if w]', "return text.split()")
+FIX_CASE = replace(WORDS, "        key = w\n", "        key = w.lower()\n")
+FIX_SORT = replace(FMT, "sorted(unique_words(words))", "sorted(unique_words(words), key=str.lower)")
+GOLD = (FIX_SPLIT, FIX_CASE, FIX_SORT)
+SHIP_PLUGIN = write("zcheat.py", PLUGIN)
+
+
+def assert_refused(verdict: Check, *named: str) -> None:
+    assert (verdict.ok, verdict.reason) == (False, "refused"), verdict.detail
+    for text in named:
+        assert text in verdict.detail, verdict.detail
+
+
+# -- pytest configuration --------------------------------------------------------------------------
+def test_cheat_root_pytest_ini_addopts_plugin_is_not_solved(task, tmp_path):
+    verdict = _grade(task, tmp_path, write("pytest.ini", "[pytest]\naddopts = -p zcheat\n"), SHIP_PLUGIN)
+    assert_refused(verdict, "pytest.ini")
+
+
+def test_cheat_hidden_dot_pytest_ini_is_not_solved(task, tmp_path):
+    verdict = _grade(task, tmp_path, write(".pytest.ini", "[pytest]\naddopts = -p zcheat\n"), SHIP_PLUGIN)
+    assert_refused(verdict, ".pytest.ini")
+
+
+def test_cheat_tox_ini_pytest_section_is_not_solved(task, tmp_path):
+    verdict = _grade(task, tmp_path, write("tox.ini", "[pytest]\naddopts = -p zcheat\n"), SHIP_PLUGIN)
+    assert_refused(verdict, "tox.ini")
+
+
+def test_cheat_setup_cfg_tool_pytest_section_is_not_solved(task, tmp_path):
+    verdict = _grade(task, tmp_path, write("setup.cfg", "[tool:pytest]\naddopts = -p zcheat\n"), SHIP_PLUGIN)
+    assert_refused(verdict, "pytest configuration in setup.cfg")
+
+
+def test_cheat_pyproject_pytest_ini_options_is_not_solved(task, tmp_path):
+    toml = '[project]\nname = "tally"\n\n[tool.pytest.ini_options]\naddopts = "-p zcheat"\n'
+    verdict = _grade(task, tmp_path, write("pyproject.toml", toml), SHIP_PLUGIN)
+    assert_refused(verdict, "pytest configuration in pyproject.toml")
+
+
+def test_cheat_root_conftest_hook_is_not_solved(task, tmp_path):
+    assert_refused(_grade(task, tmp_path, write("conftest.py", PLUGIN)), "conftest.py")
+
+
+def test_cheat_conftest_inside_the_package_is_not_solved(task, tmp_path):
+    assert_refused(_grade(task, tmp_path, write("tally/conftest.py", PLUGIN)), "tally/conftest.py")
+
+
+# -- interpreter start-up --------------------------------------------------------------------------
+def test_cheat_root_sitecustomize_sets_pytest_plugins_is_not_solved(task, tmp_path):
+    hook = 'import os\nos.environ["PYTEST_PLUGINS"] = "zcheat"\n'
+    assert_refused(_grade(task, tmp_path, write("sitecustomize.py", hook), SHIP_PLUGIN), "sitecustomize.py")
+
+
+def test_cheat_usercustomize_is_not_solved(task, tmp_path):
+    hook = 'import os\nos.environ["PYTEST_PLUGINS"] = "zcheat"\n'
+    assert_refused(_grade(task, tmp_path, write("src/usercustomize.py", hook), SHIP_PLUGIN),
+                   "src/usercustomize.py")
+
+
+def test_cheat_pth_file_is_not_solved(task, tmp_path):
+    verdict = _grade(task, tmp_path, write("tally.pth", "import zcheat\n"), SHIP_PLUGIN)
+    assert_refused(verdict, "tally.pth")
+
+
+def test_cheat_unchecked_hash_pyc_is_not_solved(task, tmp_path):
+    def compiled_fix(root: Path) -> None:  # the fixed module as bytecode Python never checks against source
+        fixed = tmp_path / "words.py"
+        source = (root / WORDS).read_text()
+        fixed.write_text(source.replace('[w for w in text.split(" ") if w]', "text.split()")
+                         .replace("key = w\n", "key = w.lower()\n"))
+        target = root / "tally" / "__pycache__" / f"words.{sys.implementation.cache_tag}.pyc"
+        py_compile.compile(str(fixed), cfile=str(target), dfile=WORDS,
+                           invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+
+    assert_refused(_grade(task, tmp_path, compiled_fix, FIX_SORT), "tally/__pycache__/words.")
+
+
+# -- plugins and entry points ----------------------------------------------------------------------
+def test_cheat_dist_info_entry_point_plugin_is_not_solved(task, tmp_path):
+    meta = "zcheat-1.0.dist-info"
+    verdict = _grade(task, tmp_path, SHIP_PLUGIN, write(f"{meta}/METADATA", "Name: zcheat\nVersion: 1.0\n"),
+                     write(f"{meta}/entry_points.txt", "[pytest11]\nzcheat = zcheat\n"))
+    assert_refused(verdict, meta)
+
+
+def test_cheat_setup_cfg_pytest11_entry_point_is_not_solved(task, tmp_path):
+    cfg = "[metadata]\nname = tally\n\n[options.entry_points]\npytest11 =\n    zcheat = zcheat\n"
+    assert_refused(_grade(task, tmp_path, write("setup.cfg", cfg), SHIP_PLUGIN), "entry point in setup.cfg")
+
+
+def test_cheat_module_shadowing_pytest_is_not_solved(task, tmp_path):
+    fake = "import sys\nsys.exit(0)\n"  # `python -m pytest` would run this instead of pytest
+    assert_refused(_grade(task, tmp_path, write("pytest.py", fake)), "shadows the module 'pytest'")
+
+
+def test_cheat_module_shadowing_the_stdlib_xml_writer_is_not_solved(task, tmp_path):
+    assert_refused(_grade(task, tmp_path, write("xml/__init__.py", "")), "shadows the module 'xml'")
+
+
+# -- source that reaches for the runner or the interpreter's exit ------------------------------------
+def test_cheat_source_patches_pytest_internals_is_not_solved(task, tmp_path):
+    patch = "import _pytest.reports\n_pytest.reports.TestReport.failed = property(lambda self: False)\n"
+    assert_refused(_grade(task, tmp_path, prepend(WORDS, patch)), f"{WORDS}:1", "pytest")
+
+
+def test_cheat_source_defines_a_makereport_hook_is_not_solved(task, tmp_path):
+    assert_refused(_grade(task, tmp_path, prepend(INIT, PLUGIN)), INIT, "pytest")
+
+
+def test_cheat_os_exit_at_import_is_not_solved(task, tmp_path):
+    assert_refused(_grade(task, tmp_path, prepend(WORDS, "import os\nos._exit(0)\n")), WORDS, "os._exit")
+
+
+def test_cheat_monkeypatched_sys_exit_is_not_solved(task, tmp_path):
+    verdict = _grade(task, tmp_path, prepend(INIT, "import sys\nsys.exit = lambda code=0: None\n"))
+    assert_refused(verdict, INIT, "sys.exit")
+
+
+def test_cheat_atexit_rewrites_the_junit_report_is_not_solved(task, tmp_path):
+    forge = ("import atexit, glob\n"
+             "atexit.register(lambda: [open(p, 'w').write('<testsuite/>')\n"
+             "                         for p in glob.glob('/tmp/*/*.xml')])\n")
+    assert_refused(_grade(task, tmp_path, prepend(INIT, forge)), INIT, "atexit")
+
+
+def test_cheat_environment_variable_set_at_import_is_not_solved(task, tmp_path):
+    verdict = _grade(task, tmp_path, prepend(INIT, 'import os\nos.environ.update(PYTHONWARNINGS="ignore")\n'))
+    assert_refused(verdict, INIT, "os.environ")
+
+
+def test_cheat_dynamic_import_of_the_runner_is_not_solved(task, tmp_path):
+    verdict = _grade(task, tmp_path, prepend(INIT, 'runner = __import__("_py" + "test.runner")\n'))
+    assert_refused(verdict, INIT, "__import__")
+
+
+# -- the run neutralises what slips past the refusals ----------------------------------------------
+def test_cheats_work_under_a_plain_pytest_but_not_under_the_harness_run(task, tmp_path, home):
+    """The cheats above are real: a root pytest.ini plugin and a dist-info entry point make a plain pytest
+    run pass the failing tests. The harness's run (its own -c configuration, autoload off) ignores both."""
+    _, composite = task
+    v = composite.verifier
+    domain = RepairDomain()
+    with domain.worktrees.fresh(domain._mirror(v), v["base_commit"]) as tree:
+        env = domain.envs.get(v["repo"], EnvSpec.from_config(v["install_config"]), tree)
+        assert tree.apply(v["test_patch"], ("strict",)) == "strict"
+        x_g = tree.tree()  # the cheat's files below stay out of the index: this is x_G's tree
+        for edit in (write("pytest.ini", "[pytest]\naddopts = -p zcheat\n"), SHIP_PLUGIN,
+                     write("zcheat-1.0.dist-info/METADATA", "Name: zcheat\nVersion: 1.0\n"),
+                     write("zcheat-1.0.dist-info/entry_points.txt", "[pytest11]\nzcheat = zcheat\n")):
+            edit(tree.path)
+        plain = subprocess.run([str(env.python), "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                                *sorted({t.split("::")[0] for t in v["FAIL_TO_PASS"]})], cwd=tree.path,
+                               capture_output=True, text=True, timeout=300, check=False,
+                               env={"PYTHONPATH": str(tree.path), "PATH": "/usr/bin:/bin"})
+        assert plain.returncode == 0, plain.stdout  # the cheat fools pytest as the repository runs it
+        (tree.path / "pytest.ini").unlink()
+        plain = subprocess.run([str(env.python), "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                                *sorted({t.split("::")[0] for t in v["FAIL_TO_PASS"]})], cwd=tree.path,
+                               capture_output=True, text=True, timeout=300, check=False,
+                               env={"PYTHONPATH": str(tree.path), "PATH": "/usr/bin:/bin"})
+        assert plain.returncode == 0, plain.stdout  # and so does the entry point alone
+        (tree.path / "pytest.ini").write_text("[pytest]\naddopts = -p zcheat\n")
+        run = run_tests(env, tree, v["FAIL_TO_PASS"], EnvSpec.from_config(v["install_config"]).test_cmd, 300,
+                        config_from=x_g)
+    assert sorted(run.status.values()) == ["failed", "failed", "failed"]
+
+
+# -- PASS_TO_PASS ------------------------------------------------------------------------------------
+def test_gold_patch_with_a_change_that_breaks_a_pass_to_pass_test_is_not_solved(task, tmp_path):
+    breaks = replace(WORDS, "if len(w) > len(best)", "if len(w) >= len(best)")  # ties now keep the last
+    verdict = _grade(task, tmp_path, *GOLD, breaks)
+    assert not verdict.ok and verdict.reason != "refused"
+    assert verdict.evidence["tests"]["tests/test_words.py::test_longest_word"] == "failed"
+    assert "test_longest_word" in verdict.detail and "PASS_TO_PASS" in verdict.detail
+    assert all(verdict.evidence["tests"][t] == "passed" for t in task[1].verifier["FAIL_TO_PASS"])
+
+
+# -- honest candidates -------------------------------------------------------------------------------
+def test_gold_patch_is_solved(task):
+    verdict = RepairDomain().grade(task[1], task[1].reference)
+    assert verdict.ok, verdict.detail
+    assert set(task[1].verifier["PASS_TO_PASS"]) <= set(verdict.evidence["tests"])
+
+
+def test_gold_patch_with_an_added_comment_is_solved(task, tmp_path):
+    comment = replace(WORDS, "def split_words(text):\n", "def split_words(text):\n    # any whitespace\n")
+    verdict = _grade(task, tmp_path, *GOLD, comment)
+    assert verdict.ok, verdict.detail
+
+
+def test_equivalent_but_different_fix_is_solved(task, tmp_path):
+    verdict = _grade(task, tmp_path,
+                     replace(WORDS, 'return [w for w in text.split(" ") if w]',
+                             "return [w for w in re.split(r\"\\s+\", text) if w]"),
+                     prepend(WORDS, "import re\n"),
+                     replace(WORDS, "        key = w\n", "        key = w.casefold()\n"),
+                     replace(FMT, "sorted(unique_words(words))",
+                             "sorted(unique_words(words), key=lambda s: s.lower())"))
+    assert verdict.ok, verdict.detail
+
+
+def test_fix_adding_a_new_source_module_is_solved(task, tmp_path):
+    helper = write("tally/_fold.py", '"""Case folding shared by words and fmt."""\n\n\ndef fold(word):\n'
+                   "    return word.lower()\n")
+    verdict = _grade(task, tmp_path, helper, FIX_SPLIT, prepend(WORDS, "from tally._fold import fold\n"),
+                     replace(WORDS, "        key = w\n", "        key = fold(w)\n"),
+                     prepend(FMT, "from tally._fold import fold\n"),
+                     replace(FMT, "sorted(unique_words(words))", "sorted(unique_words(words), key=fold)"))
+    assert verdict.ok, verdict.detail
+
+
+def test_gold_patch_with_a_setup_cfg_that_has_no_pytest_section_is_solved(task, tmp_path):
+    verdict = _grade(task, tmp_path, *GOLD, write("setup.cfg", "[flake8]\nmax-line-length = 120\n"))
+    assert verdict.ok, verdict.detail
+
+
+def test_source_that_already_used_pytest_may_still_be_edited_elsewhere():
+    """The scan looks at added lines only: a pytest plugin repository's own imports do not refuse a fix."""
+    before = {"pkg/plugin.py": "import pytest\n\nLIMIT = 1\n"}
+    after = {"pkg/plugin.py": b"import pytest\n\nLIMIT = 2\n"}
+    assert refusal(["pkg/plugin.py"], before.get, after.get) == ""
+    after["pkg/plugin.py"] += b"import _pytest.runner\n"
+    assert "pkg/plugin.py:4" in refusal(["pkg/plugin.py"], before.get, after.get)
