@@ -16,7 +16,8 @@ from rich.table import Table
 from rich.text import Text
 
 from . import paths
-from .errors import CodewalkError, Interrupted, UsageError
+from .errors import CodewalkError, FewerAdmitted, Interrupted, UsageError
+from .records import STATUSES
 
 app = typer.Typer(
     help="Compositional coding benchmarks from verified atoms: a problem graph, random-extension walks, "
@@ -36,6 +37,9 @@ app.add_typer(db_app, name="db")
 out = Console()
 err = Console(stderr=True)
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of a table.")]
+# Verifiers are processes: by default one per core (the same tasks come out for any number).
+CORES = os.cpu_count() or 1
+WorkersOpt = Annotated[int, typer.Option(help="Verifier processes (default: one per core).", show_default=False)]
 
 
 @app.callback()
@@ -45,8 +49,18 @@ def _global(
         "--store", envvar="CODEWALK_STORE", show_envvar=True,
         help="Embedded store path, or bolt://host:7687 / neo4j+s://... (credentials: NEO4J_USER, NEO4J_PASSWORD).",
     )] = None,
+    version: Annotated[bool, typer.Option("--version", help="Print codewalk's version and exit.",
+                                          callback=lambda v: _version(v), is_eager=True)] = False,
 ) -> None:
     ctx.obj = {"store": store}
+
+
+def _version(wanted: bool) -> None:
+    if wanted:
+        from . import __version__
+
+        out.print(f"codewalk {__version__}")
+        raise typer.Exit()
 
 
 def _store(ctx: typer.Context):
@@ -100,7 +114,7 @@ def demo(
     ctx: typer.Context,
     seed: Annotated[int, typer.Option(help="Seed of the walks (level N uses seed + N).")] = 0,
     count: Annotated[int, typer.Option(help="Admitted tasks wanted per level.")] = 5,
-    workers: Annotated[int, typer.Option(help="Verifier processes.")] = 1,
+    workers: WorkersOpt = CORES,
     as_json: JsonOpt = False,
 ) -> None:
     """Build the demo graph (tiny buggy Python functions chained by type), walk it at N = 1, 2, 3 and
@@ -122,8 +136,8 @@ def demo(
 @app.command("load")
 def load_cmd(
     ctx: typer.Context,
-    domain: Annotated[str, typer.Argument(help="Domain name (see `cw domains`).")],
-    source: Annotated[Path, typer.Argument(help="The source: a file or directory the domain's loader reads.")],
+    domain: Annotated[str, typer.Argument(metavar="DOMAIN", help="Domain name (see `cw domains`).")],
+    source: Annotated[Path, typer.Argument(metavar="SOURCE", help="The source: a file or directory the domain's loader reads.")],
     repos: Annotated[Optional[Path], typer.Option(help="repair: folder of git clones named owner__name.")] = None,
     option: Annotated[list[str], typer.Option("--opt", help="Loader option KEY=VALUE (repeatable).")] = [],
     as_json: JsonOpt = False,
@@ -151,7 +165,7 @@ def walk(
     count: Annotated[int, typer.Option(help="Admitted tasks wanted.")] = 10,
     max_attempts: Annotated[Optional[int], typer.Option(help="Stop after this many attempts (default: 20 x count).")] = None,
     seed: Annotated[Optional[int], typer.Option(help="Seed; the same seed and graph give the same groups.")] = None,
-    workers: Annotated[int, typer.Option(help="Verifier processes.")] = 1,
+    workers: WorkersOpt = CORES,
     executor: Annotated[Optional[str], typer.Option(
         help="Where verifiers run: local (a process pool of --workers, the default), dask://HOST:PORT "
              "(a Dask distributed scheduler whose workers have codewalk installed) or dask-local.")] = None,
@@ -163,15 +177,16 @@ def walk(
 
     with _store(ctx) as store:
         domain = domain or _only_domain(store)
-        with _progress(f"walk N={n}", total=count) as on_task:
+        with _progress("walk", total=count) as on_task:
             summary = walk_and_admit(store, domain, n, count, seed, max_attempts, workers, on_task,
                                      executor=executor)
     if as_json:
-        return _print_json(summary.as_dict())
-    out.print(_table(f"Walk {summary.run} (seed {summary.seed}, {summary.seconds:.1f}s)", [_yield_row(summary)]))
+        _print_json(summary.as_dict())
+    else:
+        out.print(_table(f"Walk {summary.run} (seed {summary.seed}, {summary.seconds:.1f}s)", [_yield_row(summary)]))
     if summary.admitted < count:
-        err.print(f"[yellow]admitted {summary.admitted} of {count} wanted[/] "
-                  "(raise --max-attempts, or the graph may not hold more)")
+        raise FewerAdmitted(f"admitted {summary.admitted} of {count} wanted after {summary.attempted} attempts, "
+                            "all stored (raise --max-attempts, or the graph may not hold more)")
 
 
 def _only_domain(store) -> str:
@@ -224,17 +239,21 @@ class _progress:
 def tasks_list(
     ctx: typer.Context,
     domain: Annotated[str, typer.Option(help="Only this domain.")] = "",
-    status: Annotated[str, typer.Option(help="admitted, rejected or error.")] = "",
+    status: Annotated[str, typer.Option(help="admitted, rejected or error (default: all).")] = "",
     level: Annotated[int, typer.Option(help="Only this level N (0 = all).")] = 0,
     limit: Annotated[int, typer.Option(help="At most this many rows.")] = 50,
     as_json: JsonOpt = False,
 ) -> None:
-    """Tasks with their level, status and reason, oldest first."""
+    """Tasks with their level, status and reason, oldest first (the first --limit of them)."""
+    if status not in ("", *STATUSES):
+        raise UsageError(f"unknown --status {status!r}; choose one of {', '.join(STATUSES)}")
     with _store(ctx) as store:
         rows = store.list_tasks(domain, status, level, limit)
+        total = store.count_tasks(domain, status, level) if len(rows) == limit else len(rows)
     if as_json:
         return _print_json(rows)
-    out.print(_table(f"{len(rows)} tasks", rows, ["id", "domain", "level", "status", "reason", "created_at"]))
+    title = f"{total} tasks" if total == len(rows) else f"showing {len(rows)} of {total} tasks (--limit)"
+    out.print(_table(title, rows, ["id", "domain", "level", "status", "reason", "created_at"]))
 
 
 @tasks_app.command("show")
@@ -339,11 +358,11 @@ def _print_explore(r) -> None:
 def grade(
     ctx: typer.Context,
     predictions: Annotated[Path, typer.Argument(
-        help="JSONL: task_id (or instance_id), output (or model_patch), optional model "
+        metavar="PREDICTIONS.jsonl", help="JSONL: task_id (or instance_id), output (or model_patch), optional model "
              "(or model_name_or_path).")],
     domain: Annotated[str, typer.Option(help="Domain of the tasks; its verifier grades.")],
     run: Annotated[Optional[str], typer.Option(help="Run name (default: the file name).")] = None,
-    workers: Annotated[int, typer.Option(help="Verifier processes.")] = 1,
+    workers: WorkersOpt = CORES,
     plots: Annotated[Optional[Path], typer.Option(
         help="Draw solve rate against N, a line per run, into this folder.")] = None,
     as_json: JsonOpt = False,
@@ -402,7 +421,7 @@ def query(
     """Run Cypher against the store and print the rows. The named queries (provenance of a task, tasks that
     share atoms, most reused atoms, components, yields by level, rejected groups by reason, solve rates) are
     files in cypher/explore/ that can also be pasted into Neo4j Browser."""
-    from .explore import named_queries, run_named
+    from .explore import named_queries, run_checked, run_named
 
     if cypher and name:
         raise UsageError("give either a Cypher statement or --name, not both")
@@ -412,7 +431,7 @@ def query(
             return _print_json(rows)
         return out.print(_table("Named queries (cw query --name NAME)", rows))
     with _store(ctx) as store:
-        rows = run_named(store, name, _params(param)) if name else store.run(cypher, _params(param))
+        rows = run_named(store, name, _params(param)) if name else run_checked(store, cypher, _params(param))
     if as_json:
         return _print_json(rows)
     out.print(_table(f"{len(rows)} rows", rows) if rows else "0 rows")

@@ -107,6 +107,10 @@ class ServerInfo:
 
 
 # --------------------------------------------------------------------------------------------- public
+def browser_url(http_uri: str, bolt_uri: str) -> str:
+    """Neo4j Browser opened connected: the server to use and no auth (this server runs without), so
+    Browser skips its username/password form."""
+    return f"{http_uri}/browser/?dbms={bolt_uri}&preselectAuthMethod=NO_AUTH"
 
 
 def start(
@@ -332,7 +336,7 @@ def _start_java(home: Path, bolt_port: int, http_port: int, persist: bool, timeo
         "kind": "java-harness",
         "bolt_uri": f"bolt://{HOST}:{bolt_port}",
         "http_uri": f"http://{HOST}:{http_port}",
-        "browser_url": f"http://{HOST}:{http_port}/browser/",
+        "browser_url": browser_url(f"http://{HOST}:{http_port}", f"bolt://{HOST}:{bolt_port}"),
         "persist": persist,
         "pid": proc.pid,
         "log_path": str(log_path),
@@ -561,7 +565,7 @@ def _start_docker(
         "kind": "docker",
         "bolt_uri": f"bolt://{HOST}:{bolt_port}",
         "http_uri": f"http://{HOST}:{http_port}",
-        "browser_url": f"http://{HOST}:{http_port}/browser/",
+        "browser_url": browser_url(f"http://{HOST}:{http_port}", f"bolt://{HOST}:{bolt_port}"),
         "persist": persist,
         "pid": None,
         "log_path": None,

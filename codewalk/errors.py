@@ -34,6 +34,18 @@ class StoreUnavailable(StoreError):
     """The store cannot be reached (server down, wrong URI) or is locked by another process."""
 
 
+class QueryError(StoreError):
+    """The store rejected a Cypher statement as written (syntax, unknown function, wrong types)."""
+
+    exit_code = 6
+
+
+class FewerAdmitted(CodewalkError):
+    """A walk admitted fewer tasks than asked. Everything it attempted is stored; a script can tell."""
+
+    exit_code = 7
+
+
 class ServerError(CodewalkError):
     """Starting, stopping or finding the local Neo4j server failed."""
 

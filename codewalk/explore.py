@@ -306,16 +306,33 @@ def named_queries() -> dict[str, str]:
 
 
 def run_named(store: GraphStore, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
-    """Run `cypher/explore/NAME` with exactly the parameters it uses."""
+    """Run `cypher/explore/NAME` with exactly the parameters it uses; $domain defaults to the one domain
+    loaded, when only one is."""
     known = named_queries()
     if name not in known:
         raise UsageError(f"no named query {name!r}; available: {', '.join(known)}")
     text = query(f"explore/{name}", store.dialect)
-    wanted = sorted(set(re.findall(r"\$(\w+)", re.sub(r"//.*", "", text))))
+    if "domain" in parameters(text) and "domain" not in params and len(loaded := store.domains()) == 1:
+        params = {**params, "domain": next(iter(loaded))}
+    return run_checked(store, text, params, f"query {name!r}")
+
+
+def run_checked(store: GraphStore, cypher: str, params: dict[str, Any], what: str = "the query") \
+        -> list[dict[str, Any]]:
+    """Run Cypher given exactly the parameters it uses: a missing one would read as null and a stray one
+    is likely a typo, so either is a UsageError that lists what the query takes."""
+    wanted = parameters(cypher)
     missing = [p for p in wanted if p not in params]
     unknown = [p for p in params if p not in wanted]
     if missing or unknown:
-        raise UsageError(f"query {name!r} takes --param " + " ".join(f"{p}=..." for p in wanted)
+        takes = " ".join(f"--param {p}=..." for p in wanted) or "no --param"
+        raise UsageError(f"{what} takes {takes}"
                          + (f"; missing: {', '.join(missing)}" if missing else "")
-                         + (f"; unknown: {', '.join(unknown)}" if unknown else ""))
-    return store.run(text, params)
+                         + (f"; not used: {', '.join(unknown)}" if unknown else ""))
+    return store.run(cypher, params)
+
+
+def parameters(cypher: str) -> list[str]:
+    """The $names a Cypher text uses, outside comments and string literals."""
+    code = re.sub(r"//[^\n]*|'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"", "", cypher)
+    return sorted(set(re.findall(r"\$(\w+)", code)))

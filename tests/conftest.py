@@ -47,7 +47,6 @@ def _free_port() -> int:
 def _domains(request, monkeypatch):
     """The toy domains, and the `DOMAINS` a test module declares, registered for one test only."""
     from codewalk import domain
-
     from tests import toy
 
     monkeypatch.setattr(domain, "_registered", {})

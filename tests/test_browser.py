@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from codewalk.admission import walk_and_admit
+from codewalk.dbserver import browser_url
 from codewalk.loading import load
 
 REPO = Path(__file__).resolve().parents[1]
@@ -64,8 +65,9 @@ def _inspect(page, node, before: str | None) -> dict[str, str]:
 @pytest.mark.neo4j
 def test_browser_draws_a_task_with_its_atoms_in_the_codewalk_style(neo4j, neo4j_http):
     chromium = _chromium()
-    from codewalk.loaders.demo import CATALOGUE
     from playwright.sync_api import sync_playwright
+
+    from codewalk.loaders.demo import CATALOGUE
 
     load(neo4j, "demo", Path(CATALOGUE))
     task_id = walk_and_admit(neo4j, "demo", 3, count=1, seed=3).admitted_ids[0]
@@ -78,7 +80,7 @@ def test_browser_draws_a_task_with_its_atoms_in_the_codewalk_style(neo4j, neo4j_
         browser = p.chromium.launch(executable_path=chromium, args=FLAGS)
         page = browser.new_page(viewport={"width": 1400, "height": 900})
         try:
-            page.goto(f"{neo4j_http}/browser/?dbms={neo4j.location}&preselectAuthMethod=NO_AUTH")
+            page.goto(browser_url(neo4j_http, neo4j.location))  # the URL `cw db start` prints
             editor = page.locator("[data-testid=activeEditor]")
             editor.filter(has_text="neo4j$").wait_for(timeout=60_000)  # connected, database chosen
 

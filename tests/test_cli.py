@@ -80,3 +80,53 @@ def test_unknown_domain_lists_the_installed_ones(capsys, store_path, source):
 def test_unreachable_neo4j_fails_fast_with_a_message(capsys):
     code, _, err = cw(capsys, "--store", "bolt://127.0.0.1:1", "tasks", "list")
     assert code == 4 and "cannot reach Neo4j" in err
+
+
+def test_a_walk_that_admits_fewer_than_asked_exits_7_after_storing_every_attempt(capsys, store_path, source):
+    cw(capsys, "--store", store_path, "load", "toychain", str(source))
+    code, out, err = cw(capsys, "--store", store_path, "walk", "--n", "3", "--count", "50", "--seed", "1",
+                        "--max-attempts", "4", "--json")
+    summary = json.loads(out)  # the JSON is printed before the exit
+    assert code == 7 and "admitted 4 of 50 wanted after 4 attempts" in err and summary["attempted"] == 4
+    code, out, _ = cw(capsys, "--store", store_path, "query", "MATCH (t:Task) RETURN count(t) AS n", "--json")
+    assert json.loads(out) == [{"n": 4}]
+
+
+def test_a_cypher_syntax_error_exits_6_not_the_unreachable_stores_4(capsys, store_path, source):
+    cw(capsys, "--store", store_path, "load", "toychain", str(source))
+    code, _, err = cw(capsys, "--store", store_path, "query", "MATCH (a:Atom RETURN a")
+    assert code == 6 and "query failed" in err
+
+
+def test_a_store_path_in_a_missing_folder_is_an_error_and_creates_nothing(capsys, tmp_path):
+    path = tmp_path / "no" / "such" / "graph.lbug"
+    code, _, err = cw(capsys, "--store", str(path), "domains")
+    assert code == 4 and f"no folder {path.parent}" in err.replace("\n", "")
+    assert not (tmp_path / "no").exists()
+
+
+def test_tasks_list_says_how_many_it_shows_of_how_many(capsys, store_path, source):
+    cw(capsys, "--store", store_path, "load", "toychain", str(source))
+    cw(capsys, "--store", store_path, "walk", "--n", "2", "--count", "5", "--seed", "1")
+    code, out, _ = cw(capsys, "--store", store_path, "tasks", "list", "--limit", "2")
+    assert code == 0 and "showing 2 of 5 tasks (--limit)" in out
+    code, out, _ = cw(capsys, "--store", store_path, "tasks", "list")
+    assert code == 0 and "5 tasks" in out and "showing" not in out
+    code, _, err = cw(capsys, "--store", store_path, "tasks", "list", "--status", "admited")
+    assert code == 2 and "unknown --status 'admited'" in err
+
+
+def test_version_is_the_installed_distributions(capsys):
+    from importlib.metadata import version
+
+    code, out, _ = cw(capsys, "--version")
+    assert code == 0 and out.strip() == f"codewalk {version('codewalk')}"
+
+
+def test_cw_walk_n_10_admits_on_the_graph_cw_demo_builds(capsys, tmp_path):
+    store = str(tmp_path / "demo.lbug")
+    code, _, err = cw(capsys, "--store", store, "demo", "--count", "1")
+    assert code == 0, err
+    code, out, err = cw(capsys, "--store", store, "walk", "--n", "10", "--count", "1", "--seed", "1", "--json")
+    assert code == 0, err
+    assert json.loads(out)["admitted"] == 1

@@ -10,7 +10,7 @@ import pytest
 
 from codewalk.admission import walk_and_admit
 from codewalk.errors import UsageError
-from codewalk.explore import explore, named_queries, run_named
+from codewalk.explore import explore, named_queries, run_checked, run_named
 from codewalk.loading import load
 from codewalk.queries import query
 from codewalk.store import open_store
@@ -124,10 +124,26 @@ def test_named_query_refuses_missing_or_unknown_parameters(tmp_path):
     with open_store(tmp_path / "g.lbug") as store:
         with pytest.raises(UsageError, match="takes --param id=...; missing: id"):
             run_named(store, "provenance", {})
-        with pytest.raises(UsageError, match="unknown: x"):
+        with pytest.raises(UsageError, match="not used: x"):
             run_named(store, "provenance", {"id": "t1", "x": 1})
         with pytest.raises(UsageError, match="available: .*provenance"):
             run_named(store, "nosuch", {})
+
+
+def test_a_cypher_parameter_not_given_is_an_error_not_a_null(tmp_path):
+    with open_store(tmp_path / "g.lbug") as store:
+        with pytest.raises(UsageError, match=r"takes --param d=\.\.\.; missing: d"):
+            run_checked(store, "MATCH (a:Atom) WHERE a.domain = $d RETURN count(*) AS c", {})
+        with pytest.raises(UsageError, match="not used: dd"):
+            run_checked(store, "MATCH (a:Atom) WHERE a.domain = $d RETURN count(*) AS c", {"d": "x", "dd": 1})
+        # a $ inside a string literal or a comment is not a parameter
+        assert run_checked(store, "RETURN '$x' AS s // $y", {}) == [{"s": "$x"}]
+
+
+def test_named_query_takes_the_only_loaded_domain_when_none_is_given(demo_store_path):
+    with open_store(demo_store_path) as store:
+        assert run_named(store, "rejected_by_reason", {}) == run_named(store, "rejected_by_reason", {"domain": "demo"})
+        assert run_named(store, "rejected_by_reason", {})  # the demo rejects some groups
 
 
 def test_cli_explore_and_named_queries(capsys, demo_store_path):

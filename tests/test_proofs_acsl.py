@@ -15,8 +15,7 @@ from pathlib import Path
 import pytest
 
 from codewalk.admission import evaluate
-from codewalk.domains.proofs import acsl
-from codewalk.domains.proofs import ProofsDomain, read
+from codewalk.domains.proofs import ProofsDomain, acsl, read
 from codewalk.errors import InfraError, InputError, UsageError
 from codewalk.loading import load
 from codewalk.store import open_store

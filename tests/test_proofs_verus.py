@@ -7,12 +7,11 @@ import os
 from pathlib import Path
 
 import pytest
-from codewalk.loaders import verusbench
 
 from codewalk.admission import evaluate
-from codewalk.domains.proofs import verus
-from codewalk.domains.proofs import ProofsDomain, read
+from codewalk.domains.proofs import ProofsDomain, read, verus
 from codewalk.errors import InputError, UsageError
+from codewalk.loaders import verusbench
 
 SHARED = Path(os.environ.get("CODEWALK_SHARED") or Path(__file__).resolve().parents[1] / ".." / "shared")
 VERUS_BENCH = SHARED / "data" / "verus-bench"

@@ -9,10 +9,10 @@ import subprocess
 
 import pandas as pd
 import pytest
-from codewalk.loaders import swebench
 
 from codewalk.domains.repair import RepairDomain
 from codewalk.errors import InputError
+from codewalk.loaders import swebench
 from tests import repair_fixture
 
 

@@ -30,7 +30,8 @@ def default_store_path() -> Path:
 
 def open_store(location: str | os.PathLike | None = None) -> GraphStore:
     """A `bolt://`, `neo4j://` (or +s/+ssc) URI opens Neo4j; anything else is an embedded store path."""
-    location = str(location or os.environ.get("CODEWALK_STORE") or default_store_path())
+    given = location or os.environ.get("CODEWALK_STORE")
+    location = str(given or default_store_path())
     if location.split("://", 1)[0] in ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"):
         from .neo4j import Neo4jStore
 
@@ -40,7 +41,7 @@ def open_store(location: str | os.PathLike | None = None) -> GraphStore:
         raise StoreError(f"unsupported store URI {location!r}: use a path, bolt:// or neo4j://")
     from .ladybug import LadybugStore
 
-    return LadybugStore(Path(location))
+    return LadybugStore(Path(location).expanduser(), create_parent=not given)
 
 
 class GraphStore(ABC):
@@ -146,6 +147,9 @@ class GraphStore(ABC):
     def list_tasks(self, domain: str = "", status: str = "", level: int = 0, limit: int = 100) -> list[dict]:
         return self.run(self.q("list_tasks"), {"domain": domain, "status": status, "level": level,
                                                 "limit": limit})
+
+    def count_tasks(self, domain: str = "", status: str = "", level: int = 0) -> int:
+        return self.run(self.q("count_tasks"), {"domain": domain, "status": status, "level": level})[0]["tasks"]
 
     def get_task(self, task_id: str) -> dict[str, Any] | None:
         rows = self.run(self.q("get_task"), {"id": task_id})

@@ -12,7 +12,7 @@ import ladybug
 import numpy as np
 import pyarrow as pa
 
-from ..errors import StoreError, StoreUnavailable
+from ..errors import QueryError, StoreError, StoreUnavailable
 from ..records import SUMMARY_FIELDS, Atom, Edge
 from . import GraphStore
 
@@ -30,9 +30,12 @@ EDGE_SCHEMA = {
 class LadybugStore(GraphStore):
     dialect = "ladybug"
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, create_parent: bool = False):
         self.location = str(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if create_parent:  # the default location only: a mistyped --store must not make folders
+            path.parent.mkdir(parents=True, exist_ok=True)
+        elif not path.parent.is_dir():
+            raise StoreError(f"no folder {path.parent} for the store {path} (create it, or check --store)")
         try:
             self._db = ladybug.Database(str(path))
         except RuntimeError as e:
@@ -45,8 +48,8 @@ class LadybugStore(GraphStore):
     def run(self, cypher: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         try:
             result = self._conn.execute(cypher, params or {})
-        except RuntimeError as e:
-            raise StoreError(f"query failed: {e}") from e
+        except RuntimeError as e:  # an embedded store is always reachable: the statement was refused
+            raise QueryError(f"query failed: {e}") from e
         names = result.get_column_names()
         return [dict(zip(names, map(_plain, row), strict=True)) for row in result.get_all()]
 

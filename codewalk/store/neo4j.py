@@ -11,10 +11,9 @@ import pyarrow as pa
 from neo4j.exceptions import AuthError, DriverError, Neo4jError, ServiceUnavailable
 from neo4j.graph import Node, Path, Relationship
 
-from ..errors import StoreError, StoreUnavailable
+from ..errors import QueryError, StoreError, StoreUnavailable
 from ..records import Atom, Edge
 from . import BATCH, GraphStore, _edge_row
-
 
 TABLE_CHUNK = 100_000  # records per Arrow chunk in table()
 
@@ -47,7 +46,8 @@ class Neo4jStore(GraphStore):
         try:
             records, _, keys = self._driver.execute_query(cypher, params or {}, database_=self.database)
         except Neo4jError as e:
-            raise StoreError(f"query failed: {e.message}") from e
+            kind = QueryError if (e.code or "").startswith("Neo.ClientError.Statement.") else StoreError
+            raise kind(f"query failed: {e.message}") from e
         except (ServiceUnavailable, DriverError, OSError) as e:
             raise StoreUnavailable(f"lost Neo4j at {self.location}: {e}") from e
         return [{k: _plain(r[k]) for k in keys} for r in records]

@@ -151,6 +151,11 @@ class DemoDomain(Domain):
     description = "Chains of tiny typed Python functions with one seeded bug each; graded by running them."
     timeout = 10.0  # seconds for each sandboxed interpreter
 
+    def __init__(self) -> None:
+        # (module source, verifier spec) -> failures: the same module under the same spec always gets the
+        # same verdict, so admission runs Ref(G) and every check (1) module in one pair of interpreters.
+        self._verdicts: dict[str, list[dict[str, Any]]] = {}
+
     def load(self, source: Path, options: dict[str, str]) -> Iterator[Atom]:
         """Keep an atom only if, run as a level-1 task, its fixed version passes and its buggy one fails."""
         atoms = loader.read(Path(source))
@@ -191,13 +196,15 @@ class DemoDomain(Domain):
         )
 
     def check_reference(self, composite: Composite, atoms: Sequence[Atom]) -> Check:
+        # The modules check (1) will grade come along: two interpreters per group, not 2 (N + 1). The memo
+        # holds one group's verdicts only.
+        self._verdicts.clear()
+        self._verify([(source, composite.verifier) for source in (composite.reference, *self._one_buggy(atoms))])
         return self.grade(composite, composite.reference)
 
     def check_unsolved(self, composite: Composite, atoms: Sequence[Atom], position: int) -> Check:
         """position is 0-based. Every other stage is fixed; the atom is unsolved iff V_G still fails."""
-        versions = ["fixed"] * len(atoms)
-        versions[position] = "buggy"
-        verdict = self.grade(composite, _module(atoms, versions))
+        verdict = self.grade(composite, self._one_buggy(atoms)[position])
         stage = f"stage_{position + 1} ({atoms[position].id})"
         if verdict.ok:
             return Check(False, f"{stage} is already solved: no input triggers its bug", verdict.evidence)
@@ -214,9 +221,22 @@ class DemoDomain(Domain):
         where = "" if first["input"] is None else f"input {first['input']}, stage_{first['stage']}: "
         return Check(False, where + first["detail"], evidence)
 
+    @staticmethod
+    def _one_buggy(atoms: Sequence[Atom]) -> list[str]:
+        """For each position, the module with that stage buggy and every other stage fixed."""
+        return [_module(atoms, ["buggy" if k == i else "fixed" for k in range(len(atoms))])
+                for i in range(len(atoms))]
+
     # -- running --------------------------------------------------------------------------------
     def _verify(self, jobs: list[tuple[str, dict[str, Any]]]) -> list[list[dict[str, Any]]]:
         """For each (module source, verifier spec): the failures found, one per failing input."""
+        keys = [json.dumps([source, spec], sort_keys=True) for source, spec in jobs]
+        todo = {key: job for key, job in zip(keys, jobs) if key not in self._verdicts}
+        if todo:
+            self._verdicts.update(zip(todo, self._run(list(todo.values()))))
+        return [self._verdicts[key] for key in keys]
+
+    def _run(self, jobs: list[tuple[str, dict[str, Any]]]) -> list[list[dict[str, Any]]]:
         traces = self._interpret(TRACE, "candidate run", [
             {"source": source, "n": len(spec["stages"]), "inputs": spec["inputs"]} for source, spec in jobs
         ])
