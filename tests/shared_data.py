@@ -15,9 +15,14 @@ import pytest
 from codewalk import paths
 
 
+def dataset(name: str, *inside: str) -> Path:
+    """`$CODEWALK_SHARED/data/<name>/<inside...>`, whether or not it exists (for module constants)."""
+    return paths.dataset(name).joinpath(*inside)
+
+
 def require(name: str, *inside: str) -> Path:
     """`$CODEWALK_SHARED/data/<name>/<inside...>`, or skip (fail under CI) saying how to point at it."""
-    path = paths.dataset(name).joinpath(*inside)
+    path = dataset(name, *inside)
     if not path.exists():
         message = (f"dataset {name!r} not found at {path}: set CODEWALK_SHARED to the folder that holds "
                    f"data/{name} (default: ../shared beside the checkout)")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import random
 import re
 import time
@@ -25,9 +24,9 @@ from codewalk.domains.clones.verify import INPUTS, pair_class, suite_unit
 from codewalk.errors import InputError
 from codewalk.loaders import fempd
 from tests.run_cw import cw
+from tests.shared_data import dataset, require
 
-SHARED = Path(os.environ.get("CODEWALK_SHARED") or Path(__file__).resolve().parents[1] / ".." / "shared")
-FEMPD = SHARED / "data" / "fempd"
+FEMPD = dataset("fempd")
 EQ, MISLABELED, LOOPS, EXITS = 3, 4803, 13060, 7156  # see each test
 POSITIVE = (3062, 3869, 3951)  # double(String) -> double(double, double) -> double(double, double), all eq
 NEGATIVE = (5765, 12380, 3723)  # boolean(String, boolean) -> String(String, boolean) -> boolean(String, String) [neq]
@@ -42,10 +41,7 @@ def cache(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def domain(cache) -> ClonesDomain:
-    if not (FEMPD / fempd.INDEX).exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"CI needs the FEMPD data at {FEMPD}")
-        pytest.skip(f"no FEMPD data at {FEMPD} (set CODEWALK_SHARED)")
+    require("fempd", fempd.INDEX)
     return ClonesDomain(Java(cache / "clones"))
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -23,10 +22,10 @@ from codewalk.domains.clones.inputs import boundary, core, generate
 from codewalk.domains.clones.java import CallUnit, Java
 from codewalk.domains.clones.verify import INPUTS, pair_unit
 from codewalk.loaders import fempd
+from tests.shared_data import dataset, require
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = Path(os.environ.get("CODEWALK_SHARED") or ROOT / ".." / "shared")
-FEMPD = SHARED / "data" / "fempd"
+FEMPD = dataset("fempd")
 # Pairs labeled equivalent that are not, each with an input that separates them (issue 17).
 NAMED = {
     12651: ["0", "0"],  # trim a char: a string made only of that char gives "" against "0"
@@ -41,10 +40,7 @@ TIME_ONLY_NEQ = 8407  # neq; the previous check's witness was a ~2^31-iteration 
 
 @pytest.fixture(scope="module")
 def java(tmp_path_factory) -> Java:
-    if not (FEMPD / fempd.INDEX).exists():
-        if os.environ.get("CI"):
-            pytest.fail(f"CI needs the FEMPD data at {FEMPD}")
-        pytest.skip(f"no FEMPD data at {FEMPD} (set CODEWALK_SHARED)")
+    require("fempd", fempd.INDEX)
     return Java(tmp_path_factory.mktemp("cache") / "clones")
 
 

@@ -4,8 +4,6 @@ composed, admitted or rejected by running the composite, and answers graded."""
 from __future__ import annotations
 
 import dataclasses
-import os
-from pathlib import Path
 
 import pytest
 
@@ -15,9 +13,9 @@ from codewalk.domains.complexity import INSTRUCTION, ComplexityDomain, parse_lab
 from codewalk.domains.complexity import extract as extraction
 from codewalk.loaders import codecomplex as loader
 from codewalk.records import Atom
+from tests.shared_data import dataset, require
 
-SHARED = Path(os.environ.get("CODEWALK_SHARED") or Path(__file__).resolve().parents[1] / ".." / "shared")
-DATA = SHARED / "data" / "codecomplex" / "python_test.jsonl"
+DATA = dataset("codecomplex", "python_test.jsonl")
 # A fixed subset of real programs (row ids), chosen for the chains below.
 SUBSET = ("0501", "0505", "0512", "0515", "0525", "0526", "0550", "0596")
 
@@ -29,8 +27,7 @@ def domain() -> ComplexityDomain:
 
 @pytest.fixture(scope="module")
 def atoms(domain):
-    if not DATA.exists():
-        pytest.skip(f"CodeComplex data not found at {DATA}")
+    require("codecomplex", "python_test.jsonl")
     ids = ",".join(f"cc-simple-test-{row}" for row in SUBSET)
     return {a.summary["source"][-4:]: a for a in domain.load(DATA, {"ids": ids, "workers": 2})}
 

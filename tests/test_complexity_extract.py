@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import json
-import os
 import random
 import re
-from pathlib import Path
 
 import pytest
 
 from codewalk.domains.complexity.extract import Unsupported, extract, generate
 from codewalk.errors import InputError
 from codewalk.loaders.codecomplex import read
+from tests.shared_data import dataset, require
 
-SHARED = Path(os.environ.get("CODEWALK_SHARED") or Path(__file__).resolve().parents[1] / ".." / "shared")
-DATA = SHARED / "data" / "codecomplex" / "python_test.jsonl"
+DATA = dataset("codecomplex", "python_test.jsonl")
 
 
 def entry(src: str):
@@ -111,8 +109,7 @@ def test_programs_outside_the_rewrite_are_refused_with_a_reason(src, reason):
 # -- real CodeComplex programs -------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def programs():
-    if not DATA.exists():
-        pytest.skip(f"CodeComplex data not found at {DATA}")
+    require("codecomplex", "python_test.jsonl")
     return {p.id: p for p in read(DATA)}
 
 

@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
 from codewalk.domains.complexity import ComplexityDomain, _program, run
+from tests.shared_data import dataset, require
 
-SHARED = Path(os.environ.get("CODEWALK_SHARED") or Path(__file__).resolve().parents[1] / ".." / "shared")
-DATA = SHARED / "data" / "codecomplex" / "python_test.jsonl"
+DATA = dataset("codecomplex", "python_test.jsonl")
 
 
 @pytest.fixture(scope="module")
 def atoms():
-    if not DATA.exists():
-        pytest.skip(f"CodeComplex data not found at {DATA}")
+    require("codecomplex", "python_test.jsonl")
     ids = "cc-simple-test-0747,cc-simple-test-0525"
     return {a.id[-4:]: a for a in ComplexityDomain().load(DATA, {"ids": ids, "workers": 2})}
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-from pathlib import Path
 
 import pytest
 
@@ -19,11 +18,16 @@ from codewalk.domains.proofs import ProofsDomain, acsl, read
 from codewalk.errors import InfraError, InputError, UsageError
 from codewalk.loading import load
 from codewalk.store import open_store
+from tests.shared_data import dataset, require
 
-SHARED = Path(os.environ.get("CODEWALK_SHARED") or Path(__file__).resolve().parents[1] / ".." / "shared")
-ACSL = SHARED / "data" / "acsl-bench" / "acsl-by-example"
+ACSL = dataset("acsl-bench", "acsl-by-example")
 
-pytestmark = pytest.mark.skipif(not ACSL.is_dir(), reason=f"no ACSL by Example data at {ACSL}")
+
+@pytest.fixture(autouse=True, scope="module")
+def _data():  # before the module-scoped fixtures that read it
+    require("acsl-bench", "acsl-by-example")
+
+
 needs_frama_c = pytest.mark.skipif(
     not shutil.which("frama-c") and os.environ.get("CI") != "true",
     reason="frama-c is not installed (apt-get install frama-c-base why3 z3 cvc5)",

@@ -3,20 +3,21 @@ and grading's refusals run without Verus; admission without Verus stops with a U
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
 from codewalk.admission import evaluate
 from codewalk.domains.proofs import ProofsDomain, read, verus
 from codewalk.errors import InputError, UsageError
 from codewalk.loaders import verusbench
+from tests.shared_data import dataset, require
 
-SHARED = Path(os.environ.get("CODEWALK_SHARED") or Path(__file__).resolve().parents[1] / ".." / "shared")
-VERUS_BENCH = SHARED / "data" / "verus-bench"
+VERUS_BENCH = dataset("verus-bench")
 
-pytestmark = pytest.mark.skipif(not VERUS_BENCH.is_dir(), reason=f"no Verus-Bench data at {VERUS_BENCH}")
+
+@pytest.fixture(autouse=True, scope="module")
+def _data():  # before the module-scoped fixtures that read it
+    require("verus-bench")
+
 
 
 @pytest.fixture(scope="module")
