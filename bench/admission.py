@@ -21,9 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from codewalk.loaders.demo import CATALOGUE
-
 from codewalk.admission import walk_and_admit
+from codewalk.loaders.demo import CATALOGUE
 from codewalk.loading import load
 from codewalk.store import open_store
 

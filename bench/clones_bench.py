@@ -32,13 +32,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from codewalk.loaders import fempd
-
 from codewalk.domains.clones import DEADLINE_MS, ClonesDomain, atom
 from codewalk.domains.clones.inputs import normalize
 from codewalk.domains.clones.java import CallUnit, Java, cache_root
 from codewalk.domains.clones.verify import DEADLINE_MS as ATOM_DEADLINE_MS
 from codewalk.domains.clones.verify import pair_class, pair_inputs
+from codewalk.loaders import fempd
 from codewalk.store import open_store
 from codewalk.walk import Walker
 

@@ -16,7 +16,7 @@ from collections import Counter, deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from itertools import islice
 from typing import Any
 
@@ -24,7 +24,7 @@ from . import __version__
 from .domain import Domain, Rejected, get_domain
 from .errors import InfraError, StoreUnavailable, UsageError
 from .executors import open_executor
-from .records import Atom, Composite, Run, Task, task_id
+from .records import Atom, Composite, Run, Task, TaskStatus, task_id
 from .store import GraphStore
 from .walk import Walker
 
@@ -34,7 +34,7 @@ FLUSH_SECONDS = 2.0
 
 @dataclass(frozen=True)
 class Verdict:
-    status: str  # admitted / rejected / error
+    status: TaskStatus
     reason: str  # short code: admitted, reference_fails, atom_solved, infra_error, or the domain's
     evidence: dict[str, Any]
     composite: Composite | None
@@ -101,7 +101,7 @@ def _evaluate_in_worker(domain_class: type[Domain], atoms: list[Atom]) -> Verdic
 
 
 def now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def walk_and_admit(

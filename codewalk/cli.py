@@ -7,7 +7,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -45,7 +45,7 @@ WorkersOpt = Annotated[int, typer.Option(help="Verifier processes (default: one 
 @app.callback()
 def _global(
     ctx: typer.Context,
-    store: Annotated[Optional[str], typer.Option(
+    store: Annotated[str | None, typer.Option(
         "--store", envvar="CODEWALK_STORE", show_envvar=True,
         help="Embedded store path, or bolt://host:7687 / neo4j+s://... (credentials: NEO4J_USER, NEO4J_PASSWORD).",
     )] = None,
@@ -138,7 +138,7 @@ def load_cmd(
     ctx: typer.Context,
     domain: Annotated[str, typer.Argument(metavar="DOMAIN", help="Domain name (see `cw domains`).")],
     source: Annotated[Path, typer.Argument(metavar="SOURCE", help="The source: a file or directory the domain's loader reads.")],
-    repos: Annotated[Optional[Path], typer.Option(help="repair: folder of git clones named owner__name.")] = None,
+    repos: Annotated[Path | None, typer.Option(help="repair: folder of git clones named owner__name.")] = None,
     option: Annotated[list[str], typer.Option("--opt", help="Loader option KEY=VALUE (repeatable).")] = [],
     as_json: JsonOpt = False,
 ) -> None:
@@ -161,12 +161,12 @@ def load_cmd(
 def walk(
     ctx: typer.Context,
     n: Annotated[int, typer.Option("--n", help="Level N: atoms per group.")],
-    domain: Annotated[Optional[str], typer.Option(help="Domain; inferred when only one is loaded.")] = None,
+    domain: Annotated[str | None, typer.Option(help="Domain; inferred when only one is loaded.")] = None,
     count: Annotated[int, typer.Option(help="Admitted tasks wanted.")] = 10,
-    max_attempts: Annotated[Optional[int], typer.Option(help="Stop after this many attempts (default: 20 x count).")] = None,
-    seed: Annotated[Optional[int], typer.Option(help="Seed; the same seed and graph give the same groups.")] = None,
+    max_attempts: Annotated[int | None, typer.Option(help="Stop after this many attempts (default: 20 x count).")] = None,
+    seed: Annotated[int | None, typer.Option(help="Seed; the same seed and graph give the same groups.")] = None,
     workers: WorkersOpt = CORES,
-    executor: Annotated[Optional[str], typer.Option(
+    executor: Annotated[str | None, typer.Option(
         help="Where verifiers run: local (a process pool of --workers, the default), dask://HOST:PORT "
              "(a Dask distributed scheduler whose workers have codewalk installed) or dask-local.")] = None,
     as_json: JsonOpt = False,
@@ -315,10 +315,10 @@ def tasks_export(
 @app.command()
 def explore(
     ctx: typer.Context,
-    domain: Annotated[Optional[str], typer.Option(help="Only this domain (default: all in the store).")] = None,
+    domain: Annotated[str | None, typer.Option(help="Only this domain (default: all in the store).")] = None,
     samples: Annotated[int, typer.Option(help="Random walks behind the estimates and the chain search.")] = 1000,
     seed: Annotated[int, typer.Option(help="Seed of those walks.")] = 0,
-    plots: Annotated[Optional[Path], typer.Option(help="Write PNG figures into this folder.")] = None,
+    plots: Annotated[Path | None, typer.Option(help="Write PNG figures into this folder.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """How connected the problem graph is, computed in the store: atoms and edges, connected components,
@@ -361,9 +361,9 @@ def grade(
         metavar="PREDICTIONS.jsonl", help="JSONL: task_id (or instance_id), output (or model_patch), optional model "
              "(or model_name_or_path).")],
     domain: Annotated[str, typer.Option(help="Domain of the tasks; its verifier grades.")],
-    run: Annotated[Optional[str], typer.Option(help="Run name (default: the file name).")] = None,
+    run: Annotated[str | None, typer.Option(help="Run name (default: the file name).")] = None,
     workers: WorkersOpt = CORES,
-    plots: Annotated[Optional[Path], typer.Option(
+    plots: Annotated[Path | None, typer.Option(
         help="Draw solve rate against N, a line per run, into this folder.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -412,8 +412,8 @@ class _count:
 @app.command()
 def query(
     ctx: typer.Context,
-    cypher: Annotated[Optional[str], typer.Argument(help="A Cypher statement (the store's dialect).")] = None,
-    name: Annotated[Optional[str], typer.Option(
+    cypher: Annotated[str | None, typer.Argument(help="A Cypher statement (the store's dialect).")] = None,
+    name: Annotated[str | None, typer.Option(
         "--name", help="Run a named query from cypher/explore/ instead (`cw query` alone lists them).")] = None,
     param: Annotated[list[str], typer.Option("--param", help="Query parameter KEY=VALUE (JSON values).")] = [],
     as_json: JsonOpt = False,
@@ -431,7 +431,7 @@ def query(
             return _print_json(rows)
         return out.print(_table("Named queries (cw query --name NAME)", rows))
     with _store(ctx) as store:
-        rows = run_named(store, name, _params(param)) if name else run_checked(store, cypher, _params(param))
+        rows = run_named(store, name, _params(param)) if name else run_checked(store, cypher or "", _params(param))
     if as_json:
         return _print_json(rows)
     out.print(_table(f"{len(rows)} rows", rows) if rows else "0 rows")

@@ -185,7 +185,7 @@ def stop(home: Path) -> bool:
         _remove_files(home)
         return was_running
 
-    pid = state.get("pid")
+    pid = int(state.get("pid") or 0)
     stopped = bool(pid) and _is_our_java(pid) and _terminate(pid)
     _cleanup_work_dir(home)
     _remove_files(home)
@@ -203,7 +203,7 @@ def status(home: Path) -> ServerInfo | None:
     if state.get("kind") == "docker":
         running = bolt_ok
     else:
-        pid = state.get("pid")
+        pid = int(state.get("pid") or 0)
         running = bool(pid) and _is_our_java(pid) and bolt_ok
     return _info(state, running)
 
@@ -217,7 +217,7 @@ def docker_available() -> bool:
     except ImportError:
         return False
     try:
-        client = docker.from_env(timeout=5)
+        client = docker.from_env(timeout=5)  # type: ignore[attr-defined]
         try:
             return bool(client.ping())
         finally:
@@ -371,7 +371,7 @@ def _start_java(home: Path, bolt_port: int, http_port: int, persist: bool, timeo
                 f"Neo4j was not ready within {timeout:.0f} s; last lines of {log_path}:\n" + _tail(log_path)
             )
         time.sleep(0.25)
-    state["ready_s"] = round(time.time() - state["started_at"], 2)
+    state["ready_s"] = round(time.time() - float(state["started_at"]), 2)  # type: ignore[arg-type]
     _write_state(home, state)
     return _info(state, True)
 
@@ -423,7 +423,7 @@ def _is_our_java(pid: int) -> bool:
 def _terminate(pid: int, grace: float = STOP_GRACE_S) -> bool:
     """SIGTERM the process group led by pid, wait up to grace seconds, then SIGKILL. True if it was alive."""
     try:
-        pgid = os.getpgid(pid)
+        pgid: int | None = os.getpgid(pid)
     except ProcessLookupError:
         return False
     if pgid != pid:  # not a group leader we created: signal only the process itself
@@ -589,7 +589,7 @@ def _start_docker(
             pass
         _remove_files(home)
         raise
-    state["ready_s"] = round(time.time() - state["started_at"], 2)
+    state["ready_s"] = round(time.time() - float(state["started_at"]), 2)  # type: ignore[arg-type]
     _write_state(home, state)
     return _info(state, True)
 
@@ -698,13 +698,13 @@ def _main(argv: list[str] | None = None) -> int:
         elif a.command == "stop":
             print("neo4j stopped" if stop(a.home) else "no running neo4j recorded in " + str(a.home))
         else:
-            info = status(a.home)
-            if info is None:
+            found = status(a.home)
+            if found is None:
                 print("no neo4j recorded in " + str(a.home))
                 return 3
-            fields = {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(info).items()}
+            fields = {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(found).items()}
             print(json.dumps(fields, indent=2))
-            return 0 if info.running else 3
+            return 0 if found.running else 3
     except ServerError as e:
         print(f"error: {e}", file=sys.stderr)
         return getattr(e, "exit_code", 1)

@@ -94,7 +94,7 @@ def _explore_domain(store: GraphStore, domain: str, samples: int, rng: random.Ra
     ids = [i for i, _, _ in store.atom_index(domain)]
     edges = {rel: _one(store, "explore_edges", rel, domain=domain)["edges"] for rel in REL_TYPES}
     # The domain's relation is the one its edges use; with no edges at all, the installed domain says.
-    relation = max(edges, key=edges.get) if any(edges.values()) else get_domain(domain).relation
+    relation = max(edges, key=lambda rel: edges[rel]) if any(edges.values()) else get_domain(domain).relation
     symmetric = REL_TYPES[relation]
     components = _components(store, ids, relation)
     hist = pd.DataFrame(store.run(query("explore_degrees", store.dialect, relation), {"domain": domain}),
@@ -297,7 +297,7 @@ def draw(report: DomainReport, directory: Path) -> list[str]:
 # -- named queries (cypher/explore/) ---------------------------------------------------------------
 def named_queries() -> dict[str, str]:
     """Name -> what it shows (the first comment line of its file)."""
-    out = {}
+    out: dict[str, str] = {}
     for path in sorted(files("codewalk.cypher").joinpath("explore").iterdir(), key=lambda p: p.name):
         if path.name.endswith(".cypher"):
             first = path.read_text(encoding="utf-8").splitlines()[0]

@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from itertools import repeat
 from pathlib import Path
 from typing import Any
@@ -67,7 +68,7 @@ def read_predictions(path: Path) -> list[Prediction]:
     out: list[Prediction] = []
     first: dict[str, int] = {}
     for number, row in jsonl.objects(path):
-        prediction = _prediction(row, number, lambda reason: InputError(str(path), number, reason))
+        prediction = _prediction(row, number, partial(InputError, str(path), number))
         if prediction.task in first:
             raise InputError(str(path), number,
                              f"task {prediction.task!r} again (first on line {first[prediction.task]})")

@@ -172,7 +172,7 @@ def _pids_cgroup(max_procs: int | None):
         return
     group = root / f"codewalk-{os.getpid()}-{next(_cgroup_ids)}"
     group.mkdir()
-    (group / "pids.max").write_text(str(max_procs + 2))
+    (group / "pids.max").write_text(str((max_procs or 0) + 2))  # max_procs is set: root is not None
     procs = str(group / "cgroup.procs")
 
     def join() -> None:

@@ -140,6 +140,7 @@ class Walker:
     def _frontier_step(self, walks: list[_Walk], growing: list[int], us: list[float]) -> list[int | None]:
         """The same picks as `_cypher_step`, from the relation in memory (the hot loop of `cw walk`)."""
         chain = not self.domain.symmetric
+        assert self.neighbours is not None  # this step is chosen only when the relation is in memory
         after, start = self.neighbours.next, self.neighbours.start
         picks: list[int | None] = []
         for w, u in zip(growing, us, strict=True):
@@ -174,7 +175,7 @@ class _Ids(Sequence[str]):
     def __len__(self) -> int:
         return len(self._ids)
 
-    def __getitem__(self, rank: int) -> str:  # type: ignore[override]  (no slices needed)
+    def __getitem__(self, rank: int) -> str:  # type: ignore[override]  # no slices needed
         return self._ids[rank].as_py()
 
 
@@ -209,8 +210,8 @@ class _Relation:
         packed.sort()
         np.bitwise_and(packed, 0xFFFFFFFF, out=packed)
         # Memoryviews: their slices and items are plain ints, as cheap to iterate as a list's.
-        self.next = memoryview(packed.astype(np.int32))
-        self.start = memoryview(np.concatenate([[0], np.cumsum(counts)]).astype(np.int64))
+        self.next = memoryview(packed.astype(np.int32))  # type: ignore[arg-type]  # an ndarray is a buffer
+        self.start = memoryview(np.concatenate([[0], np.cumsum(counts)]).astype(np.int64))  # type: ignore[arg-type]
 
 
 SLICE = 200_000  # atoms whose edges are read in one query (about a million edges in a repair-like graph)

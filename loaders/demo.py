@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,7 @@ def read(path: Path) -> list[Atom]:
     """All records of a catalogue as (not yet verified) atoms; InputError names a malformed line."""
     atoms: dict[str, Atom] = {}
     for number, record in jsonl.objects(path):
-        _check(record, lambda reason: InputError(str(path), number, reason))
+        _check(record, partial(InputError, str(path), number))
         name = record["name"]
         if f"demo/{name}" in atoms:
             raise InputError(str(path), number, f"duplicate atom name {name!r}")
@@ -41,7 +42,7 @@ def read(path: Path) -> list[Atom]:
     return list(atoms.values())
 
 
-def _check(record: dict[str, Any], bad: Bad) -> None:
+def _check(record: dict[str, Any], bad: Bad) -> dict[str, Any]:
     missing = [key for key in FIELDS if key not in record]
     if missing:
         raise bad(f"missing field(s): {', '.join(missing)}")
@@ -55,7 +56,7 @@ def _check(record: dict[str, Any], bad: Bad) -> None:
         _parse(record[key], "eval", key, bad)
     for key in ("buggy", "fixed"):
         # The composer renames the function, so each source must be exactly one def of it, with one argument.
-        body = _parse(record[key], "exec", key, bad).body
+        body = _parse(record[key], "exec", key, bad).body  # type: ignore[attr-defined]  # an ast.Module
         if not (len(body) == 1 and isinstance(body[0], ast.FunctionDef) and body[0].name == name
                 and len(body[0].args.args) == 1):
             raise bad(f"{key} must be a single function {name}(x)")

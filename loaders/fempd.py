@@ -135,7 +135,8 @@ def _norm(t: str) -> str:
 def split_methods(text: str, where: str) -> dict[str, str]:
     """The member declarations of the file's class by name, each with its annotations and indentation."""
     code = blank_literals(text)
-    open_brace = code.find("{", re.search(r"\bclass\b", code).end()) if re.search(r"\bclass\b", code) else -1
+    declared = re.search(r"\bclass\b", code)
+    open_brace = code.find("{", declared.end()) if declared else -1
     if open_brace < 0:
         raise InputError(where, None, "no class body")
     methods: dict[str, str] = {}

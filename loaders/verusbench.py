@@ -128,7 +128,8 @@ def program_items(text: str, where: str) -> list[Item]:
         end = close_of(masked, start)
     except ValueError as e:
         raise InputError(where, None, str(e)) from None
-    items, i = [], start + 1
+    items: list[Item] = []
+    i = start + 1
     while True:
         while i < end and masked[i].isspace():
             i += 1
@@ -179,7 +180,9 @@ def _item(text: str, masked: str, where: str) -> Item:
 
 
 def _fn(text: str, masked: str, mode: str, name: str, where: str) -> Fn:
-    at = re.search(rf"\bfn\s+{re.escape(name)}\b", masked).end()
+    found = re.search(rf"\bfn\s+{re.escape(name)}\b", masked)
+    assert found is not None, name  # the caller found this fn in the same text
+    at = found.end()
     if masked[at:].lstrip().startswith("<"):
         at = close_of(masked, masked.index("<", at)) + 1
     open_paren = masked.index("(", at)

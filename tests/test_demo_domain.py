@@ -92,7 +92,7 @@ def test_feeds_edges_join_each_return_type_to_every_other_atom_taking_it(domain,
 def test_prompt_holds_the_buggy_stages_renamed_and_the_reference_the_fixed_ones(domain, atoms):
     group = chain(atoms, "digits", "dedupe", "diffs")
     composite = domain.compose(group)
-    for module, version in ((composite.prompt, "buggy"), (composite.reference, "fixed")):
+    for module, _version in ((composite.prompt, "buggy"), (composite.reference, "fixed")):
         space: dict = {}
         exec(module, space)
         assert {"stage_1", "stage_2", "stage_3", "pipeline"} <= set(space)

@@ -6,6 +6,7 @@ import pytest
 
 from codewalk.errors import StoreError
 from codewalk.records import Atom, Edge, Run, Task
+from codewalk.store import open_store
 
 ATOMS = [
     Atom("d/a", "d", {"title": "A", "files": ["x.py"], "label": "eq"}, {"k": 1}),
@@ -21,7 +22,7 @@ def _task(tid: str, atoms: tuple[str, ...], run: str = "r1") -> Task:
 
 
 def _counts(store) -> tuple[int, int]:
-    nodes = store.run("MATCH (n) RETURN count(n) AS c")[0]["c"]
+    nodes = store.run("MATCH (n:Atom) RETURN count(n) AS c")[0]["c"]
     rels = store.run("MATCH ()-[r]->() RETURN count(r) AS c")[0]["c"]
     return nodes, rels
 
@@ -137,3 +138,25 @@ def test_embedded_store_held_by_another_process_is_reported_as_in_use(tmp_path):
     finally:
         holder.close()
     open_store(path).close()  # free again once the holder is gone
+
+
+def test_a_store_of_an_older_schema_version_is_refused_with_what_to_do(store):
+    from codewalk.store import SCHEMA_VERSION
+
+    assert store.run("MATCH (s:Schema) RETURN s.version AS v") == [{"v": SCHEMA_VERSION}]  # stamped on open
+    store.run("MATCH (s:Schema) SET s.version = $v", {"v": SCHEMA_VERSION - 1})
+    with pytest.raises(StoreError, match=rf"schema version {SCHEMA_VERSION - 1}, this codewalk needs "
+                                         rf"{SCHEMA_VERSION}.*cw tasks export"):
+        store.ensure_schema()  # what opening it does
+    store.run("MATCH (s:Schema) SET s.version = $v", {"v": SCHEMA_VERSION + 1})
+    with pytest.raises(StoreError, match="newer than this codewalk's"):
+        store.ensure_schema()
+    store.run("MATCH (s:Schema) SET s.version = $v", {"v": SCHEMA_VERSION})  # the next test opens it
+
+
+def test_an_embedded_store_from_before_schema_versions_is_stamped_not_refused(tmp_path):
+    path = tmp_path / "old.lbug"
+    with open_store(path) as s:
+        s.run("MATCH (s:Schema) DELETE s")  # as a store written before versions were kept
+    with open_store(path) as s:
+        assert s.run("MATCH (s:Schema) RETURN s.version AS v")[0]["v"] >= 1

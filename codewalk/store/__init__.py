@@ -22,6 +22,10 @@ from ..queries import Dialect, query
 from ..records import SUMMARY_FIELDS, Atom, Edge, Run, Task
 
 BATCH = 5_000  # rows per UNWIND
+# The graph's layout (cypher/schema.*): raise it when a change makes older stores unreadable, and say in
+# SCHEMA_CHANGES what a user of an older store has to do.
+SCHEMA_VERSION = 1
+SCHEMA_CHANGES = {1: "the first versioned schema"}
 
 
 def default_store_path() -> Path:
@@ -70,6 +74,23 @@ class GraphStore(ABC):
 
         for statement in statements("schema", self.dialect):
             self.run(statement)
+        self._check_version()
+
+    def _check_version(self) -> None:
+        """Refuse a store of another schema version; stamp a new store (or one from before versions,
+        whose layout is version 1's) with this one."""
+        found = self.run(self.q("schema_version"))[0]
+        version = found["version"]
+        if version is None:
+            self.run(self.q("stamp_schema"), {"version": SCHEMA_VERSION})
+        elif version > SCHEMA_VERSION:
+            raise StoreError(f"the store {self.location} has schema version {version}, newer than this "
+                             f"codewalk's {SCHEMA_VERSION}: upgrade codewalk (pip install -U codewalk)")
+        elif version < SCHEMA_VERSION:
+            raise StoreError(f"the store {self.location} has schema version {version}, this codewalk needs "
+                             f"{SCHEMA_VERSION} ({SCHEMA_CHANGES[SCHEMA_VERSION]}): export its tasks with the "
+                             "codewalk that wrote it (`cw tasks export`), then load into a new store "
+                             "(--store NEW_PATH), or keep using the older codewalk for it")
 
     # -- operations, the same on both stores -----------------------------------------------------
     def q(self, name: str, rel: str | None = None) -> str:

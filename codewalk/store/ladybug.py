@@ -50,8 +50,8 @@ class LadybugStore(GraphStore):
             result = self._conn.execute(cypher, params or {})
         except RuntimeError as e:  # an embedded store is always reachable: the statement was refused
             raise QueryError(f"query failed: {e}") from e
-        names = result.get_column_names()
-        return [dict(zip(names, map(_plain, row), strict=True)) for row in result.get_all()]
+        names = result.get_column_names()  # type: ignore[union-attr]  # one statement, one result
+        return [dict(zip(names, map(_plain, row), strict=True)) for row in result.get_all()]  # type: ignore[union-attr]
 
     def transaction(self, steps: Sequence[tuple[str, dict[str, Any]]]) -> None:
         with self._transaction():
@@ -75,7 +75,7 @@ class LadybugStore(GraphStore):
 
     def table(self, cypher: str, params: dict[str, Any] | None = None) -> pa.Table:
         try:
-            return self._conn.execute(cypher, params or {}).get_as_arrow()
+            return self._conn.execute(cypher, params or {}).get_as_arrow()  # type: ignore[union-attr]
         except RuntimeError as e:
             raise StoreError(f"query failed: {e}") from e
 
@@ -131,8 +131,8 @@ class LadybugStore(GraphStore):
 
     def _rows(self, cypher: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         result = self._conn.execute(cypher, params)
-        names = result.get_column_names()
-        return [dict(zip(names, row, strict=True)) for row in result.get_all()]
+        names = result.get_column_names()  # type: ignore[union-attr]
+        return [dict(zip(names, row, strict=True)) for row in result.get_all()]  # type: ignore[union-attr]
 
     def close(self) -> None:
         self._conn.close()

@@ -246,9 +246,11 @@ def _as_static(method: str, old: str, new: str) -> str:
     for m in reversed(list(re.finditer(rf"\b{old}\b", blank_literals(method)))):
         renamed = renamed[:m.start()] + new + renamed[m.end():]
     code = blank_literals(renamed)
-    at = re.search(rf"\b{new}\s*\(", code).start()
+    call = re.search(rf"\b{new}\s*\(", code)
+    assert call is not None, new  # the method declares itself
+    at = call.start()
     line = code.rfind("\n", 0, at) + 1
-    line += re.match(r"[ \t]*(?:@[\w.]+(?:\([^)]*\))?\s*)*", code[line:at]).end()
+    line += re.match(r"[ \t]*(?:@[\w.]+(?:\([^)]*\))?\s*)*", code[line:at]).end()  # type: ignore[union-attr]  # matches empty
     return renamed[:line] + "static " + renamed[line:]
 
 

@@ -128,7 +128,7 @@ def _pairwise(cores: list[list[Any]], rng: random.Random, limit: int) -> list[li
         for p in range(k):
             for q in range(p + 1, k):
                 uncovered.discard((p, row[p], q, row[q]))
-        rows.append([cores[p][v] for p, v in enumerate(row)])
+        rows.append([cores[p][v] for p, v in enumerate(row) if v is not None])  # every position is set
     return rows
 
 

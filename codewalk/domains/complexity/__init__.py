@@ -137,7 +137,7 @@ class ComplexityDomain(Domain):
         program = functions + "\n\n\n" + driver
         return Composite(
             prompt=f"```python\n{program}```\n\n{INSTRUCTION}",
-            reference=derivation.label,
+            reference=str(derivation.label),  # derive() refuses a chain without a label
             verifier={
                 "label": derivation.label,
                 "labels": [a.summary["label"] for a in atoms],

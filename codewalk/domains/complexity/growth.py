@@ -30,7 +30,7 @@ class Growth:
 
     exp: int = 0
     p: int = 0
-    l: int = 0
+    l: int = 0  # noqa: E741 (the exponent of log n, as in n^p log^l n)
     ll: int = 0
 
     def __str__(self) -> str:
@@ -136,7 +136,7 @@ SATURATED = 1e300  # sizes are reported as floats capped here; a capped size say
 MAX_ERROR = 0.05  # mean squared error in log(1 + size) of an acceptable fit: about a factor 1.25 off
 
 
-def fit(points: Sequence[tuple[int, float]]) -> tuple[Growth | None, float]:
+def fit(points: Sequence[tuple[float, float]]) -> tuple[Growth | None, float]:
     """The class of the closed set that best explains size s at input size n, and the fit's error.
 
     Each class f is fitted as s ~ c f(n), c > 0, and a polylogarithmic one as s ~ a + c f(n), a >= 0 (a
@@ -172,7 +172,7 @@ def agrees(points: Sequence[tuple[float, float]], expected: Growth) -> tuple[boo
     set (n^4, log^2 n, ...) agrees when it explains the points about as well as the best of the set."""
     fitted, best = fit(points)
     if fitted == expected or expected in FIT_CLASSES or expected.exp:
-        return fitted == expected or (expected.exp and fitted == EXPONENTIAL), fitted
+        return fitted == expected or bool(expected.exp and fitted == EXPONENTIAL), fitted
     pts = _tail(sorted((n, max(0.0, float(s))) for n, s in points if n >= 2 and s < SATURATED))
     error = _error(expected, pts, [math.log1p(s) for _, s in pts])
     return error <= best + 0.02 + 0.1 * best and error < MAX_ERROR, fitted
@@ -204,13 +204,13 @@ def _tail(xs: list) -> list:
     return xs[-max(MIN_POINTS, -(-len(xs) // 2)):]
 
 
-def _value(g: Growth, n: int) -> float:
+def _value(g: Growth, n: float) -> float:
     if g.exp:
         return 2.0 ** min(n ** g.p, 1000)
     return n ** g.p * math.log2(n) ** g.l * max(1.0, math.log2(max(2.0, math.log2(n)))) ** g.ll
 
 
-def _error(g: Growth, pts: list[tuple[int, float]], ys: list[float]) -> float:
+def _error(g: Growth, pts: list[tuple[float, float]], ys: list[float]) -> float:
     """Mean squared error in log(1 + s) of the best s ~ a + c f(n), a, c >= 0."""
     fs = [_value(g, n) for n, _ in pts]
 

@@ -167,7 +167,7 @@ class RepairDomain(Domain):
                 found = units(source) if source is not None else None
                 if found is None:
                     continue
-                for name in touched(source, diff.touched):
+                for name in touched(source or "", diff.touched):  # found is not None: source was read
                     expected[(diff.new, name)] = (atom, found[name])
         methods = {entry["atom"]: entry["method"] for entry in applied}
         for (path, name), (atom, texts) in sorted(expected.items()):
