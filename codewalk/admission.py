@@ -53,6 +53,7 @@ class WalkSummary:
     admitted_ids: list[str] = field(default_factory=list)
     seconds: float = 0.0
     interrupted: bool = False
+    used_up: bool = False  # the walks kept finding groups already attempted: no fresh group is left
 
     @property
     def admitted(self) -> int:
@@ -64,7 +65,7 @@ class WalkSummary:
                 "rejected": {r: c for r, c in self.by_reason.items() if r not in ("admitted", "infra_error")},
                 "errors": self.by_reason.get("infra_error", 0), "skipped": self.skipped,
                 "admitted_ids": self.admitted_ids, "seconds": round(self.seconds, 3),
-                "interrupted": self.interrupted}
+                "interrupted": self.interrupted, "used_up": self.used_up}
 
 
 def evaluate(domain: Domain, atoms: list[Atom]) -> Verdict:
@@ -76,6 +77,9 @@ def evaluate(domain: Domain, atoms: list[Atom]) -> Verdict:
         return Verdict("rejected", r.reason, {"compose": r.detail}, None)
     except InfraError as e:
         return Verdict("error", "infra_error", {"error": str(e), "stage": "compose"}, None)
+    if composite.order and sorted(composite.order) == sorted(a.id for a in atoms):
+        order = composite.order
+        atoms = sorted(atoms, key=lambda a: order.index(a.id))  # positions follow the composite
     try:
         ref = domain.check_reference(composite, atoms)  # (2)
         evidence["reference"] = {"passes": ref.ok, "detail": ref.detail, **ref.evidence}
@@ -193,6 +197,9 @@ def _fresh_groups(store: GraphStore, domain: Domain, walker: Walker, summary: Wa
     walks = iter(walker)
     while True:
         batch = list(islice(walks, 32))
+        if not batch:  # the walker found no group at all
+            summary.used_up = True
+            return
         ids = [task_id(domain.name, g, domain.composer_version) for g in batch]
         known = store.existing_tasks(set(ids) - seen)
         for group, tid in zip(batch, ids, strict=True):
@@ -200,6 +207,7 @@ def _fresh_groups(store: GraphStore, domain: Domain, walker: Walker, summary: Wa
                 summary.skipped += 1
                 stale += 1
                 if stale > limit:
+                    summary.used_up = True
                     return
                 continue
             seen.add(tid)
@@ -209,8 +217,9 @@ def _fresh_groups(store: GraphStore, domain: Domain, walker: Walker, summary: Wa
 
 def _task(domain: Domain, group: tuple[str, ...], verdict: Verdict, run: Run) -> Task:
     c = verdict.composite
+    atoms = c.order if c and c.order and sorted(c.order) == sorted(group) else group  # as evaluate ordered them
     return Task(
-        id=task_id(domain.name, group, domain.composer_version), domain=domain.name, atoms=group,
+        id=task_id(domain.name, group, domain.composer_version), domain=domain.name, atoms=atoms,
         status=verdict.status, reason=verdict.reason, seed=run.seed, run=run.id, created_at=now(),
         generator_version=f"codewalk {__version__} / {domain.composer_version}",
         prompt=c.prompt if c else "", reference=c.reference if c else "", verifier=c.verifier if c else {},

@@ -185,8 +185,10 @@ def walk(
     else:
         out.print(_table(f"Walk {summary.run} (seed {summary.seed}, {summary.seconds:.1f}s)", [_yield_row(summary)]))
     if summary.admitted < count:
+        why = (f"every group the walks find at N={n} has been attempted: the graph is used up at this level"
+               if summary.used_up else "raise --max-attempts for more")
         raise FewerAdmitted(f"admitted {summary.admitted} of {count} wanted after {summary.attempted} attempts, "
-                            "all stored (raise --max-attempts, or the graph may not hold more)")
+                            f"all stored ({why})")
 
 
 def _only_domain(store) -> str:

@@ -72,6 +72,9 @@ class Composite:
     prompt: str  # x_G as shown to a model
     reference: str  # Ref(G)
     verifier: dict[str, Any]  # V_G: everything the domain needs to grade a candidate
+    # The group's atoms in the order the composite uses them (repair: the order its patches are applied),
+    # which COMPOSES.position records; None: the walk's order.
+    order: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)

@@ -130,3 +130,11 @@ def test_cw_walk_n_10_admits_on_the_graph_cw_demo_builds(capsys, tmp_path):
     code, out, err = cw(capsys, "--store", store, "walk", "--n", "10", "--count", "1", "--seed", "1", "--json")
     assert code == 0, err
     assert json.loads(out)["admitted"] == 1
+
+
+def test_a_walk_that_used_up_the_graph_says_so(capsys, store_path, tmp_path):
+    small = tmp_path / "three.txt"
+    small.write_text("a1\na2\na3\n")
+    cw(capsys, "--store", store_path, "load", "toychain", str(small))
+    code, out, err = cw(capsys, "--store", store_path, "walk", "--n", "2", "--count", "50", "--seed", "1", "--json")
+    assert code == 7 and json.loads(out)["used_up"] and "the graph is used up at this level" in err

@@ -403,3 +403,13 @@ def test_a_listed_pass_to_pass_test_missing_at_c_star_is_dropped_with_its_reason
     assert task["evidence"]["reference"]["pass_to_pass_dropped"] == {mode: "missing at x_G"}
     assert mode in task["verifier"]["PASS_TO_PASS_listed"] and mode not in task["verifier"]["PASS_TO_PASS"]
     assert mode in walked.task("F2")["verifier"]["PASS_TO_PASS"]  # at F2's own base it exists and passes
+
+
+def test_composes_position_follows_the_order_the_patches_are_applied(walked):
+    tasks = [walked.store.get_task(t) for n in (2, 3) for t in walked.summaries[n].admitted_ids]
+    assert tasks
+    for task in tasks:
+        assert task["atoms"] == task["verifier"]["order"]  # fix-date order, not the ids sorted as text
+        assert [a["atom"] for a in task["evidence"]["atoms"]] == task["atoms"]  # check (1) positions agree
+    # the fixture has groups whose fix-date order is not their ids sorted, so the old order would fail here
+    assert any(t["atoms"] != sorted(t["atoms"]) for t in tasks)

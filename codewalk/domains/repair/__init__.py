@@ -148,7 +148,8 @@ class RepairDomain(Domain):
         }
         if conflict:
             verifier["reference_conflict"] = conflict
-        return Composite(problem_statement(first.summary["repo"], c_star, fail), reference, verifier)
+        return Composite(problem_statement(first.summary["repo"], c_star, fail), reference, verifier,
+                         order=tuple(a.id for a in ordered))  # COMPOSES.position: the order patches apply
 
     def _misplaced(self, tree: Worktree, mirror: Path, ordered: list[Atom], applied: list[dict[str, str]]) \
             -> str:
