@@ -367,12 +367,22 @@ def grade(
     workers: WorkersOpt = CORES,
     plots: Annotated[Path | None, typer.Option(
         help="Draw solve rate against N, a line per run, into this folder.")] = None,
+    require_isolation: Annotated[bool, typer.Option(
+        "--require-isolation/--allow-unisolated",
+        help="Refuse to grade where candidates cannot be isolated (no bubblewrap). Default: on under CI "
+             "(CI set), off elsewhere, with a warning.", show_default=False)] = bool(os.environ.get("CI")),
     as_json: JsonOpt = False,
 ) -> None:
     """Grade a model's outputs with the same verifier that admitted the tasks; store the grades in the graph
     ((:Grade)-[:OF]->(:Task), one per run and task) and print the solve rate by level of every run so far."""
+    from . import sandbox
     from .grading import grade_predictions
 
+    if not sandbox.isolated():
+        if require_isolation:
+            raise UsageError(f"candidates cannot be isolated here ({sandbox.isolation()}); install bubblewrap "
+                             "or pass --allow-unisolated to grade anyway")
+        err.print(f"[yellow]warning:[/] candidates run without isolation here: {sandbox.isolation()}")
     with _store(ctx) as store, _count(f"grade {run or predictions.stem}") as on_grade:
         report = grade_predictions(store, domain, predictions, run, workers, plots, on_grade)
     if as_json:

@@ -7,9 +7,11 @@ nothing of the caller's (no tokens, no store passwords).
 
 Code nobody reviewed (composites, graded predictions) runs isolated where the machine allows it, with
 bubblewrap (`bwrap`, the sandbox Flatpak uses): no network, its own PID namespace (when its first
-process dies the kernel kills every process left, even one that called setsid()), and a read-only view
-of the filesystem except its work directory (TMPDIR points there). /tmp stays visible, read-only: the
-interpreter or tool being run may live there (a virtualenv, a cache), and hiding it broke them. Process count is capped by a pids
+process dies the kernel kills every process left, even one that called setsid()), and its work
+directory read-write (TMPDIR points there). What else it sees is an allow-list when the caller gives
+one (`sees`: the system directories, then only those paths read-only; /tmp, the home folder, the store
+and every cache are absent), else the whole filesystem read-only (the domains whose toolchains are not
+listed yet: repair, proofs, clones). Process count is capped by a pids
 cgroup when one is writable (root ignores RLIMIT_NPROC), else by RLIMIT_NPROC. `isolation()` says what
 this machine gives; trusted tooling (git, pip building an environment) passes `isolate=False`.
 """
@@ -23,6 +25,7 @@ import resource
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
@@ -46,11 +49,13 @@ class Completed:
 
 def run(cmd: list[str], *, cwd: Path, timeout: float, stdin: str | None = None, memory_mb: int = 1024,
         cpu_seconds: int | None = None, max_procs: int | None = 256, max_file_mb: int = 64,
-        env: dict | None = None, isolate: bool = True, writable: Sequence[Path] = ()) -> Completed:
+        env: dict | None = None, isolate: bool = True, writable: Sequence[Path] = (),
+        sees: Sequence[Path] | None = None) -> Completed:
     """Run cmd in cwd and capture its output; raise InfraError only if it cannot be started.
 
     With isolate (the default) the command sees no network and can write only to cwd and `writable`,
-    where bubblewrap is available (see `isolation()`)."""
+    where bubblewrap is available (see `isolation()`); with `sees` it sees nothing of the filesystem but
+    the system directories, cwd, `writable` and those paths (read-only)."""
     limits = {resource.RLIMIT_AS: memory_mb * MB, resource.RLIMIT_FSIZE: max_file_mb * MB,
               resource.RLIMIT_CORE: 0}
     if cpu_seconds is not None:  # without it the wall-clock timeout is the only bound on CPU
@@ -62,7 +67,7 @@ def run(cmd: list[str], *, cwd: Path, timeout: float, stdin: str | None = None, 
     if isolate and _bwrap_works():
         if not shutil.which(cmd[0], path=(env or {}).get("PATH", os.environ.get("PATH", os.defpath))):
             raise InfraError(f"cannot start {cmd[0]}: not found")  # bwrap would only say "exit 1"
-        cmd = _bwrap_prefix(Path(cwd), writable) + list(cmd)
+        cmd = _bwrap_prefix(Path(cwd), writable, sees) + list(cmd)
         env = {"TMPDIR": str(cwd), **(env or {})}  # /tmp is read-only inside
     with _pids_cgroup(max_procs) as join_cgroup:
         return _run(cmd, cwd, timeout, stdin, limits, join_cgroup, env)
@@ -115,6 +120,11 @@ def isolation() -> str:
     return f"{fs_net}; process count: {procs}"
 
 
+def isolated() -> bool:
+    """Whether isolated runs really are isolated on this machine (bubblewrap works here)."""
+    return _bwrap_works()
+
+
 @functools.cache
 def _bwrap_works() -> bool:
     """bwrap installed and allowed to make namespaces here (containers may forbid it)."""
@@ -134,9 +144,35 @@ def _bwrap() -> str:
     return shutil.which("bwrap") or ""
 
 
-def _bwrap_prefix(cwd: Path, writable: Sequence[Path]) -> list[str]:
+# What every allow-listed run sees read-only: programs and libraries, and the few files of /etc the
+# dynamic linker and the C library read. Not /etc as a whole (root can read its secrets), not /tmp, /home,
+# /root, /var or the checkout.
+SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc/ld.so.cache",
+          "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime", "/etc/alternatives", "/etc/java-17-openjdk")
+
+
+def python_runtime() -> tuple[Path, ...]:
+    """The running interpreter's installation, for a sandboxed `python -I -S` (standard library only)."""
+    return tuple(dict.fromkeys(Path(p).resolve() for p in (sys.base_prefix, sys.prefix)))
+
+
+def _view(sees: Sequence[Path] | None) -> list[str]:
+    if sees is None:
+        return ["--ro-bind", "/", "/"]
+    args: list[str] = []
+    for path in SYSTEM:
+        if os.path.islink(path):  # merged /usr: /bin -> usr/bin
+            args += ["--symlink", os.readlink(path), path]
+        else:
+            args += ["--ro-bind-try", path, path]
+    for seen in sees:
+        args += ["--ro-bind-try", str(seen), str(seen)]
+    return args
+
+
+def _bwrap_prefix(cwd: Path, writable: Sequence[Path], sees: Sequence[Path] | None = None) -> list[str]:
     binds = [arg for path in (cwd, *writable) for arg in ("--bind", str(path), str(path))]
-    return [_bwrap(), "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *binds,
+    return [_bwrap(), *_view(sees), "--dev", "/dev", "--proc", "/proc", *binds,
             "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent",
             "--chdir", str(cwd), "--"]
 

@@ -55,6 +55,18 @@ def _domains(request, monkeypatch):
         domain.register(cls)
 
 
+@pytest.fixture(scope="module")
+def module_home(tmp_path_factory):
+    """One CODEWALK_HOME for a whole module, so what it caches (repair: virtualenvs, worktrees) is built
+    once; a module sets it for each of its tests with `pytestmark = pytest.mark.usefixtures("shared_home")`."""
+    return tmp_path_factory.mktemp("home")
+
+
+@pytest.fixture
+def shared_home(module_home, monkeypatch):
+    monkeypatch.setenv("CODEWALK_HOME", str(module_home))
+
+
 @pytest.fixture(scope="session")
 def _session_neo4j(tmp_path_factory):
     """Use the Neo4j at CODEWALK_TEST_NEO4J, or start one for this session."""

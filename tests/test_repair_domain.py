@@ -51,24 +51,16 @@ class Walked:
         return Composite(t["prompt"], t["reference"], t["verifier"])
 
 
-@pytest.fixture(scope="module")
-def home(tmp_path_factory) -> Path:
-    """One codewalk home for the module, so the virtualenv and the worktrees are built once."""
-    return tmp_path_factory.mktemp("repair-home")
-
-
-@pytest.fixture(autouse=True)
-def _shared_home(home, monkeypatch):
-    monkeypatch.setenv("CODEWALK_HOME", str(home))
+pytestmark = pytest.mark.usefixtures("shared_home")  # one home: the virtualenv is built once
 
 
 @pytest.fixture(scope="module")
-def walked(tmp_path_factory, home):
+def walked(tmp_path_factory, module_home):
     root = tmp_path_factory.mktemp("tally")
     fixture = repair_fixture.build(root)
     rows = fixture.write_rows(root / "rows.jsonl")
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("CODEWALK_HOME", str(home))
+        patch.setenv("CODEWALK_HOME", str(module_home))
         store = open_store(root / "graph.lbug")
         load(store, "repair", rows, {"repos": str(fixture.repos)})
         # two workers: the same tasks as one (admission keeps submission order), and the caches get shared
@@ -169,8 +161,8 @@ def test_group_is_composed_in_fix_date_order_whatever_order_it_arrives_in(walked
     assert task["verifier"]["created_at"] == "2024-04-10T10:00:00+00:00"  # the latest fix, M's
 
 
-def test_one_environment_serves_every_group(walked, home):
-    envs = [p for p in (home / "cache" / "repair" / "envs").iterdir() if p.is_dir()]
+def test_one_environment_serves_every_group(walked, module_home):
+    envs = [p for p in (module_home / "cache" / "repair" / "envs").iterdir() if p.is_dir()]
     assert len(envs) == 1
     env = walked.task("W1", "W2")["evidence"]["reference"]["env"]
     assert env["venv"] == str(envs[0]) and env["notes"] == []
@@ -279,7 +271,7 @@ def test_tests_that_run_forever_are_an_infra_error(walked, tmp_path):
         domain.grade(composite, _candidate(walked, composite, tmp_path, loop))
 
 
-def test_grading_never_touches_the_users_clone_and_leaves_no_worktree(walked, home):
+def test_grading_never_touches_the_users_clone_and_leaves_no_worktree(walked, module_home):
     clone = walked.fixture.clone
 
     def state():
@@ -290,9 +282,9 @@ def test_grading_never_touches_the_users_clone_and_leaves_no_worktree(walked, ho
     composite = walked.composite("W1", "W2")
     assert RepairDomain().grade(composite, composite.reference).ok
     assert state() == before
-    mirror = Mirrors(home / "cache" / "repair" / "repos").path("tally/tally")
+    mirror = Mirrors(module_home / "cache" / "repair" / "repos").path("tally/tally")
     assert "grade-" not in _git(mirror, "worktree", "list").stdout
-    assert not list((home / "cache" / "repair" / "worktrees").glob("grade-*"))
+    assert not list((module_home / "cache" / "repair" / "worktrees").glob("grade-*"))
 
 
 # -- export ------------------------------------------------------------------------------------------
@@ -337,8 +329,8 @@ def test_interpreter_the_machine_lacks_is_named_in_a_note():
     assert find_python(here) == (sys.executable, platform.python_version(), "")
 
 
-def test_worktree_pool_gives_a_concurrent_caller_its_own_slot(walked, home, tmp_path):
-    mirror = Mirrors(home / "cache" / "repair" / "repos").path("tally/tally")
+def test_worktree_pool_gives_a_concurrent_caller_its_own_slot(walked, module_home, tmp_path):
+    mirror = Mirrors(module_home / "cache" / "repair" / "repos").path("tally/tally")
     pool = Worktrees(tmp_path / "trees")
     commit = walked.fixture.commits["initial"]
     with pool.checkout(mirror, commit) as first, pool.checkout(mirror, commit) as second:

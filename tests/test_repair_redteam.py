@@ -32,24 +32,17 @@ def pytest_runtest_makereport(item, call):
 '''
 
 
-@pytest.fixture(scope="module")
-def home(tmp_path_factory) -> Path:
-    return tmp_path_factory.mktemp("redteam-home")
-
-
-@pytest.fixture(autouse=True)
-def _shared_home(home, monkeypatch):
-    monkeypatch.setenv("CODEWALK_HOME", str(home))
+pytestmark = pytest.mark.usefixtures("shared_home")  # one home: the virtualenv is built once
 
 
 @pytest.fixture(scope="module")
-def task(tmp_path_factory, home) -> tuple[repair_fixture.Fixture, Composite]:
+def task(tmp_path_factory, module_home) -> tuple[repair_fixture.Fixture, Composite]:
     """W1 + W2 composed and through check (2), which derives its PASS_TO_PASS; no graph store needed."""
     root = tmp_path_factory.mktemp("tally")
     fixture = repair_fixture.build(root)
     rows = fixture.write_rows(root / "rows.jsonl", ("W1", "W2"))
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("CODEWALK_HOME", str(home))
+        patch.setenv("CODEWALK_HOME", str(module_home))
         domain = RepairDomain()
         atoms = list(domain.load(rows, {"repos": str(fixture.repos)}))
         composite = domain.compose(atoms)
@@ -240,7 +233,7 @@ def test_cheat_dynamic_import_of_the_runner_is_not_solved(task, tmp_path):
 
 
 # -- the run neutralises what slips past the refusals ----------------------------------------------
-def test_cheats_work_under_a_plain_pytest_but_not_under_the_harness_run(task, tmp_path, home):
+def test_cheats_work_under_a_plain_pytest_but_not_under_the_harness_run(task, tmp_path, module_home):
     """The cheats above are real: a root pytest.ini plugin and a dist-info entry point make a plain pytest
     run pass the failing tests. The harness's run (its own -c configuration, autoload off) ignores both."""
     _, composite = task

@@ -150,7 +150,7 @@ def run_program(src: str, stdin: str, timeout: float) -> ProgramRun:
     with sandbox.workdir() as cwd:
         (cwd / "program.py").write_text(src)
         done = sandbox.run([*PYTHON, "-c", BOOT, "program.py"], cwd=cwd, timeout=timeout, stdin=stdin,
-                           memory_mb=2048)
+                           memory_mb=2048, sees=sandbox.python_runtime())
     if done.timed_out:
         return ProgramRun(False, "", "timeout")
     if done.returncode != 0:
@@ -179,7 +179,7 @@ def run_driver(source: str, driver: str, stages: list[tuple[str, int]], stdins: 
 def _harness(job: dict[str, Any], timeout: float) -> list[dict[str, Any]]:
     with sandbox.workdir() as cwd:
         done = sandbox.run([*PYTHON, "-c", HARNESS], cwd=cwd, timeout=timeout, stdin=json.dumps(job),
-                           memory_mb=4096)
+                           memory_mb=4096, sees=sandbox.python_runtime())
     if done.timed_out:
         raise InfraError(f"the run harness timed out after {timeout:g}s")
     try:

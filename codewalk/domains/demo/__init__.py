@@ -253,7 +253,7 @@ class DemoDomain(Domain):
         # site halves the interpreter's start-up.
         with sandbox.workdir() as cwd:
             done = sandbox.run([sys.executable, "-I", "-S", "-c", program], cwd=cwd, timeout=self.timeout,
-                               stdin=json.dumps(payload))
+                               stdin=json.dumps(payload), sees=sandbox.python_runtime())
         if done.timed_out:
             raise InfraError(f"{what} timed out after {self.timeout:g}s")
         if done.returncode != 0:
