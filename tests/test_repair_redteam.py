@@ -5,6 +5,7 @@ however they are written, must still be solved. The task is W1 + W2: three tests
 
 from __future__ import annotations
 
+import os
 import py_compile
 import subprocess
 import sys
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from codewalk import sandbox
 from codewalk.domains.repair import RepairDomain
 from codewalk.domains.repair.env import EnvSpec, run_tests
 from codewalk.domains.repair.guard import refusal
@@ -320,3 +322,24 @@ def test_source_that_already_used_pytest_may_still_be_edited_elsewhere():
     assert refusal(["pkg/plugin.py"], before.get, after.get) == ""
     after["pkg/plugin.py"] += b"import _pytest.runner\n"
     assert "pkg/plugin.py:4" in refusal(["pkg/plugin.py"], before.get, after.get)
+
+
+# -- what a graded run can see ---------------------------------------------------------------------
+@pytest.mark.skipif(not sandbox.isolated() and not os.environ.get("CI"), reason=sandbox.isolation())
+def test_cheat_a_fix_that_works_only_when_it_sees_the_host_is_not_solved(task, tmp_path, module_home):
+    """Gold, but the module refuses to import unless a host path is visible: every probe must fail."""
+    probes = {"the mirrors in the cache": module_home / "cache" / "repair" / "repos", "the clone": task[0].clone,
+              "the checkout": Path(__file__).resolve().parents[1] / "pyproject.toml",
+              "a dotfile in $HOME": Path.home() / ".codewalk-redteam-probe"}
+    probes["a dotfile in $HOME"].write_text("secret")
+    (tmp_path / "gold").mkdir()
+    assert RepairDomain().grade(task[1], _patch(task, tmp_path / "gold", *GOLD)).ok
+    for what, path in probes.items():
+        assert path.exists(), what
+        (tmp_path / what.replace(" ", "_")).mkdir()
+        # the path hex-encoded: a temporary path names pytest, which the source scan would refuse first
+        hidden = str(path).encode().hex()
+        guard = prepend(WORDS, f"import os\nif not os.path.exists(bytes.fromhex({hidden!r}).decode()):\n"
+                               "    raise ImportError('blind')\n")
+        verdict = RepairDomain().grade(task[1], _patch(task, tmp_path / what.replace(" ", "_"), *GOLD, guard))
+        assert not verdict.ok and verdict.reason != "refused", f"{what} is visible to a graded run"

@@ -197,6 +197,17 @@ def _read_marker(path: Path) -> Env | None:
     return Env(path, data["python_asked"], data["python_used"], tuple(data["notes"]))
 
 
+def venv_runtime(venv: Path) -> list[Path]:
+    """What a test run needs to see besides its worktree: the environment and the interpreter it was made
+    from (pyvenv.cfg's `home`), nothing else of the cache (other worktrees, the gold-patched trees)."""
+    seen = [venv]
+    for line in (venv / "pyvenv.cfg").read_text(encoding="utf-8").splitlines():
+        key, _, value = line.partition("=")
+        if key.strip() == "home" and value.strip():
+            seen.append(Path(value.strip()).resolve().parent)  # .../bin -> the installation
+    return seen
+
+
 def _venv_env(venv: Path) -> dict[str, str]:
     path = os.environ.get("PATH", os.defpath)
     return {"VIRTUAL_ENV": str(venv), "PATH": f"{venv / 'bin'}{os.pathsep}{path}"}
@@ -229,7 +240,7 @@ def run_tests(env: Env, tree: Worktree, tests: list[str], test_cmd: str, timeout
                    f"--junitxml={shlex.quote(str(report))} " + " ".join(shlex.quote(f) for f in present))
         paths = [str(tree.path)] + ([str(tree.path / "src")] if (tree.path / "src").is_dir() else [])
         done = sandbox.run(["bash", "-c", command], cwd=tree.path, timeout=timeout, memory_mb=memory_mb,
-                           max_file_mb=256, writable=[scratch, private],
+                           max_file_mb=256, writable=[scratch, private], sees=venv_runtime(env.path),
                            env={**_venv_env(env.path), "PYTHONPATH": os.pathsep.join(paths),
                                 "HOME": str(scratch), "TMPDIR": str(scratch), "PYTHONDONTWRITEBYTECODE": "1",
                                 "PYTHONNOUSERSITE": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
