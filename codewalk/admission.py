@@ -24,7 +24,7 @@ from . import __version__
 from .domain import Domain, Rejected, get_domain
 from .errors import InfraError, StoreUnavailable, UsageError
 from .executors import open_executor
-from .records import Atom, Composite, Run, Task, TaskStatus, task_id
+from .records import Atom, Composite, Reason, Run, Task, TaskStatus, task_id
 from .store import GraphStore
 from .walk import Walker
 
@@ -62,8 +62,8 @@ class WalkSummary:
     def as_dict(self) -> dict[str, Any]:
         return {"run": self.run, "domain": self.domain, "level": self.level, "seed": self.seed,
                 "store": self.store, "attempted": self.attempted, "admitted": self.admitted,
-                "rejected": {r: c for r, c in self.by_reason.items() if r not in ("admitted", "infra_error")},
-                "errors": self.by_reason.get("infra_error", 0), "skipped": self.skipped,
+                "rejected": {r: c for r, c in self.by_reason.items() if r not in (Reason.ADMITTED, Reason.INFRA_ERROR)},
+                "errors": self.by_reason.get(Reason.INFRA_ERROR, 0), "skipped": self.skipped,
                 "admitted_ids": self.admitted_ids, "seconds": round(self.seconds, 3),
                 "interrupted": self.interrupted, "used_up": self.used_up}
 
@@ -76,7 +76,7 @@ def evaluate(domain: Domain, atoms: list[Atom]) -> Verdict:
     except Rejected as r:
         return Verdict("rejected", r.reason, {"compose": r.detail}, None)
     except InfraError as e:
-        return Verdict("error", "infra_error", {"error": str(e), "stage": "compose"}, None)
+        return Verdict("error", Reason.INFRA_ERROR, {"error": str(e), "stage": "compose"}, None)
     if composite.order and sorted(composite.order) == sorted(a.id for a in atoms):
         order = composite.order
         atoms = sorted(atoms, key=lambda a: order.index(a.id))  # positions follow the composite
@@ -84,19 +84,19 @@ def evaluate(domain: Domain, atoms: list[Atom]) -> Verdict:
         ref = domain.check_reference(composite, atoms)  # (2)
         evidence["reference"] = {"passes": ref.ok, "detail": ref.detail, **ref.evidence}
         if not ref.ok:
-            return Verdict("rejected", ref.reason or "reference_fails", evidence, composite)
+            return Verdict("rejected", ref.reason or Reason.REFERENCE_FAILS, evidence, composite)
         checks = [domain.check_unsolved(composite, atoms, i) for i in range(len(atoms))]  # (1)
     except InfraError as e:
         evidence["error"] = str(e)
-        return Verdict("error", "infra_error", evidence, composite)
+        return Verdict("error", Reason.INFRA_ERROR, evidence, composite)
     evidence["atoms"] = [
         {"position": i, "atom": a.id, "unsolved": c.ok, "detail": c.detail, **c.evidence}
         for i, (a, c) in enumerate(zip(atoms, checks, strict=True))
     ]
     solved = [c for c in checks if not c.ok]
     if solved:
-        return Verdict("rejected", solved[0].reason or "atom_solved", evidence, composite)
-    return Verdict("admitted", "admitted", evidence, composite)
+        return Verdict("rejected", solved[0].reason or Reason.ATOM_SOLVED, evidence, composite)
+    return Verdict("admitted", Reason.ADMITTED, evidence, composite)
 
 
 def _evaluate_in_worker(domain_class: type[Domain], atoms: list[Atom]) -> Verdict:
@@ -113,6 +113,7 @@ def walk_and_admit(
     domain_name: str,
     n: int,
     count: int,
+    *,
     seed: int | None = None,
     max_attempts: int | None = None,
     workers: int = 1,

@@ -17,7 +17,7 @@ from rich.text import Text
 
 from . import paths
 from .errors import CodewalkError, FewerAdmitted, Interrupted, UsageError
-from .records import STATUSES
+from .records import STATUSES, Reason
 
 app = typer.Typer(
     help="Compositional coding benchmarks from verified atoms: a problem graph, random-extension walks, "
@@ -178,8 +178,8 @@ def walk(
     with _store(ctx) as store:
         domain = domain or _only_domain(store)
         with _progress("walk", total=count) as on_task:
-            summary = walk_and_admit(store, domain, n, count, seed, max_attempts, workers, on_task,
-                                     executor=executor)
+            summary = walk_and_admit(store, domain, n, count, seed=seed, max_attempts=max_attempts,
+                                     workers=workers, on_task=on_task, executor=executor)
     if as_json:
         _print_json(summary.as_dict())
     else:
@@ -201,11 +201,11 @@ def _only_domain(store) -> str:
 
 
 def _yield_row(s) -> dict[str, Any]:
-    rejected = {r: c for r, c in s.by_reason.items() if r not in ("admitted", "infra_error")}
+    rejected = {r: c for r, c in s.by_reason.items() if r not in (Reason.ADMITTED, Reason.INFRA_ERROR)}
     return {"level": s.level, "attempted": s.attempted, "admitted": s.admitted,
             "rejected": sum(rejected.values()),
             "by reason": ", ".join(f"{r} {c}" for r, c in sorted(rejected.items())) or "-",
-            "errors": s.by_reason.get("infra_error", 0), "skipped": s.skipped}
+            "errors": s.by_reason.get(Reason.INFRA_ERROR, 0), "skipped": s.skipped}
 
 
 class _progress:
@@ -384,7 +384,8 @@ def grade(
                              "or pass --allow-unisolated to grade anyway")
         err.print(f"[yellow]warning:[/] candidates run without isolation here: {sandbox.isolation()}")
     with _store(ctx) as store, _count(f"grade {run or predictions.stem}") as on_grade:
-        report = grade_predictions(store, domain, predictions, run, workers, plots, on_grade)
+        report = grade_predictions(store, domain, predictions, run=run, workers=workers, plots=plots,
+                                   on_grade=on_grade)
     if as_json:
         return _print_json(report.as_dict())
     out.print(f"Graded {report.graded} predictions of run {report.run!r} in {report.seconds:.1f}s: "

@@ -104,6 +104,7 @@ def grade_predictions(
     store: GraphStore,
     domain: str,
     predictions: Path,
+    *,
     run: str | None = None,
     workers: int = 1,
     plots: Path | None = None,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 from typing import Any, Literal
 
 # The summary fields an Atom node carries for exploration (Neo4j Browser captions, Cypher filters).
@@ -24,6 +25,16 @@ RelType = Literal["SHARES_FILE", "FEEDS"]
 REL_TYPES: dict[str, bool] = {"SHARES_FILE": True, "FEEDS": False}  # type -> symmetric?
 TaskStatus = Literal["admitted", "rejected", "error"]
 STATUSES = ("admitted", "rejected", "error")
+
+
+class Reason(StrEnum):
+    """The generic reasons admission gives (a domain adds its own, such as `constant_link`). Stored as
+    their string values."""
+
+    ADMITTED = "admitted"
+    REFERENCE_FAILS = "reference_fails"  # check (2)
+    ATOM_SOLVED = "atom_solved"  # check (1)
+    INFRA_ERROR = "infra_error"  # no verdict: never counted as unsolved
 
 
 @dataclass(frozen=True)
