@@ -11,21 +11,22 @@ HOME_DIR="${CODEWALK_CI_NEO4J_HOME:-$ROOT/neo4j-launcher/target/ci-home}"
 PY="${PYTHON:-python3}"
 export PYTHONPATH="$ROOT${PYTHONPATH:+:$PYTHONPATH}"
 export CODEWALK_NEO4J_BACKEND=java
+export CODEWALK_NEO4J_HOME="$HOME_DIR"  # where `cw db` keeps this server
 
 case "${1:-}" in
   start)
     mkdir -p "$HOME_DIR"
     # dbserver prints the last 30 log lines itself when the server dies or is not ready in time.
-    if ! "$PY" -m codewalk.dbserver start --home "$HOME_DIR" --timeout "${NEO4J_START_TIMEOUT:-180}"; then
+    if ! "$PY" -m codewalk db start --timeout "${NEO4J_START_TIMEOUT:-180}"; then
       echo "neo4j failed to start; full log: $HOME_DIR/neo4j.log" >&2
       exit 1
     fi
     ;;
   stop)
-    "$PY" -m codewalk.dbserver stop --home "$HOME_DIR" || true
+    "$PY" -m codewalk db stop || true
     ;;
   status)
-    "$PY" -m codewalk.dbserver status --home "$HOME_DIR"
+    "$PY" -m codewalk db status
     ;;
   *)
     echo "usage: $0 start|stop|status" >&2

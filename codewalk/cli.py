@@ -474,7 +474,7 @@ def domains(ctx: typer.Context, as_json: JsonOpt = False) -> None:
 
 # -- db ------------------------------------------------------------------------------------------
 def _db_home() -> Path:
-    return paths.home() / "neo4j"
+    return paths.neo4j_home()
 
 
 def _server_rows(info) -> list[dict[str, Any]]:
@@ -488,12 +488,14 @@ def db_start(
     persist: Annotated[bool, typer.Option(help="Keep the data across restarts.")] = False,
     bolt_port: Annotated[int, typer.Option(help="Bolt port.")] = 7687,
     http_port: Annotated[int, typer.Option(help="HTTP / Browser port.")] = 7474,
+    timeout: Annotated[float, typer.Option(help="Seconds to wait for the server to answer.")] = 180,
     as_json: JsonOpt = False,
 ) -> None:
-    """Start a local Neo4j 5.26: with Docker when an engine answers, else with Java 17 + Maven."""
+    """Start a local Neo4j 5.26: with Docker when an engine answers, else with Java 17 + Maven. Its state,
+    log and data live in $CODEWALK_NEO4J_HOME (default ~/.codewalk/neo4j)."""
     from . import dbserver
 
-    info = dbserver.start(_db_home(), bolt_port=bolt_port, http_port=http_port, persist=persist)
+    info = dbserver.start(_db_home(), bolt_port=bolt_port, http_port=http_port, persist=persist, timeout=timeout)
     if as_json:
         return _print_json(info.__dict__)
     out.print(_table("Neo4j started", _server_rows(info)))

@@ -12,7 +12,7 @@ Everything about a running server lives in ``home``: ``neo4j.pid``, ``neo4j.json
 with ``persist=True``, ``neo4j-data/`` (the store that survives restarts).
 
 Only the standard library is needed; the ``docker`` package is imported lazily and optional.
-Run as ``python -m codewalk.dbserver start|stop|status [--home DIR] ...`` (used by ``.ci/neo4j.sh``).
+Its command line is `cw db start|stop|status` (also what ``.ci/neo4j.sh`` runs).
 """
 
 from __future__ import annotations
@@ -24,12 +24,10 @@ import shutil
 import signal
 import socket
 import subprocess
-import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
-from codewalk import paths
 from codewalk.errors import ServerError
 
 __all__ = [
@@ -664,52 +662,3 @@ def _read_text(path: Path) -> str:
 
 def _tail(path: Path, n: int = LOG_TAIL_LINES) -> str:
     return "\n".join(_read_text(path).splitlines()[-n:])
-
-
-# -------------------------------------------------------------------------------------------- main
-
-
-def _main(argv: list[str] | None = None) -> int:
-    import argparse
-
-    p = argparse.ArgumentParser(prog="python -m codewalk.dbserver", description=__doc__.split("\n\n")[0])
-    p.add_argument("command", choices=["start", "stop", "status"])
-    p.add_argument(
-        "--home",
-        type=Path,
-        default=paths.home() / "neo4j",
-        help="folder for pid/state/log files and data (default: $CODEWALK_HOME/neo4j, as `cw db`)",
-    )
-    p.add_argument("--bolt-port", type=int, default=7687)
-    p.add_argument("--http-port", type=int, default=7474)
-    p.add_argument("--persist", action="store_true", help="keep the data across restarts")
-    p.add_argument("--timeout", type=float, default=180)
-    a = p.parse_args(argv)
-    try:
-        if a.command == "start":
-            t0 = time.monotonic()
-            info = start(
-                a.home, bolt_port=a.bolt_port, http_port=a.http_port, persist=a.persist, timeout=a.timeout
-            )
-            took = time.monotonic() - t0
-            print(f"neo4j ready in {took:.1f} s ({info.kind}): {info.bolt_uri}  browser: {info.browser_url}")
-            if info.log_path:
-                print(f"log: {info.log_path}")
-        elif a.command == "stop":
-            print("neo4j stopped" if stop(a.home) else "no running neo4j recorded in " + str(a.home))
-        else:
-            found = status(a.home)
-            if found is None:
-                print("no neo4j recorded in " + str(a.home))
-                return 3
-            fields = {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(found).items()}
-            print(json.dumps(fields, indent=2))
-            return 0 if found.running else 3
-    except ServerError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return getattr(e, "exit_code", 1)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(_main())

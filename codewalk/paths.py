@@ -17,6 +17,11 @@ def home() -> Path:
     return Path(os.environ.get("CODEWALK_HOME") or Path.home() / ".codewalk")
 
 
+def neo4j_home() -> Path:
+    """Where `cw db` keeps the local server's state, log and data."""
+    return Path(os.environ.get("CODEWALK_NEO4J_HOME") or home() / "neo4j")
+
+
 def cache(domain: str = "") -> Path:
     base = Path(os.environ.get("CODEWALK_CACHE") or home() / "cache")
     return base / domain if domain else base
