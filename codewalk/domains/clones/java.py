@@ -267,10 +267,12 @@ class Java:
                 job = {"deadline_ms": deadline_ms, "max_chars": max_chars, "release": release,
                        "classpath": os.pathsep.join(classpath[1:]), "units": pending}
                 (work / "job.json").write_text(json.dumps(job))
-                # Isolated (no network, read-only host): it runs the pairs' code. The harness compiles each
-                # unit into the cache in-process, so the cache is the one writable place besides `work`.
+                # Isolated (no network; of the host only the system directories and the JDK): it runs the
+                # pairs' code. The harness compiles each unit into the cache in-process, so the cache is
+                # the one writable place besides `work`.
                 done = sandbox.run([*jvm, mode, str(work / "job.json")], cwd=work, timeout=timeout,
-                                   memory_mb=MEMORY_MB, max_procs=None, max_file_mb=256, writable=[self.cache])
+                                   memory_mb=MEMORY_MB, max_procs=None, max_file_mb=256, writable=[self.cache],
+                                   sees=[Path(self.java).resolve().parents[1]])
             got = _parse_lines(done.stdout)
             lines += got
             if done.returncode == 0 and not done.timed_out:
