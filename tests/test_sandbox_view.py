@@ -49,9 +49,10 @@ def test_an_allow_listed_run_sees_none_of_the_host_but_its_interpreter(tmp_path)
     assert seen and not any(seen.values()), f"visible to graded code: {[w for w, s in seen.items() if s]}"
     assert len(outside) > 1  # /tmp on the host holds more than this run's folder ...
     with sandbox.workdir() as cwd:
-        listed = sandbox.run([sys.executable, "-I", "-S", "-c", "import os; print(os.listdir('/tmp'))"], cwd=cwd,
+        listed = sandbox.run([sys.executable, "-I", "-S", "-c", "import json, os; print(json.dumps(os.listdir('/tmp')))"], cwd=cwd,
                              timeout=30, sees=sandbox.python_runtime())
-    assert listed.stdout.strip() == str([cwd.name])  # ... and the run sees only its own
+    runtime = {p.parts[2] for p in sandbox.python_runtime() if p.parts[1:2] == ("tmp",)}  # a venv in /tmp
+    assert set(json.loads(listed.stdout)) == {cwd.name} | runtime  # ... and the run sees only its own folder
 
 
 def test_a_demo_candidate_that_probes_the_host_is_graded_as_if_it_saw_nothing(demo_store_path, tmp_path):
