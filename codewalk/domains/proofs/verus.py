@@ -171,7 +171,7 @@ def _driver(atoms: Sequence[Atom]) -> tuple[str, str]:
     requires = [_rename(r, {name: f"f1_{name}" for name in first["names"]}) for r in first["requires"]]
     args0 = [_view_of(n, t) for n, t in first["params"]]
     lets = [f"let x1 = f1_{first['name']}({', '.join(n for n, _ in first['params'])});"]
-    spec_args = [list(args0)]  # the step predicates' arguments at each position, in terms of actual values
+    spec_args: list[list[str | None]] = [list(args0)]  # the step predicates' arguments at each position, in terms of actual values
     asserts_out = [_view_of("x1", first["ret"][1])]
     moved: set[str] = set()
     snapshots = []
@@ -182,7 +182,8 @@ def _driver(atoms: Sequence[Atom]) -> tuple[str, str]:
             raise Rejected("not_chainable", f"{atoms[i - 2].id} cannot feed {atom.id}")
         k, via = found
         prev = f"x{i - 1}"
-        call_args, pred_args = [], []
+        call_args: list[str] = []
+        pred_args: list[str | None] = []
         rename = {name: f"f{i}_{name}" for name in p["names"]}
         for j, (name, ptype) in enumerate(p["params"]):
             if j == k:
@@ -211,7 +212,9 @@ def _driver(atoms: Sequence[Atom]) -> tuple[str, str]:
     # the asserts: every S_i on the actual values
     asserts = []
     for i in range(1, n + 1):
-        ins = spec_args[i - 1] if i == 1 else [asserts_out[i - 2] if a is None else a for a in spec_args[i - 1]]
+        # position 1's arguments are all inputs (no None): the filter only tells the type checker so
+        ins = [a for a in spec_args[0] if a is not None] if i == 1 else \
+            [asserts_out[i - 2] if a is None else a for a in spec_args[i - 1]]
         asserts.append(f"assert(step{i}({', '.join(ins + [asserts_out[i - 1]])}));")
     # the postcondition: exists v1..v_{N-1} with S_1(x0, v1) && .. && S_N(v_{N-1}, r_final)
     ret_types = [spec_type(a.payload["ret"][1]) for a in atoms]
@@ -220,7 +223,8 @@ def _driver(atoms: Sequence[Atom]) -> tuple[str, str]:
         out = "r_final" if i == n else f"v{i}"
         if i == n and _is_seq(atoms[-1].payload["ret"][1]):
             out = "r_final@"
-        ins = spec_args[0] if i == 1 else [f"v{i - 1}" if a is None else a for a in spec_args[i - 1]]
+        ins = [a for a in spec_args[0] if a is not None] if i == 1 else \
+            [f"v{i - 1}" if a is None else a for a in spec_args[i - 1]]
         term = f"step{i}({', '.join(ins + [out])})"
         terms.append(f"#[trigger] {term}" if i < n else term)
     if n == 1:
