@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from itertools import islice
 from typing import Any
 
@@ -43,13 +44,8 @@ class Neo4jStore(GraphStore):
         self.ensure_schema()
 
     def run(self, cypher: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-        try:
+        with self._errors("query failed"):
             records, _, keys = self._driver.execute_query(cypher, params or {}, database_=self.database)
-        except Neo4jError as e:
-            kind = QueryError if (e.code or "").startswith("Neo.ClientError.Statement.") else StoreError
-            raise kind(f"query failed: {e.message}") from e
-        except (ServiceUnavailable, DriverError, OSError) as e:
-            raise StoreUnavailable(f"lost Neo4j at {self.location}: {e}") from e
         return [{k: _plain(r[k]) for k in keys} for r in records]
 
     def transaction(self, steps: Sequence[tuple[str, dict[str, Any]]]) -> None:
@@ -57,26 +53,16 @@ class Neo4jStore(GraphStore):
             for cypher, params in steps:
                 tx.run(cypher, params).consume()
 
-        try:
-            with self._driver.session(database=self.database) as session:
-                session.execute_write(work)  # retried on transient errors; the steps are idempotent
-        except Neo4jError as e:
-            raise StoreError(f"write failed, nothing was stored: {e.message}") from e
-        except (ServiceUnavailable, DriverError, OSError) as e:
-            raise StoreUnavailable(f"lost Neo4j at {self.location}, nothing was stored: {e}") from e
+        with self._errors("write failed, nothing was stored"), self._driver.session(database=self.database) as session:
+            session.execute_write(work)  # retried on transient errors; the steps are idempotent
 
     def table(self, cypher: str, params: dict[str, Any] | None = None) -> pa.Table:
         """Streamed, TABLE_CHUNK records at a time, so millions of rows never exist as Python objects at once."""
-        try:
-            with self._driver.session(database=self.database) as session:
-                result = session.run(cypher, params or {})
-                keys = list(result.keys())
-                parts = [pa.table(dict(zip(keys, map(list, zip(*chunk)), strict=True)))
-                         for chunk in _batched(result, TABLE_CHUNK)]
-        except Neo4jError as e:
-            raise StoreError(f"query failed: {e.message}") from e
-        except (ServiceUnavailable, DriverError, OSError) as e:
-            raise StoreUnavailable(f"lost Neo4j at {self.location}: {e}") from e
+        with self._errors("query failed"), self._driver.session(database=self.database) as session:
+            result = session.run(cypher, params or {})
+            keys = list(result.keys())
+            parts = [pa.table(dict(zip(keys, map(list, zip(*chunk)), strict=True)))
+                     for chunk in _batched(result, TABLE_CHUNK)]
         if not parts:
             return pa.table({k: pa.array([], pa.null()) for k in keys})
         return pa.concat_tables(parts, promote_options="default")  # a chunk of all-null values is typed null
@@ -87,28 +73,36 @@ class Neo4jStore(GraphStore):
         5x10^6 edges need a few GB: dbms.memory.transaction.total.max). Not retried, as a generator
         cannot be replayed: a transient error fails the write and nothing is stored."""
         queries = {"SHARES_FILE": self.q("upsert_shares_file"), "FEEDS": self.q("upsert_feeds")}
-        try:
-            with self._driver.session(database=self.database) as session, session.begin_transaction() as tx:
-                for chunk in _batched(map(self.atom_row, atoms), BATCH):
-                    tx.run(self.q("upsert_atoms"), {"rows": chunk}).consume()
-                pending: dict[str, list[dict]] = {rel: [] for rel in queries}
-                for edge in edges:
-                    rows = pending[edge.type]
-                    rows.append(_edge_row(edge))
-                    if len(rows) == BATCH:
-                        tx.run(queries[edge.type], {"rows": rows}).consume()
-                        rows.clear()
-                for rel, rows in pending.items():
-                    if rows:
-                        tx.run(queries[rel], {"rows": rows}).consume()
-                tx.commit()
-        except Neo4jError as e:
-            raise StoreError(f"write failed, nothing was stored: {e.message}") from e
-        except (ServiceUnavailable, DriverError, OSError) as e:
-            raise StoreUnavailable(f"lost Neo4j at {self.location}, nothing was stored: {e}") from e
+        with self._errors("write failed, nothing was stored"), \
+                self._driver.session(database=self.database) as session, session.begin_transaction() as tx:
+            for chunk in _batched(map(self.atom_row, atoms), BATCH):
+                tx.run(self.q("upsert_atoms"), {"rows": chunk}).consume()
+            pending: dict[str, list[dict]] = {rel: [] for rel in queries}
+            for edge in edges:
+                rows = pending[edge.type]
+                rows.append(_edge_row(edge))
+                if len(rows) == BATCH:
+                    tx.run(queries[edge.type], {"rows": rows}).consume()
+                    rows.clear()
+            for rel, rows in pending.items():
+                if rows:
+                    tx.run(queries[rel], {"rows": rows}).consume()
+            tx.commit()
 
     def close(self) -> None:
         self._driver.close()
+
+    @contextmanager
+    def _errors(self, what: str) -> Iterator[None]:
+        """The one place where the driver's errors become codewalk's: a statement refused as written is a
+        QueryError, any other refusal a StoreError, a lost connection StoreUnavailable."""
+        try:
+            yield
+        except Neo4jError as e:
+            kind = QueryError if (e.code or "").startswith("Neo.ClientError.Statement.") else StoreError
+            raise kind(f"{what}: {e.message}") from e
+        except (ServiceUnavailable, DriverError, OSError) as e:
+            raise StoreUnavailable(f"lost Neo4j at {self.location} ({what}): {e}") from e
 
 
 def _batched(items: Iterable, size: int) -> Iterator[list]:
