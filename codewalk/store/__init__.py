@@ -104,14 +104,16 @@ class GraphStore(ABC):
             steps += [(self.q(name), {"rows": chunk}) for chunk in _chunks(rows)]
         self.transaction(steps)
 
+    @abstractmethod
     def atom_row(self, atom: Atom) -> dict[str, Any]:
-        """Row for upsert_atoms. Ladybug needs every column; Neo4j gets only the fields that are set."""
+        """Row for upsert_atoms (each store's query takes its own shape); build it from `atom_props`."""
+
+    @staticmethod
+    def atom_props(atom: Atom) -> dict[str, Any]:
+        """The properties of an atom's node that are set: domain, payload (JSON) and its summary fields."""
         props = {"domain": atom.domain, "payload": json.dumps(atom.payload, sort_keys=True)}
         props.update({k: v for k, v in atom.summary.items() if v not in (None, "", [])})
-        if self.dialect == "neo4j":
-            return {"id": atom.id, "props": props}
-        blank = {k: ([] if t is list else "") for k, t in SUMMARY_FIELDS.items()}
-        return {"id": atom.id, **blank, **props}
+        return props
 
     def domains(self) -> dict[str, int]:
         return {r["domain"]: r["atoms"] for r in self.run(self.q("domains"))}

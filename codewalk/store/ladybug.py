@@ -134,6 +134,10 @@ class LadybugStore(GraphStore):
         names = result.get_column_names()  # type: ignore[union-attr]
         return [dict(zip(names, row, strict=True)) for row in result.get_all()]  # type: ignore[union-attr]
 
+    def atom_row(self, atom: Atom) -> dict[str, Any]:
+        blank = {k: ([] if t is list else "") for k, t in SUMMARY_FIELDS.items()}  # a table needs every column
+        return {"id": atom.id, **blank, **self.atom_props(atom)}
+
     def close(self) -> None:
         self._conn.close()
         self._db.close()

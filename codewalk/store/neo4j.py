@@ -89,6 +89,9 @@ class Neo4jStore(GraphStore):
                     tx.run(queries[rel], {"rows": rows}).consume()
             tx.commit()
 
+    def atom_row(self, atom: Atom) -> dict[str, Any]:
+        return {"id": atom.id, "props": self.atom_props(atom)}  # only the fields that are set
+
     def close(self) -> None:
         self._driver.close()
 
