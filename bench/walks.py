@@ -10,7 +10,7 @@ Each measurement runs in a fresh Python process, so its peak RSS (ru_maxrss) is 
 * load: `write_graph` from a stream read off Parquet (atoms + edges per second, peak RSS), against
   baseline (c), one query per row (the repository's upsert with a one-row batch), time-capped;
 * walks: 5,000 walks in batches of 1,000 at N = 3 and 10 with the frontier path (Walker(fast=True)), the batched
-  Cypher step (Walker(), the definition) and baseline (a), naive Cypher: one query per walk per step
+  Cypher step (Walker(fast=False), the definition) and baseline (a), naive Cypher: one query per walk per step
   (Walker(batch=1)), time-capped and extrapolated; baseline (b): the same uniform-frontier walk in plain
   Python over a NetworkX graph, with and without its build time (reading the edges included).
 Walks per second count completed walks (restarts included in the time); ms per step = time /

@@ -135,7 +135,7 @@ def walk_and_admit(
     store.write_run(run)
     summary = WalkSummary(run.id, domain.name, n, seed, store.location)
     # The frontier path: the same groups as the Cypher step for the same seed (tests/test_walk_fastpath.py).
-    groups = _fresh_groups(store, domain, Walker(store, domain, n, random.Random(seed), fast=True), summary)
+    groups = _fresh_groups(store, domain, Walker(store, domain, n, random.Random(seed)), summary)
     pending: list[Task] = []
     store_lost = False
     last_flush = time.monotonic()

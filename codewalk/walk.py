@@ -9,9 +9,9 @@ takes `f[floor(u * size(f))]` from the sorted distinct frontier. The same seed a
 groups on both stores. One query per step serves a whole batch of walks.
 
 Two ways to run a step, with the same result for the same seed (tests/test_walk_fastpath.py):
-* the Cypher step (`cypher/walk_step_*.cypher`), the definition: the store computes each walk's
+* the Cypher step (`fast=False`, `cypher/walk_step_*.cypher`), the definition: the store computes each walk's
   frontier from the whole group and picks from it;
-* the frontier path (`fast=True`, what `cw walk` uses): the walker reads the relation once
+* the frontier path (`fast=True`, the default and what `cw walk` uses): the walker reads the relation once
   (`cypher/relation_keys*.cypher`, as Arrow columns) into integer arrays over the atoms' ranks in id
   order, 4 bytes per edge and direction, and keeps each walk's frontier as a set of ranks that grows
   incrementally. Rank order is id order, so the pick is the same `f[floor(u * size(f))]` over the same
@@ -56,7 +56,7 @@ class Walker:
     groups are yielded."""
 
     def __init__(self, store: GraphStore, domain: Domain, n: int, rng: random.Random, batch: int = 256,
-                 fast: bool = False):
+                 fast: bool = True):
         if n < 1:
             raise UsageError("the level N must be at least 1")
         self.store, self.domain, self.n, self.rng, self.batch = store, domain, n, rng, batch

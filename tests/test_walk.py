@@ -54,7 +54,7 @@ def _exact_group_distribution(edges, n: int) -> dict[frozenset, float]:
 
 
 def _groups(store, domain, n, seed, k, batch=64):
-    walker = Walker(store, get_domain(domain), n, random.Random(seed), batch=batch)
+    walker = Walker(store, get_domain(domain), n, random.Random(seed), batch=batch, fast=False)
     it = iter(walker)
     return [next(it) for _ in range(k)]
 
@@ -152,7 +152,7 @@ def test_position_labels_and_source_caps_constrain_the_walk(store, monkeypatch):
     domain = get_domain("toychain")
     monkeypatch.setattr(type(domain), "walk_plan",
                         lambda self, n, rng: WalkPlan(labels=("eq", "neq", "eq"), max_per_source=1))
-    walker = Walker(store, domain, 3, random.Random(0), batch=32)
+    walker = Walker(store, domain, 3, random.Random(0), batch=32, fast=False)
     it = iter(walker)
     groups = {next(it) for _ in range(100)}
     for g in groups:
@@ -164,7 +164,7 @@ def test_position_labels_and_source_caps_constrain_the_walk(store, monkeypatch):
 
 def test_a_level_the_graph_cannot_support_stops_with_a_clear_error(store):
     _load(store, "toychain", [("a", "b")])
-    walker = Walker(store, get_domain("toychain"), 3, random.Random(0), batch=4)
+    walker = Walker(store, get_domain("toychain"), 3, random.Random(0), batch=4, fast=False)
     walker.max_restarts = 50
     with pytest.raises(WalkExhausted, match="no group of 3 atoms"):
         next(iter(walker))
