@@ -43,7 +43,7 @@ from codewalk.store import open_store
 
 FEMPD = Path(os.environ.get("CODEWALK_SHARED") or ROOT / ".." / "shared") / "data" / "fempd"
 PAPER = {"eq": (994, 1342), "neq": (159, 852), "neq_composable": 127}
-PREVIOUS = ROOT / "bench" / "results" / "clones_verdicts_before.jsonl"  # the check before issue 17 (120 inputs,
+PREVIOUS = ROOT / "bench" / "results" / "clones_verdicts_before.jsonl"  # the previous label check (120 inputs,
 # one parameter varied at a time, no argument state, a timeout counted as a difference)
 
 

@@ -8,7 +8,7 @@
   each has an input and an output type drawn from its family's skewed type distribution; a -> b when
   a's output type is b's input type: edges come from type buckets.
 
-Both are tuned to about five edges per atom (average degree ten), like notes/walk-baselines.md.
+Both are tuned to about five edges per atom (average degree ten), the density the walk baselines were measured at.
 """
 
 from __future__ import annotations

@@ -163,7 +163,7 @@ def phase_load(size: int, work: Path, store: str, kind: str = "") -> dict:
 
 def phase_copyload(size: int, work: Path, store: str) -> dict:
     """Not write_graph: the repair graph straight from Parquet by COPY, auto-committed (the engine's own
-    bulk path, as in notes/walk-baselines.md), to have a 10^6 store to walk when write_graph would take
+    bulk path, as measured when the baselines were set), to have a 10^6 store to walk when write_graph would take
     too long on a busy machine. Ladybug only."""
     import pyarrow as pa
     import pyarrow.parquet as pq

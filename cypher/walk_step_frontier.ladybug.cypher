@@ -1,6 +1,6 @@
 // One step of a batch of symmetric walks: pick uniformly among the distinct unvisited atoms
 // adjacent to any atom already in the group. Bind `a` by primary key first, then expand
-// (a plain MATCH over the pattern scans the whole relationship table: notes/walk-baselines.md).
+// (a plain MATCH over the pattern scans the whole relationship table, measured).
 UNWIND $walks AS w
 UNWIND w.ids AS x
 MATCH (a:Atom {id: x})

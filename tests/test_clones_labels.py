@@ -1,4 +1,4 @@
-"""Clone labels that hold (issue 17): real FEMPD pairs that the previous check confirmed as equivalent
+"""Clone labels that hold: real FEMPD pairs that the previous check confirmed as equivalent
 are rejected, each on the input that separates it; a timeout is never a witness; outcomes include the
 arguments' state after the call; every loaded pair's verdict is kept.
 
@@ -26,7 +26,7 @@ from tests.shared_data import dataset, require
 
 ROOT = Path(__file__).resolve().parents[1]
 FEMPD = dataset("fempd")
-# Pairs labeled equivalent that are not, each with an input that separates them (issue 17).
+# Pairs labeled equivalent that are not, each with an input that separates them.
 NAMED = {
     12651: ["0", "0"],  # trim a char: a string made only of that char gives "" against "0"
     12754: [[127], 0],  # a one-element byte array whose value is not 0: 127 against 0

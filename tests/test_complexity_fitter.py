@@ -1,4 +1,4 @@
-"""Complexity domain, issue 18: the size fitter separates the classes, including a constant plus log n."""
+"""Complexity domain: the size fitter separates the classes, including a constant plus log n."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Complexity domain, issue 18: each stage of a composite keeps its own globals."""
+"""Complexity domain: each stage of a composite keeps its own globals."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Walk semantics (DESIGN.md "Walk semantics"), on both stores."""
+"""Walk semantics (README "The graph", Walks), on both stores."""
 
 from __future__ import annotations
 
