@@ -6,7 +6,8 @@ programs) when a_i's output can be passed to an argument of a_j, directly or thr
 conversion; a_j's other arguments must be scalars, which become driver inputs. A level-N task is a chain
 composed under `chain_driver`, which asserts every S_i on the actual intermediate values; the task has the
 component postconditions and proof annotations removed, the reference restores them. Admission: the
-reference verifies, and the stripped task is well formed but fails verification.
+reference verifies, and each position fails a goal of its own when only its annotations are removed
+(ACSL; Verus checks the whole stripped task).
 
 Two verifier backends, one formulation. The backend is chosen by the source given to `cw load proofs`
 (a Verus-Bench folder or an ACSL by Example folder; `--opt backend=verus|acsl` forces it) and stored in
@@ -97,7 +98,7 @@ class ProofsDomain(Domain):
                     continue
                 seen.add(dst.id)
                 if b == "verus":
-                    k, via = verus.connect(src, dst)
+                    k, via = verus.connect(src, dst)  # type: ignore[misc]  # dst is in src's bucket: connected
                     yield Edge(src.id, dst.id, "FEEDS", arg=k, via=None if via == "direct" else via)
                 else:
                     yield Edge(src.id, dst.id, "FEEDS", arg=acsl.connect(src, dst))

@@ -15,6 +15,13 @@ The task strips component `ensures`, behaviors and every annotation inside compo
 invariants, loop assigns, loop variants, asserts, ghost code); it keeps code, `requires`, `assigns`,
 `terminates`, `exits`, the step predicates and the driver. The reference restores the originals.
 V_G runs `frama-c -wp -wp-rte` with Z3 and cvc5 on the component functions and the driver.
+Admission (1) is per atom: a position must fail a goal of its own with the other components' reference
+annotations restored. Grading refuses, before any prover runs, a candidate that is not the task plus
+the annotations the task stripped (ensures and behaviors, loop invariants/assigns/variants, asserts):
+no preprocessor directive the task lacks (-pp-annot preprocesses annotations too), no new logic
+function, predicate, lemma, axiom, inductive, ghost code, global or type invariant or \\false; outside
+the components it must be the task token by token. On top, a graded run has WP's smoke tests on the
+requires: a candidate under which a function's context proves \\false is refused.
 """
 
 from __future__ import annotations
@@ -52,14 +59,32 @@ log = logging.getLogger(__name__)
 WP_STEPS = 200_000  # per goal and prover
 WP_TIMEOUT = 60  # seconds per goal and prover
 RUN_TIMEOUT = 900.0  # seconds for one whole frama-c run
-BANNED = ("admit", "axiom", "axiomatic", "lemma")  # annotations that assume instead of prove
+# WP's smoke tests on the requires only, for grading: can the provers derive \false from a function's
+# context? Each such goal runs to its timeout (2 s) when all is well: a graded run of clamp took 8 s
+# instead of 4, of fill + find 22 s instead of 12; admission verifies our own texts and skips them. The
+# dead code/call/loop/assumes smoke tests made a run 2.7 to 7 times slower and are not run.
+SMOKE = ("-wp-smoke-tests", "-wp-no-smoke-dead-code", "-wp-no-smoke-dead-call", "-wp-no-smoke-dead-loop",
+         "-wp-no-smoke-dead-assumes")
 FRAME = ("requires", "assigns", "terminates", "exits")  # contract clauses a candidate must keep as given
+# What a candidate may add is exactly what the task strips: after the frame, a contract's postconditions ...
+POSTCONDITION = ("ensures", "behavior", "assumes", "assigns", "complete", "disjoint")  # (assigns: of a behavior)
+# ... and, in a body, loop invariants/assigns/variants and asserts (one kind per annotation block).
+BODY_ANNOTATION = re.compile(r"(for\s+\w+(\s*,\s*\w+)*\s*:\s*)?(loop\s+(invariant|assigns|variant)|assert)\b")
+# Words that define, assume or preprocess instead of prove: a candidate's annotations may not hold more of
+# them than the task's own (its step predicates, its `exits \false`). Includes define nothing inline.
+BANNED = {
+    "admit": r"\badmit\b", "axiom": r"\baxiom\b", "axiomatic": r"\baxiomatic\b", "lemma": r"\blemma\b",
+    "inductive": r"\binductive\b", "logic": r"\blogic\b", "predicate": r"\bpredicate\b",
+    "ghost": r"\bghost\b", "global invariant": r"\bglobal\s+invariant\b", "type invariant": r"\btype\s+invariant\b",
+    "\\false": r"\\false\b", "a preprocessor operator (#)": r"#|%:|\?\?=",
+}
 HEADER = (
-    "/* Proof completion. Add the annotations (function contracts' ensures, loop invariants, loop\n"
-    "   assigns, loop variants, asserts) that make `frama-c -wp -wp-rte` prove every goal of the\n"
-    "   functions below and of chain_driver, whose asserts state each step's specification. Do not\n"
-    "   change the code, the requires/assigns/terminates/exits clauses, the step predicates or the\n"
-    "   driver; admit, axioms and lemmas are not accepted (predicate and logic definitions are). */"
+    "/* Proof completion. Add the annotations (function contracts' ensures and behaviors, loop\n"
+    "   invariants, loop assigns, loop variants, asserts) that make `frama-c -wp -wp-rte` prove every\n"
+    "   goal of the functions below and of chain_driver, whose asserts state each step's specification.\n"
+    "   Change nothing else: not the code, the includes, the requires/assigns/terminates/exits clauses,\n"
+    "   the step predicates or the driver. Not accepted: admit, axioms, lemmas, new logic functions or\n"
+    "   predicates, ghost code, global or type invariants, \\false, preprocessor directives. */"
 )
 
 # Why3 1.5.1 predates cvc5; this entry lets it drive cvc5 1.0.3 through the CVC4 1.6+ SMT-LIB driver.
@@ -221,7 +246,9 @@ def _step_predicate(i: int, step: _Step) -> str:
     params = [f"{ctype.replace('const ', '')} {name}" for ctype, name in p["params"]]
     if p["ret"] != "void":  # also for an array output: remove_copy's count, partial_sum's n
         params.append(f"{'int' if p['ret'] == 'bool' else p['ret']} {r}")
-    parts, behavior, assumes, ensures = [], None, "", []
+    parts: list[str] = []
+    ensures: list[str] = []
+    behavior, assumes = None, ""
 
     def close() -> None:
         if behavior is not None and ensures:
@@ -266,13 +293,24 @@ def _contract(atom: Atom, stripped: bool) -> str:
     """The original contract, or only its frame (requires, assigns, terminates, exits) for the task."""
     if not stripped:
         return f"/*@{atom.payload['contract']}*/"
-    lines = []
-    for kind, text in contract_clauses(atom.payload["contract"]):
+    return _frame(atom.payload["contract"])
+
+
+def _frame(contract: str) -> str:
+    return "/*@\n" + "\n".join(f"  {kind:<11}{text};" for kind, text in _frame_clauses(contract)) + "\n*/"
+
+
+def _frame_clauses(contract: str) -> list[tuple[str, str]]:
+    """What the task keeps of a contract: its requires, assigns, terminates and exits before any behavior.
+
+    Also applied to a candidate's contract: the candidate minus what it may add must be the task."""
+    clauses = []
+    for kind, text in contract_clauses(contract):
         if kind == "behavior":
             break  # behaviors are postconditions: everything from the first one on goes
         if kind in FRAME:
-            lines.append(f"  {kind:<11}{text};")
-    return "/*@\n" + "\n".join(lines) + "\n*/"
+            clauses.append((kind, text))
+    return clauses
 
 
 def _definition(step: _Step, stripped: bool) -> str:
@@ -316,84 +354,183 @@ def check_reference(composite: Composite) -> Check:
 
 
 def check_unsolved(composite: Composite, position: int) -> Check:
-    """Admission (1), as in the paper, on the whole stripped program: well formed, and it must fail.
+    """Admission (1) per atom: this position's own goals must fail when only its annotations are missing.
 
-    One run serves every position (cached); the evidence names the goals of this position's component
-    and of its driver assert that failed.
+    The program verified is the task with every other component's reference annotations restored (with
+    one component, the task itself). The position is unsolved only if a goal of its own fails: its
+    function's, the driver's call of it, or the driver's assert of its step; a failure elsewhere is
+    another position's, and the whole task failing says nothing about this one.
     """
-    run = verify(composite.prompt, composite.verifier)
-    i = position + 1
+    spec, i = composite.verifier, position + 1
+    text = composite.prompt
+    for k, component in enumerate(spec["components"], 1):
+        if k == i:
+            continue
+        task, ref = _candidate_component(text, component["name"]), _candidate_component(composite.reference,
+                                                                                     component["name"])
+        if isinstance(task, str) or isinstance(ref, str):
+            return Check(False, f"the task cannot be read: {task if isinstance(task, str) else ref}", {},
+                         "task_ill_formed")
+        text = f"{text[:task[2]]}{ref[0]}\n{ref[1]}{text[task[3]:]}"
+    run = verify(text, spec)
     mine = [g for g in run.failed
             if g.startswith((f"f{i}_", f"chain_driver:f{i}_")) or g == f"chain_driver_assert_S{i}"]
     evidence = {"wp": run.summary(), "failed_here": mine}
     if not run.well_formed:
         return Check(False, f"the task is not well formed: {run.message}", evidence, "task_ill_formed")
     if run.proved:
-        return Check(False, f"the stripped task already proves ({run.total} goals)", evidence, "task_proves")
-    return Check(True, f"the stripped task fails {len(run.failed)}/{run.total} goals "
-                 f"({len(mine)} of them at step {i})", evidence)
+        return Check(False, f"step {i} already proves without its annotations ({run.total} goals)", evidence,
+                     "task_proves")
+    if not mine:
+        return Check(False, f"without its annotations step {i} fails none of its own goals (the others "
+                     f"restored; unproved elsewhere: {', '.join(run.failed[:5])})", evidence, "atom_solved")
+    return Check(True, f"without its annotations step {i} fails {len(mine)} of its goals "
+                 f"({len(run.failed)}/{run.total} unproved, the other steps' annotations restored)", evidence)
 
 
 def grade(composite: Composite, candidate: str) -> Check:
-    """Verify the candidate's components with the original predicates and driver restored."""
+    """Verify the candidate's components with the original predicates and driver restored.
+
+    A candidate is hostile input. Before any prover runs, it must be the task plus only the annotations
+    the task stripped (see _bypass); what is verified is then rebuilt from the task's own head, step
+    predicates and driver around the candidate's components, so nothing else it holds reaches Frama-C.
+    """
     spec = composite.verifier
-    parts = []
+    text = candidate.replace("\r\n", "\n")
+    if why := _bypass(composite, text):
+        return Check(False, why, {}, "bypass")
+    text = _decomment(text)  # a plain comment cannot hide a definition or code from the checks below
+    parts, spans = [], []
     for component in spec["components"]:
-        found = _candidate_component(candidate, component["name"])
+        found = _candidate_component(text, component["name"])
         if isinstance(found, str):
             return Check(False, found, {}, "malformed_candidate")
-        contract, definition = found
+        contract, definition, start, end = found
         if why := _refusal(component, contract, definition):
             return Check(False, why, {}, "bypass")
         parts.append((component["name"], contract, definition))
-    annotations = " ".join(re.findall(r"/\*@.*?\*/|//@[^\n]*", candidate, re.DOTALL))
-    if banned := [w for w in BANNED if re.search(rf"\b{w}\b", annotations)]:
-        return Check(False, f"the candidate uses {', '.join(banned)}", {}, "bypass")
-    # the candidate's own logic definitions (no axioms or lemmas: refused above) may serve its invariants
-    definitions = [b for b in re.findall(r"/\*@.*?\*/", candidate, re.DOTALL)
-                   if re.match(r"/\*@\s*(predicate|logic)\b", b) and b not in spec["predicates"]]
-    head = "\n\n".join([spec["head"], *definitions])
-    run = verify(_file(head, spec["predicates"], parts, spec["driver"]), spec)
+        spans.append((start, end, component))
+    if why := _differs_outside_components(text, spans, composite.prompt):
+        return Check(False, why, {}, "bypass")
+    run = verify(_file(spec["head"], spec["predicates"], parts, spec["driver"]), spec, True)
     evidence = {"wp": run.summary()}
     if not run.well_formed:
         return Check(False, f"the candidate is not well formed: {run.message}", evidence, "ill_formed")
+    if smoke := [g for g in run.failed if "_wp_smoke_" in g]:  # a smoke test fails when \false proves
+        return Check(False, f"the context is inconsistent: the provers derive \\false in {', '.join(smoke[:5])}",
+                     evidence, "inconsistent_context")
     if not run.proved:
         unproved = ", ".join(run.failed[:5])
         return Check(False, f"{run.valid}/{run.total} goals proved; unproved: {unproved}", evidence)
     return Check(True, f"all {run.total} goals proved with the original step predicates and driver", evidence)
 
 
-def _candidate_component(candidate: str, name: str) -> tuple[str, str] | str:
-    definition = function_definition(candidate, name)
-    if definition is None:
-        return f"the candidate has no definition of {name}()"
-    before = candidate[:candidate.index(definition)].rstrip()
-    if not before.endswith("*/") or "/*@" not in before:
-        return f"{name}() has no contract"
-    start = before.rindex("/*@")
-    return before[start:], definition
+_ANNOTATION = re.compile(r"/\*@(.*?)\*/|//@([^\n]*)", re.DOTALL)
+# a plain comment, a string or char literal (so that a comment marker inside one is not one), an annotation
+_LEXEME = re.compile(r'/\*(?!@).*?\*/|//(?!@)[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|/\*@.*?\*/|//@[^\n]*',
+                     re.DOTALL)
+# C and ACSL tokens, longest first, so that `a++ +b` and `a+ ++b` differ
+_TOKEN = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|\\?[A-Za-z_]\w*|\.?\d(?:[eEpP][+-]|\w|\.(?!\.))*'
+                    r'|<==>|==>|<-->|-->|\^\^|\.\.\.|\.\.|<<=|>>=|->|\+\+|--|<<|>>|[-+*/%&|^!=<>]=|&&|\|\||##|\S')
+# a directive: `#` (or its digraph `%:`, trigraph `??=`) first on a line (ACSL reads `@` as a blank);
+# the preprocessor also runs inside annotations (-pp-annot): one there defines macros for the rest of the file
+_DIRECTIVE = re.compile(r"^[ \t@]*(?:#|%:|\?\?=).*$", re.MULTILINE)
+_SPLICE = re.compile(r"\\[ \t]*\n|\?\?/")  # a line splice joins the next line to a `//@` or `//` comment
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # a lone CR is a line break to cpp, not to these checks
 
 
-def _refusal(component: dict[str, Any], contract: str, definition: str) -> str | None:
-    name = component["name"]
-    if _norm(strip_annotations(definition)) != _norm(component["code"]):
-        return f"the code of {name}() was changed"
-    given = [(k, _norm(t)) for k, t in contract_clauses(component["contract"][3:-2]) if k in FRAME]
-    clauses = contract_clauses(contract[3:-2])
-    top, in_behavior = [], False
-    for kind, text in clauses:
-        in_behavior = in_behavior or kind == "behavior"
-        if kind == "requires" and in_behavior:
-            return f"{name}() adds a requires clause in a behavior"
-        if kind in FRAME and not in_behavior:
-            top.append((kind, _norm(text)))
-    if sorted(top) != sorted(given):
-        return f"the requires/assigns/terminates/exits clauses of {name}() were changed"
+def _bypass(composite: Composite, text: str) -> str | None:
+    """Whole-file refusals: characters, directives and definition words the task does not have."""
+    if m := _CONTROL.search(text):
+        return f"the candidate holds a control character ({ord(m[0]):#04x}) outside tabs and newlines"
+    task = composite.prompt
+    if len(_SPLICE.findall(text)) > len(_SPLICE.findall(task)):
+        return "the candidate splices lines (a backslash or ??/ at a line end)"
+    if (mine := [" ".join(d.split()) for d in _DIRECTIVE.findall(text)]) != [
+            " ".join(d.split()) for d in _DIRECTIVE.findall(task)]:
+        new = [d for d in mine if d not in task] or mine
+        return f"the candidate adds or changes preprocessor directives: {', '.join(new[:3])}"
+    ours, theirs = (" ".join(_annotation_bodies(_decomment(t))) for t in (text, task))
+    if banned := [w for w, p in BANNED.items() if len(re.findall(p, ours)) > len(re.findall(p, theirs))]:
+        return f"the candidate uses {', '.join(banned)}"
     return None
 
 
-def _norm(text: str) -> str:
-    return " ".join(re.sub(r"//[^\n]*", "", text).split())
+def _candidate_component(candidate: str, name: str) -> tuple[str, str, int, int] | str:
+    """(contract, definition, start, end) of a component in a program, or why it cannot be found."""
+    try:
+        definition = function_definition(candidate, name)
+    except ValueError as e:
+        return f"the definition of {name}() cannot be read: {e}"
+    if definition is None:
+        return f"the candidate has no definition of {name}()"
+    at = candidate.index(definition)
+    before = candidate[:at].rstrip()
+    if not before.endswith("*/") or "/*@" not in before:
+        return f"{name}() has no contract"
+    start = before.rindex("/*@")
+    return before[start:], definition, start, at + len(definition)
+
+
+def _refusal(component: dict[str, Any], contract: str, definition: str) -> str | None:
+    """A component minus what may be added (postconditions, body annotations) must be the task's."""
+    name = component["name"]
+    if _tokens(strip_annotations(definition)) != _tokens(component["code"]):
+        return f"the code of {name}() was changed"
+    for m in _ANNOTATION.finditer(definition):
+        if not BODY_ANNOTATION.match(_annotation_bodies(m[0])[0].strip()):
+            return (f"{name}() has an annotation other than loop invariants/assigns/variants and asserts: "
+                    f"{' '.join(m[0].split())[:80]}")
+    given = sorted((k, *_tokens(t)) for k, t in _frame_clauses(component["contract"][3:-2]))
+    if sorted((k, *_tokens(t)) for k, t in _frame_clauses(contract[3:-2])) != given:  # in any order
+        return f"the requires/assigns/terminates/exits clauses of {name}() were changed"
+    in_behavior = False
+    for kind, _ in contract_clauses(contract[3:-2]):
+        in_behavior = in_behavior or kind == "behavior"
+        if kind == "requires" and in_behavior:
+            return f"{name}() adds a requires clause in a behavior"
+        if not (kind in FRAME and not in_behavior) and kind not in POSTCONDITION:
+            return f"{name}() adds a {kind} clause: only ensures and behaviors may be added to a contract"
+    return None
+
+
+def _differs_outside_components(text: str, spans: list[tuple[int, int, dict[str, Any]]], task: str) -> str | None:
+    """Outside its components (checked one by one), the candidate must be the task token by token:
+    includes, step predicates, driver, no other definition or annotation; comments and spaces aside."""
+    view, at = [], 0
+    for start, end, component in sorted(spans, key=lambda s: s[0]):
+        if start < at:
+            return "the candidate's components overlap"
+        view += [text[at:start], f"{component['contract']}\n{component['code']}"]
+        at = end
+    mine, theirs = _tokens("".join([*view, text[at:]])), _tokens(task)
+    if mine == theirs:
+        return None
+    k = next((j for j, (a, b) in enumerate(zip(mine, theirs)) if a != b), min(len(mine), len(theirs)))
+    return (f"the candidate differs from the task outside the annotations it may add: "
+            f"`{' '.join(mine[max(k - 4, 0):k + 8])}` where the task has `{' '.join(theirs[max(k - 4, 0):k + 8])}`")
+
+
+def _decomment(text: str) -> str:
+    """The text without its plain comments (each one a space, as for the C preprocessor); annotations stay."""
+    return _LEXEME.sub(lambda m: " " if m[0][:2] in ("/*", "//") and m[0][2:3] != "@" else m[0], text)
+
+
+def _annotation_bodies(text: str) -> list[str]:
+    """The inside of each annotation, without its `//` comments and the `@`s ACSL reads as blanks."""
+    return [re.sub(r"//[^\n]*", " ", m[1] if m[1] is not None else m[2]).replace("@", " ")
+            for m in _ANNOTATION.finditer(text)]
+
+
+def _tokens(text: str) -> list[str]:
+    """C and ACSL tokens, comments and spaces aside; an annotation is `/*@ <tokens> */` either way."""
+    out = []
+    for piece in re.split(r"(/\*@.*?\*/|//@[^\n]*)", _decomment(text), flags=re.DOTALL):
+        if piece.startswith(("/*@", "//@")):
+            out += ["/*@", *_TOKEN.findall(_annotation_bodies(piece)[0]), "*/"]
+        else:
+            out += _TOKEN.findall(piece)
+    return out
 
 
 # -- running Frama-C -------------------------------------------------------------------------------
@@ -416,18 +553,19 @@ class WPRun:
                 "seconds": round(self.seconds, 2), "cached": self.cached}
 
 
-def verify(text: str, spec: dict[str, Any]) -> WPRun:
+def verify(text: str, spec: dict[str, Any], smoke: bool = False) -> WPRun:
     provers = _provers()
-    command = _command(spec, provers)
+    command = _command(spec, provers, smoke)
     digest = verdict_cache.key("acsl", text, command, _versions(), spec["include"])
     result, hit = verdict_cache.cached(digest, lambda: asdict(_run(text, command, spec)))
     return WPRun(**{**result, "cached": hit})
 
 
-def _command(spec: dict[str, Any], provers: list[str]) -> list[str]:
+def _command(spec: dict[str, Any], provers: list[str], smoke: bool = False) -> list[str]:
     includes = " ".join(f"-I{d}" for d in spec["include"])
     return ["frama-c", "-pp-annot", "-no-unicode", f"-cpp-extra-args={includes}",
             "-wp", "-wp-rte", "-warn-unsigned-overflow", "-warn-unsigned-downcast", "-wp-model", "Typed",
+            *(SMOKE if smoke else ()),
             "-wp-split", "-wp-prover", ",".join(provers), "-wp-steps", str(WP_STEPS), "-wp-timeout", str(WP_TIMEOUT),
             "-wp-par", "2",
             "-wp-cache", "none", "-wp-fct", ",".join(spec["functions"]), "-wp-report-json", "report.json",

@@ -1,0 +1,370 @@
+"""Red team for the ACSL grader: candidates that try to pass without proving, each refused before any
+prover runs (`_no_prover` stands in for Frama-C) with a reason naming what was refused; and honest
+candidates, however they are written, that must still pass (these run frama-c, on the two smallest
+admitted level-1 tasks: clamp, no loop, and fill, one loop; 6 runs of 6-14 s each on a busy 2-core machine,
+a graded run including WP's smoke tests on the requires).
+
+Each cheat is the task's reference with one change: the prompt a model sees plus annotations, as a
+model would return it. Every hole below was confirmed with Frama-C before the grader refused it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+
+import pytest
+
+from codewalk.domains.proofs import ProofsDomain, acsl, read
+from codewalk.domains.proofs.acsl import WPRun
+from codewalk.records import Check, Composite
+from tests.shared_data import dataset, require
+
+ACSL = dataset("acsl-bench", "acsl-by-example")
+
+needs_frama_c = pytest.mark.skipif(
+    not shutil.which("frama-c") and os.environ.get("CI") != "true",
+    reason="frama-c is not installed (apt-get install frama-c-base why3 z3 cvc5)",
+)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _data():
+    require("acsl-bench", "acsl-by-example")
+
+
+@pytest.fixture(autouse=True)
+def _shared_cache(tmp_path_factory, monkeypatch):
+    monkeypatch.setenv("CODEWALK_CACHE", str(tmp_path_factory.getbasetemp() / "proofs-redteam-cache"))
+
+
+@pytest.fixture(scope="module")
+def atoms():
+    _, found, _ = read(ACSL, {})
+    return {a.payload["program"].split("/")[1]: a for a in found}
+
+
+@pytest.fixture(scope="module")
+def fill(atoms) -> Composite:
+    return ProofsDomain().compose([atoms["fill"]])
+
+
+@pytest.fixture(scope="module")
+def clamp(atoms) -> Composite:
+    return ProofsDomain().compose([atoms["clamp"]])
+
+
+def _no_prover(*_):
+    raise AssertionError("a refused candidate must not reach the prover")
+
+
+@pytest.fixture
+def no_prover(monkeypatch):
+    monkeypatch.setattr(acsl, "verify", _no_prover)
+
+
+def _edit(text: str, old: str, new: str) -> str:
+    assert old in text, old
+    return text.replace(old, new, 1)
+
+
+LOOP = "    loop variant n-i;\n"  # in fill's loop annotation
+BODY = "  for (size_type i = 0u; i < n; ++i) {\n"  # fill's loop
+PREDICATES = "/*@ predicate step1"  # the first step predicate, after the includes
+
+
+def _refused(c: Composite, cheat: str, *words: str) -> Check:
+    assert cheat != c.reference
+    check = ProofsDomain().grade(c, cheat)
+    assert not check.ok and check.reason == "bypass", check
+    for w in words:
+        assert w in check.detail, check.detail
+    return check
+
+
+# -- inconsistent logic ---------------------------------------------------------------------------
+def test_an_inconsistent_recursive_logic_definition_with_ensures_false_is_refused(fill, no_prover):
+    # the confirmed hole: WP takes `bad` as an axiom, so bad(0) == 0 and then \false prove
+    cheat = _edit(fill.reference, PREDICATES, "/*@ logic integer bad(integer x) = bad(x) + 1; */\n" + PREDICATES)
+    cheat = _edit(cheat, "  ensures    constant: AllEqual(a, n, v);", "  ensures \\false;")
+    cheat = _edit(cheat, "  /*@\n    loop invariant bound:", "  //@ assert bad(0) == 0;\n  /*@\n    loop invariant bound:")
+    _refused(fill, cheat, "logic", "\\false")
+
+
+def test_a_new_predicate_is_refused(fill, no_prover):
+    cheat = _edit(fill.reference, PREDICATES, "/*@ predicate Yes(integer x) = \\true; */\n" + PREDICATES)
+    _refused(fill, cheat, "predicate")
+
+
+def test_a_lemma_is_refused(fill, no_prover):
+    cheat = _edit(fill.reference, PREDICATES, "/*@ lemma cheat: \\forall integer x; x == x + 1; */\n" + PREDICATES)
+    _refused(fill, cheat, "lemma")
+
+
+def test_an_axiomatic_block_is_refused(fill, no_prover):
+    cheat = _edit(fill.reference, PREDICATES, "/*@ axiomatic Cheat { axiom c: 1 == 2; } */\n" + PREDICATES)
+    _refused(fill, cheat, "axiomatic", "axiom")
+
+
+def test_an_inductive_definition_is_refused(fill, no_prover):
+    cheat = _edit(fill.reference, PREDICATES,
+                  "/*@ inductive Odd(integer x) { case one: Odd(1); } */\n" + PREDICATES)
+    _refused(fill, cheat, "inductive")
+
+
+def test_a_global_invariant_is_refused(fill, no_prover):
+    cheat = _edit(fill.reference, PREDICATES, "/*@ global invariant cheat: 1 == 1; */\n" + PREDICATES)
+    _refused(fill, cheat, "global invariant")
+
+
+def test_a_type_invariant_is_refused(fill, no_prover):
+    cheat = _edit(fill.reference, PREDICATES, "/*@ type invariant small(value_type x) = x < 5; */\n" + PREDICATES)
+    _refused(fill, cheat, "type invariant")
+
+
+def test_ensures_false_is_refused(clamp, no_prover):
+    cheat = _edit(clamp.reference, "  ensures    bound:  lower <= \\result <= upper;", "  ensures \\false;")
+    _refused(clamp, cheat, "\\false")
+
+
+def test_assert_false_is_refused(fill, no_prover):
+    _refused(fill, _edit(fill.reference, BODY, "  //@ assert \\false;\n" + BODY), "\\false")
+
+
+def test_admit_is_refused(fill, no_prover):
+    _refused(fill, _edit(fill.reference, BODY, "  //@ admit AllEqual(a, n, v);\n" + BODY), "admit")
+
+
+def test_ghost_code_is_refused(fill, no_prover):
+    cheat = _edit(fill.reference, BODY, "  //@ ghost int g = 0;\n" + BODY)
+    _refused(fill, cheat, "ghost")
+
+
+def test_a_ghost_parameter_in_the_signature_is_refused(fill, no_prover):
+    cheat = _edit(fill.reference, "value_type v)\n{", "value_type v /*@ ghost int g */)\n{")
+    _refused(fill, cheat, "ghost")
+
+
+def test_a_statement_contract_in_a_body_is_refused(fill, no_prover):
+    # a statement contract's requires is a goal, but its ensures is assumed after the block under WP's
+    # options: only loop annotations and asserts may be added in a body
+    cheat = _edit(fill.reference, BODY, "  /*@ requires n >= 0; ensures AllEqual(a, n, v); */\n" + BODY)
+    _refused(fill, cheat, "loop invariants/assigns/variants and asserts")
+
+
+# -- the preprocessor ------------------------------------------------------------------------------
+def test_a_define_inside_an_annotation_is_refused(fill, no_prover):
+    # -pp-annot preprocesses annotations: this one rewrote the driver's assert into a trivial predicate
+    cheat = _edit(fill.reference, PREDICATES, "/*@ predicate triv1{A, B}(value_type* a, size_type n, value_type v) ="
+                  " \\true; */\n" + PREDICATES)
+    cheat = _edit(cheat, LOOP, LOOP + "#define step1 triv1\n")
+    _refused(fill, cheat, "preprocessor directives", "#define step1 triv1")
+
+
+def test_a_token_pasting_macro_that_builds_a_banned_word_is_refused(fill, no_prover):
+    # the text filter never sees `axiomatic`: the preprocessor builds it
+    cheat = _edit(fill.reference, PREDICATES, "/*@\n#define CAT(x, y) x ## y\n*/\n"
+                  "/*@ CAT(axi, omatic) Cheat { CAT(axi, om) cheat: \\false; } */\n" + PREDICATES)
+    _refused(fill, cheat, "preprocessor directives", "#define CAT")
+
+
+def test_a_define_in_a_plain_comment_is_refused(fill, no_prover):
+    _refused(fill, _edit(fill.reference, BODY, "  /*\n  #define step1 triv1\n  */\n" + BODY), "preprocessor directives")
+
+
+def test_a_digraph_directive_is_refused(fill, no_prover):
+    # `%:` is `#` to a C99 preprocessor
+    _refused(fill, _edit(fill.reference, LOOP, LOOP + "%:define step1 triv1\n"), "preprocessor directives")
+
+
+def test_a_trigraph_directive_is_refused(fill, no_prover):
+    _refused(fill, _edit(fill.reference, LOOP, LOOP + "??=define step1 triv1\n"), "preprocessor directives")
+
+
+def test_a_directive_after_a_comment_on_its_line_is_refused(fill, no_prover):
+    # a comment before `#` still leaves a directive; the line check does not see it, the token comparison does
+    cheat = _edit(fill.reference, "void chain_driver", "/* x */ #define step1 triv1\nvoid chain_driver")
+    _refused(fill, cheat, "differs from the task", "# define step1")
+
+
+def test_a_preprocessor_operator_inside_an_annotation_is_refused(fill, no_prover):
+    cheat = _edit(fill.reference, "    loop invariant bound:    0 <= i <= n;", "    loop invariant bound:    0 <= i <= n; # x")
+    _refused(fill, cheat, "preprocessor operator")
+
+
+def test_a_new_include_is_refused(fill, no_prover):
+    cheat = _edit(fill.reference, '#include "AllSomeNot.acsl"', '#include "AllSomeNot.acsl"\n#include "Cheat.h"')
+    _refused(fill, cheat, "preprocessor directives", 'Cheat.h')
+
+
+def test_a_changed_include_is_refused(fill, no_prover):
+    _refused(fill, _edit(fill.reference, '#include "AllSomeNot.acsl"', '#include "Unchanged.acsl"'),
+             "preprocessor directives", "Unchanged.acsl")
+
+
+def test_a_line_splice_that_hides_code_in_a_line_annotation_is_refused(fill, no_prover):
+    # `\` at the end of a `//@` line makes the next line part of the annotation for cpp
+    cheat = _edit(fill.reference, "    a[i] = v;\n", "    //@ assert \\true; \\\n    a[i] = v;\n")
+    _refused(fill, cheat, "splices lines")
+
+
+def test_a_lone_carriage_return_before_a_directive_is_refused(fill, no_prover):
+    # cpp takes a lone CR as a line break: the `#define` would start a line for it and not for us
+    _refused(fill, _edit(fill.reference, LOOP, LOOP + "    \r#define step1 triv1\n"), "control character")
+
+
+# -- what the task fixes ---------------------------------------------------------------------------
+def test_a_changed_requires_is_refused(clamp, no_prover):
+    cheat = _edit(clamp.reference, "requires   bound:  lower < upper;", "requires   bound:  lower <= upper;")
+    _refused(clamp, cheat, "requires/assigns/terminates/exits")
+
+
+def test_a_requires_in_a_behavior_is_refused(clamp, no_prover):
+    cheat = _edit(clamp.reference, "    assumes          v < lower;", "    assumes          v < lower;\n    requires v == 0;")
+    _refused(clamp, cheat, "requires clause in a behavior")
+
+
+def test_a_changed_assigns_is_refused(fill, no_prover):
+    cheat = _edit(fill.reference, "  assigns              a[0..n-1];", "  assigns              \\nothing;")
+    _refused(fill, cheat, "requires/assigns/terminates/exits")
+
+
+def test_a_changed_exits_is_refused(clamp, no_prover):
+    _refused(clamp, _edit(clamp.reference, "  exits              \\false;", "  exits              \\true;"),
+             "requires/assigns/terminates/exits")
+
+
+def test_a_new_kind_of_contract_clause_is_refused(clamp, no_prover):
+    _refused(clamp, _edit(clamp.reference, "  complete behaviors;", "  decreases 0;\n  complete behaviors;"),
+             "adds a decreases clause")
+
+
+def test_changed_code_is_refused(fill, no_prover):
+    _refused(fill, _edit(fill.reference, "a[i] = v;", "a[i] = v + 0;"), "code of f1_fill() was changed")
+
+
+def test_a_changed_driver_assert_is_refused(fill, no_prover):
+    cheat = _edit(fill.reference, "//@ assert S1: step1{L1, Here}(a, n, v);", "//@ assert S1: \\true;")
+    _refused(fill, cheat, "differs from the task", "\\true")
+
+
+def test_a_changed_step_predicate_is_refused(fill, no_prover):
+    _refused(fill, _edit(fill.reference, "\\at((AllEqual(a, n, v)),", "\\at((AllEqual(a, 0, v)),"),
+             "differs from the task")
+
+
+def test_a_directive_behind_an_annotation_at_sign_is_refused(fill, no_prover):
+    _refused(fill, _edit(fill.reference, LOOP, LOOP + "    @ #define step1 triv1\n"), "preprocessor directives")
+
+
+def test_a_global_annotation_without_a_banned_word_is_refused(fill, no_prover):
+    # a logic type: no word the scan looks for, but not in the task, so the token comparison refuses it
+    cheat = _edit(fill.reference, PREDICATES, "/*@ type Cheat = integer; */\n" + PREDICATES)
+    _refused(fill, cheat, "differs from the task", "Cheat")
+
+
+def test_a_new_function_outside_the_components_is_refused(fill, no_prover):
+    cheat = _edit(fill.reference, "void chain_driver", "int helper(void) { return 0; }\n\nvoid chain_driver")
+    _refused(fill, cheat, "differs from the task", "helper")
+
+
+def test_a_fake_component_inside_a_comment_is_not_the_one_graded(fill, no_prover):
+    # the first `f1_fill(` text is in a comment: comments go before components are looked up
+    fake = "/*\nvoid f1_fill(value_type* a, size_type n,  value_type v)\n{\n}\n*/\n"
+    cheat = _edit(fill.reference, PREDICATES, fake + PREDICATES)
+    cheat = _edit(cheat, "a[i] = v;", "a[i] = v + 0;")
+    _refused(fill, cheat, "code of f1_fill() was changed")
+
+
+def test_a_candidate_missing_a_component_is_malformed(fill, no_prover):
+    check = ProofsDomain().grade(fill, re.sub(r"void f1_fill.*?\n}\n", "", fill.reference, flags=re.DOTALL))
+    assert (check.ok, check.reason) == (False, "malformed_candidate") and "f1_fill" in check.detail
+
+
+# -- check (1) is per atom -------------------------------------------------------------------------
+def test_check1_marks_a_position_unsolved_only_if_its_own_goals_fail(atoms, monkeypatch):
+    d = ProofsDomain()
+    c = d.compose([atoms["fill"], atoms["find"]])
+    seen = []
+
+    def fake_verify(text, spec, *_):  # only step 2's assert fails, whatever is stripped
+        seen.append(text)
+        return WPRun(True, 10, 9, ["chain_driver_assert_S2"])
+
+    monkeypatch.setattr(acsl, "verify", fake_verify)
+    first, second = d.check_unsolved(c, [], 0), d.check_unsolved(c, [], 1)
+    assert (first.ok, first.reason) == (False, "atom_solved") and second.ok
+    # position 1 is verified with find's reference annotations restored and fill's stripped, and back
+    fill_stripped, find_stripped = seen
+    fill_invariant, find_invariant = "AllEqual(a, i, v);", "0 <= k < i ==> a[k] != v;"
+    assert fill_invariant not in fill_stripped and find_invariant in fill_stripped
+    assert fill_invariant in find_stripped and find_invariant not in find_stripped
+
+
+def test_check1_on_one_component_verifies_the_task_itself(clamp, monkeypatch):
+    seen = []
+    monkeypatch.setattr(acsl, "verify", lambda text, spec, *_: seen.append(text) or WPRun(True, 3, 2, ["chain_driver_assert_S1"]))
+    assert acsl.check_unsolved(clamp, 0).ok
+    assert seen == [clamp.prompt]  # the same text as the task: one cached run serves both
+
+
+# -- honest candidates -----------------------------------------------------------------------------
+def _passes(c: Composite, candidate: str) -> Check:
+    check = ProofsDomain().grade(c, candidate)
+    assert check.ok, check.detail
+    return check
+
+
+@needs_frama_c
+def test_the_reference_passes(clamp):
+    _passes(clamp, clamp.reference)
+
+
+@needs_frama_c
+def test_the_reference_with_comments_added_passes(clamp):
+    candidate = clamp.prompt.split("#include", 1)[0] + clamp.reference  # the task's header comment kept
+    candidate = _edit(candidate, "  return", "  // three cases, /* nested */ markers in a comment\n  return")
+    candidate = _edit(candidate, "  complete behaviors;", "  // the behaviors cover every v\n  complete behaviors;")
+    candidate = _edit(candidate, "void chain_driver", "/* the driver, unchanged */\nvoid chain_driver")
+    _passes(clamp, candidate)
+
+
+@needs_frama_c
+def test_the_reference_with_clause_labels_dropped_or_renamed_and_reformatted_passes(clamp):
+    candidate = _edit(clamp.reference, "ensures    bound:  lower", "ensures lower")
+    candidate = candidate.replace("ensures result:  \\result", "ensures r:\\result")
+    candidate = _edit(candidate, "  requires   bound:  lower < upper;", "  requires bound: lower<upper;")
+    candidate = _edit(candidate, "return (v < lower) ?", "return(v<lower)?")  # the same tokens
+    _passes(clamp, candidate)
+
+
+@needs_frama_c
+def test_an_equivalent_but_different_loop_invariant_passes(fill):
+    candidate = _edit(fill.reference, "    loop invariant constant: AllEqual(a, i, v);",
+                      "    loop invariant \\forall integer k; 0 <= k < i ==> a[k] == v;")
+    candidate = _edit(candidate, "    loop invariant bound:    0 <= i <= n;", "    loop invariant i <= n;")
+    _passes(fill, candidate)
+
+
+@needs_frama_c
+def test_the_task_itself_is_graded_not_solved_by_the_prover(clamp):
+    check = ProofsDomain().grade(clamp, clamp.prompt)
+    assert not check.ok and not check.reason and "chain_driver_assert_S1" in check.detail
+
+
+# -- smoke tests: the last line, should a definition get past the checks above ------------------------
+@needs_frama_c
+def test_smoke_tests_find_the_inconsistent_context_of_a_recursive_logic_definition(fill):
+    # the first cheat, verified as if the grader had let its definition through: every goal proves but
+    # the smoke test of f1_fill's requires, which derives \false
+    text = _edit(fill.reference, PREDICATES, "/*@ logic integer bad(integer x) = bad(x) + 1; */\n" + PREDICATES)
+    text = _edit(text, "  /*@\n    loop invariant bound:", "  //@ assert bad(0) == 0;\n  /*@\n    loop invariant bound:")
+    run = acsl.verify(text, fill.verifier, True)
+    assert run.well_formed and run.failed == ["f1_fill_wp_smoke_default_requires"], run
+
+
+def test_a_candidate_whose_smoke_test_fails_is_graded_inconsistent(fill, monkeypatch):
+    monkeypatch.setattr(acsl, "verify", lambda text, spec, *_: WPRun(True, 23, 22, ["f1_fill_wp_smoke_default_requires"]))
+    check = ProofsDomain().grade(fill, fill.reference)
+    assert (check.ok, check.reason) == (False, "inconsistent_context") and "\\false" in check.detail
