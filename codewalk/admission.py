@@ -13,7 +13,7 @@ import random
 import time
 import uuid
 from collections import Counter, deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -77,9 +77,8 @@ def evaluate(domain: Domain, atoms: list[Atom]) -> Verdict:
         return Verdict("rejected", r.reason, {"compose": r.detail}, None)
     except InfraError as e:
         return Verdict("error", Reason.INFRA_ERROR, {"error": str(e), "stage": "compose"}, None)
-    if composite.order and sorted(composite.order) == sorted(a.id for a in atoms):
-        order = composite.order
-        atoms = sorted(atoms, key=lambda a: order.index(a.id))  # positions follow the composite
+    order = _order(composite, [a.id for a in atoms])
+    atoms = sorted(atoms, key=lambda a: order.index(a.id))  # positions follow the composite
     try:
         ref = domain.check_reference(composite, atoms)  # (2)
         evidence["reference"] = {"passes": ref.ok, "detail": ref.detail, **ref.evidence}
@@ -97,6 +96,13 @@ def evaluate(domain: Domain, atoms: list[Atom]) -> Verdict:
     if solved:
         return Verdict("rejected", solved[0].reason or Reason.ATOM_SOLVED, evidence, composite)
     return Verdict("admitted", Reason.ADMITTED, evidence, composite)
+
+
+def _order(composite: Composite, ids: Sequence[str]) -> tuple[str, ...]:
+    """The group's atom ids in the composite's order (Composite.order), when it gives one of these ids."""
+    if composite.order and sorted(composite.order) == sorted(ids):
+        return composite.order
+    return tuple(ids)
 
 
 def _evaluate_in_worker(domain_class: type[Domain], atoms: list[Atom]) -> Verdict:
@@ -218,7 +224,7 @@ def _fresh_groups(store: GraphStore, domain: Domain, walker: Walker, summary: Wa
 
 def _task(domain: Domain, group: tuple[str, ...], verdict: Verdict, run: Run) -> Task:
     c = verdict.composite
-    atoms = c.order if c and c.order and sorted(c.order) == sorted(group) else group  # as evaluate ordered them
+    atoms = _order(c, group) if c else group  # as evaluate ordered them
     return Task(
         id=task_id(domain.name, group, domain.composer_version), domain=domain.name, atoms=atoms,
         status=verdict.status, reason=verdict.reason, seed=run.seed, run=run.id, created_at=now(),

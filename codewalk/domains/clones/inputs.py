@@ -128,7 +128,8 @@ def _pairwise(cores: list[list[Any]], rng: random.Random, limit: int) -> list[li
         for p in range(k):
             for q in range(p + 1, k):
                 uncovered.discard((p, row[p], q, row[q]))
-        rows.append([cores[p][v] for p, v in enumerate(row) if v is not None])  # every position is set
+        rows.append([cores[p][v] for p, v in enumerate(row) if v is not None])
+        assert len(rows[-1]) == k, row  # every position is set above; never drop one silently
     return rows
 
 
