@@ -41,6 +41,9 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+COUNT = 60  # about 10 s of demo walking at N = 2
+
+
 @pytest.mark.neo4j
 def test_neo4j_killed_mid_walk_fails_fast_and_a_rerun_completes_without_duplicates(tmp_path):
     home = tmp_path / "neo"
@@ -57,12 +60,15 @@ def test_neo4j_killed_mid_walk_fails_fast_and_a_rerun_completes_without_duplicat
             assert json.load(r)["bolt_direct"] == f"bolt://127.0.0.1:{bolt}"
         load = _cw(info.bolt_uri, "load", "demo", _demo_catalogue())
         assert load.wait(120) == 0, load.stderr.read()
-        walk = _cw(info.bolt_uri, "walk", "--n", "2", "--count", "10", "--seed", "1")
+        # Tasks are written in batches (every 2 s or 25 tasks): the count must outlast the first batch by
+        # seconds, or the kill lands while the walk is already writing its last one.
+        walk = _cw(info.bolt_uri, "walk", "--n", "2", "--count", str(COUNT), "--seed", "1")
         with open_store(info.bolt_uri) as store:  # wait until the walk has stored some tasks
             deadline = time.monotonic() + 120
             while not store.list_tasks(limit=1) and time.monotonic() < deadline:
                 time.sleep(0.2)
-        assert walk.poll() is None, "the walk finished before the fault could be injected"
+            stored = len(store.list_tasks(limit=COUNT))
+        assert walk.poll() is None and stored < COUNT, "the walk finished before the fault could be injected"
         os.kill(info.pid, signal.SIGKILL)  # the server dies without warning
         killed_at = time.monotonic()
         code = walk.wait(90)
@@ -76,10 +82,10 @@ def test_neo4j_killed_mid_walk_fails_fast_and_a_rerun_completes_without_duplicat
         with open_store(info.bolt_uri) as store:
             before = _tasks_are_whole_and_unique(store)
         assert before, "no task was stored before the kill, or the restart lost it"
-        rerun = _cw(info.bolt_uri, "walk", "--n", "2", "--count", "10", "--seed", "1", "--json")
+        rerun = _cw(info.bolt_uri, "walk", "--n", "2", "--count", str(COUNT), "--seed", "1", "--json")
         out, err = rerun.communicate(timeout=300)
         assert rerun.returncode == 0, err
-        assert '"admitted": 10' in out  # the re-run completes the requested count
+        assert f'"admitted": {COUNT}' in out  # the re-run completes the requested count
         with open_store(info.bolt_uri) as store:
             after = _tasks_are_whole_and_unique(store)
         assert set(before) < set(after)
