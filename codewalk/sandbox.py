@@ -10,8 +10,9 @@ bubblewrap (`bwrap`, the sandbox Flatpak uses): no network, its own PID namespac
 process dies the kernel kills every process left, even one that called setsid()), and its work
 directory read-write (TMPDIR points there). What else it sees is an allow-list when the caller gives
 one (`sees`: the system directories, then only those paths read-only; /tmp, the home folder, the store
-and every cache are absent), else the whole filesystem read-only (the domains whose toolchains are not
-listed yet: repair, proofs, clones). Process count is capped by a pids
+and every cache are absent), else the whole filesystem read-only (left to runs of trusted tools on
+reviewed inputs: git and patch on a worktree, javac on the dataset's snippets, and Verus, not installed
+here). Process count is capped by a pids
 cgroup when one is writable (root ignores RLIMIT_NPROC), else by RLIMIT_NPROC. `isolation()` says what
 this machine gives; trusted tooling (git, pip building an environment) passes `isolate=False`.
 """

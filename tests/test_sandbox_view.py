@@ -83,3 +83,25 @@ def test_grading_without_isolation_is_refused_when_required(capsys, demo_store_p
     code, _, err = cw(capsys, "--store", str(demo_store_path), "grade", "--domain", "demo", "--allow-unisolated",
                       str(tmp_path / "p.jsonl"))
     assert "without isolation" in err.replace("\n", " ")  # graded, with a warning (t1 is then unknown: exit 2)
+
+
+def test_a_frama_c_run_sees_its_why3_configuration_and_include_folders_only(tmp_path):
+    """Proofs: Frama-C's view is the allow-list too (a hostile annotation cannot reach the host)."""
+    from codewalk.domains.proofs import acsl
+    from tests.shared_data import require
+
+    root = require("acsl-bench", "acsl-by-example")
+    spec = {"include": [str(root), str(root / "Logic")]}
+    probes = _probes(tmp_path, tmp_path / "graph.lbug")
+    (tmp_path / "graph.lbug").write_text("")
+    probes["the store in use"] = tmp_path / "graph.lbug"
+    probes.pop("the datasets", None)  # the include folders are inside it: probe a sibling instead
+    probes["another dataset"] = require("fempd")
+    checks = " ".join(f"test -e {str(p)!r} && echo {i};" for i, p in enumerate(probes.values()))
+    with sandbox.workdir() as cwd:
+        done = sandbox.run(["/bin/sh", "-c", checks + " test -r " + str(acsl.view(spec)[1]) + " && echo config"],
+                           cwd=cwd, timeout=30, sees=acsl.view(spec))
+    names = list(probes)
+    seen = [names[int(w)] for w in done.stdout.split() if w.isdigit()]
+    assert not seen, f"visible to Frama-C: {seen}"
+    assert "config" in done.stdout.split()  # what it needs is there

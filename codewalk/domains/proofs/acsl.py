@@ -576,7 +576,7 @@ def _run(text: str, command: list[str], spec: dict[str, Any]) -> WPRun:
     with sandbox.workdir() as cwd:
         (cwd / "task.c").write_text(text)
         done = sandbox.run(command, cwd=cwd, timeout=RUN_TIMEOUT, memory_mb=8192,
-                           env={"WHY3CONFIG": str(_why3_config())})
+                           env={"WHY3CONFIG": str(_why3_config())}, sees=view(spec))
         if done.timed_out:
             raise InfraError(f"frama-c timed out after {RUN_TIMEOUT:g}s")
         output = done.stdout + done.stderr
@@ -605,6 +605,13 @@ def _run(text: str, command: list[str], spec: dict[str, Any]) -> WPRun:
     if total == 0 or not expected & set(data.get("wp:functions", {})):
         raise InfraError(f"frama-c reported no goals for {sorted(expected)}")
     return WPRun(True, total, valid, sorted(failed), seconds=done.duration)
+
+
+def view(spec: dict[str, Any]) -> list[Path]:
+    """What a Frama-C run sees besides the system directories and its work directory (read-only): the
+    Why3 configuration, the task's include folders, and the file that tells Frama-C's plug-in loader
+    (findlib) where OCaml libraries are. Frama-C, Why3 and the provers live under /usr."""
+    return [Path("/etc/ocamlfind.conf"), _why3_config(), *(Path(d).resolve() for d in spec["include"])]
 
 
 def _require_tools() -> None:
