@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import py_compile
+import socket
 import subprocess
 import sys
 from collections.abc import Callable
@@ -332,14 +333,24 @@ def test_cheat_a_fix_that_works_only_when_it_sees_the_host_is_not_solved(task, t
               "the checkout": Path(__file__).resolve().parents[1] / "pyproject.toml",
               "a dotfile in $HOME": Path.home() / ".codewalk-redteam-probe"}
     probes["a dotfile in $HOME"].write_text("secret")
+    pool = sorted((module_home / "cache" / "repair" / "worktrees").glob("*/*-0"))
+    assert pool, "composing the task checked out a worktree of the pool"
+    probes["another task's worktree"] = pool[0] / WORDS
     (tmp_path / "gold").mkdir()
     assert RepairDomain().grade(task[1], _patch(task, tmp_path / "gold", *GOLD)).ok
+    guards = {}
     for what, path in probes.items():
         assert path.exists(), what
-        (tmp_path / what.replace(" ", "_")).mkdir()
         # the path hex-encoded: a temporary path names pytest, which the source scan would refuse first
         hidden = str(path).encode().hex()
-        guard = prepend(WORDS, f"import os\nif not os.path.exists(bytes.fromhex({hidden!r}).decode()):\n"
-                               "    raise ImportError('blind')\n")
-        verdict = RepairDomain().grade(task[1], _patch(task, tmp_path / what.replace(" ", "_"), *GOLD, guard))
-        assert not verdict.ok and verdict.reason != "refused", f"{what} is visible to a graded run"
+        guards[what] = f"import os\nif not os.path.exists(bytes.fromhex({hidden!r}).decode()):\n    raise ImportError('blind')\n"
+    with socket.socket() as server:  # a port on the host's loopback, as the Neo4j Bolt port is
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        port = server.getsockname()[1]
+        guards["a port on the host's loopback"] = f"import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=3).close()\n"
+        for what, guard in guards.items():
+            (tmp_path / what.replace(" ", "_")).mkdir()
+            edit = prepend(WORDS, guard)
+            verdict = RepairDomain().grade(task[1], _patch(task, tmp_path / what.replace(" ", "_"), *GOLD, edit))
+            assert not verdict.ok and verdict.reason != "refused", f"{what} is visible to a graded run"

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -105,3 +108,43 @@ def test_a_frama_c_run_sees_its_why3_configuration_and_include_folders_only(tmp_
     seen = [names[int(w)] for w in done.stdout.split() if w.isdigit()]
     assert not seen, f"visible to Frama-C: {seen}"
     assert "config" in done.stdout.split()  # what it needs is there
+
+
+@contextmanager
+def _loopback_port() -> Iterator[int]:
+    """A port listening on the host's loopback, as the Neo4j Bolt port does."""
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        yield server.getsockname()[1]
+
+
+def test_a_demo_candidate_that_needs_a_port_on_the_hosts_loopback_is_graded_as_if_offline(demo_store_path,
+                                                                                          tmp_path):
+    with open_store(demo_store_path) as store, _loopback_port() as port:
+        task = store.select_tasks("demo", "admitted")[0]
+        guard = f"import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=3).close()\n"
+        for name, output in (("probe", guard + task["reference"]), ("reference", task["reference"])):
+            (tmp_path / f"{name}.jsonl").write_text(json.dumps({"task_id": task["id"], "output": output}) + "\n")
+            report = grade_predictions(store, "demo", tmp_path / f"{name}.jsonl")
+            assert (report.passed == 1) == (name == "reference"), f"{name}: graded solved={report.passed == 1}"
+
+
+def test_a_complexity_program_run_sees_none_of_the_host_nor_its_loopback(tmp_path):
+    """Complexity runs dataset programs no one reviewed (atoms, composites): the same allow-list."""
+    from codewalk.domains.complexity.run import run_program
+
+    probes = _probes(tmp_path, tmp_path / "graph.lbug")
+    with _loopback_port() as port:
+        program = ("import json, os, socket\n"
+                   f"seen = {{w: os.path.exists(p) for w, p in {json.dumps({w: str(p) for w, p in probes.items()})}.items()}}\n"
+                   "try:\n"
+                   f"    socket.create_connection(('127.0.0.1', {port}), timeout=3).close()\n"
+                   "    seen['a port on the host loopback'] = True\n"
+                   "except OSError:\n"
+                   "    seen['a port on the host loopback'] = False\n"
+                   "print(json.dumps(seen))\n")
+        done = run_program(program, "", timeout=30)
+    assert done.ok, done.detail
+    seen = json.loads(done.stdout)
+    assert len(seen) == len(probes) + 1 and not any(seen.values()), [w for w, s in seen.items() if s]
