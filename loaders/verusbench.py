@@ -43,12 +43,8 @@ def mask(text: str) -> str:
     while m := _LEXEME.search(text, i):
         out.append(text[i:m.start()])
         lexeme = m[0]
-        if lexeme == "/*":  # block comments nest in Rust
-            depth, j = 1, m.end()
-            while depth and j < len(text):
-                nxt = min((k for k in (text.find("/*", j), text.find("*/", j)) if k >= 0), default=len(text))
-                depth += 1 if text.startswith("/*", nxt) else -1
-                j = nxt + 2
+        if lexeme == "/*":
+            j = _block_end(text, m.end())
             out.append(_blank(text[m.start():j]))
             i = j
             continue
@@ -60,6 +56,31 @@ def mask(text: str) -> str:
         i = m.end()
     out.append(text[i:])
     return "".join(out)
+
+
+def _decomment(text: str) -> str:
+    """text with each comment replaced by a space (strings and char literals kept)."""
+    out, i = [], 0
+    while m := _LEXEME.search(text, i):
+        out.append(text[i:m.start()])
+        if m[0] == "/*":
+            out.append(" ")
+            i = _block_end(text, m.end())
+            continue
+        out.append(" " if m[0].startswith("//") else m[0])
+        i = m.end()
+    out.append(text[i:])
+    return "".join(out)
+
+
+def _block_end(text: str, j: int) -> int:
+    """The end of a block comment whose `/*` ends at j (block comments nest in Rust)."""
+    depth = 1
+    while depth and j < len(text):
+        nxt = min((k for k in (text.find("/*", j), text.find("*/", j)) if k >= 0), default=len(text))
+        depth += 1 if text.startswith("/*", nxt) else -1
+        j = nxt + 2
+    return j
 
 
 def _blank(text: str) -> str:
@@ -243,7 +264,8 @@ def _clauses(text: str, masked: str, start: int, end: int, words: tuple[str, ...
     out: dict[str, list[str]] = {}
     for k, m in enumerate(marks):
         stop = marks[k + 1].start() if k + 1 < len(marks) else end
-        exprs = [" ".join(text[a:b].split()) for a, b in _split_commas(masked, m.end(), stop)]
+        # one line per clause: a comment inside one would swallow the rest of it, so comments go first
+        exprs = [" ".join(_decomment(text[a:b]).split()) for a, b in _split_commas(masked, m.end(), stop)]
         out.setdefault(m[1], []).extend(e for e in exprs if e)
     return out
 
@@ -365,6 +387,74 @@ def _merge(cuts: list[tuple[int, int]]) -> list[tuple[int, int]]:
         else:
             merged.append((a, b))
     return merged
+
+
+# -- lexing (for comparing a candidate with its task) ------------------------------------------------
+@dataclass(frozen=True)
+class Token:
+    text: str
+    line: int
+
+
+# Rust's and Verus's operators of more than one character, longest first: `==>` is one token, `= =>` two
+_OPERATORS = ("<==>", "=~~=", "!~~=", "...", "..=", "<<=", ">>=", "==>", "<==", "===", "!==", "=~=", "!~=", "&&&",
+              "|||", "::", "->", "=>", "==", "!=", "<=", ">=", "&&", "||", "+=", "-=", "*=", "/=", "%=", "^=",
+              "&=", "|=", "<<", ">>", "..")
+_LEX = re.compile(
+    r"(?P<space>[ \t\n\x0b\x0c]+)|(?P<comment>//[^\n]*)|(?P<block>/\*)"
+    r"|(?P<raw>b?r#*\"|r#[^\W\d]|c\"|cr#*\")"  # raw strings and identifiers, C strings: not lexed, refused
+    r"|(?P<string>b?\"(?:\\.|[^\"\\])*\")"
+    r"|(?P<char>b?'(?:\\(?:x[0-9a-fA-F]{2}|u\{[0-9a-fA-F_]{1,6}\}|[nrt\\0'\"])|[^'\\\n\r\t])')"
+    r"|(?P<lifetime>'[A-Za-z_]\w*(?!'))"
+    r"|(?P<number>\d[\d_]*\.\d[\w]*|\d\w*)"
+    r"|(?P<ident>[A-Za-z_]\w*)"
+    r"|(?P<op>" + "|".join(re.escape(o) for o in _OPERATORS) + r"|[-+*/%^!&|=<>@.,;:#$?~()\[\]{}])",
+    re.ASCII | re.DOTALL,
+)
+
+
+def lex(text: str) -> list[Token]:
+    """Rust/Verus tokens without comments or layout, each token as Verus reads it.
+
+    Strict on purpose (a ValueError says what and where): raw strings, raw identifiers, non-ASCII
+    characters outside comments and strings, control characters and unterminated literals are not
+    lexed, so that the tokens joined by spaces (`render`) are read by rustc as these same tokens."""
+    text = text.replace("\r\n", "\n")
+    out, i, line = [], 0, 1
+    while i < len(text):
+        m = _LEX.match(text, i)
+        if m is None or m.lastgroup == "raw":
+            what = f"a raw string, raw identifier or C string `{m[0]}`" if m else _unexpected(text[i])
+            raise ValueError(f"line {line}: {what} is not accepted")
+        if m.lastgroup == "block":
+            end = _block_end(text, m.end())
+            if not text.startswith("*/", end - 2) or end > len(text):
+                raise ValueError(f"line {line}: unterminated block comment")
+        else:
+            end = m.end()
+            if m.lastgroup not in ("space", "comment"):
+                if m.lastgroup == "ident" and text[end:end + 1] in ("\"", "'", "#"):
+                    raise ValueError(f"line {line}: a literal prefix `{text[i:end + 1]}` is not accepted")
+                out.append(Token(m[0], line))
+        line += text.count("\n", i, end)
+        i = end
+    return out
+
+
+def _unexpected(char: str) -> str:
+    if char in "\"'":
+        return f"an unterminated literal starting with {char}"
+    return f"the character {char!r} (U+{ord(char):04X}) outside comments and strings"
+
+
+def render(toks: list[Token]) -> str:
+    """The tokens as source text: one space between tokens on a line, a line break where the source had one."""
+    out: list[str] = []
+    for k, t in enumerate(toks):
+        if k:
+            out.append("\n" if t.line != toks[k - 1].line else " ")
+        out.append(t.text)
+    return "".join(out)
 
 
 def tokens(text: str) -> list[str]:
