@@ -9,6 +9,13 @@ component postconditions and proof annotations removed, the reference restores t
 reference verifies, and each position fails a goal of its own when only its annotations are removed
 (ACSL; Verus checks the whole stripped task).
 
+Only atoms whose own reference proves are walked. At load, each ACSL atom's level-1 reference (the atom
+alone under `chain_driver`) is verified (cached, so a reload costs file reads); the atom keeps
+`reference_proves` and the verifier's reason in its payload, and one that does not prove is labelled
+`unproven` instead of its backend. A walk asks every position for the backend's label (walk_plan), so an
+unproven atom stays in the store, with its edges, but no walk picks it. `--opt references=trust` skips
+the check (every atom is walked, and admission rejects the chains a failing one joins).
+
 Two verifier backends, one formulation. The backend is chosen by the source given to `cw load proofs`
 (a Verus-Bench folder or an ACSL by Example folder; `--opt backend=verus|acsl` forces it) and stored in
 every atom, so edges, and hence chains, never mix backends:
@@ -26,6 +33,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from codewalk.domain import Domain, Option, Rejected, WalkPlan
 from codewalk.errors import UsageError
@@ -38,6 +46,7 @@ from . import acsl, verus
 log = logging.getLogger(__name__)
 
 BACKENDS: dict[str, ModuleType] = {"verus": verus, "acsl": acsl}
+UNPROVEN = "unproven"  # the label of an atom whose own reference does not prove: no walk picks it
 
 
 def detect_backend(source: Path) -> str:
@@ -64,7 +73,31 @@ def read(source: Path, options: dict[str, str]) -> tuple[str, list[Atom], list[t
         atoms, skipped = verus_loader.read(source)
         if options.get("verus"):  # where Verus lives on this machine, for admission and grading
             atoms = [Atom(a.id, a.domain, a.summary, {**a.payload, "verus": options["verus"]}) for a in atoms]
+    if options.get("programs"):
+        atoms = _only(atoms, options["programs"])
     return backend, atoms, skipped
+
+
+def _only(atoms: list[Atom], programs: str) -> list[Atom]:
+    """The atoms of the named programs (`Folder/example` for ACSL), in load order; an unknown name is an error."""
+    wanted = {p.strip() for p in programs.split(",") if p.strip()}
+    kept = [a for a in atoms if a.summary["source"].split(":", 1)[1] in wanted]
+    missing = wanted - {a.summary["source"].split(":", 1)[1] for a in kept}
+    if missing:
+        raise UsageError(f"--opt programs: no atom of {', '.join(sorted(missing))} in the source")
+    return kept
+
+
+def own_reference(atom: Atom) -> Atom:
+    """The ACSL atom with whether its own level-1 reference proves, and the verifier's reason; labelled
+    unproven when it does not, so no walk picks it."""
+    try:
+        check = acsl.check_reference(acsl.compose([atom]))
+        proves, why = check.ok, check.detail
+    except Rejected as r:
+        proves, why = False, f"it does not compose alone: {r.reason}: {r.detail}"
+    summary = {**atom.summary, "label": atom.payload["backend"] if proves else UNPROVEN}
+    return Atom(atom.id, atom.domain, summary, {**atom.payload, "reference_proves": proves, "reference": why})
 
 
 class ProofsDomain(Domain):
@@ -73,7 +106,10 @@ class ProofsDomain(Domain):
     composer_version = "proofs-1"
     data_source = "Verus-Bench (microsoft/verus-proof-synthesis@422077e3) or ACSL by Example; both MIT"
     load_options = (Option("backend", "verifier backend (default: detected from the folder)", choices=("verus", "acsl")),
-                    Option("verus", "path of the verus binary used for admission and grading"))
+                    Option("verus", "path of the verus binary used for admission and grading"),
+                    Option("programs", "comma-separated programs to load, e.g. Mutating/fill (default: all)"),
+                    Option("references", "check (default): verify each ACSL atom's own reference and walk only "
+                           "those that prove; trust: walk every atom", choices=("check", "trust")))
     description = "Chains of verified functions, proofs removed (Verus or Frama-C/WP); graded by the verifier."
 
     def load(self, source: Path, options: dict[str, str]) -> Iterator[Atom]:
@@ -81,7 +117,20 @@ class ProofsDomain(Domain):
         for what, why in skipped:
             log.info("skipped %s: %s", what, why)
         log.info("%s: %d atoms, %d functions or programs skipped", backend, len(atoms), len(skipped))
+        if backend == "acsl" and options.get("references", "check") == "check":
+            atoms = [own_reference(a) for a in atoms]
+        unproven = sorted(a.summary["source"] for a in atoms if a.summary["label"] == UNPROVEN)
+        for atom in atoms:
+            if atom.summary["label"] == UNPROVEN:
+                log.info("not walked: %s: %s", atom.summary["source"], atom.payload["reference"])
+        self._report = {"backend": backend, "skipped": len(skipped),
+                        "reference_proves": sum(a.payload.get("reference_proves") is True for a in atoms),
+                        "reference_fails": len(unproven), "not_walked": unproven}
         yield from atoms
+
+    def load_report(self) -> dict[str, Any]:
+        """The last load's counts: programs skipped, atoms whose own reference proves or fails (not walked)."""
+        return getattr(self, "_report", {})
 
     def edges(self, atoms: Sequence[Atom]) -> Iterable[Edge]:
         """Type buckets per backend: each output type meets the atoms that accept it."""
@@ -115,7 +164,9 @@ class ProofsDomain(Domain):
         return [c for key in keys for c in accepts[(b, key)] if verus.connect(src, c[0])]
 
     def walk_plan(self, n: int, rng: random.Random) -> WalkPlan:
-        return WalkPlan(max_per_source=2)  # each source program at most twice per chain
+        # Every position carries the backend's label: one backend per walk, never an unproven atom.
+        # Each source program at most twice per chain.
+        return WalkPlan(labels=("acsl",) * n, max_per_source=2)
 
     def compose(self, atoms: Sequence[Atom]) -> Composite:
         backends = {a.payload["backend"] for a in atoms}
