@@ -8,8 +8,8 @@ which favours it); it is measured on a few inputs and scaled to a full suite.
 - atoms: a seeded sample of FEMPD pairs re-verified by (a) type-driven inputs and (b) EvoSuite
   cross-substitution, on an empty cache (compiling included), then again on the warm cache.
 - level-10 groups: the sample's confirmed atoms go into an embedded store; seeded walks give level-10
-  groups (half of them negative); each is composed and checked (2) in one batch, and, as `cw walk` does
-  it, one JVM per group. An admitted group is one whose reference check passes (check (1) reads the
+  groups (half of them negative); each is composed and checked (2) in one batch (one JVM per round of
+  drawing inputs), and, as `cw walk` does it, one group at a time. An admitted group is one whose reference check passes (check (1) reads the
   atoms' load-time record).
 
 Data: FEMPD/FEMP-X pairs (CC BY-NC 4.0) from ../shared/data/fempd (or $CODEWALK_SHARED/data/fempd).
@@ -111,16 +111,17 @@ def main() -> None:
         batch = time.monotonic() - started
         started = time.monotonic()
         for group, composite in zip(groups[args.groups:], composites[args.groups:]):
-            domain.check_reference(composite, group)  # one JVM per group, as the admission loop calls it
+            domain.check_reference(composite, group)  # one group at a time, as the admission loop calls it
         one_jvm_each = (time.monotonic() - started) / 4
         outcome = Counter((c.verifier["label"], k.ok) for c, k in zip(composites, checks))
         reasons = Counter(f"{c.verifier['label']} {k.reason or 'admitted'}" for c, k in zip(composites, checks))
         figures["level10_outcomes"] = ", ".join(f"{reason}: {n}" for reason, n in sorted(reasons.items()))
         admitted = sum(k.ok for k in checks)
-        inputs_per_group = sum(len(c.verifier["inputs"]) for c in composites) / len(composites)
+        # A check runs `outer` and the depth probes on every input it draws (steer.py): four calls per input.
+        inputs_per_group = 2 * sum(k.evidence.get("drawn", 0) for k in checks) / len(checks)
         sample = [CallUnit({f"{s}.java": t for s, t in c.verifier["snippets"].items()},
                            (("SnippetA", "outer"), ("SnippetB", "outer")), tuple(c.verifier["params"]),
-                           c.verifier["inputs"]) for c in composites[:2]]
+                           k.evidence["input_set"]) for c, k in zip(composites, checks) if "input_set" in k.evidence][:2]
         per_input = per_input_jvm(java, sample, max(1, args.baseline // 2), DEADLINE_MS)
         figures |= {"level10_groups": args.groups, "level10_admitted": admitted,
                     "level10_admitted_pos": outcome[("eq", True)], "level10_admitted_neg": outcome[("neq", True)],

@@ -17,7 +17,8 @@ import pytest
 
 from codewalk.domain import Rejected
 from codewalk.domains import clones
-from codewalk.domains.clones import REFERENCE, SYSTEM_PROMPT, ClonesDomain, atom
+from codewalk.domains.clones import REFERENCE, SYSTEM_PROMPT, ClonesDomain, atom, steer
+from codewalk.domains.clones import inputs as inputs_module
 from codewalk.domains.clones.inputs import generate
 from codewalk.domains.clones.java import CallUnit, Java
 from codewalk.domains.clones.verify import INPUTS, pair_class, suite_unit
@@ -166,7 +167,8 @@ def test_level3_positive_composition_compiles_and_agrees_on_every_input(domain, 
     composite = domain.compose(group)
     check = domain.check_reference(composite, group)
     assert check.ok, check.detail
-    assert composite.reference == "VERDICT: 1" and check.evidence["agree"] == check.evidence["inputs"] > 100
+    e = check.evidence
+    assert composite.reference == "VERDICT: 1" and e["agree"] == e["drawn"] >= e["inputs"] == steer.INPUT_SET
     assert all(domain.check_unsolved(composite, group, k).ok for k in range(3))
 
 
@@ -176,25 +178,82 @@ def test_level3_negative_composition_compiles_and_diverges(domain, atoms):
     check = domain.check_reference(composite, group)
     assert check.ok, check.detail
     assert composite.reference == "VERDICT: 0"
-    assert check.evidence["differ"] >= 1 and check.evidence["witness"]["SnippetA"] != check.evidence["witness"]["SnippetB"]
-    assert "t" not in (check.evidence["witness"]["SnippetA"], check.evidence["witness"]["SnippetB"])
+    witness = check.evidence["witness"]
+    assert check.evidence["differ"] >= 1 and witness["SnippetA"] != witness["SnippetB"]
+    assert "t" not in (witness["SnippetA"], witness["SnippetB"])
+    assert witness["depth"] >= composite.verifier["neq_position"] == 2  # it reaches the neq stage on both sides
+    assert witness["input"] in check.evidence["input_set"]
 
 
-def test_task_check_reports_the_share_of_inputs_that_run_every_stage(domain, atoms):
+def test_task_check_reports_the_share_of_inputs_that_run_every_stage_and_reach_the_last(domain, atoms):
     for ids in (POSITIVE, NEGATIVE):
         group = chain(atoms, ids)
         check = domain.check_reference(domain.compose(group), group)
         e = check.evidence
-        assert check.ok and e["inputs"] == len(domain.compose(group).verifier["inputs"])  # every input ran
+        assert check.ok and e["inputs"] == len(e["input_set"]) == steer.INPUT_SET
         assert e["complete_share"] == round(e["complete"] / e["inputs"], 3) >= clones.MIN_COMPLETE_SHARE
-        assert 0 < e["complete"] < e["inputs"]
+        assert e["complete"] <= e["reach_last"] and e["reach_last_share"] == round(e["reach_last"] / e["inputs"], 3)
+        assert sum(e["drawn_by_round"]) == e["drawn"] and sum(e["complete_by_round"]) == e["drawn_complete"]
+
+
+def test_steering_raises_the_share_of_inputs_that_run_every_stage_above_the_first_draw(domain, atoms):
+    group = chain(atoms, POSITIVE)  # double(String) first: most drawn strings are not numbers
+    e = domain.check_reference(domain.compose(group), group).evidence
+    first_share = e["complete_by_round"][0] / e["drawn_by_round"][0]
+    assert e["rounds"] > 1 and first_share < clones.MIN_COMPLETE_SHARE <= e["complete_share"]
+    later = sum(e["complete_by_round"][1:]) / sum(e["drawn_by_round"][1:])
+    assert later > first_share  # the steered rounds, not the first draw, found the inputs that run every stage
+
+
+def test_task_inputs_are_drawn_for_the_task_not_taken_from_its_atoms_suites(domain, atoms, monkeypatch):
+    group = chain(atoms, NEGATIVE)
+    composite = domain.compose(group)
+    asked = []
+    original = inputs_module._generate
+    monkeypatch.setattr(inputs_module, "_generate", lambda params, seed, count: asked.append((params, seed))
+                        or original(params, seed, count))
+    check = domain.check_reference(composite, group)
+    assert check.ok and "inputs" not in composite.verifier
+    assert set(asked) == {(tuple(composite.verifier["params"]), "\x1f".join(a.id for a in group))}
 
 
 def test_task_below_the_complete_share_is_rejected(domain, atoms, monkeypatch):
-    group = chain(atoms, POSITIVE)  # about a third of its inputs run all three stages
-    monkeypatch.setattr(clones, "MIN_COMPLETE_SHARE", 0.5)
+    group = chain(atoms, POSITIVE)
+    monkeypatch.setattr(clones, "MIN_COMPLETE_SHARE", 0.9)  # the draw aims at 0.75
     check = domain.check_reference(domain.compose(group), group)
-    assert not check.ok and check.reason == "few_complete_runs" and check.evidence["complete_share"] < 0.5
+    assert not check.ok and check.reason == "few_complete_runs" and check.evidence["complete_share"] < 0.9
+    assert "0.9" in check.detail and "run every stage" in check.detail
+
+
+def _claimed_negative(composite, old: str, new: str):
+    """The composite with `old` replaced by `new` in Snippet B and its probe copy, claimed negative at stage 3."""
+    v = composite.verifier
+    assert old in v["snippets"]["SnippetB"] and old in v["probes"]["DepthB"]
+    return type(composite)(composite.prompt, REFERENCE["neq"], {
+        **v, "label": "neq", "neq_position": 2, "snippets": {**v["snippets"], "SnippetB": v["snippets"]["SnippetB"].replace(old, new)},
+        "probes": {**v["probes"], "DepthB": v["probes"]["DepthB"].replace(old, new)}})
+
+
+def test_negative_task_whose_snippets_differ_only_before_the_neq_stage_is_not_admitted(domain, atoms):
+    group = chain(atoms, POSITIVE)  # Snippet B's first stage throws on null where A's returns 0
+    composite = _claimed_negative(domain.compose(group), 'if (srcValue == null || srcValue.equals("")) return 0;',
+                                  'if (srcValue == null) throw new IllegalStateException();\n'
+                                  '        if (srcValue.equals("")) return 0;')
+    check = domain.check_reference(composite, group)
+    assert not check.ok and check.reason == "witness_before_neq_stage", check.detail
+    early = check.evidence["early_witness"]
+    assert early["input"][0] is None and early["depth"] == 0 and early["SnippetB"] == "x:java.lang.IllegalStateException"
+    assert "witness" not in check.evidence
+
+
+def test_negative_task_whose_snippets_differ_in_the_neq_stage_is_admitted_on_that_input(domain, atoms):
+    group = chain(atoms, POSITIVE)  # Snippet B's third stage returns -1 for a large second argument
+    head = "static double step3(double xDiff, double yDiff) {\n"
+    composite = _claimed_negative(domain.compose(group), head, head + "        if (yDiff > 1000) return -1;\n")
+    check = domain.check_reference(composite, group)
+    assert check.ok, check.detail
+    witness = check.evidence["witness"]
+    assert witness["depth"] >= 2 and witness["SnippetB"] == "r:-1.0" and witness["input"][2] > 1000
 
 
 def test_positive_task_whose_only_difference_is_time_is_undecided_not_admitted(domain, atoms, monkeypatch):

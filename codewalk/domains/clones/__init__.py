@@ -12,12 +12,14 @@ links e_i to e_j when e_i's return type is the type of a parameter of e_j (the f
 receives it; the others become extra inputs of the driver). A level-N task chains the first methods
 under a driver `outer` as Snippet A and the second methods as Snippet B (App. A.3); Ref(G) is eq when
 every atom is eq and neq when the walk put exactly one neq atom in the chain (a walk constraint). V_G
-compiles both snippets and runs the merged suite on `outer` in one JVM: a positive task must agree on
-every input, a negative one must diverge on at least one on which both snippets terminate (an input on
-which only time separates them is undecided: a positive task with one is not admitted, nor is a negative
-task with no other witness). Every admitted task reports the share of its inputs that run every stage on
-both sides (`complete_share`) and needs at least MIN_COMPLETE_SHARE. Grading reads `VERDICT: 0|1` from a model's
-answer; no verdict, or both, is wrong.
+compiles both snippets and runs `outer` on inputs of the task's own, drawn and steered through the
+stages (steer.py), in one JVM per round: a positive task must agree on every input drawn, a negative one
+must diverge on an input that reaches its non-equivalent stage on both sides and on which both snippets
+terminate (an input on which only time separates them is undecided: a positive task with one is not
+admitted, nor is a negative task with no other witness). Every task's evidence gives the share of its
+input set that runs every stage on both sides (`complete_share`) and that reaches the last stage
+(`reach_last_share`); a task needs a complete_share of at least MIN_COMPLETE_SHARE. Grading reads
+`VERDICT: 0|1` from a model's answer; no verdict, or both, is wrong.
 """
 
 from __future__ import annotations
@@ -37,8 +39,8 @@ from codewalk.loaders import fempd
 from codewalk.loaders.fempd import blank_literals
 from codewalk.records import Atom, Check, Composite, Edge
 
-from . import verdicts
-from .inputs import generate, normalize, verdict
+from . import steer, verdicts
+from .inputs import normalize, verdict
 from .java import CallResult, CallUnit, Java
 from .verify import INPUTS, Verification, verify
 
@@ -54,21 +56,20 @@ SYSTEM_PROMPT = (
 )
 REFERENCE = {"eq": "VERDICT: 1", "neq": "VERDICT: 0"}
 VERDICT = re.compile(r"\bVERDICT\s*:\s*([01])(?![0-9])", re.IGNORECASE)
-GENERATED = 100  # type-driven inputs for `outer`
-MERGED = 60  # inputs merged from the atoms' own suites (the chain's first atom and every atom's extras)
 DEADLINE_MS = 100  # per call of `outer`; a disagreement is re-run with four times as much
-# An admitted task needs at least this share of its inputs to run every stage on both sides (outer returns a
-# value): below it the verdict rests mostly on exception paths of the first stages. A quarter keeps >= 40 of
-# the ~160 inputs comparing values computed by every stage; half (the issue's example) would reject the
-# level-3 positive chain of the tests (0.34) and most chains, whose inputs are not yet steered through each
-# stage's preconditions.
-MIN_COMPLETE_SHARE = 0.25
+# An admitted task needs at least this share of its input set (steer.INPUT_SET inputs) to run every stage on
+# both sides (outer returns a value on both). Half: then most of what the verdict rests on is values computed
+# through the whole chain, not the first stages' exceptions (on unsteered random inputs 190-199 of 200 ended
+# in one), while a chain whose later stages accept only a narrow set of values can still be admitted
+# when steering finds 100 inputs that pass them all. The draw aims higher (steer.AIM), so a task that stops
+# at half is one the steering found hard; it is rejected below half as `few_complete_runs`.
+MIN_COMPLETE_SHARE = 0.5
 
 
 class ClonesDomain(Domain):
     name = "clones"
     relation = "FEEDS"
-    composer_version = "clones-1"
+    composer_version = "clones-2"  # clones-2: the check draws inputs of the task's own
     data_source = "FEMPD / FEMP-X (Higo 2024, doi:10.5281/zenodo.19543614), CC BY-NC 4.0, non-commercial"
     load_options = (Option("pairs", "comma-separated FEMPD pair ids to load (default: all)"),
                     Option("seed", "seed of the type-driven inputs", int),
@@ -140,29 +141,41 @@ class ClonesDomain(Domain):
         params = [normalize(t) for t in atoms[0].payload["params"]]
         for a, k in zip(atoms[1:], args[1:]):
             params += [normalize(t) for j, t in enumerate(a.payload["params"]) if j != k]
+        stages = [0] * len(atoms[0].payload["params"])
+        for i, a in enumerate(atoms[1:], 1):
+            stages += [i] * (len(a.payload["params"]) - 1)
         snippets = {side: _snippet(side, atoms, args, params) for side in ("SnippetA", "SnippetB")}
+        probes = {f"Depth{side[-1]}": _snippet(side, atoms, args, params, depth=True) for side in snippets}
         user = f"Snippet A:\n```java\n{snippets['SnippetA']}```\n\nSnippet B:\n```java\n{snippets['SnippetB']}```\n"
         label = "neq" if neq else "eq"
         return Composite(
             prompt=f"{SYSTEM_PROMPT}\n\n{user}",
             reference=REFERENCE[label],
             verifier={"label": label, "neq_position": neq[0] if neq else None, "snippets": snippets,
-                      "params": params, "inputs": merged_suite(atoms, args, params),
+                      "probes": probes, "params": params, "stages": stages, "stage_count": len(atoms),
+                      "input_seed": "\x1f".join(a.id for a in atoms),
                       "system_prompt": SYSTEM_PROMPT, "user_prompt": user},
         )
 
     # -- admission ---------------------------------------------------------------------------------------
     def check_reference(self, composite: Composite, atoms: Sequence[Atom]) -> Check:
-        """(2): both snippets compile end to end, and the merged suite on `outer` returns Ref(G)."""
+        """(2): both snippets compile end to end, and `outer` on the task's own inputs returns Ref(G)."""
         return self.run_composites([composite])[0]
 
     def run_composites(self, composites: Sequence[Composite]) -> list[Check]:
-        """Check (2) for many composites in one JVM (each compiled once, cached by content)."""
-        units = [CallUnit({f"{side}.java": text for side, text in c.verifier["snippets"].items()},
-                          (("SnippetA", "outer"), ("SnippetB", "outer")), tuple(c.verifier["params"]),
-                          c.verifier["inputs"])  # all of them: the share that runs every stage is measured
-                 for c in composites]
-        return [_reference_check(c, r) for c, r in zip(composites, self.java.calls(units, DEADLINE_MS))]
+        """Check (2) for many composites: each round of drawing runs all of them in one JVM (each composite
+        compiled once, cached by content; one that is done drawing stays in the batch with no inputs, so the
+        compile batches, and their cache keys, stay the same)."""
+        drawings = [_Drawing(c) for c in composites]
+        for round_ in range(steer.ROUNDS):
+            batches = [d.next_inputs(round_) for d in drawings]
+            if not any(batches):
+                break
+            units = [unit for d, batch in zip(drawings, batches) for unit in d.units(batch)]
+            results = self.java.calls(units, DEADLINE_MS)
+            for k, (d, batch) in enumerate(zip(drawings, batches)):
+                d.add(batch, results[2 * k], results[2 * k + 1])
+        return [_reference_check(d) for d in drawings]
 
     def check_unsolved(self, composite: Composite, atoms: Sequence[Atom], position: int) -> Check:
         """(1): every atom compiles and its own verifier confirms its label. The store holds only atoms whose
@@ -217,8 +230,11 @@ def _chained_arg(prev: Atom, nxt: Atom) -> int:
 
 
 # -- snippets ---------------------------------------------------------------------------------------------
-def _snippet(side: str, atoms: Sequence[Atom], args: list[int | None], params: list[str]) -> str:
-    """One side: the atoms' method1 (Snippet A) or method2 (Snippet B) as static step1..stepN, and `outer`."""
+def _snippet(side: str, atoms: Sequence[Atom], args: list[int | None], params: list[str], depth: bool = False) -> str:
+    """One side: the atoms' method1 (Snippet A) or method2 (Snippet B) as static step1..stepN, and `outer`.
+
+    With `depth`, the check's probe copy instead (class DepthA or DepthB, never shown): the same steps and,
+    in place of `outer`, `depth` with its parameters, which returns how many stages ran without an exception."""
     method = "method1" if side == "SnippetA" else "method2"
     imports = sorted({line for a in atoms for line in a.payload["imports"]})
     body = [_as_static(a.payload[method], method, f"step{i}") for i, a in enumerate(atoms, 1)]
@@ -234,9 +250,16 @@ def _snippet(side: str, atoms: Sequence[Atom], args: list[int | None], params: l
             call = extra[:k] + [f"x{i - 1}"] + extra[k:]
         lines.append(f"        {normalize(a.summary['out_type'])} x{i} = step{i}({', '.join(call)});")
     signature = ", ".join(f"{t} {name}" for t, name in zip(params, names))
+    head = "".join(f"{line}\n" for line in imports) + ("\n" if imports else "")
+    if depth:
+        steps = "".join(f"    {line}\n            done = {i};\n" for i, line in enumerate(lines, 1))
+        driver = (f"    static int depth({signature}) {{\n        int done = 0;\n        try {{\n{steps}"
+                  "        } catch (ThreadDeath stopped) {  // the harness stopping a call past its deadline\n"
+                  "            throw stopped;\n        } catch (Throwable thrown) {  // stage done + 1 threw\n"
+                  "        }\n        return done;\n    }")
+        return head + f"class Depth{side[-1]} {{\n" + "\n\n".join([*body, driver]) + "\n}\n"
     outer = (f"    static {normalize(atoms[-1].summary['out_type'])} outer({signature}) {{\n" + "\n".join(lines)
              + f"\n        return x{len(atoms)};\n    }}")
-    head = "".join(f"{line}\n" for line in imports) + ("\n" if imports else "")
     return head + f"class {side} {{\n" + "\n\n".join([*body, outer]) + "\n}\n"
 
 
@@ -254,81 +277,175 @@ def _as_static(method: str, old: str, new: str) -> str:
     return renamed[:line] + "static " + renamed[line:]
 
 
-def merged_suite(atoms: Sequence[Atom], args: list[int | None], params: list[str]) -> list[list[Any]]:
-    """Inputs for `outer`: first the atoms' own suites merged (the first atom's inputs, every other atom's
-    extra arguments; neq atoms contribute their witness), then type-driven inputs for the whole signature."""
-    own = [generate(a.payload["params"], f"{a.payload['verification']['seed']}:{a.payload['pair_id']}",
-                    a.payload["verification"]["inputs"]) for a in atoms]
-    witnesses = {i: a.payload["verification"]["witness"]["input"] for i, a in enumerate(atoms)
-                 if a.summary["label"] == "neq" and a.payload["verification"].get("witness")}
-    inputs: list[list[Any]] = []
-    for k in range(MERGED):
-        chosen = {i: (witnesses[i] if i in witnesses and k % 2 == 0 else own[i][k % len(own[i])])
-                  for i in range(len(atoms))}
-        row = list(chosen[0])
-        for i in range(1, len(atoms)):
-            row += [v for j, v in enumerate(chosen[i]) if j != args[i]]
-        inputs.append(row)
-    seed = "\x1f".join(a.id for a in atoms)
-    inputs += generate(params, seed, GENERATED)
-    unique: dict[str, list[Any]] = {}
-    for row in inputs:
-        unique.setdefault(repr(row), row)
-    return list(unique.values())
+class _Drawing:
+    """One composite's check (2) as its inputs are drawn: every input so far, its `outer` line, its depth."""
+
+    def __init__(self, composite: Composite) -> None:
+        self.composite = composite
+        v = composite.verifier
+        self.params: list[str] = v["params"]
+        self.n_stages: int = v["stage_count"]
+        self.sources = {f"{name}.java": text for name, text in {**v["snippets"], **v["probes"]}.items()}
+        self.inputs: list[list[Any]] = []
+        self.lines: list[dict[str, Any] | None] = []  # the harness line of `outer` (None: not run)
+        self.depths: list[int | None] = []  # stages both snippets completed (None: unknown)
+        self.errors: str | None = None
+        self.rounds = 0
+        self.by_round: list[tuple[int, int]] = []  # (inputs drawn, of them complete) per round
+        self.stalled = False  # steering found no new input
+        self.rng = random.Random(v["input_seed"])
+
+    def units(self, batch: list[list[Any]]) -> tuple[CallUnit, CallUnit]:
+        """`outer` on both sides, and the probes' `depth` on both sides, on the same inputs."""
+        params = tuple(self.params)
+        return (CallUnit(self.sources, (("SnippetA", "outer"), ("SnippetB", "outer")), params, batch),
+                CallUnit(self.sources, (("DepthA", "depth"), ("DepthB", "depth")), params, batch))
+
+    def drawing(self) -> bool:
+        """Whether another round is worth drawing: no verdict is certain yet, or too few inputs run every stage."""
+        if self.errors is not None or self.stalled:
+            return False
+        label = self.composite.verifier["label"]
+        if label == "eq" and any(_v(line) in ("differ", "slow", "unstable") for line in self.lines):
+            return False  # rejected whatever comes next
+        enough = len(self.complete()) >= steer.AIM * steer.INPUT_SET
+        return not (enough and (label == "eq" or self.witnesses()[0]))
+
+    def next_inputs(self, round_: int) -> list[list[Any]]:
+        """This round's inputs (none when this composite is done drawing)."""
+        if not self.drawing():
+            return []
+        if round_ == 0:
+            return steer.first_draw(self.params, self.composite.verifier["input_seed"])
+        tried = list(zip(self.inputs, self.depths))
+        batch = steer.steered(self.params, self.composite.verifier["stages"], tried, self.n_stages, self.rng)
+        self.stalled = not batch
+        return batch
+
+    def add(self, batch: list[list[Any]], outer: CallResult, depth: CallResult) -> None:
+        if not batch:
+            return
+        self.rounds += 1
+        if outer.errors is not None or depth.errors is not None:
+            self.errors = outer.errors or depth.errors
+            return
+        for result in (outer, depth):
+            if len(result.outcomes) < len(batch) and result.end in (None, "all"):
+                raise InfraError(f"the harness answered {len(result.outcomes)} of {len(batch)} inputs")
+        self.inputs += batch
+        self.lines += [outer.outcomes.get(i) for i in range(len(batch))]
+        self.depths += [_depth(depth.outcomes.get(i)) for i in range(len(batch))]
+        done = len(self.complete())
+        self.by_round.append((len(batch), done - sum(c for _, c in self.by_round)))
+
+    def ran(self) -> list[int]:
+        return [i for i, line in enumerate(self.lines) if line is not None and not line.get("abandoned")]
+
+    def final(self, i: int) -> list[str]:
+        """Both snippets' decided outcomes on input i, which ran."""
+        line = self.lines[i]
+        assert line is not None, i
+        return _final(line)
+
+    def depth(self, i: int) -> int:
+        """Stages both snippets completed on input i; -1 when unknown."""
+        d = self.depths[i]
+        return -1 if d is None else d
+
+    def complete(self) -> list[int]:
+        """Inputs on which both snippets ran every stage: `outer` returned a value on both sides (an exception
+        in any stage ends `outer` with it; a stage that catches its own still ran)."""
+        return [i for i in self.ran() if all(o.startswith("r:") for o in self.final(i))]
+
+    def witnesses(self) -> tuple[list[int], list[int]]:
+        """Separating inputs (both snippets terminated, with different outcomes): those that reach the
+        non-equivalent stage on both sides (a negative task's witnesses), and the others."""
+        differ = [i for i in self.ran() if _v(self.lines[i]) == "differ"]
+        at = self.composite.verifier["neq_position"]
+        if at is None:
+            return differ, []
+        reach = [i for i in differ if self.depth(i) >= at]
+        return reach, [i for i in differ if i not in reach]
 
 
-def complete(result: CallResult) -> int:
-    """Inputs on which both snippets ran every stage of the chain: `outer` returned a value on both sides
-    (an exception in any stage ends `outer` with that exception; a stage that catches its own still ran)."""
-    return sum(1 for line in result.outcomes.values() if not line.get("abandoned")
-               and all(o.startswith("r:") for o in line.get("final", line["out"])))
+def _v(line: dict[str, Any] | None) -> str:
+    return verdict(line) if line is not None else "not_run"
 
 
-def complete_share(result: CallResult) -> float:
-    ran = sum(1 for line in result.outcomes.values() if not line.get("abandoned"))
-    return round(complete(result) / ran, 3) if ran else 0.0
+def _final(line: dict[str, Any]) -> list[str]:
+    return line.get("final", line["out"])
 
 
-def _reference_check(composite: Composite, result: CallResult) -> Check:
+def _depth(line: dict[str, Any] | None) -> int | None:
+    """Stages both probe copies completed on an input (None: a probe ran out of time or was not run)."""
+    if line is None or line.get("abandoned"):
+        return None
+    heads = [o.split("\n")[0] for o in _final(line)]
+    if not all(h.startswith("r:") for h in heads):
+        return None
+    return min(int(h[2:]) for h in heads)
+
+
+def _reference_check(d: _Drawing) -> Check:
+    composite = d.composite
     label = composite.verifier["label"]
-    if result.errors is not None:
-        return Check(False, f"the composite does not compile: {result.errors[:500]}",
-                     {"errors": result.errors[:2000]}, reason="does_not_compile")
-    counts = Counter(verdict(line) for line in result.outcomes.values())
-    first = next((line for _, line in sorted(result.outcomes.items()) if verdict(line) == "differ"), None)
-    slow = next((line for _, line in sorted(result.outcomes.items()) if verdict(line) == "slow"), None)
-    evidence: dict[str, Any] = {"label": label, "inputs": len(result.outcomes), **counts,
-                                "complete": complete(result), "complete_share": complete_share(result)}
+    if d.errors is not None:
+        return Check(False, f"the composite does not compile: {d.errors[:500]}",
+                     {"errors": d.errors[:2000]}, reason="does_not_compile")
+    ran = d.ran()
+    counts = Counter(_v(d.lines[i]) for i in range(len(d.lines)))
+    reach, before = d.witnesses()
+    first = reach[0] if reach else None  # eq: every separating input (none is before a neq stage)
+    slow = next((i for i in ran if _v(d.lines[i]) == "slow"), None)
+    unstable = [i for i in ran if _v(d.lines[i]) == "unstable"]
+    complete = set(d.complete())
+    last = d.n_stages - 1
+    kept = steer.input_set([i for i in (first, slow, *unstable[:1]) if i is not None],
+                           [i for i in ran if i in complete], [i for i in ran if i not in complete])
+    reached = [i for i in kept if d.depth(i) >= last]
+    share = lambda n: round(n / len(kept), 3) if kept else 0.0
+    evidence: dict[str, Any] = {
+        "label": label, "neq_position": composite.verifier["neq_position"], "input_seed": composite.verifier["input_seed"],
+        "rounds": d.rounds, "drawn": len(ran), "drawn_complete": len(complete),
+        "drawn_by_round": [n for n, _ in d.by_round], "complete_by_round": [c for _, c in d.by_round], **counts,
+        "inputs": len(kept), "complete": sum(i in complete for i in kept),
+        "complete_share": share(sum(i in complete for i in kept)), "reach_last": len(reached),
+        "reach_last_share": share(len(reached)), "input_set": [d.inputs[i] for i in kept]}
+
+    def shown(i: int) -> dict[str, Any]:
+        out = d.final(i)
+        return {"input": d.inputs[i], "SnippetA": out[0], "SnippetB": out[1], "depth": d.depths[i]}
+
     if first is not None:  # both snippets terminated on it, with different outcomes
-        out = first["final"]
-        evidence["witness"] = {"input": composite.verifier["inputs"][first["i"]], "SnippetA": out[0], "SnippetB": out[1]}
+        evidence["witness"] = shown(first)
     if slow is not None:
-        out = slow["final"]
-        evidence["slow_input"] = {"input": composite.verifier["inputs"][slow["i"]], "SnippetA": out[0], "SnippetB": out[1]}
-    expected_inputs = len(composite.verifier["inputs"])
-    if len(result.outcomes) < expected_inputs and result.end in (None, "all"):
-        raise InfraError(f"the harness answered {len(result.outcomes)} of {expected_inputs} inputs")
+        evidence["slow_input"] = shown(slow)
     if label == "eq":
         if first is not None:
-            return Check(False, f"the positive composite diverges on input {first['i']}", evidence,
+            return Check(False, f"the positive composite diverges on input {first}", evidence,
                          reason="positive_diverges")
-        if counts["unstable"]:
+        if unstable:
             return Check(False, "the composite is nondeterministic", evidence, reason="nondeterministic")
         if slow is not None:  # one snippet finished, the other never did: undecided, so not admitted
-            return Check(False, f"only time separates the snippets on input {slow['i']}: undecided", evidence,
+            return Check(False, f"only time separates the snippets on input {slow}: undecided", evidence,
                          reason="undecided_time")
         if evidence["complete_share"] < MIN_COMPLETE_SHARE:
             return _few_complete(evidence)
-        return Check(True, f"both snippets agree on all {counts['agree']} inputs", evidence)
+        return Check(True, f"both snippets agree on all {len(ran)} inputs drawn", evidence)
+    if first is None and before:
+        evidence["early_witness"] = shown(before[0])
+        return Check(False, f"the snippets diverge only on inputs that do not reach the non-equivalent stage "
+                     f"{composite.verifier['neq_position'] + 1} on both sides ({len(before)})", evidence,
+                     reason="witness_before_neq_stage")
     if first is None and slow is not None:
-        return Check(False, f"only time separates the snippets (input {slow['i']}): a timeout is no witness",
+        return Check(False, f"only time separates the snippets (input {slow}): a timeout is no witness",
                      evidence, reason="undecided_time")
     if first is None:
         return Check(False, f"no input separates the snippets ({counts['agree']} agree): the neq atom is masked",
                      evidence, reason="negative_masked")
     if evidence["complete_share"] < MIN_COMPLETE_SHARE:
         return _few_complete(evidence)
-    return Check(True, f"the snippets diverge on input {first['i']}", evidence)
+    return Check(True, f"the snippets diverge on input {first}, which reaches the non-equivalent stage", evidence)
 
 
 def _few_complete(evidence: dict[str, Any]) -> Check:

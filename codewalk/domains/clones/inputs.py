@@ -256,6 +256,11 @@ def _plain(t: str) -> Any:
     return {"boolean": True, "char": "a", "String": "a"}.get(name, 1)
 
 
+def draw(t: str, rng: random.Random) -> Any:
+    """One fresh value of a type: random, a special (moderate boundary) value one time in five."""
+    return _value(t, rng, special=rng.random() < 0.2)
+
+
 def _value(t: str, rng: random.Random, special: bool) -> Any:
     name, dims = base(t)
     if dims:

@@ -72,6 +72,11 @@ class Verification:
             return "b:diverges" if self.b == "neq" else f"b:{self.b}"
         return "confirmed"
 
+    @classmethod
+    def from_record(cls, pair: Pair, record: dict[str, Any]) -> Verification:
+        """The verification a stored verdict (`record`) describes, for re-using it without re-running."""
+        return cls(pair, record["a"], record["b"], record["seed"], record["planned_inputs"], record["a_evidence"],
+                   record["b_evidence"], record["witness"])
 
     def record(self) -> dict[str, Any]:
         """The per-pair verdict kept for audit: status, reason, witness input and both outcomes, inputs, seed."""
