@@ -340,8 +340,8 @@ KEYWORDS = ("unsafe", "extern", "fn", "struct", "enum", "union", "impl", "trait"
             "async", "await", "return", "break", "continue", "yield", "include", "include_str", "cfg")
 # parts of the names of Verus's escapes (assume, admit, external_body, exec_allows_no_decreases_clause,
 # builtin::assume_, ...): an identifier holding one that the task does not have is refused
-BANNED = ("assume", "admit", "external", "axiom", "uninterp", "verifier", "builtin", "trusted", "exec_allows",
-          "no_decreases", "unsafe", "unreached")
+# (not `axiom`: vstd's own axiom_* lemmas are its trusted base, callable like any lemma; the keyword is refused)
+BANNED = ("assume", "admit", "builtin", "verifier", "external", "exec_allows", "no_decreases", "trusted")
 ITEM_WORDS = {"#", "pub", "fn", "spec", "proof", "open", "closed", "exec", "struct", "enum", "union", "impl", "const",
               "use", "type", "trait", "broadcast", "global", "mod", "uninterp", "axiom", "static", "extern", "unsafe",
               "macro_rules", "layout", "assume_specification", "tracked"}
@@ -349,8 +349,8 @@ ITEM_WORDS = {"#", "pub", "fn", "spec", "proof", "open", "closed", "exec", "stru
 
 @dataclass(frozen=True)
 class Accepted:
-    components: list[str]  # the candidate's components and lemmas, rebuilt from their tokens
-    lemmas: list[str]
+    components: list[str]  # the candidate's components, in the task's order, rebuilt from their tokens
+    lemmas: list[str]  # its new lemmas, rebuilt the same way
 
 
 @dataclass(frozen=True)
@@ -369,21 +369,23 @@ def structure(task: str, candidate: str, components: Sequence[str]) -> Accepted 
     """Compare a candidate with its task, token for token outside the slots a proof may fill."""
     try:
         theirs, mine = lex(task), lex(candidate)
-    except ValueError as e:
+        if added := _added(theirs, mine):
+            return Refused(f"the candidate adds {', '.join(added[:4])}, which the task does not have "
+                           "and a proof may not use")
+        t_in, m_in = _verus_block(theirs), _verus_block(mine)
+        if m_in is None:
+            return Refused("the candidate has no verus! { } block", "malformed_candidate")
+        assert t_in is not None, "a task always has its verus! block"
+        outside_t, outside_m = theirs[:t_in[0]] + theirs[t_in[1]:], mine[:m_in[0]] + mine[m_in[1]:]
+        if why := _differs(outside_m, outside_t, "the text outside the verus! block was changed"):
+            return Refused(why)
+        return _compare(_items(theirs[t_in[0]:t_in[1]]), _items(mine[m_in[0]:m_in[1]]), components)
+    except ValueError as e:  # a literal not lexed, brackets that do not balance, a function without parameters
         return Refused(f"the candidate cannot be read: {e}", "malformed_candidate")
-    if added := _added(theirs, mine):
-        return Refused(f"the candidate adds {', '.join(added[:4])} (not in the task; a proof may not use it)")
-    t_in, m_in = _verus_block(theirs), _verus_block(mine)
-    if m_in is None:
-        return Refused("the candidate has no verus! { } block", "malformed_candidate")
-    assert t_in is not None, "a task always has its verus! block"
-    outside_t, outside_m = theirs[:t_in[0]] + theirs[t_in[1]:], mine[:m_in[0]] + mine[m_in[1]:]
-    if why := _differs(outside_m, outside_t, "the text outside the verus! block was changed"):
-        return Refused(why)
-    try:
-        t_items, m_items = _items(theirs[t_in[0]:t_in[1]]), _items(mine[m_in[0]:m_in[1]])
-    except ValueError as e:
-        return Refused(f"the candidate cannot be read: {e}", "malformed_candidate")
+
+
+def _compare(t_items: list[_Item], m_items: list[_Item], components: Sequence[str]) -> Accepted | Refused:
+    """The task's items, each found once in the candidate (in any order) and compared; new items are lemmas."""
     given = {it.key: it for it in t_items}
     seen: dict[tuple[str, str], _Item] = {}
     new: list[_Item] = []
@@ -508,19 +510,21 @@ def _added(task: list[Token], candidate: list[Token]) -> list[str]:
 
 def _notable(toks: list[Token], allowed_names: set[str]) -> list[str]:
     """The constructs a proof may not add, as they are written (`#[verifier::external_body]`, `include!`, ...)."""
-    out = []
-    for k, t in enumerate(toks):
-        if t.text == "#" and k + 1 < len(toks) and toks[k + 1].text in ("[", "!"):
+    out, k = [], 0
+    while k < len(toks):
+        t = toks[k]
+        nxt, after = (toks[j].text if j < len(toks) else "" for j in (k + 1, k + 2))
+        if t.text == "#" and nxt in ("[", "!"):
             try:
-                end = _close(toks, k + (2 if toks[k + 1].text == "!" else 1))
+                end = _close(toks, k + (2 if nxt == "!" else 1))
             except ValueError:
                 end = len(toks) - 1
             inside = [x.text for x in toks[k:end + 1]]
-            if not (inside[1:3] == ["[", "trigger"] and inside[3] == "]" or inside[1:4] in (["!", "[", "trigger"], ["!", "[", "auto"])):
+            trigger = inside in (["#", "[", "trigger", "]"], ["#", "!", "[", "auto", "]"]) or inside[1:4] == ["!", "[", "trigger"]
+            if not trigger:  # reported whole: what it holds is not reported again
                 out.append(f"the attribute `{''.join(inside)}`")
+                k = end
         elif _is_word(t.text):
-            nxt = toks[k + 1].text if k + 1 < len(toks) else ""
-            after = toks[k + 2].text if k + 2 < len(toks) else ""
             if nxt == "!" and after in ("(", "[", "{") and t.text not in MACROS:
                 out.append(f"the macro `{t.text}!`")
             elif t.text in KEYWORDS and t.text != "fn":
@@ -529,6 +533,7 @@ def _notable(toks: list[Token], allowed_names: set[str]) -> list[str]:
                 out.append(f"`{t.text}`")
         elif t.text[:1] == '"' or t.text[:2] == 'b"':
             out.append(f"the string literal {t.text[:40]}")
+        k += 1
     return out
 
 
@@ -572,7 +577,7 @@ def _fn_parts(toks: list[Token]) -> tuple[list[Token], list[tuple[str, list[Toke
     words = [t.text for t in toks]
     if "fn" not in words or words[-1] != "}":
         return "not a function with a body"
-    paren = words.index("(", words.index("fn"))
+    paren = words.index("(", words.index("fn"))  # a ValueError without one: the candidate cannot be read
     after = _close(toks, paren) + 1
     body = _last_group(toks, after)
     if body is None:
@@ -614,6 +619,8 @@ def _lemma_refusal(item: _Item, given: set[str]) -> str | None:
     """A new item must be a lemma: `proof fn name(..) .. { .. }` (or `pub proof fn`), holding only proof."""
     words = [t.text for t in item.toks]
     head = words[:words.index("fn") + 2] if "fn" in words[:8] else words[:3]
+    if found := _notable(item.toks, set()):
+        return f"the candidate adds an item holding {', '.join(dict.fromkeys(found))}: only lemmas may be added"
     plain = head[:-1] in (["proof", "fn"], ["pub", "proof", "fn"])
     if not plain or words[-1] != "}":
         what = " ".join(head[:-1]) if "fn" in head else " ".join(head)
@@ -644,7 +651,7 @@ def _body_slots(body: list[Token]) -> tuple[list[Token], list[tuple[str, list[To
             slots.append(("a proof block", body[i:end]))
         elif nxt in STATEMENT_SLOTS.get(t, ()):
             end = _statement_end(body, i)
-            slots.append((f"a {t} statement" if t != "let" else f"a let {nxt} statement", body[i:end]))
+            slots.append((f"`{t} {nxt}`" if t == "let" else f"`{t}`", body[i:end]))
         elif t in ("while", "for", "loop"):
             loop_body = _first_brace(body, i + 1)
             clause = next((j for j in _top_level(body, i + 1, loop_body) if body[j].text in LOOP_SLOTS), loop_body)
