@@ -103,6 +103,10 @@ class Domain(ABC):
         `options` has passed `parse_options`. Call the source's reader in `loaders/`, then do the
         domain's own work (extraction, verification); a reader never imports a domain."""
 
+    def load_report(self) -> dict[str, Any]:
+        """Counts from the last `load` for `cw load`'s result (what was kept, changed, dropped). Default: none."""
+        return {}
+
     @abstractmethod
     def edges(self, atoms: Sequence[Atom]) -> Iterable[Edge]:
         """Compute the relation with an index (inverted file index, type buckets), never all pairs."""

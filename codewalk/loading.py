@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .domain import get_domain
@@ -20,10 +20,11 @@ class LoadSummary:
     edges: dict[str, int]
     seconds: float
     store: str
+    report: dict = field(default_factory=dict)  # the domain's own account of what it kept (load_report)
 
     def as_dict(self) -> dict:
         return {"domain": self.domain, "source": self.source, "atoms": self.atoms, "edges": self.edges,
-                "seconds": round(self.seconds, 3), "store": self.store}
+                "seconds": round(self.seconds, 3), "store": self.store, **({"report": self.report} if self.report else {})}
 
 
 def load(store: GraphStore, domain_name: str, source: Path, options: dict[str, str] | None = None) -> LoadSummary:
@@ -50,4 +51,5 @@ def load(store: GraphStore, domain_name: str, source: Path, options: dict[str, s
             raise InputError(str(source), f"{e.src}->{e.dst}", "edge between unknown or identical atoms")
         counts[e.type] = counts.get(e.type, 0) + 1
     store.write_graph(list(atoms.values()), edges)
-    return LoadSummary(domain.name, str(source), len(atoms), counts, time.monotonic() - started, store.location)
+    return LoadSummary(domain.name, str(source), len(atoms), counts, time.monotonic() - started, store.location,
+                       domain.load_report())

@@ -163,15 +163,16 @@ def test_a_single_atom_is_its_own_task(domain, atoms):
     assert (verdict.status, verdict.composite.reference) == ("admitted", "linear")
 
 
-def test_a_wrong_stored_growth_fails_the_measured_derivation(domain, atoms):
-    liar = atoms["0596"]  # emits about n; claim it emits a constant-size value
+def test_a_reference_derived_from_a_wrong_stored_growth_is_refuted_by_the_counted_cost(domain, atoms):
+    liar = atoms["0596"]  # emits about n; claim it emits n^2 elements
     liar = Atom(liar.id, liar.domain, liar.summary, {**liar.payload, "growth": "quadratic"})
     group = [liar, atoms["0515"]]
     composite = domain.compose(group)
     assert composite.reference == "quadratic"
     check = domain.check_reference(composite, group)
-    assert not check.ok and check.reason == "derivation_mismatch"
-    assert check.evidence["links"][0]["measured"] == "n"
+    assert not check.ok and check.reason == "reference_mismatch"
+    assert check.evidence["cost"]["label"] == "linear"  # the composite really is linear
+    assert check.evidence["links"][0]["measured"] == "n" and not check.evidence["links"][0]["agrees"]
 
 
 def test_a_composite_that_crashes_fails_check_2(domain, atoms):

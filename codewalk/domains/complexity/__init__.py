@@ -1,9 +1,13 @@
 """The complexity-analysis domain (paper Sec. 3.3, App. A.2, B.3) on CodeComplex Python programs.
 
 An atom c = (s, f, tau_in, tau_out, l) is a program s rewritten into a typed entry function f (see
-codewalk.loaders.codecomplex), its size parameter's type, its return type and the annotated class l.
-At load time each atom is checked against its original program on generated inputs, and the growth
-of its output size in its input size is measured and fitted to the closed set of classes.
+codewalk.loaders.codecomplex), its size parameter's type, its return type and its class l.
+At load time each atom is checked against its original program on generated inputs, then run on
+inputs of growing size (n = 2^e, fixed seeds) with its cost counted (cost.py: line events plus the
+C work of builtins, deterministic) and its output size recorded; both are fitted to the closed set of
+classes. The atom rule: l is the measured cost class; the CodeComplex label is kept when they agree,
+replaced when the measured class is another label, and the atom dropped when the cost fits no class
+or one no label names ((log n)^2); `cw load` reports the counts (load_report).
 
 FEEDS: c_i -> c_j when c_j takes a single parameter of c_i's return type and c_i's output grows with
 its input (a constant-size value such as YES/NO would starve c_j, whose label then says nothing about
@@ -16,9 +20,10 @@ still linear). A level-N task is one program: the entry functions renamed solve_
 helpers, and a driver that reads the inputs, chains the calls and prints the result. The reference is
 the class derived from the labels and the output growths (growth.derive). Admission runs the cheap
 check first: (1), on labels only, the reference differs from the largest atomic label, else the task is
-solvable without composing (a single atom is its own task); then (2): the composite runs on generated
-inputs of growing size and the measured size of every chained value grows as the derivation says.
-Grading parses one of the seven labels.
+solvable without composing (a single atom is its own task); then (2): the composite runs on stage 1's
+inputs at growing sizes with its cost counted as an atom's is, and is admitted only if the fitted class
+is the derived reference (a class no label names is `unlabelled_growth`); the measured cost points and
+the sizes of the chained values are the task's evidence. Grading parses one of the seven labels.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ import re
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -66,10 +72,6 @@ READ = {  # how the driver reads stage 1's parameters; the composite's input fol
     "list[list[int]]": "[list(map(int, input().split())) for _ in range(int(input()))]",
     "list[list[str]]": "[input().split() for _ in range(int(input()))]",
 }
-VALIDATION_SCALES = (2, 3, 4, 6, 8, 11, 16, 23, 32, 45, 64, 91, 128, 181, 256, 362, 512, 724, 1024, 2048)
-RUN_LIMIT = 0.5  # seconds per composite run: the first slower run ends the measurement
-RUN_BUDGET = 2.5  # seconds of composite runs per group
-MIN_RUNS = 3  # sizes a level-1 composite must run at
 
 
 class ComplexityDomain(Domain):
@@ -80,6 +82,9 @@ class ComplexityDomain(Domain):
     load_options = (Option("ids", "comma-separated program ids to load (default: all)"),
                     Option("workers", "processes that verify programs (default: all cores)", int))
     description = "CodeComplex programs as typed functions chained by type; predict the complexity class."
+
+    def __init__(self) -> None:
+        self._report: dict[str, Any] = {}  # what the last load kept, relabelled and dropped
 
     # -- source -> atoms -> edges ------------------------------------------------------------------
     def load(self, source: Path, options: dict[str, Any]) -> Iterator[Atom]:
@@ -94,12 +99,17 @@ class ComplexityDomain(Domain):
         kept, drops = extract.build(programs, workers=workers)
         for drop in drops:
             log.info("dropped %s: %s: %s", drop.program, drop.reason, drop.detail)
+        self._report = atom_rule_counts(kept, drops, len(programs))
         if drops:
-            reasons = Counter(d.reason for d in drops)
             log.warning("kept %d of %d programs; dropped: %s", len(kept), len(programs),
-                        ", ".join(f"{r} {c}" for r, c in reasons.most_common()))
+                        ", ".join(f"{r} {c}" for r, c in self._report["dropped"].items()))
+        log.warning("atom rule (measured cost class against the label): %s",
+                    ", ".join(f"{k} {v}" for k, v in self._report["atom_rule"].items()))
         for program, summary, payload in kept:
             yield Atom(f"complexity/{program.id}", self.name, summary, payload)
+
+    def load_report(self) -> dict[str, Any]:
+        return self._report
 
     def edges(self, atoms: Sequence[Atom]) -> Iterable[Edge]:
         """Type buckets: each atom whose output growth is known feeds every other single-parameter atom
@@ -152,8 +162,9 @@ class ComplexityDomain(Domain):
 
     # -- admission ---------------------------------------------------------------------------------------
     def check_reference(self, composite: Composite, atoms: Sequence[Atom]) -> Check:
-        """(2): the composite runs on inputs of growing size, and each chained value's measured size
-        grows as the derivation says it does."""
+        """(2): the composite is run on inputs of growing size (n = 2^e, fixed seed), its cost counted
+        (cost.py) and fitted to a class; admitted only if that class is the derived reference. The
+        measured sizes of the chained values are kept beside it, with whether they grow as derived."""
         # (1) is cheap (labels only) and (2) runs the composite: a group that fails (1) is rejected
         # here, by (1)'s reason, before anything runs.
         for position in range(len(atoms)):
@@ -161,45 +172,24 @@ class ComplexityDomain(Domain):
             if not unsolved.ok:
                 return Check(False, unsolved.detail, {"check_1_first": True, **unsolved.evidence},
                              reason=unsolved.reason)
-        spec = composite.verifier
-        rng = random.Random(hashlib.sha256("\x1f".join(a.id for a in atoms).encode()).hexdigest())
-        stdins = []
-        for scale in VALIDATION_SCALES:
-            try:
-                stdins.append(composite_input(atoms, scale, rng))
-            except extract.TooLarge:
-                break
-        stages = [(name, arg) for name, arg in spec["stages"]]
-        results = run.run_driver(spec["functions"], spec["driver"], stages, stdins, limit=RUN_LIMIT,
-                                 budget=RUN_BUDGET)
-        done = [r for r in results if "text" in r]
-        # Running out of memory or stack at a large size ends the measurement, as a timeout does.
-        if len(done) < len(results) and "error" in results[len(done)] and not \
-                results[len(done)]["error"].startswith(("MemoryError", "RecursionError")):
-            scale = VALIDATION_SCALES[len(done)]
-            return Check(False, f"the composite fails at size {scale}: {results[len(done)]['error']}",
-                         {"runs": len(done)}, reason="composite_fails")
-        needed = growth.MIN_POINTS if spec["links"] else MIN_RUNS  # a single stage has no link to measure
-        if len(done) < needed:
-            return Check(False, f"only {len(done)} composite run(s) finished in {RUN_LIMIT:g}s each; "
-                                f"{needed} are needed", {"runs": len(done)}, reason="unmeasurable")
-        links = []
-        for k, key in enumerate(spec["links"], start=1):
-            expected = growth.Growth(*key)
-            points = [(r["inputs"][0], r["inputs"][k]) for r in done]
-            ok, fitted = growth.agrees(points, expected)
-            links.append({"stage": k + 1, "derived": str(expected), "measured": fitted and str(fitted),
-                          "points": [[n, s] for n, s in points], "agrees": ok})
-        evidence = {"runs": len(done), "largest_n": done[-1]["inputs"][0], "links": links}
-        wrong = [link for link in links if not link["agrees"]]
-        if wrong:
-            w = wrong[0]
-            detail = (f"stage {w['stage']}'s input was derived to grow like {w['derived']} but measures "
-                      f"{w['measured'] or 'no class'}")
-            return Check(False, detail, evidence, reason="derivation_mismatch")
-        sizes = ", ".join(f"stage {link['stage']} input ~ {link['derived']}" for link in links)
-        return Check(True, f"the composite runs at {len(done)} sizes up to n = {evidence['largest_n']:g}"
-                           + (f"; measured growth agrees: {sizes}" if sizes else ""), evidence)
+        measured = measure_composite(composite, atoms)
+        evidence = measured.evidence()
+        if measured.failure:
+            return Check(False, measured.failure, evidence, reason="composite_fails")
+        cost = measured.cost
+        if cost is None:
+            return Check(False, f"the composite's counted cost fits no class over {len(measured.points)} "
+                                f"sizes ({measured.stopped})", evidence, reason="cost_unmeasured")
+        found = growth.label(cost)
+        if found is None:
+            return Check(False, f"the composite's counted cost grows like {cost}, which no label names",
+                         evidence, reason="unlabelled_growth")
+        if found != composite.reference:
+            return Check(False, f"the derived reference is {composite.reference} but the composite's counted "
+                                f"cost grows like {cost} ({found})", evidence, reason="reference_mismatch")
+        largest = measured.points[-1][0]
+        return Check(True, f"the composite's counted cost grows like {cost} ({found}), the derived reference, "
+                           f"over {len(measured.points)} sizes up to n = 2^{largest:g}", evidence)
 
     def check_unsolved(self, composite: Composite, atoms: Sequence[Atom], position: int) -> Check:
         """(1), in the form Ref(G) != max_i l_i: when the answer is the largest atomic label, the atom
@@ -229,6 +219,23 @@ class ComplexityDomain(Domain):
         return Check(True, f"predicted {predicted}", evidence)
 
 
+COST_DROPS = ("cost_unmeasured", "cost_unlabelled")  # the atom rule's drops (extract.label_rule)
+
+
+def atom_rule_counts(kept: Sequence[tuple[Any, dict[str, Any], dict[str, Any]]], drops: Sequence[extract.Drop],
+                     programs: int) -> dict[str, Any]:
+    """What a load did: programs read, atoms kept, drops by reason, and the atom rule's counts: of the
+    programs that reached the cost measurement, those whose label it confirmed (kept), changed
+    (relabelled) or dropped (no class, or a class no label names)."""
+    rules = Counter(payload["label_rule"] for _, _, payload in kept)
+    cost_drops = sum(d.reason in COST_DROPS for d in drops)
+    return {"programs": programs, "atoms": len(kept),
+            "dropped": dict(Counter(d.reason for d in drops).most_common()),
+            "atom_rule": {"kept": rules["kept"], "relabelled": rules["relabelled"], "dropped": cost_drops},
+            "relabelled": dict(Counter(f"{p['stated_label']}->{s['label']}" for _, s, p in kept
+                                       if p["label_rule"] == "relabelled").most_common())}
+
+
 def parse_label(text: str) -> str | None:
     """The one label the answer names; if it names several, the one its last non-empty line names."""
     found = LABEL_WORD.findall(text.lower())
@@ -252,11 +259,67 @@ def derive(atoms: Sequence[Atom]) -> growth.Derivation:
     return derivation
 
 
+@dataclass(frozen=True)
+class CompositeMeasurement:
+    """Counted runs of a composite at n = 2^e: the cost points, their class, the chained values' sizes."""
+
+    points: list[list[float]]  # [e, count]
+    cost: growth.Growth | None
+    error: float
+    stopped: str
+    links: list[dict[str, Any]]
+    failure: str  # why the composite failed at some size ("" when it did not)
+
+    def evidence(self) -> dict[str, Any]:
+        cost = {"points": self.points, "class": self.cost and str(self.cost),
+                "label": self.cost and growth.label(self.cost), "error": extract.round_error(self.error),
+                "stopped": self.stopped, "cap": extract.COST_CAP, "sizes": "n = 2^e; points are [e, count]"}
+        return {"cost": cost, "runs": len(self.points), "links": self.links}
+
+
+def measure_composite(composite: Composite, atoms: Sequence[Atom]) -> CompositeMeasurement:
+    """Run the composite's driver on stage 1's inputs at n = 2^e (the atoms' own sizes and seeded
+    generator), counting the stages' cost as an atom's is counted; the first run past the cap ends it."""
+    spec = composite.verifier
+    rng = random.Random(hashlib.sha256("\x1f".join(a.id for a in atoms).encode()).hexdigest())
+    used, stdins = [], []
+    too_large = False
+    for e in extract.exponents(atoms[0].payload):
+        try:
+            stdins.append(composite_input(atoms, extract.scale_of(e), rng))
+        except extract.TooLarge:
+            too_large = True
+            break
+        used.append(e)
+    stages = [(name, arg) for name, arg in spec["stages"]]
+    results = extract.run_batches(stdins, used, lambda batch: run.run_driver(
+        spec["functions"], spec["driver"], stages, batch, limit=extract.COST_LIMIT, budget=extract.COST_BUDGET,
+        cap=extract.COST_CAP))
+    done = [(e, r) for e, r in zip(used, results, strict=False) if "count" in r]
+    failure = ""
+    if len(done) < len(results) and "error" in results[len(done)] and not \
+            results[len(done)]["error"].startswith(("MemoryError", "RecursionError")):
+        # running out of memory or stack at a large size ends the measurement, as the cap does
+        failure = f"the composite fails at n = 2^{used[len(done)]:g}: {results[len(done)]['error']}"
+    points = [[e, r["count"]] for e, r in done]
+    cost, error = extract.fit_points(points)
+    links = []
+    for k, key in enumerate(spec["links"], start=1):
+        expected = growth.Growth(*key)
+        sizes = [(extract.scale_of(e), r["inputs"][k]) for e, r in done]
+        ok, fitted = growth.agrees(sizes, expected)
+        links.append({"stage": k + 1, "derived": str(expected), "measured": fitted and str(fitted),
+                      "points": [[e, r["inputs"][k]] for e, r in done], "agrees": ok})
+    return CompositeMeasurement(points, cost, error, extract.stopped_by(results, len(used), too_large), links,
+                                failure)
+
+
 def composite_input(atoms: Sequence[Atom], scale: int, rng: random.Random) -> str:
     """Stdin for the composite's driver: the inputs of stage 1, generated at size `scale` by its atom's
     own generator and written in the driver's format."""
     first = atoms[0]
-    _, args = extract.generate(first.payload, scale, first.payload["strategy"], rng)
+    _, args = extract.generate(first.payload, scale, first.payload["strategy"], rng,
+                               max_tokens=extract.COST_TOKENS)
     lines = []
     for group in _input_lines(first):
         if len(group) > 1:

@@ -27,18 +27,26 @@ what it prints; helper functions stay as they are. The rewrite, in order:
    declared `global`. Helpers, classes and imports the function never reaches are dropped.
 
 `verify` then keeps an atom only if the function reproduces the original program's output on
-generated inputs (both run in the sandbox), and measures how the size of its output grows with n."""
+generated inputs (both run in the sandbox), and measures, on inputs of growing size, how the size of
+its output and its counted cost (cost.py) grow with n; the atom rule (label_rule) sets its label from
+the cost. `verify_cached` remembers the outcome by content, so a repeated load costs file reads."""
 
 from __future__ import annotations
 
 import ast
 import copy
+import hashlib
+import json
+import os
 import random
 import symtable
+import sys
+import tempfile
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
+from codewalk import paths
 from codewalk.errors import InfraError
 from codewalk.loaders.codecomplex import ENTRY, Program
 
@@ -1064,7 +1072,7 @@ class TooLarge(Exception):
 
 
 def generate(payload: dict[str, Any], scale: int, strategy: str, rng: random.Random,
-             skip: str | None = None) -> tuple[str, list[Any]]:
+             skip: str | None = None, max_tokens: int = MAX_TOKENS) -> tuple[str, list[Any]]:
     """A random input of size `scale`: the stdin text for the original program and the entry's arguments.
 
     The first int read is the scale itself; lists and strings after it are that long (a count that
@@ -1085,6 +1093,8 @@ def generate(payload: dict[str, Any], scale: int, strategy: str, rng: random.Ran
         return rng.randint(1, scale if how.elems == "scale" else 9)
 
     def text(length: int) -> str:
+        if length > max_tokens:  # a word as long as a number of 4096 bits
+            raise TooLarge(f"a string of {length} characters at scale {scale}")
         return "".join(rng.choice(alphabet) for _ in range(length))
 
     def word(length: int) -> str:
@@ -1096,8 +1106,8 @@ def generate(payload: dict[str, Any], scale: int, strategy: str, rng: random.Ran
         n = scale if expr is None else max(0, eval(expr, {"__builtins__": {}, "len": len, "range": range},
                                                    dict(values)))
         tokens += n
-        if tokens > MAX_TOKENS:
-            raise TooLarge(f"more than {MAX_TOKENS} tokens at scale {scale}")
+        if tokens > max_tokens:
+            raise TooLarge(f"more than {max_tokens} tokens at scale {scale}")
         return n
 
     for item in items:
@@ -1148,10 +1158,111 @@ def generate(payload: dict[str, Any], scale: int, strategy: str, rng: random.Ran
 CHECK_SCALES = (1, 2, 4, 7, 12)  # inputs on which the function must reproduce the program
 MIN_CHECKS = 4  # a slow program may stop early, but not before this many agree
 PROGRAM_TIMEOUT = 3.0  # seconds per original run
-GROWTH_SCALES = (2, 3, 4, 6, 8, 11, 16, 23, 32, 45, 64, 91, 128, 181, 256, 362, 512, 724, 1024, 1448, 2048,
-                 2896, 4096, 5793, 8192, 11585, 16384)
-GROWTH_LIMIT = 0.25  # seconds: a run slower than this ends the growth measurement
-GROWTH_BUDGET = 1.0  # seconds of runs per atom
+# The sizes runs are measured at, n = 2^e: half powers of two up to 2^16 (a list of 65,536 elements);
+# when the size parameter is one number its value goes on, doubling in bits, up to 2^4096, where log n
+# is 4096 and (log n)^2 is 16 million, so logarithmic costs can be told from constant and from each other.
+EXPONENTS = tuple(k / 2 for k in range(2, 33))
+NUMBER_EXPONENTS = (24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024, 1536, 2048, 3072, 4096)
+COST_CAP = 1_000_000  # counted steps (cost.py): the first run that costs more ends the measurement
+COST_LIMIT = 5.0  # seconds per run: a safety net for C work the count does not see
+COST_BUDGET = 30.0  # seconds of runs per measurement (the same net)
+COST_TOKENS = 140_000  # the largest input a measurement run is given (pairs of 65,536 rows)
+
+
+def scale_of(e: float) -> int:
+    """n = 2^e, exactly for a whole e (2^4096 is far beyond a float)."""
+    return 1 << int(e) if e == int(e) else round(2 ** e)
+
+
+def exponents(payload: dict[str, Any]) -> tuple[float, ...]:
+    number = payload["params"][payload["size"]][1] == "int"
+    return EXPONENTS + NUMBER_EXPONENTS if number else EXPONENTS
+
+
+def run_batches(inputs: list[Any], used: list[float], run_batch: Any) -> list[dict[str, Any]]:
+    """run_batch over the inputs up to n = 2^16, then over the larger numbers, if the first batch ran
+    to its end. Arithmetic on numbers of millions of bits can hold the interpreter past any limit (2 **
+    n at n = 2^32); the harness is then killed, and only the second batch's results are lost."""
+    split = sum(e <= EXPONENTS[-1] for e in used)
+    results: list[dict[str, Any]] = []
+    for k, (start, end) in enumerate(((0, split), (split, len(inputs)))):
+        if start == end:
+            continue
+        try:
+            out = run_batch(inputs[start:end])
+        except InfraError as err:
+            # the interpreter died or hung: an end of the measurement (not the program's failure)
+            results.append({"hung": str(err)[:120]} if k else {"error": f"InfraError: {str(err)[:120]}"})
+            break
+        results += out
+        if len(out) < end - start or any("count" not in r for r in out):
+            break
+    return results
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """Counted runs of a function on inputs of growing size: its output size and its cost at each n =
+    2^e, the classes they fit (None: no class of the closed set fits), and what ended the runs."""
+
+    output_points: list[list[float]]  # [e, output size]
+    cost_points: list[list[float]]  # [e, cost]
+    output: growth.Growth | None
+    output_error: float
+    cost: growth.Growth | None
+    cost_error: float
+    stopped: str  # "cap" (the next size costs more than COST_CAP), "largest size", "input too large", an error
+
+    def cost_evidence(self) -> dict[str, Any]:
+        return {"points": self.cost_points, "class": self.cost and str(self.cost),
+                "label": self.cost and growth.label(self.cost), "error": round_error(self.cost_error),
+                "stopped": self.stopped, "cap": COST_CAP, "sizes": "n = 2^e; points are [e, count]"}
+
+
+def round_error(error: float) -> float | None:
+    return round(error, 4) if error != float("inf") else None
+
+
+def fit_points(points: list[list[float]]) -> tuple[growth.Growth | None, float]:
+    """The class of [e, value] points (n = 2^e)."""
+    return growth.fit([(scale_of(e), v) for e, v in points])
+
+
+def stopped_by(results: list[dict[str, Any]], planned: int, too_large: bool) -> str:
+    if len(results) < planned and results and "over" in results[-1]:
+        return "cap"
+    if results and "error" in results[-1]:
+        return results[-1]["error"][:120]
+    if results and "hung" in results[-1]:
+        return f"the interpreter died or hung beyond n = 2^{EXPONENTS[-1]:g}"
+    if results and "timeout" in results[-1]:
+        return f"a run took more than {COST_LIMIT:g}s"
+    if len(results) < planned:
+        return f"the runs took more than {COST_BUDGET:g}s"
+    return "input too large" if too_large else "largest size"
+
+
+def measure(payload: dict[str, Any], strategy: str, source: str, entry: str, seed: str) -> Measurement:
+    """Run the entry on inputs of growing size (fixed seed), counting each run's cost (cost.py)."""
+    rng = random.Random(f"{seed}/measure")
+    used, args = [], []
+    too_large = False
+    for e in exponents(payload):
+        try:
+            args.append(generate(payload, scale_of(e), strategy, rng, max_tokens=COST_TOKENS)[1])
+        except TooLarge:
+            too_large = True
+            break
+        used.append(e)
+    results = run_batches(args, used, lambda batch: run.run_calls(
+        source, entry, batch, form="value", text=False, limit=COST_LIMIT, budget=COST_BUDGET, cap=COST_CAP))
+    done = [(e, r) for e, r in zip(used, results, strict=False) if "count" in r]
+    outputs = [[e, r["size"]] for e, r in done if r.get("size") is not None]
+    costs = [[e, r["count"]] for e, r in done]
+    out_class, out_error = fit_points(outputs)
+    cost_class, cost_error = fit_points(costs)
+    return Measurement(outputs, costs, out_class, out_error, cost_class, cost_error,
+                       stopped_by(results, len(used), too_large))
 
 
 @dataclass(frozen=True)
@@ -1207,36 +1318,40 @@ def verify(program: Program) -> tuple[dict[str, Any], dict[str, Any]] | Drop:
     out_type = _merge_types(types)
     if out_type is None:
         return Drop(program.id, "output_type", f"returns {', '.join(sorted(types))}")
-    points, g, error = measure_growth(payload, strategy.name, ex.source, ex.entry, program.id)
+    measured = measure(payload, strategy.name, ex.source, ex.entry, program.id)
+    rule, label, why = label_rule(program.label, measured)
+    if rule == "dropped":
+        return Drop(program.id, why, f"labelled {program.label}; " + _cost_text(measured))
     ptype = ex.params[ex.size][1]
     signature = ", ".join(f"{n}: {t}" for n, t in ex.params)
     summary = {"title": f"{ex.entry}({signature}) -> {out_type}", "in_type": ptype, "out_type": out_type,
-               "label": program.label, "source": program.id}
+               "label": label, "source": program.id}
+    g = measured.output
     payload |= {"source": _annotate(ex.source, ex.entry, out_type), "out_type": out_type,
                 "strategy": strategy.name, "growth": growth.label(g) if g else None,
-                "growth_points": points, "growth_error": round(error, 4) if error != float("inf") else None}
+                "growth_points": measured.output_points, "growth_error": round_error(measured.output_error),
+                "stated_label": program.label, "label_rule": rule, "cost": measured.cost_evidence()}
     return summary, payload
 
 
-def measure_growth(payload: dict[str, Any], strategy: str, source: str, entry: str,
-                   seed: str) -> tuple[list[list[float]], Any, float]:
-    """Output size at growing input sizes, and the class of the closed set it fits (None: none fits)."""
-    rng = random.Random(f"{seed}/growth")
-    scales, args = [], []
-    for scale in GROWTH_SCALES:
-        try:
-            args.append(generate(payload, scale, strategy, rng)[1])
-        except TooLarge:
-            break
-        scales.append(scale)
-    try:
-        results = run.run_calls(source, entry, args, form="value", text=False, limit=GROWTH_LIMIT,
-                                budget=GROWTH_BUDGET)
-    except InfraError:  # the interpreter died at some size: no measurement, so no growth
-        results = []
-    points = [[scale, r["size"]] for scale, r in zip(scales, results) if r.get("size") is not None]
-    g, error = growth.fit([(n, s) for n, s in points])
-    return points, g, error
+def label_rule(stated: str, measured: Measurement) -> tuple[str, str, str]:
+    """The atom rule: an atom's label is its measured cost class. Kept when that is its CodeComplex
+    label, relabelled when it is another of the seven labels, dropped when the cost fits no class
+    (reason cost_unmeasured) or one no label names, like (log n)^2 (reason cost_unlabelled).
+    Returns (rule, label, reason)."""
+    if measured.cost is None:
+        return "dropped", "", "cost_unmeasured"
+    label = growth.label(measured.cost)
+    if label is None:
+        return "dropped", "", "cost_unlabelled"
+    return ("kept" if label == stated else "relabelled"), label, ""
+
+
+def _cost_text(m: Measurement) -> str:
+    largest = m.cost_points[-1][0] if m.cost_points else None
+    at = f" over {len(m.cost_points)} sizes up to n = 2^{largest:g}" if largest is not None else ""
+    fitted = f"fits {m.cost}" if m.cost else "fits no class"
+    return f"the counted cost {fitted}{at} (stopped: {m.stopped})"
 
 
 def _merge_types(types: set[str]) -> str | None:
@@ -1255,6 +1370,35 @@ def _annotate(source: str, entry: str, out_type: str) -> str:
     return ast.unparse(tree)
 
 
+# Part of the cache key: change it whenever extraction, the inputs or the measurement change what an
+# atom comes out as.
+MEASURE_VERSION = "atoms-3 counted cost"
+
+
+def verify_cached(program: Program) -> tuple[dict[str, Any], dict[str, Any]] | Drop:
+    """`verify`, remembered by content (program text, label, id, this module's version, Python's
+    version) in the complexity cache folder, so a repeated load costs file reads. Counted costs are
+    deterministic, so a cached atom is the atom a new measurement would give."""
+    digest = hashlib.sha256(json.dumps([MEASURE_VERSION, sys.version_info[:2], program.id, program.label,
+                                        program.src]).encode()).hexdigest()
+    path = paths.cache("complexity") / "atoms" / digest[:2] / f"{digest}.json"
+    try:
+        saved = json.loads(path.read_text())
+        return Drop(*saved["drop"]) if "drop" in saved else (saved["summary"], saved["payload"])
+    except (OSError, ValueError, KeyError, TypeError):  # absent, or a torn write: measure again
+        pass
+    result = verify(program)
+    if isinstance(result, Drop) and result.reason in ("entry_crashes",):
+        return result  # the interpreter died: an infrastructure failure, tried again next time
+    saved = {"drop": [result.program, result.reason, result.detail]} if isinstance(result, Drop) else \
+        {"summary": result[0], "payload": result[1]}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp") as f:
+        json.dump(saved, f)  # write, then rename: a parallel worker never reads half a file
+    os.replace(f.name, path)
+    return result
+
+
 def build(programs: list[Program], workers: int = 1,
           progress: Any = None) -> tuple[list[tuple[Program, dict[str, Any], dict[str, Any]]], list[Drop]]:
     """Verify every program, `workers` at a time; kept atoms and drops come back in program order."""
@@ -1264,13 +1408,13 @@ def build(programs: list[Program], workers: int = 1,
     if workers <= 1:
         results = []
         for program in programs:
-            results.append(verify(program))
+            results.append(verify_cached(program))
             if progress:
                 progress(program, results[-1])
     else:
         with ProcessPoolExecutor(workers) as pool:
             results = []
-            for program, result in zip(programs, pool.map(verify, programs, chunksize=1)):
+            for program, result in zip(programs, pool.map(verify_cached, programs, chunksize=1)):
                 results.append(result)
                 if progress:
                     progress(program, result)

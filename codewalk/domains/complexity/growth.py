@@ -204,31 +204,40 @@ def _tail(xs: list) -> list:
     return xs[-max(MIN_POINTS, -(-len(xs) // 2)):]
 
 
-def _value(g: Growth, n: float) -> float:
+def _log_value(g: Growth, x: float) -> float:
+    """ln f(n) for x = log2 n, so that n may be far beyond a float (a number of 4096 bits)."""
     if g.exp:
-        return 2.0 ** min(n ** g.p, 1000)
-    return n ** g.p * math.log2(n) ** g.l * max(1.0, math.log2(max(2.0, math.log2(n)))) ** g.ll
+        return math.log(2) * min(2.0 ** min(g.p * x, 11.0), 1000.0)
+    return (g.p * x * math.log(2) + g.l * math.log(x)
+            + g.ll * math.log(max(1.0, math.log2(max(2.0, x)))))
+
+
+def _log_add(u: float, v: float) -> float:
+    """ln(e^u + e^v) without overflow."""
+    hi, lo = max(u, v), min(u, v)
+    return hi + math.log1p(math.exp(lo - hi))
 
 
 def _error(g: Growth, pts: list[tuple[float, float]], ys: list[float]) -> float:
     """Mean squared error in log(1 + s) of the best s ~ a + c f(n), a, c >= 0."""
-    fs = [_value(g, n) for n, _ in pts]
+    lfs = [_log_value(g, math.log2(n)) for n, _ in pts]
 
-    def err_at(a: float, c: float) -> float:
-        return sum((y - math.log1p(a + c * f)) ** 2 for y, f in zip(ys, fs)) / len(ys)
+    def err_at(a: float, log_c: float) -> float:
+        base = math.log1p(a)  # log(1 + a + c f) = logaddexp(log(1 + a), log c + log f)
+        return sum((y - _log_add(base, log_c + lf)) ** 2 for y, lf in zip(ys, lfs, strict=True)) / len(ys)
 
     def best_c(a: float) -> float:
         # err is unimodal in log c: a golden-section search over a range wide enough for any constant.
-        lo, hi = -60.0, 60.0
-        for _ in range(60):
+        lo, hi = -800.0, 100.0
+        for _ in range(48):
             x, y = hi - _RATIO * (hi - lo), lo + _RATIO * (hi - lo)
-            if err_at(a, math.exp(x)) < err_at(a, math.exp(y)):
+            if err_at(a, x) < err_at(a, y):
                 hi = y
             else:
                 lo = x
-        return math.exp((lo + hi) / 2)
+        return err_at(a, (lo + hi) / 2)
 
-    best = err_at(0.0, best_c(0.0))
+    best = best_c(0.0)
     if g.exp or g.p:
         # Only a slowly growing class takes an offset: over the sizes measured a constant is negligible
         # beside n, and an offset would let n^2 bend to fit n^1.5.
@@ -236,8 +245,7 @@ def _error(g: Growth, pts: list[tuple[float, float]], ys: list[float]) -> float:
     # The offset a: a coarse search over the range of the smallest sizes, then the best c for each.
     s0 = math.expm1(min(ys))
     for frac in (0.25, 0.5, 0.75, 0.9, 0.97, 1.0):
-        a = s0 * frac
-        best = min(best, err_at(a, best_c(a)))
+        best = min(best, best_c(s0 * frac))
     return best
 
 

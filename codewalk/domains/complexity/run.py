@@ -17,6 +17,8 @@ from typing import Any
 from codewalk import sandbox
 from codewalk.errors import InfraError
 
+from . import cost
+
 # Isolated (-I) and without the site module (-S): site processing costs more than a typical program
 # run, and the programs need only the standard library. exit() and quit() come from site, so the
 # bootstrap provides them, as sys.exit, before running the program as __main__.
@@ -28,7 +30,7 @@ BOOT = ("import builtins, sys; builtins.exit = builtins.quit = sys.exit; "
 # common in these programs); the main thread watches the clock and, when a run overruns its limit,
 # reports what finished and exits, abandoning the stuck thread. The program's own prints go to stderr.
 HARNESS = r'''
-import builtins, io, json, math, os, sys, threading, time
+import builtins, faulthandler, io, json, math, os, sys, threading, time
 builtins.exit = builtins.quit = sys.exit
 sys.set_int_max_str_digits(0)
 channel = os.fdopen(os.dup(1), "w")
@@ -67,22 +69,100 @@ def show(r, form):
 
 results = {}
 state = {"index": None, "start": 0.0}
+
+# Counting (job["cap"] set): line events of the program's own code, plus the charges the cost model
+# (cost.py) inserted for C work; only while the entry (or the driver) runs, not while the module loads.
+CAP = job.get("cap")
+tally = {"count": 0, "on": False}
+
+class Overrun(BaseException):
+    pass
+
+def charge(k):
+    if tally["on"]:
+        tally["count"] += k
+        if tally["count"] > CAP:
+            raise Overrun
+
+def local_trace(frame, event, arg):
+    if event == "line" and tally["on"]:
+        tally["count"] += 1
+        if tally["count"] > CAP:
+            raise Overrun
+    return local_trace
+
+def trace(frame, event, arg):
+    return local_trace if frame.f_code.co_filename == "program.py" else None
+
+def walked(m, kind):
+    if kind == "m":
+        return m
+    return int(m * max(1.0, math.log2(m or 1))) if kind == "mlogm" else int(math.log2(m + 1))
+
+def cw_arg(value, kind):
+    if not hasattr(value, "__len__"):
+        value = list(value)
+    charge(walked(len(value), kind))
+    return value
+
+def cw_self(value, kind):
+    if isinstance(value, (list, tuple, str, bytes, bytearray, dict, set, frozenset)) or \
+            type(value).__name__ == "deque":
+        charge(walked(len(value), kind))
+    return value
+
+def cw_in(value):
+    if isinstance(value, (list, tuple, str)) or type(value).__name__ == "deque":
+        charge(len(value))
+    return value
+
+def cw_op(value):
+    if isinstance(value, (list, tuple, str)):
+        charge(len(value))
+    return value
+
+CHARGES = {"_cw_arg": cw_arg, "_cw_self": cw_self, "_cw_in": cw_in, "_cw_op": cw_op}
+
+def counted(call):
+    """call() with counting on; the count, or None when it passed the cap."""
+    tally["count"], tally["on"] = 0, True
+    sys.settrace(trace)
+    try:
+        value = call()
+    except Overrun:
+        value = None
+    finally:
+        sys.settrace(None)
+        tally["on"] = False
+    return value, (tally["count"] if tally["count"] <= CAP else None)
 try:
     code = compile(job["source"], "program.py", "exec")
     driver = compile(job["driver"], "driver.py", "exec") if job["mode"] == "drive" else None
 except SyntaxError as e:
-    json.dump([{"error": f"SyntaxError: {e}"}], channel)
+    channel.write(json.dumps({"error": f"SyntaxError: {e}"}) + "\n")
     channel.close()
     os._exit(0)
 
+def report(result):
+    """One line per finished run, at once: if the process is killed later, what finished is kept."""
+    channel.write(json.dumps(result) + "\n")
+    channel.flush()
+
 def one(run):
-    space = {"__name__": "program"}
+    space = {"__name__": "program", **(CHARGES if CAP else {})}
     exec(code, space)
     if driver is None:
         started = time.perf_counter()
-        r = space[job["entry"]](*run["args"])
+        if CAP:
+            r, count = counted(lambda: space[job["entry"]](*run["args"]))
+            if count is None:
+                return {"over": True}
+        else:
+            r = space[job["entry"]](*run["args"])
         seconds = time.perf_counter() - started
         out = {"seconds": seconds, "type": typeof(r), "size": size(r)}
+        if CAP:
+            out["count"] = count
         if job["text"]:
             out["text"] = show(r, job["form"])
         return out
@@ -97,14 +177,23 @@ def one(run):
     sys.stdin = io.StringIO(run["stdin"])
     sys.stdout = buffer = io.StringIO()
     started = time.perf_counter()
+    count = None
     try:
-        exec(driver, space)
+        if CAP:
+            _, count = counted(lambda: exec(driver, space))
+        else:
+            exec(driver, space)
     finally:
         sys.stdout, sys.stdin = sys.stderr, io.StringIO("")
+    if CAP and count is None:
+        return {"over": True}
     n = len(job["stages"])
-    return {"seconds": time.perf_counter() - started, "text": buffer.getvalue(),
-            "inputs": [sizes.get(f"in{k}") for k in range(n)],
-            "outputs": [sizes.get(f"out{k}") for k in range(n)]}
+    out = {"seconds": time.perf_counter() - started, "text": buffer.getvalue(),
+           "inputs": [sizes.get(f"in{k}") for k in range(n)],
+           "outputs": [sizes.get(f"out{k}") for k in range(n)]}
+    if CAP:
+        out["count"] = count
+    return out
 
 def work():
     spent = 0.0
@@ -112,15 +201,20 @@ def work():
         if spent > job["budget"]:
             break
         state["index"], state["start"] = k, time.monotonic()
+        # A C operation that holds the interpreter (arithmetic on numbers of billions of bits) keeps the
+        # watching thread below from running; this watchdog needs no interpreter and ends the process.
+        faulthandler.dump_traceback_later(job["limit"] + 1, exit=True)
         try:
             results[k] = one(run)
         except MemoryError:
             results[k] = {"error": "MemoryError"}
         except BaseException as e:
             results[k] = {"error": f"{type(e).__name__}: {str(e)[:200]}"}
+        faulthandler.cancel_dump_traceback_later()
         spent += time.monotonic() - state["start"]
         state["index"] = None
-        if "error" in results[k]:
+        report(results[k])
+        if "error" in results[k] or "over" in results[k]:
             break
 
 threading.stack_size(256 * 1024 * 1024)
@@ -130,9 +224,9 @@ while worker.is_alive():
     worker.join(0.005)
     k = state["index"]
     if k is not None and time.monotonic() - state["start"] > job["limit"]:
-        results.setdefault(k, {"timeout": True})
+        if k not in results:
+            report({"timeout": True})
         break
-json.dump([results[k] for k in sorted(results)], channel)
 channel.close()
 os._exit(0)
 '''
@@ -160,34 +254,49 @@ def run_program(src: str, stdin: str, timeout: float) -> ProgramRun:
 
 
 def run_calls(source: str, entry: str, args: list[list[Any]], *, form: str, text: bool, limit: float,
-              budget: float) -> list[dict[str, Any]]:
-    """Call `entry` once per argument list, each time on a fresh copy of the module."""
-    job = {"mode": "call", "source": source, "entry": entry, "form": form, "text": text,
-           "runs": [{"args": a} for a in args], "limit": limit, "budget": budget}
+              budget: float, cap: int | None = None) -> list[dict[str, Any]]:
+    """Call `entry` once per argument list, each time on a fresh copy of the module. With `cap`, each
+    run also records its cost ("count", see cost.py), and the first run whose cost passes the cap ends
+    the batch ({"over": True})."""
+    job = {"mode": "call", "source": cost.instrument(source) if cap else source, "entry": entry, "form": form,
+           "text": text, "runs": [{"args": a} for a in args], "limit": limit, "budget": budget, "cap": cap}
     return _harness(job, timeout=budget + limit + 10)
 
 
 def run_driver(source: str, driver: str, stages: list[tuple[str, int]], stdins: list[str], *, limit: float,
-               budget: float) -> list[dict[str, Any]]:
+               budget: float, cap: int | None = None) -> list[dict[str, Any]]:
     """Run a composite's driver once per stdin, recording the size of each stage's chained input and
-    output (stage 1's input: its size parameter)."""
-    job = {"mode": "drive", "source": source, "driver": driver, "stages": stages,
-           "runs": [{"stdin": s} for s in stdins], "limit": limit, "budget": budget}
+    output (stage 1's input: its size parameter), and with `cap` the cost of the stages' code, as
+    run_calls does (the driver's own lines, reading the input and printing, are not counted)."""
+    job = {"mode": "drive", "source": cost.instrument(source) if cap else source, "driver": driver,
+           "stages": stages, "runs": [{"stdin": s} for s in stdins], "limit": limit, "budget": budget,
+           "cap": cap}
     return _harness(job, timeout=budget + limit + 10)
+
+
+# Counted runs must give the same count every time: a fixed hash seed fixes the order of sets of
+# strings. -I would ignore the variable; the sandbox passes no other PYTHON* variable, so -E is not needed.
+HARNESS_PYTHON = [sys.executable, "-P", "-s", "-S"]
 
 
 def _harness(job: dict[str, Any], timeout: float) -> list[dict[str, Any]]:
     with sandbox.workdir() as cwd:
-        done = sandbox.run([*PYTHON, "-c", HARNESS], cwd=cwd, timeout=timeout, stdin=json.dumps(job),
-                           memory_mb=4096, sees=sandbox.python_runtime())
-    if done.timed_out:
-        raise InfraError(f"the run harness timed out after {timeout:g}s")
+        done = sandbox.run([*HARNESS_PYTHON, "-c", HARNESS], cwd=cwd, timeout=timeout, stdin=json.dumps(job),
+                           memory_mb=4096, sees=sandbox.python_runtime(), env={"PYTHONHASHSEED": "0"})
+    results = []
     try:
-        results = json.loads(done.stdout)
+        for line in done.stdout.splitlines():
+            results.append(json.loads(line))
     except ValueError:
-        raise InfraError(f"the run harness printed no JSON (exit {done.returncode}): "
+        raise InfraError(f"the run harness printed malformed results (exit {done.returncode}): "
                          f"{done.stderr[-300:]}") from None
-    if not isinstance(results, list):
+    if done.timed_out or done.returncode != 0:
+        # killed by the timeout or the watchdog: the runs reported so far stand, the next one overran
+        if len(results) < len(job["runs"]) and not (results and set(results[-1]) & {"error", "over", "timeout"}):
+            if not results and done.returncode not in (0, 1) and not done.timed_out:
+                raise InfraError(f"the run harness died (exit {done.returncode}): {done.stderr[-300:]}")
+            results.append({"timeout": True})
+    if not all(isinstance(r, dict) for r in results):
         raise InfraError("the run harness returned malformed results")
     return results
 
