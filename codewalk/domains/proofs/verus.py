@@ -8,7 +8,9 @@ first component's preconditions and the later ones that do not mention the chain
 `exists|v1, ..| step1(x0, v1) && .. && stepN(v_{N-1}, r_final)`, and asserts every step on the actual
 intermediate values. The task strips component `ensures`, exec `decreases`, loop invariants and
 decreases, proof blocks, asserts, ghost lets and lemmas (proof fns); the reference keeps them.
-V_G runs `verus` on the file: it must report `N verified, 0 errors`.
+V_G runs `verus` on the file: it must report `N verified, 0 errors`. Before it runs, a candidate must be
+the task token for token outside the places a proof may go (`structure`), and what Verus reads is rebuilt
+from the task's own parts around the candidate's components and lemmas.
 """
 
 from __future__ import annotations
@@ -44,9 +46,11 @@ from . import cache as verdict_cache
 
 RUN_TIMEOUT = 600.0  # seconds for one verus run
 HEADER = (
-    "// Proof completion. Add the annotations (ensures clauses, loop invariants, decreases, proof blocks,\n"
-    "// asserts, lemmas) that make Verus verify this program. Do not change the code, the requires clauses,\n"
-    "// the step predicates or chain_driver; assume, admit and external_body are not accepted."
+    "// Proof completion. Make Verus verify this program by adding only: ensures and decreases clauses of\n"
+    "// functions; invariant, ensures and decreases clauses of loops; proof blocks, asserts, reveals and ghost\n"
+    "// lets in bodies; lemmas (proof fns). Everything else must stay as it is, token for token (the code, the\n"
+    "// requires clauses, the step predicates and chain_driver); attributes other than triggers, macros other\n"
+    "// than vstd's proof macros, assume, admit and any other new item are refused."
 )
 
 
@@ -327,11 +331,10 @@ def grade(composite: Composite, candidate: str) -> Check:
 # - as statements in its body: `proof { .. }` blocks, `assert(..)` / `assert forall ..` (with `by`),
 #   `reveal(..)` / `reveal_with_fuel(..)`, `let ghost` / `let tracked`;
 # - as new items: lemmas, i.e. plain `proof fn`s with a body (the task removed the reference's lemmas).
-# What a slot holds is proof, checked by SLOT_RULES; everything else is refused, naming what was found.
+# What a slot holds must be proof (_slot_refusal); anything else is refused, naming what was found.
 FN_SLOTS = ("ensures", "decreases")
 LOOP_SLOTS = ("invariant", "invariant_except_break", "invariant_ensures", "ensures", "decreases")
 STATEMENT_SLOTS = {"assert": ("(", "forall"), "reveal": ("(",), "reveal_with_fuel": ("(",), "let": ("ghost", "tracked")}
-TRIGGERS = ("trigger", "auto")  # #[trigger], #![trigger ..], #![auto]: the only attributes a proof may hold
 MACROS = ("seq", "set", "map", "calc", "assert_seqs_equal", "assert_sets_equal", "assert_maps_equal",
           "assert_multisets_equal", "assert_by_contradiction")  # vstd's proof macros
 # words that define items, leave ghost code or escape the checks: never in a proof slot, never new anywhere
@@ -520,6 +523,7 @@ def _notable(toks: list[Token], allowed_names: set[str]) -> list[str]:
             except ValueError:
                 end = len(toks) - 1
             inside = [x.text for x in toks[k:end + 1]]
+            # #[trigger], #![trigger ..] and #![auto] are the only attributes a proof may hold
             trigger = inside in (["#", "[", "trigger", "]"], ["#", "!", "[", "auto", "]"]) or inside[1:4] == ["!", "[", "trigger"]
             if not trigger:  # reported whole: what it holds is not reported again
                 out.append(f"the attribute `{''.join(inside)}`")
