@@ -305,6 +305,13 @@ def test_a_candidate_missing_a_component_is_malformed(a4, no_verus):
     _refused(no_verus, a4, cheat, "omits f2_contains_z", reason="malformed_candidate")
 
 
+def test_a_reference_the_grader_would_refuse_is_not_admitted(a4, no_verus):
+    # a task no honest candidate could pass: refused at admission, before Verus
+    broken = Composite(a4.prompt, _edit(a4.reference, CONTAINS_Z, "#[verifier::external_body]\n" + CONTAINS_Z), a4.verifier)
+    check = verus.check_reference(broken)
+    assert (check.ok, check.reason) == (False, "reference_refused") and "external_body" in check.detail
+
+
 # -- honest candidates -------------------------------------------------------------------------------
 @pytest.fixture
 def verified(monkeypatch) -> list[str]:
@@ -409,9 +416,12 @@ def test_garbled_candidates_are_refused_or_graded_never_crash(a4, verified):
 
 def test_every_reference_of_the_benchmark_passes_the_structure(atoms):
     d = ProofsDomain()
-    for atom in atoms.values():
-        c = d.compose([atom])
+    edges = sorted(d.edges(list(atoms.values())), key=lambda e: (e.src, e.dst))
+    pairs = random.Random(16).sample(edges, 40)
+    by_id = {a.id: a for a in atoms.values()}
+    for chain in [[atom] for atom in atoms.values()] + [[by_id[e.src], by_id[e.dst]] for e in pairs]:
+        c = d.compose(chain)
         shape = verus.structure(c.prompt, c.reference, [x["name"] for x in c.verifier["components"]])
-        assert isinstance(shape, Accepted), (atom.id, shape)
+        assert isinstance(shape, Accepted), ([a.id for a in chain], shape)
         for text in shape.components + shape.lemmas:  # what Verus would read lexes back to the same tokens
             assert render(lex(text)) == text

@@ -280,6 +280,11 @@ def _program(header: str, parts: list[str]) -> str:
 
 # -- admission and grading -------------------------------------------------------------------------
 def check_reference(composite: Composite) -> Check:
+    # a reference the grader would refuse means a task no honest candidate can pass: not admitted
+    shape = structure(composite.prompt, composite.reference, [c["name"] for c in composite.verifier["components"]])
+    if isinstance(shape, Refused):
+        return Check(False, f"the grader would refuse the reference: {shape.why}", {"refused": shape.why},
+                     "reference_refused")
     run = verify(composite.reference, composite.verifier)
     evidence = {"verus": run.summary()}
     if not run.well_formed:
