@@ -53,6 +53,12 @@ def reveal(atoms) -> Composite:
     return ProofsDomain().compose([atoms["MBPP/task_id_412/remove_odds"]])
 
 
+@pytest.fixture(scope="module")
+def colon(atoms) -> Composite:
+    """replace_with_colon (MBPP 732): a spec fn the step predicate uses, kept in the task."""
+    return ProofsDomain().compose([atoms["MBPP/task_id_732/replace_with_colon"]])
+
+
 def _no_verus(*_):
     raise AssertionError("a refused candidate must not reach Verus")
 
@@ -294,6 +300,29 @@ def test_a_changed_driver_assert_is_refused(a4, no_verus):
     _refused(no_verus, a4, _edit(a4.reference, "assert(step2(x1@, x2));", "assert(true);"), "chain_driver was changed")
 
 
+def test_a_changed_support_spec_fn_is_refused(colon, no_verus):
+    # the step predicate calls it: a weaker definition would weaken the goal
+    cheat = _edit(colon.reference, "    (c == 32) || (c == 44) || (c == 46)\n", "    true\n")
+    _refused(no_verus, colon, cheat, "f1_is_space_comma_dot_spec was changed")
+
+
+def test_proof_added_to_chain_driver_is_refused(a4, no_verus):
+    # the driver is the task's, proof included: a candidate proves the components, not the chain
+    cheat = _edit(a4.reference, "        assert(step2(x1@, x2));\n", "        assert(step2(x1@, x2));\n        assert(x1@.len() == s.len());\n")
+    _refused(no_verus, a4, cheat, "chain_driver was changed")
+
+
+def test_a_lemma_named_after_a_step_predicate_is_refused(a4, no_verus):
+    cheat = _edit(a4.reference, CONTAINS_Z, "proof fn step1() {}\n\n" + CONTAINS_Z)
+    _refused(no_verus, a4, cheat, "defines step1 twice")
+
+
+def test_tracked_assume_new_is_refused(a4, no_verus):
+    # vstd's way to conjure a tracked value: an assume under another name
+    cheat = _edit(a4.reference, LOOP_424, "    {\n        let tracked t: Tracked<int> = Tracked::assume_new();\n        let seq = &s[index];")
+    _refused(no_verus, a4, cheat, "`assume_new`")
+
+
 def test_a_second_driver_is_refused(a4, no_verus):
     second = "fn chain_driver(s: &Vec<Vec<u8>>) -> (r_final: bool) { true }\n\n"
     _refused(no_verus, a4, _edit(a4.reference, DRIVER, second + DRIVER), "defines chain_driver twice")
@@ -352,7 +381,9 @@ def test_the_reference_with_comments_added_and_layout_changed_passes(a4, verifie
 
 def test_a_different_loop_invariant_passes(a4, verified):
     candidate = _edit(a4.reference, "            0 <= index <= s.len(),\n            rear_chars.len() == index,",
-                      "            index <= s.len(),\n            rear_chars@.len() == index as int,")
+                      "            index <= s.len(),\n            rear_chars@.len() == index as int,\n"
+                      "            forall|k: int| #![trigger s[k]] 0 <= k < s.len() ==> s[k].len() > 0,\n"
+                      "            forall|k: int| #![auto] 0 <= k < index ==> rear_chars[k] == s[k][s[k].len() - 1],")
     text = _passes(a4, candidate, verified)
     assert "rear_chars @ . len ( ) == index as int" in text
 
