@@ -166,9 +166,10 @@ def phase_copyload(size: int, work: Path, store: str) -> dict:
     bulk path, as measured when the baselines were set), to have a 10^6 store to walk when write_graph would take
     too long on a busy machine. Ladybug only."""
     import pyarrow as pa
+    import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    from codewalk.store.ladybug import ATOM_SCHEMA, EDGE_SCHEMA
+    from codewalk.store.ladybug import ATOM_SCHEMA, SEP
 
     atoms = pq.read_table(work / "repair_atoms.parquet")
     n = atoms.num_rows
@@ -181,7 +182,8 @@ def phase_copyload(size: int, work: Path, store: str) -> dict:
         # In slices: one COPY of all 10^6 rows repeated a row (duplicated primary key; ladybug 0.22).
         for batch in table.to_batches(max_chunksize=100_000):
             s.run(s.q("bulk_copy_atoms"), {"rows": pa.Table.from_batches([batch])})
-        edges = pq.read_table(work / "repair_edges.parquet").cast(EDGE_SCHEMA["SHARES_FILE"])
+        edges = pq.read_table(work / "repair_edges.parquet")
+        edges = pa.table({"src": edges["src"], "dst": edges["dst"], "files": pc.binary_join(edges["files"], SEP)})
         s.run(s.q("bulk_copy_edges", "SHARES_FILE"), {"rows": edges})
     return {"repair": {"copy_s": round(time.perf_counter() - started, 2)}}
 
@@ -189,8 +191,6 @@ def phase_copyload(size: int, work: Path, store: str) -> dict:
 def phase_rowload(size: int, work: Path, store: str) -> dict:
     """Baseline (c): the same upserts, one query (and one transaction) per row, into a scratch store:
     the ends of the first edges, then those edges, until the time cap."""
-    from codewalk.store import _edge_row
-
     edges = list(islice(_read_edges(work, "repair"), 2_000))
     ends = {x for e in edges for x in (e.src, e.dst)}
     atoms = [a for a in _read_atoms(work, "repair") if a.id in ends]
@@ -201,7 +201,7 @@ def phase_rowload(size: int, work: Path, store: str) -> dict:
             s.run(s.q("upsert_atoms"), {"rows": [s.atom_row(atom)]})
             rows += 1
         for edge in edges:
-            s.run(s.q("upsert_shares_file"), {"rows": [_edge_row(edge)]})
+            s.run(s.q("upsert_shares_file"), {"rows": [s.edge_row(edge)]})
             rows += 1
             if time.perf_counter() - started > NAIVE_CAP_S:
                 break

@@ -34,8 +34,18 @@ def test_load_then_read_back_atoms_and_edges(store):
     assert store.atom_index("d") == [("d/a", "eq", ""), ("d/b", "", ""), ("d/c", "", "")]
     rows = store.run("MATCH (a:Atom)-[e:FEEDS]->(b:Atom) RETURN a.id AS a, b.id AS b, e.arg AS arg, e.via AS via")
     assert rows == [{"a": "d/b", "b": "d/c", "arg": 1, "via": "as_slice"}]
-    rows = store.run("MATCH (a:Atom)-[e:SHARES_FILE]-(b:Atom) RETURN a.id AS src, e.files AS f ORDER BY src")
-    assert rows == [{"src": "d/a", "f": ["x.py"]}, {"src": "d/b", "f": ["x.py"]}]
+    rows = store.run("MATCH (a:Atom)-[e:SHARES_FILE]-(b:Atom) RETURN a.id AS src ORDER BY src")
+    assert rows == [{"src": "d/a"}, {"src": "d/b"}]  # stored once, matched both ways
+    assert store.edges("d") == EDGES
+
+
+def test_an_edges_files_read_back_as_written_whatever_their_names(store):
+    """Ladybug keeps them as one string (the names joined by NUL): a name with a comma, a semicolon, a
+    space or a newline, and an edge with none, come back as they went in."""
+    names = ("a,b.py", "c;d.py", "e f.py", "g\nh.py", "x.py")
+    edges = [Edge("d/a", "d/b", "SHARES_FILE", files=names), Edge("d/a", "d/c", "SHARES_FILE")]
+    store.write_graph(ATOMS, edges)
+    assert store.edges("d") == edges
 
 
 def test_table_gives_the_rows_of_run_as_arrow_columns(store):
@@ -141,8 +151,7 @@ def test_embedded_store_held_by_another_process_is_reported_as_in_use(tmp_path):
 
 
 def test_a_store_of_an_older_schema_version_is_refused_with_what_to_do(store):
-    from codewalk.store import SCHEMA_VERSION
-
+    SCHEMA_VERSION = store.schema_version
     assert store.run("MATCH (s:Schema) RETURN s.version AS v") == [{"v": SCHEMA_VERSION}]  # stamped on open
     store.run("MATCH (s:Schema) SET s.version = $v", {"v": SCHEMA_VERSION - 1})
     with pytest.raises(StoreError, match=rf"schema version {SCHEMA_VERSION - 1}, this codewalk needs "
@@ -154,9 +163,19 @@ def test_a_store_of_an_older_schema_version_is_refused_with_what_to_do(store):
     store.run("MATCH (s:Schema) SET s.version = $v", {"v": SCHEMA_VERSION})  # the next test opens it
 
 
-def test_an_embedded_store_from_before_schema_versions_is_stamped_not_refused(tmp_path):
+def test_an_empty_embedded_store_without_a_schema_version_is_stamped_not_refused(tmp_path):
     path = tmp_path / "old.lbug"
     with open_store(path) as s:
-        s.run("MATCH (s:Schema) DELETE s")  # as a store written before versions were kept
+        s.run("MATCH (s:Schema) DELETE s")
     with open_store(path) as s:
-        assert s.run("MATCH (s:Schema) RETURN s.version AS v")[0]["v"] >= 1
+        assert s.run("MATCH (s:Schema) RETURN s.version AS v")[0]["v"] == s.schema_version
+
+
+def test_an_embedded_store_from_before_schema_versions_is_refused_as_version_1(tmp_path):
+    """Written before versions were kept, it has version 1's layout (files STRING[] on SHARES_FILE)."""
+    path = tmp_path / "old.lbug"
+    with open_store(path) as s:
+        s.write_graph(ATOMS, [])
+        s.run("MATCH (s:Schema) DELETE s")
+    with pytest.raises(StoreError, match="schema version 1, this codewalk needs 2"):
+        open_store(path)

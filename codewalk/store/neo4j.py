@@ -14,7 +14,7 @@ from neo4j.graph import Node, Path, Relationship
 
 from ..errors import QueryError, StoreError, StoreUnavailable
 from ..records import Atom, Edge
-from . import BATCH, GraphStore, _edge_row
+from . import BATCH, GraphStore
 
 TABLE_CHUNK = 100_000  # records per Arrow chunk in table()
 
@@ -80,7 +80,7 @@ class Neo4jStore(GraphStore):
             pending: dict[str, list[dict]] = {rel: [] for rel in queries}
             for edge in edges:
                 rows = pending[edge.type]
-                rows.append(_edge_row(edge))
+                rows.append(self.edge_row(edge))
                 if len(rows) == BATCH:
                     tx.run(queries[edge.type], {"rows": rows}).consume()
                     rows.clear()
