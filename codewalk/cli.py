@@ -375,14 +375,11 @@ def grade(
 ) -> None:
     """Grade a model's outputs with the same verifier that admitted the tasks; store the grades in the graph
     ((:Grade)-[:OF]->(:Task), one per run and task) and print the solve rate by level of every run so far."""
-    from . import sandbox
-    from .grading import grade_predictions
+    from .grading import check_isolation, grade_predictions
 
-    if not sandbox.isolated():
-        if require_isolation:
-            raise UsageError(f"candidates cannot be isolated here ({sandbox.isolation()}); install bubblewrap "
-                             "or pass --allow-unisolated to grade anyway")
-        err.print(f"[yellow]warning:[/] candidates run without isolation here: {sandbox.isolation()}")
+    warning = check_isolation(require_isolation)
+    if warning:
+        err.print(f"[yellow]warning:[/] {escape(warning)}")
     with _store(ctx) as store, _count(f"grade {run or predictions.stem}") as on_grade:
         report = grade_predictions(store, domain, predictions, run=run, workers=workers, plots=plots,
                                    on_grade=on_grade)

@@ -8,7 +8,8 @@ content hash of the atoms it was built from (`data_revision`). A domain may add 
 
 Formats: `jsonl`; `parquet`; `hf`, a Hugging Face dataset folder (README card with one config per
 domain, `<domain>/test.parquet`) that `datasets.load_dataset(PATH, DOMAIN)` reads; `inspect`, inspect_ai
-samples (id, input, target, metadata) as JSONL.
+samples (id, input, target, metadata) as JSONL. `read_export` reads any of them back as Tasks (what the
+inspect_ai tasks of codewalk.inspect evaluate).
 """
 
 from __future__ import annotations
@@ -16,15 +17,18 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from . import jsonl
 from .domain import get_domain
-from .errors import StoreError, UsageError
+from .errors import InputError, StoreError, UsageError
 from .records import STATUSES, Task
 from .store import GraphStore
 
@@ -86,6 +90,47 @@ def task_record(row: dict[str, Any]) -> Task:
                 reason=row["reason"], seed=row["seed"], run=row["run"], created_at=row["created_at"],
                 generator_version=row["generator_version"], prompt=row["prompt"], reference=row["reference"],
                 verifier=verifier)
+
+
+def read_export(path: Path, domain: str) -> list[Task]:
+    """The admitted tasks of `domain` in a file `cw tasks export` wrote: JSONL (`--format jsonl` or
+    `inspect`), parquet, or an hf folder. A row of another domain, a task that was not admitted or a row
+    without the fields grading needs is an InputError naming the row."""
+    if path.is_dir():
+        path = path / domain / f"{SPLIT}.parquet"
+    if path.suffix == ".parquet":
+        try:
+            rows = list(enumerate(pq.read_table(path).to_pylist(), 1))
+        except (OSError, pa.ArrowInvalid) as e:
+            raise InputError(str(path), None, f"cannot read as parquet: {e}") from None
+    else:
+        rows = list(jsonl.objects(path))
+    if not rows:
+        raise InputError(str(path), None, "no tasks in the file")
+    return [_exported_task(row, domain, partial(InputError, str(path), number)) for number, row in rows]
+
+
+def _exported_task(row: dict[str, Any], domain: str, bad: Callable[[str], InputError]) -> Task:
+    if "input" in row and "metadata" in row:  # --format inspect: the generic row under inspect_ai's names
+        row = {**row["metadata"], "id": row["id"], "prompt": row["input"], "reference": row["target"]}
+    missing = [k for k in ("id", "domain", "atoms", "status", "prompt", "reference", "verifier") if k not in row]
+    if missing:
+        raise bad(f"not a task `cw tasks export` wrote: no {', '.join(missing)}")
+    if row["domain"] != domain:
+        raise bad(f"task {row['id']} is of domain {row['domain']!r}, not {domain!r}")
+    if row["status"] != "admitted":
+        raise bad(f"task {row['id']} was not admitted ({row['status']}); only admitted tasks are graded")
+    verifier = row["verifier"]
+    try:
+        verifier = json.loads(verifier) if isinstance(verifier, str) else verifier
+    except json.JSONDecodeError:
+        raise bad(f"task {row['id']}: the verifier is not JSON") from None
+    if not (row["prompt"] and row["reference"] and isinstance(verifier, dict) and verifier):
+        raise bad(f"task {row['id']} has no prompt, reference or verifier")
+    return Task(id=row["id"], domain=domain, atoms=tuple(row["atoms"]), status="admitted",
+                reason=row.get("reason", "admitted"), seed=row.get("seed", 0), run=row.get("run", ""),
+                created_at=row.get("created_at", ""), generator_version=row.get("generator_version", ""),
+                prompt=row["prompt"], reference=row["reference"], verifier=verifier)
 
 
 def _row(plugin, task: Task, run_params: str, atoms: dict) -> dict[str, Any]:

@@ -9,7 +9,9 @@ The composite is rebuilt from the stored task (prompt, reference, verifier) and 
 `grade(composite, output)` decides. A verifier that gives no verdict (InfraError) is recorded as an
 error, never as a failure, and is left out of the solve rate. Grades go to the graph as
 `(:Grade {id, run, model, task, level, status, detail, evidence, output, graded_at})-[:OF]->(:Task)`,
-one per run and task: grading a run again replaces its grades.
+one per run and task: grading a run again replaces its grades. `cw grade` and the inspect_ai scorer
+(codewalk.inspect) share the verdict (`verdict`), the stored row (`grade_row`) and the isolation refusal
+(`check_isolation`).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from typing import Any
 
 import pandas as pd
 
-from . import jsonl
+from . import jsonl, sandbox
 from .admission import now
 from .domain import get_domain
 from .errors import InfraError, InputError, UsageError
@@ -123,7 +125,7 @@ def grade_predictions(
     started = time.monotonic()
     pool = ProcessPoolExecutor(workers) if workers > 1 else None
     verdicts = (pool.map(_grade_in_worker, repeat(domain), *zip(*jobs)) if pool
-                else map(_grade, repeat(plugin), *zip(*jobs)))
+                else map(verdict, repeat(plugin), *zip(*jobs)))
     pending: list[dict[str, Any]] = []
     counts = {"passed": 0, "failed": 0, "error": 0}
     classes: dict[tuple[int, str], list[int]] = {}
@@ -134,10 +136,7 @@ def grade_predictions(
                 tally = classes.setdefault((tasks[p.task].level, evidence["class"]), [0, 0])
                 tally[0] += 1
                 tally[1] += status == "passed"
-            pending.append({"id": grade_id(run, p.task), "task": p.task, "props": {
-                "run": run, "model": p.model or run, "task": p.task, "level": tasks[p.task].level,
-                "status": status, "detail": detail, "output": p.output, "graded_at": now(),
-                "evidence": json.dumps(evidence, sort_keys=True, default=str)}})
+            pending.append(grade_row(run, p.model or run, tasks[p.task], p.output, (status, detail, evidence)))
             if len(pending) >= FLUSH_EVERY:
                 store.write_grades(pending)
                 pending.clear()
@@ -173,7 +172,11 @@ def grade_id(run: str, task: str) -> str:
     return "g" + hashlib.sha256(f"{run}\x1f{task}".encode()).hexdigest()[:20]
 
 
-def _grade(plugin, composite: Composite, output: str) -> tuple[str, str, dict[str, Any]]:
+Verdict = tuple[str, str, dict[str, Any]]  # status (passed, failed, error), detail, evidence
+
+
+def verdict(plugin, composite: Composite, output: str) -> Verdict:
+    """V_G on one output; a verifier that gives no verdict (InfraError) is status "error", not "failed"."""
     try:
         check = plugin.grade(composite, output)
     except InfraError as e:
@@ -181,8 +184,27 @@ def _grade(plugin, composite: Composite, output: str) -> tuple[str, str, dict[st
     return ("passed" if check.ok else "failed"), check.detail, check.evidence
 
 
-def _grade_in_worker(domain: str, composite: Composite, output: str) -> tuple[str, str, dict[str, Any]]:
-    return _grade(get_domain(domain), composite, output)
+def _grade_in_worker(domain: str, composite: Composite, output: str) -> Verdict:
+    return verdict(get_domain(domain), composite, output)
+
+
+def grade_row(run: str, model: str, task: Task, output: str, graded: Verdict) -> dict[str, Any]:
+    """One grade as `GraphStore.write_grades` takes it: (:Grade {...})-[:OF]->(:Task), one per run and task."""
+    status, detail, evidence = graded
+    return {"id": grade_id(run, task.id), "task": task.id, "props": {
+        "run": run, "model": model, "task": task.id, "level": task.level, "status": status, "detail": detail,
+        "output": output, "graded_at": now(), "evidence": json.dumps(evidence, sort_keys=True, default=str)}}
+
+
+def check_isolation(require: bool, allow: str = "--allow-unisolated") -> str:
+    """Refuse to grade (UsageError) where candidates cannot be isolated and isolation is required;
+    otherwise the warning to show, "" where they are isolated. `allow` is the option that grades anyway."""
+    if sandbox.isolated():
+        return ""
+    if require:
+        raise UsageError(f"candidates cannot be isolated here ({sandbox.isolation()}); install bubblewrap "
+                         f"or pass {allow} to grade anyway")
+    return f"candidates run without isolation here: {sandbox.isolation()}"
 
 
 def solve_rates(store: GraphStore, domain: str) -> list[dict[str, Any]]:
