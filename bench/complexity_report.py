@@ -32,7 +32,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from codewalk.domain import Rejected
-from codewalk.domains.complexity import RANK, ComplexityDomain
+from codewalk.domains.complexity import COST_DROPS, RANK, ComplexityDomain
 from codewalk.domains.complexity import extract as extraction
 from codewalk.loaders import codecomplex as loader
 from codewalk.records import Atom
@@ -192,9 +192,18 @@ def main() -> None:
     labels = Counter(a.summary["label"] for a in atoms)
     print("  labels:", ", ".join(f"{k} {v}" for k, v in sorted(labels.items())))
     print("  output growth fits:", ", ".join(f"{k} {v}" for k, v in fits.most_common()))
+    rules = Counter(a.payload["label_rule"] for a in atoms)
+    cost_drops = sum(d["reason"] in COST_DROPS for d in drops)
+    relabels = Counter(f"{a.payload['stated_label']}->{a.summary['label']}" for a in atoms
+                       if a.payload["label_rule"] == "relabelled")
+    print(f"  atom rule (measured cost class against the CodeComplex label): kept {rules['kept']}, relabelled "
+          f"{rules['relabelled']}, dropped {cost_drops} (no class or an unlabelled one)")
+    print("  relabelled:", ", ".join(f"{k} {v}" for k, v in relabels.most_common()))
     print("  types (size parameter -> return):", ", ".join(f"{t} {c}" for t, c in types.most_common(8)))
     report: dict = {"pool": {"atoms": len(atoms), "programs": total, "seconds": round(seconds, 1),
-                             "dropped": dict(reasons), "growth_fits": dict(fits)}}
+                             "dropped": dict(reasons), "growth_fits": dict(fits),
+                             "atom_rule": {"kept": rules["kept"], "relabelled": rules["relabelled"],
+                                           "dropped": cost_drops}, "relabelled": dict(relabels)}}
 
     # 2. candidates and admission per level
     edges = list(domain.edges(atoms))

@@ -62,3 +62,46 @@ def test_fit_is_stable_over_repeated_noisy_samples(f, expected):
         rng = random.Random(seed)
         answers.add(str(fit([(n, f(n, rng)) for n in SCALES])[0]))
     assert answers == {expected}
+
+
+# -- counted costs on the measurement's own sizes: n = 2^e, numbers up to 2^4096, runs stop at the cap --------
+def counted(cost, number=True):
+    """[e, cost] as a measurement records them: ascending sizes until one costs more than the cap."""
+    from codewalk.domains.complexity.extract import COST_CAP, EXPONENTS, NUMBER_EXPONENTS
+    points = []
+    for e in EXPONENTS + (NUMBER_EXPONENTS if number else ()):
+        c = cost(e)  # e = log2 n
+        if c > COST_CAP:
+            break
+        points.append([e, c])
+    return points
+
+
+@pytest.mark.parametrize("expected, cost, number", [
+    ("1", lambda x: 17, True),
+    ("log n", lambda x: 4 * x, True),  # halving n until it is 0
+    ("log n", lambda x: 60 + x, True),  # a constant plus log n: not constant, however large the constant
+    ("log^2 n", lambda x: 2 * x * x, True),  # a loop of log n inside a loop of log n
+    ("log^2 n", lambda x: 30 + x * x / 2, True),
+    ("n", lambda x: 3 * 2 ** x + 10, True),  # linear in the value of n
+    ("n", lambda x: 5 * 2 ** x, False),
+    ("n log n", lambda x: 2 ** x * x, False),
+    ("n log n", lambda x: 2 ** x * (x + 3), False),
+    ("n log n", lambda x: 2 ** x * (x + 10), False),  # a sort and a linear pass of ten steps an element
+    ("n^2", lambda x: 4 ** x / 2, False),
+    ("n^2", lambda x: 4 ** x / 2 + 5 * 2 ** x * x, False),  # pairs, after a sort
+    ("n^3", lambda x: 8 ** x / 6 + 4 ** x, False),
+    ("None", lambda x: 2 ** (1.5 * x), False),  # n^1.5: no lower term bends n^2 or n log n to it
+    ("2^n", lambda x: 2.0 ** (2 ** x), True),
+])
+def test_counted_costs_on_the_measurement_sizes_fit_their_class(expected, cost, number):
+    from codewalk.domains.complexity.extract import fit_points
+    fitted, _ = fit_points(counted(cost, number))
+    assert str(fitted) == expected
+
+
+def test_numbers_beyond_a_float_are_fitted_in_log_space():
+    from codewalk.domains.complexity.extract import scale_of
+    assert scale_of(4096) == 2 ** 4096 and scale_of(2.5) == 6
+    points = [(scale_of(e), 3 * e) for e in (8, 16, 64, 256, 512, 1024, 2048, 4096)]
+    assert str(fit(points)[0]) == "log n"

@@ -1213,6 +1213,12 @@ class Measurement:
     cost_error: float
     stopped: str  # "cap" (the next size costs more than COST_CAP), "largest size", "input too large", an error
 
+    @staticmethod
+    def of(outputs: list[list[float]], costs: list[list[float]], stopped: str) -> Measurement:
+        out_class, out_error = fit_points(outputs, margin=0.02)  # random outputs are noisy
+        cost_class, cost_error = fit_points(costs)
+        return Measurement(outputs, costs, out_class, out_error, cost_class, cost_error, stopped)
+
     def cost_evidence(self) -> dict[str, Any]:
         return {"points": self.cost_points, "class": self.cost and str(self.cost),
                 "label": self.cost and growth.label(self.cost), "error": round_error(self.cost_error),
@@ -1223,9 +1229,9 @@ def round_error(error: float) -> float | None:
     return round(error, 4) if error != float("inf") else None
 
 
-def fit_points(points: list[list[float]]) -> tuple[growth.Growth | None, float]:
-    """The class of [e, value] points (n = 2^e)."""
-    return growth.fit([(scale_of(e), v) for e, v in points])
+def fit_points(points: list[list[float]], margin: float = growth.COST_MARGIN) -> tuple[growth.Growth | None, float]:
+    """The class of [e, value] points (n = 2^e); counted costs by default, output sizes with margin 0.02."""
+    return growth.fit([(scale_of(e), v) for e, v in points], margin)
 
 
 def stopped_by(results: list[dict[str, Any]], planned: int, too_large: bool) -> str:
@@ -1258,11 +1264,7 @@ def measure(payload: dict[str, Any], strategy: str, source: str, entry: str, see
         source, entry, batch, form="value", text=False, limit=COST_LIMIT, budget=COST_BUDGET, cap=COST_CAP))
     done = [(e, r) for e, r in zip(used, results, strict=False) if "count" in r]
     outputs = [[e, r["size"]] for e, r in done if r.get("size") is not None]
-    costs = [[e, r["count"]] for e, r in done]
-    out_class, out_error = fit_points(outputs)
-    cost_class, cost_error = fit_points(costs)
-    return Measurement(outputs, costs, out_class, out_error, cost_class, cost_error,
-                       stopped_by(results, len(used), too_large))
+    return Measurement.of(outputs, [[e, r["count"]] for e, r in done], stopped_by(results, len(used), too_large))
 
 
 @dataclass(frozen=True)
@@ -1272,9 +1274,9 @@ class Drop:
     detail: str
 
 
-def verify(program: Program) -> tuple[dict[str, Any], dict[str, Any]] | Drop:
-    """Extract, check the function against the program on generated inputs, and measure its output
-    growth. Returns (summary, payload) of the atom, or why it was dropped."""
+def measured(program: Program) -> tuple[dict[str, Any], dict[str, Any]] | Drop:
+    """Extract, check the function against the program on generated inputs, and measure its output size
+    and cost (the runs; no fit). Returns (summary, payload) with the CodeComplex label, or a Drop."""
     try:
         ex = extract(program.src)
     except Unsupported as e:
@@ -1318,20 +1320,39 @@ def verify(program: Program) -> tuple[dict[str, Any], dict[str, Any]] | Drop:
     out_type = _merge_types(types)
     if out_type is None:
         return Drop(program.id, "output_type", f"returns {', '.join(sorted(types))}")
-    measured = measure(payload, strategy.name, ex.source, ex.entry, program.id)
-    rule, label, why = label_rule(program.label, measured)
-    if rule == "dropped":
-        return Drop(program.id, why, f"labelled {program.label}; " + _cost_text(measured))
+    m = measure(payload, strategy.name, ex.source, ex.entry, program.id)
     ptype = ex.params[ex.size][1]
     signature = ", ".join(f"{n}: {t}" for n, t in ex.params)
     summary = {"title": f"{ex.entry}({signature}) -> {out_type}", "in_type": ptype, "out_type": out_type,
-               "label": label, "source": program.id}
-    g = measured.output
+               "label": program.label, "source": program.id}
     payload |= {"source": _annotate(ex.source, ex.entry, out_type), "out_type": out_type,
-                "strategy": strategy.name, "growth": growth.label(g) if g else None,
-                "growth_points": measured.output_points, "growth_error": round_error(measured.output_error),
-                "stated_label": program.label, "label_rule": rule, "cost": measured.cost_evidence()}
+                "strategy": strategy.name, "growth_points": m.output_points, "cost_points": m.cost_points,
+                "stopped": m.stopped}
     return summary, payload
+
+
+def verify(program: Program) -> tuple[dict[str, Any], dict[str, Any]] | Drop:
+    """Extract, check the function against the program on generated inputs, measure its output size
+    and cost, and apply the atom rule. Returns (summary, payload) of the atom, or why it was dropped."""
+    return classify(measured(program))
+
+
+def classify(result: tuple[dict[str, Any], dict[str, Any]] | Drop) -> tuple[dict[str, Any], dict[str, Any]] | Drop:
+    """Fit a measured atom's points and apply the atom rule (cheap: no run, so a cached measurement is
+    classified again by the current fitter)."""
+    if isinstance(result, Drop):
+        return result
+    summary, payload = result
+    m = Measurement.of(payload["growth_points"], payload["cost_points"], payload["stopped"])
+    stated = summary["label"]
+    rule, label, why = label_rule(stated, m)
+    if rule == "dropped":
+        return Drop(summary["source"], why, f"labelled {stated}; " + _cost_text(m))
+    g = m.output
+    payload = {k: v for k, v in payload.items() if k not in ("cost_points", "stopped")}
+    payload |= {"growth": growth.label(g) if g else None, "growth_error": round_error(m.output_error),
+                "stated_label": stated, "label_rule": rule, "cost": m.cost_evidence()}
+    return {**summary, "label": label}, payload
 
 
 def label_rule(stated: str, measured: Measurement) -> tuple[str, str, str]:
@@ -1372,22 +1393,22 @@ def _annotate(source: str, entry: str, out_type: str) -> str:
 
 # Part of the cache key: change it whenever extraction, the inputs or the measurement change what an
 # atom comes out as.
-MEASURE_VERSION = "atoms-3 counted cost"
+MEASURE_VERSION = "atoms-4 counted cost"
 
 
 def verify_cached(program: Program) -> tuple[dict[str, Any], dict[str, Any]] | Drop:
-    """`verify`, remembered by content (program text, label, id, this module's version, Python's
-    version) in the complexity cache folder, so a repeated load costs file reads. Counted costs are
-    deterministic, so a cached atom is the atom a new measurement would give."""
+    """`verify`, with the measurement remembered by content (program text, label, id, this module's
+    version, Python's version) in the complexity cache folder, so a repeated load costs file reads and
+    fits. Counted costs are deterministic, so a cached measurement is the one a new run would give."""
     digest = hashlib.sha256(json.dumps([MEASURE_VERSION, sys.version_info[:2], program.id, program.label,
                                         program.src]).encode()).hexdigest()
     path = paths.cache("complexity") / "atoms" / digest[:2] / f"{digest}.json"
     try:
         saved = json.loads(path.read_text())
-        return Drop(*saved["drop"]) if "drop" in saved else (saved["summary"], saved["payload"])
+        return classify(Drop(*saved["drop"]) if "drop" in saved else (saved["summary"], saved["payload"]))
     except (OSError, ValueError, KeyError, TypeError):  # absent, or a torn write: measure again
         pass
-    result = verify(program)
+    result = measured(program)
     if isinstance(result, Drop) and result.reason in ("entry_crashes",):
         return result  # the interpreter died: an infrastructure failure, tried again next time
     saved = {"drop": [result.program, result.reason, result.detail]} if isinstance(result, Drop) else \
@@ -1396,7 +1417,7 @@ def verify_cached(program: Program) -> tuple[dict[str, Any], dict[str, Any]] | D
     with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, suffix=".tmp") as f:
         json.dump(saved, f)  # write, then rename: a parallel worker never reads half a file
     os.replace(f.name, path)
-    return result
+    return classify(result)
 
 
 def build(programs: list[Program], workers: int = 1,

@@ -133,15 +133,18 @@ def derive(labels: Sequence[str], outputs: Sequence[Growth]) -> Derivation:
 FIT_CLASSES = tuple(sorted({*_BY_LABEL.values(), Growth(l=2), Growth(l=3)}))
 MIN_POINTS = 6  # fewer sizes than this do not tell classes apart (4 points fit log n and n^2 alike)
 SATURATED = 1e300  # sizes are reported as floats capped here; a capped size says nothing about growth
+COST_MARGIN = 0.002  # n log n + 10n over n <= 2^16 is 0.01 worse as n than as n log n
 MAX_ERROR = 0.05  # mean squared error in log(1 + size) of an acceptable fit: about a factor 1.25 off
 
 
-def fit(points: Sequence[tuple[float, float]]) -> tuple[Growth | None, float]:
+def fit(points: Sequence[tuple[float, float]], margin: float = 0.02) -> tuple[Growth | None, float]:
     """The class of the closed set that best explains size s at input size n, and the fit's error.
 
-    Each class f is fitted as s ~ c f(n), c > 0, and a polylogarithmic one as s ~ a + c f(n), a >= 0 (a
-    constant plus log n, like the length of f"0 0 {n}", is log n, not constant) and scored by the mean squared error in log(1 + s); the simplest
-    class within a small margin of the best wins, so noise does not promote a constant to a logarithm.
+    Each class f is fitted as s ~ a + b h(n) + c f(n), a, b >= 0, c > 0, with h the next smaller term (a
+    constant plus log n, like the length of f"0 0 {n}", is log n, not constant; n log n + 3n is n log n)
+    and scored by the mean squared error in log(1 + s); the simplest class within `margin` (plus a
+    tenth) of the best wins, so noise does not promote a constant to a logarithm. Counted costs have
+    no measurement noise and take a smaller margin (COST_MARGIN).
     Constant: sizes that do not rise with n (bounded noise like a digit) or that stop rising (the larger
     half of the sizes all equal). None when there are too few points or nothing fits well.
     """
@@ -159,10 +162,10 @@ def fit(points: Sequence[tuple[float, float]]) -> tuple[Growth | None, float]:
     if _rank_correlation(sizes) < 0.7 or no_rise or max(half) - min(half) < 1e-9 or ys[-1] - ys[0] < 0.05:
         return CONSTANT, 0.0
     pts, ys = _tail(pts), _tail(ys)
-    scored = [(g, _error(g, pts, ys)) for g in FIT_CLASSES if not g.constant]
+    scored = [(g, _error(g, pts, ys) if _slope_fits(g, pts) else math.inf) for g in FIT_CLASSES if not g.constant]
     best = min(e for _, e in scored)
     for g, e in scored:  # FIT_CLASSES runs from the simplest class up
-        if e <= best + 0.02 + 0.1 * best:
+        if e <= best + margin + 0.1 * best:
             return (g, e) if e < MAX_ERROR else (None, e)
     raise AssertionError("unreachable")
 
@@ -218,35 +221,102 @@ def _log_add(u: float, v: float) -> float:
     return hi + math.log1p(math.exp(lo - hi))
 
 
+SLOPE_TOLERANCE = 0.3  # n^1.5 is neither n log n nor n^2 (slopes 1.1 and 2)
+
+
+def _slope_fits(g: Growth, pts: list[tuple[float, float]]) -> bool:
+    """A polynomial class's slope in log-log over the sizes fitted is about its power (n log n: a little
+    more): the points' own slope must be within SLOPE_TOLERANCE of it, so that a lower term cannot bend
+    the class to another power."""
+    if g.exp or not g.p:
+        return True
+    xs = [math.log(n) for n, _ in pts]
+    data = _slope(xs, [math.log(max(s, 1.0)) for _, s in pts])
+    return abs(data - _slope(xs, [_log_value(g, math.log2(n)) for n, _ in pts])) <= SLOPE_TOLERANCE
+
+
+def _slope(xs: list[float], ys: list[float]) -> float:
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    var = sum((x - mx) ** 2 for x in xs)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / var if var else 0.0
+
+
+def _lower(g: Growth) -> Growth:
+    """The next smaller term a measured size of class g commonly carries: n log n + 3n, n^2/2 + n log n,
+    40 + log n (the constant term is always allowed besides)."""
+    if g.p and g.l:
+        return Growth(p=g.p, l=g.l - 1)
+    if g.p:
+        return Growth(p=g.p - 1, l=1)
+    return Growth(l=g.l - 1) if g.l else CONSTANT
+
+
 def _error(g: Growth, pts: list[tuple[float, float]], ys: list[float]) -> float:
-    """Mean squared error in log(1 + s) of the best s ~ a + c f(n), a, c >= 0."""
+    """Mean squared error in log(1 + s) of the best s ~ a + b h(n) + c f(n), a, b >= 0, c > 0, where h
+    is the next smaller term (_lower), which may not outweigh c f(n) at the largest size, and a is 0
+    for a polynomial class: a class is its leading term, lower ones do not change it."""
     lfs = [_log_value(g, math.log2(n)) for n, _ in pts]
-
-    def err_at(a: float, log_c: float) -> float:
-        base = math.log1p(a)  # log(1 + a + c f) = logaddexp(log(1 + a), log c + log f)
-        return sum((y - _log_add(base, log_c + lf)) ** 2 for y, lf in zip(ys, lfs, strict=True)) / len(ys)
-
-    def best_c(a: float) -> float:
-        # err is unimodal in log c: a golden-section search over a range wide enough for any constant.
-        lo, hi = -800.0, 100.0
-        for _ in range(48):
-            x, y = hi - _RATIO * (hi - lo), lo + _RATIO * (hi - lo)
-            if err_at(a, x) < err_at(a, y):
-                hi = y
-            else:
-                lo = x
-        return err_at(a, (lo + hi) / 2)
-
-    best = best_c(0.0)
-    if g.exp or g.p:
-        # Only a slowly growing class takes an offset: over the sizes measured a constant is negligible
-        # beside n, and an offset would let n^2 bend to fit n^1.5.
-        return best
-    # The offset a: a coarse search over the range of the smallest sizes, then the best c for each.
-    s0 = math.expm1(min(ys))
-    for frac in (0.25, 0.5, 0.75, 0.9, 0.97, 1.0):
-        best = min(best, best_c(s0 * frac))
+    if g.exp:
+        return _single_term_error(lfs, ys)
+    if max(lfs) > 690:  # f(n) beyond a float: far above any size measured, not this class
+        return math.inf
+    sizes = [math.expm1(y) for y in ys]
+    terms = [[math.exp(lf) for lf in lfs]]
+    lower = _lower(g)
+    if not lower.constant:
+        terms.append([math.exp(_log_value(lower, math.log2(n))) for n, _ in pts])
+    if not g.p:
+        # Only a slowly growing class takes a constant: over the sizes measured a constant is
+        # negligible beside n, and one would let n^2 bend to fit n^1.5.
+        terms.append([1.0] * len(pts))
+    best = _single_term_error(lfs, ys)
+    # Every subset of the other terms beside the leading one, fitted by least squares in relative
+    # error; a fit with a negative coefficient is not a fit.
+    for mask in range(1, 1 << (len(terms) - 1)):
+        chosen = [terms[0]] + [t for k, t in enumerate(terms[1:]) if mask >> k & 1]
+        coefs = _relative_least_squares(chosen, sizes)
+        if coefs is None or min(coefs) < 0:
+            continue
+        if mask & 1 and len(terms) > 1 and not lower.constant and coefs[1] * terms[1][-1] > coefs[0] * terms[0][-1]:
+            continue  # the lower term may not outweigh the leading one at the largest size: n^1.5 is not n^2
+        fitted = [sum(c * t[i] for c, t in zip(coefs, chosen, strict=True)) for i in range(len(pts))]
+        best = min(best, sum((y - math.log1p(v)) ** 2 for y, v in zip(ys, fitted, strict=True)) / len(ys))
     return best
+
+
+def _relative_least_squares(terms: list[list[float]], sizes: list[float]) -> list[float] | None:
+    """Coefficients minimising sum_i ((sum_j c_j t_j[i]) / s_i - 1)^2 (None when singular)."""
+    weights = [1.0 / max(s, 1.0) for s in sizes]
+    rows = [[t[i] * weights[i] for t in terms] for i in range(len(sizes))]
+    k = len(terms)
+    a = [[sum(r[p] * r[q] for r in rows) for q in range(k)] for p in range(k)]
+    b = [sum(r[p] * s * w for r, s, w in zip(rows, sizes, weights, strict=True)) for p in range(k)]
+    for col in range(k):  # Gaussian elimination with partial pivoting, on at most 3 unknowns
+        pivot = max(range(col, k), key=lambda r: abs(a[r][col]))
+        if abs(a[pivot][col]) < 1e-300:
+            return None
+        a[col], a[pivot], b[col], b[pivot] = a[pivot], a[col], b[pivot], b[col]
+        for r in range(k):
+            if r != col:
+                factor = a[r][col] / a[col][col]
+                a[r] = [x - factor * y for x, y in zip(a[r], a[col], strict=True)]
+                b[r] -= factor * b[col]
+    return [b[p] / a[p][p] for p in range(k)]
+
+
+def _single_term_error(lfs: list[float], ys: list[float]) -> float:
+    """The best s ~ c f(n) alone, by a golden-section search over log c (err is unimodal in it)."""
+    def err_at(log_c: float) -> float:
+        return sum((y - _log_add(0.0, log_c + lf)) ** 2 for y, lf in zip(ys, lfs, strict=True)) / len(ys)
+
+    lo, hi = -800.0, 100.0
+    for _ in range(48):
+        x, y = hi - _RATIO * (hi - lo), lo + _RATIO * (hi - lo)
+        if err_at(x) < err_at(y):
+            hi = y
+        else:
+            lo = x
+    return err_at((lo + hi) / 2)
 
 
 _RATIO = (math.sqrt(5) - 1) / 2
