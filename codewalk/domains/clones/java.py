@@ -1,11 +1,13 @@
 """Java for the clone domain: one JVM per batch, each unit compiled once, results per input as JSON lines.
 
-The harness (`harness/*.java`, shipped as package data) is compiled with `javac` into the cache,
-keyed by the hash of its sources. JUnit 4 and the EvoSuite runtime (coordinates in JARS) are copied
-into the cache once, from the local Maven repository or else fetched from Maven Central with
-`mvn dependency:copy`. Every JVM runs through
-`codewalk.sandbox.run` (own process group, limits, a process-level timeout); inside it each call has
-its own deadline in a worker thread. A JVM that dies or is stopped part-way leaves the results it
+The harness (`harness/*.java`, shipped as package data) is copied into the cache and compiled there with
+`javac`, keyed by the hash of its sources. JUnit 4 and the EvoSuite runtime (coordinates in JARS) are
+copied into the cache once, from the local Maven repository or else fetched from Maven Central with
+`mvn dependency:copy` (the one step that runs unisolated: it needs the network and ~/.m2, and runs no
+code of the dataset). Every javac and JVM run goes through `Java.isolated`: `codewalk.sandbox.run`
+(own process group, limits, a process-level timeout) with no network and, of the host, only the system
+directories, the JDK, the clone cache and its work directory. Inside the harness JVM each call has its
+own deadline in a worker thread. A JVM that dies or is stopped part-way leaves the results it
 printed; the batch resumes in a fresh JVM after the item it was running, which is marked abandoned.
 
 Units are compiled in batches (one javac task per few hundred units, a file that fails left out), keyed
@@ -111,6 +113,7 @@ class Java:
         self.cache = cache or cache_root()
         self.java = _tool("java")
         self.javac = _tool("javac")
+        self.jdk = Path(self.java).resolve().parents[1]  # /usr/lib/jvm/java-17-...: bin/java's parent's parent
         self._harness: Path | None = None
         self._share: list[str] = []  # the JVM option that maps the class-data archive, when there is one
 
@@ -148,12 +151,16 @@ class Java:
             raise InfraError(f"the clone harness sources are missing from {HARNESS_SOURCES}")
         folder = self.cache / "harness" / digest(*(p.read_text() for p in sources))
         if not (folder / "harness.jar").exists():
-            classes = folder / "classes"
-            shutil.rmtree(classes, ignore_errors=True)
-            classes.mkdir(parents=True)
-            cp = os.pathsep.join(map(str, self.jars()))
-            done = sandbox.run([self.javac, *(f"-J{o}" for o in LOGS + SMALL), "-nowarn", "-d", str(classes), "-cp", cp, *map(str, sources)],
-                               cwd=folder, timeout=300, memory_mb=MEMORY_MB, max_procs=None, isolate=False)
+            jars = self.jars()
+            classes, src = folder / "classes", folder / "src"
+            for old in (classes, src):
+                shutil.rmtree(old, ignore_errors=True)
+                old.mkdir(parents=True)
+            for path in sources:  # javac reads a copy: the build sees the cache, not the installed package
+                shutil.copyfile(path, src / path.name)
+            done = self.isolated([self.javac, *(f"-J{o}" for o in LOGS + SMALL), "-nowarn", "-d", str(classes), "-cp",
+                                  os.pathsep.join(map(str, jars)), *(str(src / p.name) for p in sources)],
+                                 cwd=folder, timeout=300, sees=[self.cache / "jars"])
             if done.returncode != 0:
                 raise InfraError(f"javac could not build the clone harness: {(done.stdout + done.stderr)[-1500:]}")
             with zipfile.ZipFile(folder / "harness.jar.part", "w") as jar:  # class-data sharing wants jars
@@ -178,12 +185,20 @@ class Java:
                               "targets": [{"class": "Warm", "method": "f"}], "inputs": [[1]], "first": 0,
                               "stop_after": 1}]}
             (work / "job.json").write_text(json.dumps(job))
-            sandbox.run([self.java, *JVM, f"-XX:ArchiveClassesAtExit={work / ARCHIVE}", "-cp",
-                         str(folder / "harness.jar"), MAIN, "calls", str(work / "job.json")],
-                        cwd=work, timeout=120, memory_mb=MEMORY_MB, max_procs=None, isolate=False)
+            self.isolated([self.java, *JVM, f"-XX:ArchiveClassesAtExit={work / ARCHIVE}", "-cp",
+                           str(folder / "harness.jar"), MAIN, "calls", str(work / "job.json")],
+                          cwd=work, timeout=120, sees=[folder])
             if (work / ARCHIVE).exists():
                 shutil.copyfile(work / ARCHIVE, folder / f"{ARCHIVE}.part")
                 os.replace(folder / f"{ARCHIVE}.part", folder / ARCHIVE)
+
+    def isolated(self, cmd: list[str], cwd: Path, timeout: float, *, sees: Sequence[Path] = (),
+                 writable: Sequence[Path] = (), max_file_mb: int = 64) -> sandbox.Completed:
+        """A javac or JVM run with no network that sees, of the host, the system directories, the JDK, `sees`
+        (read-only), `writable` and its work directory `cwd` (read-write): not the home folder, the store,
+        the checkout, the datasets or the rest of /tmp."""
+        return sandbox.run(cmd, cwd=cwd, timeout=timeout, memory_mb=MEMORY_MB, max_procs=None, max_file_mb=max_file_mb,
+                           writable=writable, sees=[self.jdk, *sees])
 
     # -- batches -------------------------------------------------------------------------------------
     def calls(self, units: Sequence[CallUnit], deadline_ms: int = 100, max_chars: int = 4000,
@@ -267,12 +282,10 @@ class Java:
                 job = {"deadline_ms": deadline_ms, "max_chars": max_chars, "release": release,
                        "classpath": os.pathsep.join(classpath[1:]), "units": pending}
                 (work / "job.json").write_text(json.dumps(job))
-                # Isolated (no network; of the host only the system directories and the JDK): it runs the
-                # pairs' code. The harness compiles each unit into the cache in-process, so the cache is
-                # the one writable place besides `work`.
-                done = sandbox.run([*jvm, mode, str(work / "job.json")], cwd=work, timeout=timeout,
-                                   memory_mb=MEMORY_MB, max_procs=None, max_file_mb=256, writable=[self.cache],
-                                   sees=[Path(self.java).resolve().parents[1]])
+                # It runs the pairs' code. The harness compiles each unit into the cache in-process, so the
+                # cache is the one writable place besides `work`.
+                done = self.isolated([*jvm, mode, str(work / "job.json")], cwd=work, timeout=timeout,
+                                     writable=[self.cache], max_file_mb=256)
             got = _parse_lines(done.stdout)
             lines += got
             if done.returncode == 0 and not done.timed_out:
