@@ -172,6 +172,7 @@ def test_a_reference_derived_from_a_wrong_stored_growth_is_refuted_by_the_counte
     check = domain.check_reference(composite, group)
     assert not check.ok and check.reason == "reference_mismatch"
     assert check.evidence["cost"]["label"] == "linear"  # the composite really is linear
+    assert independent_cost_class(composite, group) == "linear"  # and the independent measure says so too
     assert check.evidence["links"][0]["measured"] == "n" and not check.evidence["links"][0]["agrees"]
 
 
@@ -213,3 +214,85 @@ def test_grade_scores_the_reference_right_and_anything_else_wrong(domain, atoms)
     unparseable = domain.grade(composite, "O(1)")
     assert not unparseable.ok and unparseable.reason == "unparseable"
     assert unparseable.evidence["predicted"] is None
+
+
+# -- references re-measured independently of check (2) ----------------------------------------------------------
+def independent_cost_class(composite, group, cap=300_000):
+    """The composite run here, in this process, with its own line counter (no harness, no driver
+    wrapping, no check (2) code), on stage 1's inputs at n = 2^e until a run costs more than `cap`."""
+    import io
+    import math
+    import random
+    import sys
+
+    from codewalk.domains.complexity import composite_input, cost, growth
+    from codewalk.domains.complexity.extract import EXPONENTS, scale_of
+
+    class Over(Exception):
+        pass
+
+    tally = [0]
+
+    def charge(k):
+        tally[0] += k
+        if tally[0] > cap:
+            raise Over
+
+    def walk(m, kind):
+        return m if kind == "m" else int(m * max(1.0, math.log2(m or 1))) if kind == "mlogm" else int(math.log2(m + 1))
+
+    def arg(v, kind):
+        v = v if hasattr(v, "__len__") else list(v)
+        charge(walk(len(v), kind))
+        return v
+
+    def self_(v, kind):
+        if isinstance(v, (list, tuple, str, dict, set)):
+            charge(walk(len(v), kind))
+        return v
+
+    def sized(v):
+        if isinstance(v, (list, tuple, str)):
+            charge(len(v))
+        return v
+
+    def tracer(frame, event, _):
+        if frame.f_code.co_filename != "functions":
+            return None
+
+        def line(frame, event, _):
+            if event == "line":
+                charge(1)
+            return line
+        return line
+
+    functions = compile(cost.instrument(composite.verifier["functions"]), "functions", "exec")
+    driver = compile(composite.verifier["driver"], "driver", "exec")
+    rng = random.Random(7)  # not check (2)'s seed: other inputs of the same sizes
+    points = []
+    for e in EXPONENTS:
+        space = {"_cw_arg": arg, "_cw_self": self_, "_cw_in": sized, "_cw_op": sized}
+        exec(functions, space)
+        sys.stdin, out = io.StringIO(composite_input(group, scale_of(e), rng)), sys.stdout
+        sys.stdout = io.StringIO()
+        tally[0] = 0
+        sys.settrace(tracer)
+        try:
+            exec(driver, space)
+        except Over:
+            break
+        finally:
+            sys.settrace(None)
+            sys.stdin, sys.stdout = sys.__stdin__, out
+        points.append((scale_of(e), tally[0]))
+    fitted, _ = growth.fit(points, growth.COST_MARGIN)
+    return fitted and growth.label(fitted)
+
+
+def test_admitted_references_equal_the_class_measured_independently_of_check_2(domain, atoms):
+    admitted = [group for group in (chain(atoms, "0501", "0515"), chain(atoms, "0550"), chain(atoms, "0515"))
+                if evaluate(domain, group).status == "admitted"]
+    assert len(admitted) == 3
+    for group in admitted:
+        composite = domain.compose(group)
+        assert independent_cost_class(composite, group) == composite.reference, [a.id for a in group]
