@@ -12,13 +12,16 @@
 3. Why pairs were not kept, and how our verdicts compare with FEMP-X's LLM witness search (reported
    only; it never decides anything).
 4. Admission: the confirmed atoms and their FEEDS edges go into an embedded store, and the real loop
-   (`walk_and_admit`, one JVM per group as `cw walk` runs it) admits tasks at N = 1..10 until each level
+   (`walk_and_admit`, one group at a time as `cw walk` runs it) admits tasks at N = 1..10 until each level
    has --per-class positive and negative tasks (or --max-attempts per level), as the paper balances them.
+   Per level: how the admitted tasks' input sets run the chain (complete_share: the share that runs every
+   stage on both sides; reach_last_share: that reaches the last stage), and how many groups were rejected
+   for a complete_share below MIN_COMPLETE_SHARE.
 
 Data: FEMPD / FEMP-X (CC BY-NC 4.0) from ../shared/data/fempd (or $CODEWALK_SHARED/data/fempd).
 Run from the repository root: python bench/clones_report.py [--per-class 20] [--levels 10] [--workers 2]
-(--levels 0: verification and counts only; --reuse: counts from the stored verdicts, nothing re-run;
---show PAIR_ID: one pair's stored verdict and the previous check's.)
+(--levels 0: verification and counts only; --reuse: the stored verdicts instead of re-verifying, then
+counts and admission as above; --show PAIR_ID: one pair's stored verdict and the previous check's.)
 """
 
 from __future__ import annotations
@@ -36,8 +39,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from codewalk.admission import walk_and_admit
-from codewalk.domains.clones import REFERENCE, ClonesDomain, atom, verdicts
-from codewalk.domains.clones.verify import cross_substitute
+from codewalk.domains.clones import MIN_COMPLETE_SHARE, REFERENCE, ClonesDomain, atom, verdicts
+from codewalk.domains.clones.verify import Verification, cross_substitute
 from codewalk.loaders import fempd
 from codewalk.store import open_store
 
@@ -97,6 +100,14 @@ def audit(records: dict[int, dict], previous: dict[int, dict], figures: dict) ->
     figures["neq_on_timeout"] = sum(map(_on_time, records.values()))
 
 
+def _spread(values: list[float]) -> list[str]:
+    """min, quartiles, max of sorted values ('-' when there are none)."""
+    if not values:
+        return ["-"] * 5
+    at = lambda q: values[min(len(values) - 1, int(q * len(values)))]
+    return [f"{v:.2f}" for v in (values[0], at(0.25), at(0.5), at(0.75), values[-1])]
+
+
 def table(title: str, rows: list[list], header: list[str]) -> None:
     widths = [max(len(str(x)) for x in column) for column in zip(header, *rows)]
     print(f"\n{title}")
@@ -117,7 +128,8 @@ def main() -> None:
                         help="where every pair's verdict is written (default: clones-verdicts.jsonl beside the store)")
     parser.add_argument("--previous", type=Path, default=PREVIOUS, help="verdicts of the previous check, to compare")
     parser.add_argument("--show", type=int, metavar="PAIR_ID", help="print one pair's stored verdict and exit")
-    parser.add_argument("--reuse", action="store_true", help="read the stored verdicts instead of re-verifying")
+    parser.add_argument("--reuse", action="store_true",
+                        help="read the stored verdicts instead of re-verifying (counts and admission still run)")
     args = parser.parse_args()
     domain = ClonesDomain()
     figures: dict = {}
@@ -128,22 +140,24 @@ def main() -> None:
         if args.show in previous:
             print(f"previous check: {previous[args.show]['status']} ({previous[args.show]['reason']})")
         return
-    if args.reuse:
-        audit(verdicts.read(args.verdicts), previous, figures)
-        return
-
     # -- 1. verification -------------------------------------------------------------------------------
-    started = time.monotonic()
     pairs = fempd.read(FEMPD)
-    results = domain.verify(pairs)
-    verify_s = time.monotonic() - started
-    unconfirmed_eq = [r for r in results if r.pair.label == "eq" and r.b == "not_run" and r.pair.suites]
-    cross_substitute(unconfirmed_eq, domain.java)
-    print(f"verified {len(pairs)} pairs in {verify_s:.0f}s (+ (b) on {len(unconfirmed_eq)} more eq pairs "
-          f"in {time.monotonic() - started - verify_s:.0f}s)")
-    figures["verify_seconds"] = round(verify_s, 1)
-    where = verdicts.save([r.record() for r in results], args.verdicts)
-    print(f"every pair's verdict: {where}")
+    if args.reuse:
+        stored = verdicts.read(args.verdicts)
+        results = [Verification.from_record(p, stored[p.pair_id]) for p in pairs if p.pair_id in stored]
+        print(f"verdicts of {len(results)} of {len(pairs)} pairs read from "
+              f"{args.verdicts or verdicts.default_path()}: nothing re-verified")
+    else:
+        started = time.monotonic()
+        results = domain.verify(pairs)
+        verify_s = time.monotonic() - started
+        unconfirmed_eq = [r for r in results if r.pair.label == "eq" and r.b == "not_run" and r.pair.suites]
+        cross_substitute(unconfirmed_eq, domain.java)
+        print(f"verified {len(pairs)} pairs in {verify_s:.0f}s (+ (b) on {len(unconfirmed_eq)} more eq pairs "
+              f"in {time.monotonic() - started - verify_s:.0f}s)")
+        figures["verify_seconds"] = round(verify_s, 1)
+        where = verdicts.save([r.record() for r in results], args.verdicts)
+        print(f"every pair's verdict: {where}")
     audit({r.pair.pair_id: r.record() for r in results}, previous, figures)
 
     # -- 2. counts against the paper ------------------------------------------------------------------------
@@ -188,17 +202,20 @@ def main() -> None:
         store.write_graph(atoms, edges)
         print(f"\nwrote {len(atoms)} atoms and {len(edges)} FEEDS edges to {store.location} "
               f"in {time.monotonic() - started:.0f}s")
-        rows = []
+        rows, share_rows = [], []
         figures["levels"] = {}
         for n in range(1, args.levels + 1):
             started = time.monotonic()
             admitted: Counter = Counter()
             rejected: Counter = Counter()
+            shares: list[tuple[float, float]] = []  # (complete_share, reach_last_share) per admitted task
             attempted = 0
 
-            def seen(task, summary, admitted=admitted, rejected=rejected) -> None:
+            def seen(task, summary, admitted=admitted, rejected=rejected, shares=shares) -> None:
                 if task.status == "admitted":
                     admitted["eq" if task.reference == REFERENCE["eq"] else "neq"] += 1
+                    ref = task.evidence["reference"]
+                    shares.append((ref["complete_share"], ref["reach_last_share"]))
                 else:
                     rejected[task.reason] += 1
 
@@ -216,14 +233,23 @@ def main() -> None:
             rows.append([n, attempted, admitted["eq"], admitted["neq"], balanced,
                          ", ".join(f"{k} {v}" for k, v in sorted(rejected.items())) or "-",
                          f"{time.monotonic() - started:.0f}s"])
+            complete = sorted(c for c, _ in shares)
+            reach = sorted(r for _, r in shares)
+            share_rows.append([n, len(shares), *_spread(complete), *_spread(reach)[2:3],
+                               rejected["few_complete_runs"]])
             figures["levels"][n] = {"attempted": attempted, "admitted_eq": admitted["eq"],
                                     "admitted_neq": admitted["neq"], "balanced": balanced,
-                                    "rejected": dict(rejected), "seconds": round(time.monotonic() - started, 1)}
+                                    "rejected": dict(rejected), "seconds": round(time.monotonic() - started, 1),
+                                    "complete_share": complete, "reach_last_share": reach}
             print(f"level {n}: {rows[-1]}", flush=True)
         store.close()
     if args.levels:
         table(f"Admitted tasks per level (target {args.per_class} per class; paper: 86/82/84/166 balanced at "
               f"N = 1/2/3/10)", rows, ["N", "attempted", "admitted eq", "admitted neq", "balanced", "rejected", "time"])
+        table(f"Admitted tasks' input sets: share that runs every stage on both sides (complete_share; admission "
+              f"needs {MIN_COMPLETE_SHARE}) and median share that reaches the last stage; groups rejected for "
+              f"complete_share < {MIN_COMPLETE_SHARE}", share_rows,
+              ["N", "admitted", "min", "q1", "median", "q3", "max", "median reach_last", "rejected: share"])
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2))
 
