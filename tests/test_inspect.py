@@ -49,7 +49,7 @@ def _admitted(store: Path, domain: str) -> list[dict]:
         return graph.select_tasks(domain, "admitted")
 
 
-def _evaluate(domain: str, answers: dict[str, str], tmp_path: Path, **task_args) -> EvalLog:
+def _evaluate(domain: str, answers: dict[str, str], tmp_path: Path, epochs: int = 1, **task_args) -> EvalLog:
     """`inspect eval codewalk/<domain>` with a mock model that answers each task's input with answers[id]."""
     tasks = {t.id: t for t in cw_inspect._tasks(domain, task_args.get("store"), task_args.get("export"),
                                                 task_args.get("level", 0))}
@@ -63,7 +63,7 @@ def _evaluate(domain: str, answers: dict[str, str], tmp_path: Path, **task_args)
     model = get_model("mockllm/model", custom_outputs=answer)
     task_args = {k: str(v) if isinstance(v, Path) else v for k, v in task_args.items()}
     [log] = inspect_eval(f"codewalk/{domain}", model=model, task_args=task_args, log_dir=str(tmp_path / "logs"),
-                         display="none")
+                         display="none", epochs=epochs)
     assert log.status == "success", log.error
     return log
 
@@ -95,8 +95,13 @@ def test_demo_references_score_one_empty_outputs_zero_and_every_grade_is_stored_
         demo_store_path, tmp_path):
     tasks = _admitted(demo_store_path, "demo")
     levels = {t["level"] for t in tasks}
-    right = _evaluate("demo", {t["id"]: t["reference"] for t in tasks}, tmp_path, store=demo_store_path)
+    # half the references come in a Markdown fence, as models write code: graded (and stored) without it
+    references = {t["id"]: f"```python\n{t['reference']}```" if k % 2 else t["reference"]
+                  for k, t in enumerate(tasks)}
+    right = _evaluate("demo", references, tmp_path, store=demo_store_path)
     assert _metrics(right) == {"accuracy": 1.0, **{f"level_{n}": 1.0 for n in levels}}
+    assert {i: g["output"] for i, g in _grades(demo_store_path, right.eval.eval_id).items()} == {
+        t["id"]: t["reference"] for t in tasks}
     empty = _evaluate("demo", {t["id"]: "" for t in tasks}, tmp_path, store=demo_store_path)
     assert _metrics(empty) == {"accuracy": 0.0, **{f"level_{n}": 0.0 for n in levels}}
     for log, status in ((right, "passed"), (empty, "failed")):
@@ -170,9 +175,12 @@ def test_complexity_solve_rates_equal_cw_grade_and_level_selects_the_tasks(compl
     assert ours == {level: r for (run, level), r in rates.items() if run == "cw"}
     assert _metrics(log) == {"accuracy": pytest.approx(2 / 3), "level_1": 0.5, "level_2": 1.0}
     level_two = [t for t in tasks if t["level"] == 2]
-    only = _evaluate("complexity", {t["id"]: t["reference"] for t in level_two}, tmp_path,
+    only = _evaluate("complexity", {t["id"]: t["reference"] for t in level_two}, tmp_path, epochs=2,
                      store=complexity_store, level=2)
-    assert [s.id for s in only.samples] == [t["id"] for t in level_two]
+    assert sorted((s.id, s.epoch) for s in only.samples) == sorted((t["id"], k) for t in level_two for k in (1, 2))
+    run = only.eval.eval_id  # each epoch its own run: the second does not replace the first's grades
+    assert set(_grades(complexity_store, run)) == set(_grades(complexity_store, f"{run}.2")) == {
+        t["id"] for t in level_two}
 
 
 def test_tasks_read_from_an_export_are_graded_and_recorded_only_where_a_store_is_given(complexity_store, tmp_path):
