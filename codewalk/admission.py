@@ -125,19 +125,22 @@ def walk_and_admit(
     workers: int = 1,
     on_task: Callable[[Task, WalkSummary], None] | None = None,
     executor: str | None = None,
+    options: dict[str, str] | None = None,
 ) -> WalkSummary:
     """Walk the graph and admit groups until `count` tasks are admitted or `max_attempts` are made.
 
     `executor` says where verifiers run (codewalk.executors): local (default), dask-local, dask://HOST:PORT.
+    `options` are the domain's walk options (`cw walk --opt`, Domain.walk_options).
     """
     if count < 1 or workers < 1:
         raise UsageError("--count and --workers must be at least 1")
     domain = get_domain(domain_name)
+    domain.configure_walk(options or {})
     seed = random.SystemRandom().randrange(2**31) if seed is None else seed
     max_attempts = max_attempts or 20 * count
     run = Run(f"r{uuid.uuid4().hex[:12]}", domain.name, seed,
               {"n": n, "count": count, "max_attempts": max_attempts, "workers": workers,
-               "executor": executor or "local"}, now())
+               "executor": executor or "local", **({"options": options} if options else {})}, now())
     store.write_run(run)
     summary = WalkSummary(run.id, domain.name, n, seed, store.location)
     # The frontier path: the same groups as the Cypher step for the same seed (tests/test_walk_fastpath.py).

@@ -169,6 +169,8 @@ def walk(
     executor: Annotated[str | None, typer.Option(
         help="Where verifiers run: local (a process pool of --workers, the default), dask://HOST:PORT "
              "(a Dask distributed scheduler whose workers have codewalk installed) or dask-local.")] = None,
+    option: Annotated[list[str], typer.Option("--opt", help="Walk option KEY=VALUE of the domain (repeatable), "
+                                                            "e.g. proofs: backend=acsl|verus.")] = [],
     as_json: JsonOpt = False,
 ) -> None:
     """Random-extension walks of level N; each group is composed and admitted only if every atom is still
@@ -179,7 +181,8 @@ def walk(
         domain = domain or _only_domain(store)
         with _progress("walk", total=count) as on_task:
             summary = walk_and_admit(store, domain, n, count, seed=seed, max_attempts=max_attempts,
-                                     workers=workers, on_task=on_task, executor=executor)
+                                     workers=workers, on_task=on_task, executor=executor,
+                                     options={k: str(v) for k, v in _params(option).items()})
     if as_json:
         _print_json(summary.as_dict())
     else:

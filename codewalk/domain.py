@@ -11,6 +11,7 @@ The rules a plugin author needs, in one place:
   chains). Atom summaries use only the closed set `records.SUMMARY_FIELDS`; the rest goes in `payload`.
 - `load_options` declares every `--opt KEY=VALUE` the loader takes; `cw load` refuses any other key
   and converts values to the declared type before `load` sees them (a typo is an error, not a default).
+  `walk_options` does the same for `cw walk --opt`; `walk_plan` reads them from `self.walk_settings`.
 - `compose` raises `Rejected` for a group that cannot form a composite, `InfraError` when a tool
   failed; both are recorded and the walk goes on. The checks return a `Check`; `Check.ok` is True when
   the check passed: for `check_reference` Ref(G) passes V_G, for `check_unsolved` the atom is still
@@ -23,11 +24,12 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import entry_points
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 from .errors import UsageError
@@ -80,14 +82,23 @@ class Domain(ABC):
     description: ClassVar[str] = ""
     data_source: ClassVar[str] = ""  # where the atoms come from (dataset, licence), for exported tasks
     load_options: ClassVar[tuple[Option, ...]] = ()  # every --opt the loader takes
+    walk_options: ClassVar[tuple[Option, ...]] = ()  # every --opt `cw walk` takes
+    walk_settings: Mapping[str, Any] = MappingProxyType({})  # the walk's options, set by configure_walk
 
     def parse_options(self, raw: dict[str, str]) -> dict[str, Any]:
         """Validated, typed loader options; an unknown key is a UsageError that lists the known ones."""
-        declared = {o.name: o for o in self.load_options}
+        return self._parse(raw, self.load_options, "")
+
+    def configure_walk(self, raw: dict[str, str]) -> None:
+        """Validate `cw walk --opt` values as loader options are, and keep them for walk_plan."""
+        self.walk_settings = MappingProxyType(self._parse(raw, self.walk_options, "walk "))
+
+    def _parse(self, raw: dict[str, str], options: tuple[Option, ...], command: str) -> dict[str, Any]:
+        declared = {o.name: o for o in options}
         unknown = sorted(set(raw) - set(declared))
         if unknown:
             known = ", ".join(declared) or "none"
-            raise UsageError(f"unknown --opt {', '.join(unknown)} for {self.name} (known: {known})")
+            raise UsageError(f"unknown {command}--opt {', '.join(unknown)} for {self.name} (known: {known})")
         return {k: declared[k].parse(self.name, v) for k, v in raw.items()}
 
     @property
@@ -113,7 +124,7 @@ class Domain(ABC):
 
     # -- walk --------------------------------------------------------------------------------
     def walk_plan(self, n: int, rng: random.Random) -> WalkPlan:
-        """Constraints for one walk of level n. Default: none."""
+        """Constraints for one walk of level n (`self.walk_settings` holds the walk's options). Default: none."""
         return WalkPlan()
 
     # -- composition and admission (paper Sec. 2.3-2.4) ----------------------------------------
