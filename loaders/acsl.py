@@ -11,7 +11,9 @@ The output of a function (what flows to the next one in a chain):
   of a pointer parameter p whose length L is a `size_type` parameter (fill, reverse, copy, partial_sum);
 - otherwise a scalar return value (`value_type`, `size_type`, `bool`).
 What it accepts: an array parameter p of length L (from `\\valid(p + (0..L-1))` or `\\valid_read`), or a
-scalar parameter. A malformed example raises InputError naming the file.
+scalar parameter. Each atom carries the texts of the `.h`/`.acsl` files it includes, transitively
+(`files`), so the tasks made from it do not depend on where the dataset lies. A malformed example
+raises InputError naming the file.
 """
 
 from __future__ import annotations
@@ -127,6 +129,7 @@ def _atom(root: Path, folder: str, example: str) -> Atom:
         assigned = ", ".join(w for w, _ in written) or "nothing"
         raise _Skip(f"no chainable output (returns {ret}, assigns {assigned})")
     includes = [f for f in _INCLUDE.findall(h) + _INCLUDE.findall(c) if f != header.name]
+    files = included_files(root, ["typedefs.h", *includes])
     program = f"{folder}/{example}"
     return Atom(
         id=f"proofs/acsl/{program}",
@@ -138,8 +141,29 @@ def _atom(root: Path, folder: str, example: str) -> Atom:
             "ret": ret, "params": [[p.type, p.name] for p in params], "lengths": lengths,
             "output": output, "contract": contract, "definition": definition,
             "includes": list(dict.fromkeys(includes)),
+            "files": files,  # what a task of this atom includes, so it travels with the task
         },
     )
+
+
+def included_files(root: Path, names: list[str]) -> dict[str, str]:
+    """{file name: text} of the dataset's files that `names` include, transitively. Files are found by
+    name (in the dataset every name is unique across folders, so a task can lay them side by side);
+    a name the dataset does not hold (limits.h) is the C library's."""
+    index: dict[str, list[Path]] = {}
+    for path in sorted([*root.glob("*.h"), *root.glob("*/*.h"), *root.glob("*/*.acsl")]):
+        index.setdefault(path.name, []).append(path)
+    files: dict[str, str] = {}
+    todo = list(names)
+    while todo:
+        name = todo.pop(0)
+        if name in files or name not in index:
+            continue
+        if len(index[name]) > 1:
+            raise InputError(str(index[name][1]), None, f"{name} is also {index[name][0]}: an include is ambiguous")
+        files[name] = _text(index[name][0])
+        todo += _INCLUDE.findall(files[name])
+    return dict(sorted(files.items()))
 
 
 def _norm_type(text: str) -> str:

@@ -18,7 +18,8 @@ the check (every atom is walked, and admission rejects the chains a failing one 
 
 Two verifier backends, one formulation. The backend is chosen by the source given to `cw load proofs`
 (a Verus-Bench folder or an ACSL by Example folder; `--opt backend=verus|acsl` forces it) and stored in
-every atom, so edges, and hence chains, never mix backends:
+every atom, so edges, and hence chains, never mix backends. A walk follows one backend, in a store that
+holds both: `cw walk --domain proofs --opt backend=acsl|verus` (default acsl):
 - verus (verus): Verus-Bench programs, verified by `verus` where it is installed
   (`--opt verus=PATH` names it); without it, admission stops with a UsageError saying Verus is needed.
 - acsl (acsl): ACSL by Example, verified by Frama-C/WP with Z3 and cvc5.
@@ -103,13 +104,15 @@ def own_reference(atom: Atom) -> Atom:
 class ProofsDomain(Domain):
     name = "proofs"
     relation = "FEEDS"
-    composer_version = "proofs-1"
+    composer_version = "proofs-2"  # 2: the included files travel in the composite
     data_source = "Verus-Bench (microsoft/verus-proof-synthesis@422077e3) or ACSL by Example; both MIT"
     load_options = (Option("backend", "verifier backend (default: detected from the folder)", choices=("verus", "acsl")),
                     Option("verus", "path of the verus binary used for admission and grading"),
                     Option("programs", "comma-separated programs to load, e.g. Mutating/fill (default: all)"),
                     Option("references", "check (default): verify each ACSL atom's own reference and walk only "
                            "those that prove; trust: walk every atom", choices=("check", "trust")))
+    walk_options = (Option("backend", "the backend a walk follows, in a store holding both (default: acsl)",
+                           choices=tuple(BACKENDS)),)
     description = "Chains of verified functions, proofs removed (Verus or Frama-C/WP); graded by the verifier."
 
     def load(self, source: Path, options: dict[str, str]) -> Iterator[Atom]:
@@ -149,8 +152,8 @@ class ProofsDomain(Domain):
                 if b == "verus":
                     k, via = verus.connect(src, dst)  # type: ignore[misc]  # dst is in src's bucket: connected
                     yield Edge(src.id, dst.id, "FEEDS", arg=k, via=None if via == "direct" else via)
-                else:
-                    yield Edge(src.id, dst.id, "FEEDS", arg=acsl.connect(src, dst))
+                elif (arg := acsl.connect(src, dst)) is not None:  # None: dst needs what src does not state
+                    yield Edge(src.id, dst.id, "FEEDS", arg=arg)
 
     @staticmethod
     def _candidates(accepts: dict[tuple[str, str], list[tuple[Atom, int]]], src: Atom) -> list[tuple[Atom, int]]:
@@ -164,9 +167,11 @@ class ProofsDomain(Domain):
         return [c for key in keys for c in accepts[(b, key)] if verus.connect(src, c[0])]
 
     def walk_plan(self, n: int, rng: random.Random) -> WalkPlan:
-        # Every position carries the backend's label: one backend per walk, never an unproven atom.
-        # Each source program at most twice per chain.
-        return WalkPlan(labels=("acsl",) * n, max_per_source=2)
+        # Every position carries the backend's label: one backend per walk (acsl unless `--opt backend=`
+        # says otherwise: the one that runs here), never an unproven atom. Each source program at most
+        # twice per chain.
+        backend = self.walk_settings.get("backend", "acsl")
+        return WalkPlan(labels=(backend,) * n, max_per_source=2)
 
     def compose(self, atoms: Sequence[Atom]) -> Composite:
         backends = {a.payload["backend"] for a in atoms}

@@ -111,8 +111,12 @@ def inputs(p: dict[str, Any]) -> list[tuple[int, str]]:
 
     An array can enter at a pointer parameter p of length L when every other pointer is the function's own
     output buffer of that same length (copy(a, n, b)); a scalar can enter a function whose parameters are
-    all scalars. Every other argument becomes a driver input, so it must be a scalar.
+    all scalars. Every other argument becomes a driver input, so it must be a scalar. A function without a
+    loop takes nothing (it can only start a chain): proving it is writing its postcondition, which the
+    task states as its step predicate (heap_parent after any index was most N = 2 tasks).
     """
+    if not has_loop(p):  # its whole proof would be its step predicate restated, which the task gives
+        return []
     params, lengths, out = p["params"], p["lengths"], p["output"]
     pointers = [name for ctype, name in params if ctype.endswith("*")]
     found = []
@@ -126,10 +130,56 @@ def inputs(p: dict[str, Any]) -> list[tuple[int, str]]:
     return found
 
 
+_LOOP = re.compile(r"\b(for|while|do)\b")
+
+
+def has_loop(p: dict[str, Any]) -> bool:
+    """Whether the function's code (annotations and comments aside) has a loop."""
+    return bool(_LOOP.search(re.sub(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\])*"', " ", p["definition"], flags=re.DOTALL)))
+
+
 def connect(src: Atom, dst: Atom) -> int | None:
-    """The argument of dst that receives src's output, or None when src cannot feed dst."""
+    """The argument of dst that receives src's output, or None when src cannot feed dst: no parameter
+    takes it, or dst requires of it what src's contract does not state (unmet)."""
     want = output_key(src.payload)
-    return next((k for k, key in inputs(dst.payload) if key == want), None)
+    k = next((k for k, key in inputs(dst.payload) if key == want), None)
+    return None if k is None or unmet(src.payload, dst.payload, k) else k
+
+
+# Preconditions on a passed pointer that the call site proves from the chain's own memory facts: the
+# driver's \valid and \separated requires, and the writer's, cover them.
+_MEMORY = ("\\valid", "\\valid_read", "\\separated")
+
+
+def unmet(src: dict[str, Any], dst: dict[str, Any], k: int) -> list[str]:
+    """dst's preconditions on the value it receives at argument k (the array's contents, or the scalar)
+    that src's ensures (outside behaviors) do not state word for word: a chain's reference cannot prove
+    such a call (fill then lower_bound, which needs a sorted array; bubble_sort then lower_bound is fine).
+    A precondition on an array's length only is no obstacle: the length is a driver input, assumed there."""
+    chained = dst["params"][k][1]
+    out = src["output"]
+    if out["kind"] == "array":
+        rename = {chained: out["ptr"], dst["lengths"][chained]: out["len"]}
+    else:
+        rename = {chained: "\\result"}
+    stated = set()
+    for kind, text in contract_clauses(src["contract"]):
+        if kind == "behavior":
+            break
+        if kind == "ensures":
+            stated.add(_words(clause_body(text)))
+    missing = []
+    for kind, text in contract_clauses(dst["contract"]):
+        body = clause_body(text)
+        if kind != "requires" or chained not in re.findall(r"\w+", body) or body.startswith(_MEMORY):
+            continue
+        if _words(_subst(body, rename)) not in stated:
+            missing.append(body)
+    return missing
+
+
+def _words(text: str) -> str:
+    return " ".join(re.findall(r"\\?\w+|\S", text))
 
 
 # -- composition ---------------------------------------------------------------------------------
@@ -142,8 +192,11 @@ class _Step:
 
 
 def compose(atoms: Sequence[Atom]) -> Composite:
-    if len({a.payload["root"] for a in atoms}) != 1:
-        raise Rejected("mixed_sources", "the atoms come from different ACSL by Example folders")
+    files: dict[str, str] = {}
+    for atom in atoms:
+        for name, text in atom.payload["files"].items():
+            if files.setdefault(name, text) != text:
+                raise Rejected("mixed_sources", f"the atoms' copies of {name} differ")
     steps, driver_params, driver_requires = _plan(atoms)
     includes = list(dict.fromkeys(["typedefs.h"] + [f for a in atoms for f in a.payload["includes"]]))
     head = "\n".join(f'#include "{f}"' for f in includes)
@@ -151,12 +204,11 @@ def compose(atoms: Sequence[Atom]) -> Composite:
     driver = _driver(steps, driver_params, driver_requires)
     components = [(s.fname, _contract(s.atom, stripped=False), _definition(s, stripped=False)) for s in steps]
     tasks = [(s.fname, _contract(s.atom, stripped=True), _definition(s, stripped=True)) for s in steps]
-    root = Path(atoms[0].payload["root"])
     verifier = {
         "backend": "acsl",
-        # callee headers live in the other example folders
-        "include": [str(root), str(root / "Logic")]
-        + sorted(str(d) for d in root.iterdir() if d.is_dir() and d.name != "Logic"),
+        # the texts the head includes, transitively: written beside task.c before Frama-C runs, so a task
+        # needs no file of the machine it was made on
+        "files": dict(sorted(files.items())),
         "head": head, "predicates": predicates, "driver": driver,
         "components": [{"name": name, "contract": c, "code": strip_annotations(d)} for name, c, d in tasks],
         "functions": [s.fname for s in steps] + ["chain_driver"],
@@ -204,11 +256,11 @@ def _plan(atoms: Sequence[Atom]) -> tuple[list[_Step], list[str], list[str]]:
                 rename[name] = f"{name}_{i}"
                 params.append(f"{ctype} {rename[name]}")
             args.append(rename[name])
-        free = {n for n, v in rename.items() if v.endswith(f"_{i}")}
         for kind, text in contract_clauses(p["contract"]):
-            # Later preconditions on the driver's own inputs are collected; those on the chained value must
-            # follow from the upstream contracts, so the driver does not assume them.
-            if kind == "requires" and set(re.findall(r"\b\w+\b", clause_body(text))) & set(rename) <= free:
+            # Later preconditions on the driver's inputs (scalars, output buffers, an array's length) are
+            # collected; those on the chained value (an array's contents, a scalar result) must follow from
+            # the upstream contracts (connect checks it), so the driver does not assume them.
+            if kind == "requires" and chained not in re.findall(r"\b\w+\b", clause_body(text)):
                 requires.append(_subst(clause_body(text), rename))
         steps.append(_Step(atom, f"f{i}_{p['name']}", args, f"x{i}" if p["ret"] != "void" else None))
         value = _value(steps[-1])
@@ -556,14 +608,14 @@ class WPRun:
 def verify(text: str, spec: dict[str, Any], smoke: bool = False) -> WPRun:
     provers = _provers()
     command = _command(spec, provers, smoke)
-    digest = verdict_cache.key("acsl", text, command, _versions(), spec["include"])
+    digest = verdict_cache.key("acsl", text, command, _versions(), _files(spec))
     result, hit = verdict_cache.cached(digest, lambda: asdict(_run(text, command, spec)))
     return WPRun(**{**result, "cached": hit})
 
 
 def _command(spec: dict[str, Any], provers: list[str], smoke: bool = False) -> list[str]:
-    includes = " ".join(f"-I{d}" for d in spec["include"])
-    return ["frama-c", "-pp-annot", "-no-unicode", f"-cpp-extra-args={includes}",
+    # no -I: the included files lie beside task.c, where `#include "..."` looks first
+    return ["frama-c", "-pp-annot", "-no-unicode",
             "-wp", "-wp-rte", "-warn-unsigned-overflow", "-warn-unsigned-downcast", "-wp-model", "Typed",
             *(SMOKE if smoke else ()),
             "-wp-split", "-wp-prover", ",".join(provers), "-wp-steps", str(WP_STEPS), "-wp-timeout", str(WP_TIMEOUT),
@@ -574,6 +626,8 @@ def _command(spec: dict[str, Any], provers: list[str], smoke: bool = False) -> l
 
 def _run(text: str, command: list[str], spec: dict[str, Any]) -> WPRun:
     with sandbox.workdir() as cwd:
+        for name, content in _files(spec).items():
+            (cwd / name).write_text(content)
         (cwd / "task.c").write_text(text)
         done = sandbox.run(command, cwd=cwd, timeout=RUN_TIMEOUT, memory_mb=8192,
                            env={"WHY3CONFIG": str(_why3_config())}, sees=view(spec))
@@ -609,9 +663,24 @@ def _run(text: str, command: list[str], spec: dict[str, Any]) -> WPRun:
 
 def view(spec: dict[str, Any]) -> list[Path]:
     """What a Frama-C run sees besides the system directories and its work directory (read-only): the
-    Why3 configuration, the task's include folders, and the file that tells Frama-C's plug-in loader
-    (findlib) where OCaml libraries are. Frama-C, Why3 and the provers live under /usr."""
-    return [Path("/etc/ocamlfind.conf"), _why3_config(), *(Path(d).resolve() for d in spec["include"])]
+    Why3 configuration and the file that tells Frama-C's plug-in loader (findlib) where OCaml libraries
+    are. Frama-C, Why3 and the provers live under /usr; the task's included files are in its work directory."""
+    return [Path("/etc/ocamlfind.conf"), _why3_config()]
+
+
+_FILE_NAME = re.compile(r"[A-Za-z0-9_][\w.-]*\.(h|acsl)")
+
+
+def _files(spec: dict[str, Any]) -> dict[str, str]:
+    """The task's included files, {name: text}; the names are plain .h/.acsl file names (an exported task
+    is read from a file: a name must not reach outside the work directory)."""
+    if "files" not in spec:
+        raise UsageError("this ACSL task was composed by an older codewalk (its includes are folders of the "
+                         "machine it was made on): walk again to compose it with its files")
+    files = spec["files"]
+    if bad := [name for name in files if not _FILE_NAME.fullmatch(name)]:
+        raise UsageError(f"the task's included files have names that are not plain .h/.acsl names: {bad[:3]}")
+    return dict(files)
 
 
 def _require_tools() -> None:
