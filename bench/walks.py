@@ -169,7 +169,7 @@ def phase_copyload(size: int, work: Path, store: str) -> dict:
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    from codewalk.store.ladybug import ATOM_SCHEMA, SEP
+    from codewalk.store.columns import ATOM_SCHEMA, SEP
 
     atoms = pq.read_table(work / "repair_atoms.parquet")
     n = atoms.num_rows

@@ -35,6 +35,7 @@ __all__ = [
     "build_launcher",
     "docker_available",
     "find_launcher_dir",
+    "import_database",
     "port_in_use",
     "start",
     "status",
@@ -47,6 +48,7 @@ STATE_FILE = "neo4j.json"
 LOG_FILE = "neo4j.log"
 WORK_DIR = "neo4j-work"
 DATA_DIR = "neo4j-data"
+IMPORT_DIR = "neo4j-import"  # the importer's NEO4J_HOME (its conf/) and report
 READY_MARK = "NEO4J_READY"
 FAILED_MARK = "NEO4J_FAILED"
 MAIN_CLASS = "codewalk.Neo4jLauncher"
@@ -278,6 +280,65 @@ def build_launcher(launcher_dir: Path | None = None, *, force: bool = False, att
         break
     tail = "\n".join(out.splitlines()[-LOG_TAIL_LINES:])
     raise ServerError(f"building the Neo4j launcher in {d} failed (mvn {' '.join(MVN_ARGS)}):\n{tail}")
+
+
+def import_database(
+    home: Path,
+    nodes: list[tuple[str, Path]],
+    relationships: list[tuple[str, Path]],
+    *,
+    array_delimiter: str = ";",
+    multiline: bool = False,
+    bolt_port: int | None = None,
+    http_port: int | None = None,
+    timeout: float = 180,
+) -> ServerInfo:
+    """Replace the database of the local server recorded in ``home`` by one that Neo4j's own importer
+    (``neo4j-admin database import full``, from the launcher's classpath) builds from CSV files, then
+    serve it: a running server is stopped first and started again on the same ports (or the ones
+    given), its data kept (``persist``), as the importer can only write a persistent data folder.
+
+    ``nodes`` and ``relationships`` are (label or type, file) pairs; each file has its header line
+    (``id:ID``, ``:START_ID``, ``:END_ID``, ``name:type``). Any bad row fails the import
+    (``--bad-tolerance=0``), and empty strings are no property (as the UNWIND upserts leave unset
+    fields out). The caller creates constraints and indexes afterwards. Java harness only: a
+    Docker server's data lives in a volume.
+    """
+    home = Path(home).expanduser().resolve()
+    home.mkdir(parents=True, exist_ok=True)
+    current = status(home)
+    if current is not None and current.kind != "java-harness":
+        raise ServerError(f"the server recorded in {home} runs in Docker; a bulk import needs the Java one "
+                          f"({ENV_BACKEND}=java)")
+    if current is not None:
+        bolt_port = bolt_port or _port_of(current.bolt_uri)
+        http_port = http_port or _port_of(current.http_uri)
+        stop(home)
+    launcher = build_launcher()
+    conf = home / IMPORT_DIR / "conf"
+    conf.mkdir(parents=True, exist_ok=True)
+    (conf / "neo4j.conf").write_text(f"server.directories.data={home / DATA_DIR}\n")
+    report = home / IMPORT_DIR / "import.report"
+    cmd = [
+        _java(),
+        f"-Xmx{os.environ.get(ENV_HEAP, '1g')}",
+        *JVM_OPENS,
+        "-cp", str(launcher / "target" / "lib" / "*"),
+        "org.neo4j.cli.AdminTool", "database", "import", "full",
+        *(f"--nodes={label}={path}" for label, path in nodes),
+        *(f"--relationships={rel}={path}" for rel, path in relationships),
+        "--overwrite-destination=true", "--bad-tolerance=0", "--ignore-empty-strings=true",
+        f"--array-delimiter=U+{ord(array_delimiter):04X}", f"--multiline-fields={str(multiline).lower()}",
+        f"--report-file={report}", "--max-off-heap-memory=2G", "neo4j",
+    ]  # fmt: skip
+    env = {**os.environ, "NEO4J_HOME": str(home / IMPORT_DIR), "NEO4J_CONF": str(conf)}
+    done = subprocess.run(cmd, env=env, cwd=home / IMPORT_DIR, stdin=subprocess.DEVNULL, capture_output=True,
+                          text=True, timeout=3600, check=False)
+    if done.returncode != 0:
+        tail = "\n".join((done.stdout + done.stderr).splitlines()[-LOG_TAIL_LINES:])
+        raise ServerError(f"Neo4j's importer failed (exit code {done.returncode}) and the server is stopped "
+                          f"(`cw db start --persist` serves what the importer left):\n{tail}\n(report: {report})")
+    return start(home, bolt_port=bolt_port or 7687, http_port=http_port or 7474, persist=True, timeout=timeout)
 
 
 def port_in_use(port: int, host: str = HOST) -> bool:

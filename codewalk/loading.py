@@ -27,10 +27,13 @@ class LoadSummary:
                 "seconds": round(self.seconds, 3), "store": self.store, **({"report": self.report} if self.report else {})}
 
 
-def load(store: GraphStore, domain_name: str, source: Path, options: dict[str, str] | None = None) -> LoadSummary:
+def load(store: GraphStore, domain_name: str, source: Path, options: dict[str, str] | None = None, *,
+         bulk: bool = False) -> LoadSummary:
     """Read every record first, so a bad one fails the load before anything is written.
 
     The relation is computed over the atoms of this source; loading the same source again changes nothing.
+    `bulk` writes through the store's bulk path (Neo4j: its importer into the empty database of the local
+    server `cw db start` runs; the embedded store: its usual one-transaction COPY).
     """
     started = time.monotonic()
     domain = get_domain(domain_name)
@@ -50,6 +53,6 @@ def load(store: GraphStore, domain_name: str, source: Path, options: dict[str, s
         if e.src not in atoms or e.dst not in atoms or e.src == e.dst:
             raise InputError(str(source), f"{e.src}->{e.dst}", "edge between unknown or identical atoms")
         counts[e.type] = counts.get(e.type, 0) + 1
-    store.write_graph(list(atoms.values()), edges)
+    (store.bulk_load if bulk else store.write_graph)(list(atoms.values()), edges)
     return LoadSummary(domain.name, str(source), len(atoms), counts, time.monotonic() - started, store.location,
                        domain.load_report())

@@ -117,6 +117,11 @@ class GraphStore(ABC):
             steps += [(self.q(name), {"rows": chunk}) for chunk in _chunks(rows)]
         self.transaction(steps)
 
+    def bulk_load(self, atoms: Sequence[Atom], edges: Sequence[Edge]) -> None:
+        """Write the graph into an empty store by the engine's own bulk path (Neo4j: its importer, see
+        Neo4jStore.bulk_load). The embedded store's write_graph is that path already."""
+        self.write_graph(atoms, edges)
+
     @abstractmethod
     def atom_row(self, atom: Atom) -> dict[str, Any]:
         """Row for upsert_atoms (each store's query takes its own shape); build it from `atom_props`."""

@@ -15,20 +15,10 @@ import pyarrow.compute as pc
 
 from ..errors import QueryError, StoreError, StoreUnavailable
 from ..records import SUMMARY_FIELDS, Atom, Edge
-from . import GraphStore, payload_json
+from . import GraphStore
+from .columns import ATOM_SCHEMA, EDGE_SCHEMA, SEP, atom_table, edge_tables, hashes, last_per_key
 
 CHUNK = 500_000  # rows per COPY or merge: the Python side holds one chunk at a time
-SEP = "\x00"  # joins the file names of a SHARES_FILE edge into one string: no path can hold it
-_LIST = pa.list_(pa.string())
-ATOM_SCHEMA = pa.schema([("id", pa.string()), ("domain", pa.string()),
-                         *((k, _LIST if t is list else pa.string()) for k, t in SUMMARY_FIELDS.items()),
-                         ("payload", pa.string())])  # the Atom table's columns, in order
-# Edge tables: src, dst, then the relationship's properties in table order. SHARES_FILE.files is one
-# string, not STRING[]: 10^6 atoms with 4.75x10^6 edges commit in 10 s that way, 99 s with a list.
-EDGE_SCHEMA = {
-    "SHARES_FILE": pa.schema([("src", pa.string()), ("dst", pa.string()), ("files", pa.string())]),
-    "FEEDS": pa.schema([("src", pa.string()), ("dst", pa.string()), ("arg", pa.int64()), ("via", pa.string())]),
-}
 
 
 class LadybugStore(GraphStore):
@@ -86,7 +76,7 @@ class LadybugStore(GraphStore):
     def write_graph(self, atoms: Iterable[Atom], edges: Iterable[Edge]) -> None:
         """Stream atoms, then edges (any iterables), into one transaction: CHUNK records at a time
         become Arrow tables, column by column, and go on as in write_tables."""
-        self.write_tables(map(atom_table, _batched(atoms, CHUNK)), _edge_tables(edges))
+        self.write_tables(map(atom_table, _batched(atoms, CHUNK)), edge_tables(edges, CHUNK))
 
     def write_tables(self, atoms: Iterable[pa.Table], edges: Iterable[tuple[str, pa.Table]]) -> None:
         """The columnar write, in one transaction: atom tables (ATOM_SCHEMA's columns), then (type,
@@ -107,7 +97,7 @@ class LadybugStore(GraphStore):
                 self._write_edges(rel, table.select(EDGE_SCHEMA[rel].names).cast(EDGE_SCHEMA[rel]), created, copied)
 
     def _write_atoms(self, table: pa.Table, created: _Created) -> None:
-        table = _last_per_key(table, ["id"])
+        table = last_per_key(table, ["id"])
         if created.everything:  # the store held no atom: only this write's own are stored
             stored = created.among(table.column("id"))
         else:
@@ -124,7 +114,7 @@ class LadybugStore(GraphStore):
     def _write_edges(self, rel: str, table: pa.Table, created: _Created, copied: _EdgeFilter) -> None:
         if not table.num_rows:
             return
-        table = _last_per_key(table, ["src", "dst"])
+        table = last_per_key(table, ["src", "dst"])
         fresh = created.either(table.column("src"), table.column("dst"))
         fresh &= ~copied.seen_then_add(table.select(["src", "dst"]), fresh)
         if fresh.any():
@@ -167,67 +157,6 @@ def _batched(items: Iterable, size: int) -> Iterator[list]:
     it = iter(items)
     while chunk := list(islice(it, size)):
         yield chunk
-
-
-def atom_table(atoms: Sequence[Atom]) -> pa.Table:
-    """Atoms as an Arrow table of ATOM_SCHEMA, built column by column (what atom_row gives, row by row)."""
-    columns: dict[str, list] = {"id": [a.id for a in atoms], "domain": [a.domain for a in atoms]}
-    for name, kind in SUMMARY_FIELDS.items():
-        blank = [] if kind is list else ""
-        columns[name] = [blank if (v := a.summary.get(name)) in (None, "", []) else v for a in atoms]
-    columns["payload"] = [payload_json(a.payload) for a in atoms]
-    return pa.table(columns, schema=ATOM_SCHEMA)
-
-
-def edge_table(rel: str, edges: Sequence[Edge]) -> pa.Table:
-    """Edges of one type as an Arrow table of EDGE_SCHEMA[rel], built column by column."""
-    columns: dict[str, list] = {"src": [e.src for e in edges], "dst": [e.dst for e in edges]}
-    if rel == "SHARES_FILE":
-        columns["files"] = [SEP.join(e.files) for e in edges]
-    else:
-        columns["arg"] = [e.arg if e.arg is not None else 0 for e in edges]
-        columns["via"] = [e.via or "" for e in edges]
-    return pa.table(columns, schema=EDGE_SCHEMA[rel])
-
-
-def _edge_tables(edges: Iterable[Edge]) -> Iterator[tuple[str, pa.Table]]:
-    pending: dict[str, list[Edge]] = {rel: [] for rel in EDGE_SCHEMA}
-    for edge in edges:
-        rows = pending[edge.type]
-        rows.append(edge)
-        if len(rows) == CHUNK:
-            yield edge.type, edge_table(edge.type, rows)
-            rows.clear()
-    for rel, rows in pending.items():
-        if rows:
-            yield rel, edge_table(rel, rows)
-
-
-def _hashes(keys: pa.Table) -> np.ndarray:
-    """64-bit hashes of the rows of a table."""
-    import pandas as pd  # here, not at the top: a walking process need not carry pandas (~40 MB)
-
-    return pd.util.hash_pandas_object(keys.to_pandas(), index=False).to_numpy()
-
-
-def _distinct(keys: pa.Table) -> bool:
-    """Whether no row of a table (of one or two string columns) repeats: each column's dictionary
-    codes, combined into one integer per row, compared exactly (cheaper than hashing the strings)."""
-    row = np.zeros(keys.num_rows, dtype=np.int64)
-    for column in keys.columns:
-        codes = pc.dictionary_encode(column).combine_chunks()
-        row = row * len(codes.dictionary) + codes.indices.to_numpy()
-    row.sort()
-    return not (row[1:] == row[:-1]).any()
-
-
-def _last_per_key(table: pa.Table, keys: list[str]) -> pa.Table:
-    """The table with only the last row of each key (the common case, every key distinct, as it is)."""
-    if _distinct(table.select(keys)):
-        return table
-    rows = table.select(keys).append_column("row", pa.array(np.arange(table.num_rows)))
-    last = rows.group_by(keys, use_threads=False).aggregate([("row", "max")]).column("row_max")
-    return table.take(pc.take(last, pc.sort_indices(last)))  # in table order
 
 
 class _Created:
@@ -273,16 +202,16 @@ class _EdgeFilter:
     def seen_then_add(self, keys: pa.Table, which: np.ndarray) -> np.ndarray:
         """Which rows of `keys` (src, dst) among those `which` selects an earlier table added; then add them."""
         if self.last is not None:
-            added = self.last_hashes if self.last_hashes is not None else _hashes(self.last)
+            added = self.last_hashes if self.last_hashes is not None else hashes(self.last)
             self.seen = np.sort(np.concatenate([self.seen, added]))
         found = np.zeros(keys.num_rows, dtype=bool)
-        hashes = None
+        these = None
         if len(self.seen):
-            hashes = _hashes(keys)
-            order = np.argsort(hashes)  # lookups in sorted order: about 20x faster than in row order
-            ordered = hashes[order]
+            these = hashes(keys)
+            order = np.argsort(these)  # lookups in sorted order: about 20x faster than in row order
+            ordered = these[order]
             at = np.minimum(np.searchsorted(self.seen, ordered), len(self.seen) - 1)
             found[order] = self.seen[at] == ordered
         self.last = keys.filter(which)
-        self.last_hashes = hashes[which] if hashes is not None else None
+        self.last_hashes = these[which] if these is not None else None
         return found & which

@@ -1,0 +1,261 @@
+"""Loading 10^6 repair-like atoms and their edges into both stores, with the baselines, in one run.
+
+    python bench/load.py --size 1e6 --stores ladybug,neo4j --baseline
+
+prints one table and writes bench/results/load.txt and load.json. Each measurement runs in a fresh
+Python process (its peak RSS is its own) and records its process CPU seconds and the load average
+before and after: wall seconds on a shared machine say little without them.
+
+Ladybug (a fresh store each time, one transaction each, all or nothing):
+* tables: `write_tables` from Arrow tables read off Parquet: the columnar path, no Python records;
+* records: `write_graph` from lists of Atom and Edge records, what `cw load` passes (the records are
+  built before the clock starts; their build time is printed apart);
+* baseline (--baseline): the engine alone, the same COPYs in one transaction, with `files` kept as
+  STRING[] on SHARES_FILE (schema version 1) and as the joined STRING (version 2).
+Neo4j (--neo4j-home: a folder for a server this benchmark starts, stops and overwrites):
+* bulk: `dbserver.import_graph` end to end: CSV files written from the Arrow tables, Neo4j's
+  importer, the server started on the imported database, constraints and indexes created after;
+* UNWIND (baseline): `write_graph` into that server's database at --unwind-size atoms, extrapolated.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+SEED = 7
+DOMAIN = "benchrepair"
+
+
+def _usage() -> dict:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return {"rss_mb": round(r.ru_maxrss / 1024, 1), "cpu_s": round(r.ru_utime + r.ru_stime, 2)}
+
+
+# -- the graph, generated once per size --------------------------------------------------------------
+def phase_gen(size: int, work: Path) -> dict:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from bench.graphs import repair_atoms, shares_file_edges
+
+    started = time.perf_counter()
+    atoms = list(repair_atoms(size, SEED))
+    pq.write_table(pa.table({"id": [a.id for a in atoms], "repo": [a.summary["repo"] for a in atoms],
+                             "files": [a.summary["files"] for a in atoms]}), work / "atoms.parquet")
+    src, dst, files = [], [], []
+    for e in shares_file_edges(atoms):
+        src.append(e.src)
+        dst.append(e.dst)
+        files.append(list(e.files))
+    pq.write_table(pa.table({"src": src, "dst": dst, "files": files}), work / "edges.parquet")
+    return {"atoms": len(atoms), "edges": len(src), "gen_s": round(time.perf_counter() - started, 1)}
+
+
+def _tables(work: Path):
+    """The graph as the stores' Arrow tables (Ladybug's column layout)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    from codewalk.store.columns import ATOM_SCHEMA, SEP
+
+    read = pq.read_table(work / "atoms.parquet").combine_chunks()
+    n = read.num_rows
+    given = {"id": read["id"], "domain": pa.array([DOMAIN] * n), "repo": read["repo"], "files": read["files"],
+             "payload": pa.array(["{}"] * n)}
+    blank = {pa.string(): "", ATOM_SCHEMA.field("files").type: []}
+    atoms = pa.table({f.name: given.get(f.name, pa.array([blank[f.type]] * n, f.type)) for f in ATOM_SCHEMA},
+                     schema=ATOM_SCHEMA)
+    edges = pq.read_table(work / "edges.parquet").combine_chunks()
+    edges = pa.table({"src": edges["src"], "dst": edges["dst"], "files": pc.binary_join(edges["files"], SEP)})
+    return atoms, edges
+
+
+def _records(work: Path):
+    import pyarrow.parquet as pq
+
+    from codewalk.records import Atom, Edge
+
+    a = pq.read_table(work / "atoms.parquet")
+    atoms = [Atom(i, DOMAIN, {"repo": r, "files": f})
+             for i, r, f in zip(a["id"].to_pylist(), a["repo"].to_pylist(), a["files"].to_pylist(), strict=True)]
+    e = pq.read_table(work / "edges.parquet")
+    edges = [Edge(s, d, "SHARES_FILE", files=tuple(f))
+             for s, d, f in zip(e["src"].to_pylist(), e["dst"].to_pylist(), e["files"].to_pylist(), strict=True)]
+    return atoms, edges
+
+
+def _fresh(path: Path) -> Path:
+    for p in (path, Path(f"{path}.wal")):
+        if p.is_dir():
+            shutil.rmtree(p)
+        elif p.exists():
+            p.unlink()
+    return path
+
+
+def _slices(table, rows: int) -> list:
+    return [table.slice(i, rows) for i in range(0, table.num_rows, rows)]
+
+
+def _check_ladybug(store, atoms: int, edges: int) -> None:
+    found = store.run("MATCH (a:Atom) RETURN count(a) AS n")[0]["n"], \
+        store.run("MATCH ()-[e:SHARES_FILE]->() RETURN count(e) AS n")[0]["n"]
+    if found != (atoms, edges):
+        raise SystemExit(f"stored {found}, wrote {(atoms, edges)}")
+
+
+# -- Ladybug ---------------------------------------------------------------------------------------
+def phase_ladybug_tables(work: Path) -> dict:
+    from codewalk.store import open_store
+    from codewalk.store.ladybug import CHUNK
+
+    atoms, edges = _tables(work)
+    with open_store(_fresh(work / "tables.lbug")) as store:
+        cpu, started = _usage()["cpu_s"], time.perf_counter()
+        store.write_tables(_slices(atoms, CHUNK), [("SHARES_FILE", t) for t in _slices(edges, 10 * CHUNK)])
+        out = {"write_s": round(time.perf_counter() - started, 2), "write_cpu_s": round(_usage()["cpu_s"] - cpu, 2)}
+        _check_ladybug(store, atoms.num_rows, edges.num_rows)
+    _fresh(work / "tables.lbug")
+    return out
+
+
+def phase_ladybug_records(work: Path) -> dict:
+    from codewalk.store import open_store
+
+    started = time.perf_counter()
+    atoms, edges = _records(work)
+    built = time.perf_counter() - started
+    with open_store(_fresh(work / "records.lbug")) as store:
+        cpu, started = _usage()["cpu_s"], time.perf_counter()
+        store.write_graph(atoms, edges)
+        out = {"records_build_s": round(built, 1), "write_s": round(time.perf_counter() - started, 2),
+               "write_cpu_s": round(_usage()["cpu_s"] - cpu, 2)}
+        _check_ladybug(store, len(atoms), len(edges))
+    _fresh(work / "records.lbug")
+    return out
+
+
+def phase_ladybug_engine(work: Path, files_type: str) -> dict:
+    """The engine alone: the atoms' and edges' COPYs and the COMMIT, no codewalk code in between."""
+    import ladybug
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    from codewalk.queries import statements
+
+    atoms, edges = _tables(work)
+    if files_type == "STRING[]":
+        edges = edges.set_column(2, "files", pq.read_table(work / "edges.parquet", columns=["files"])["files"])
+    path = _fresh(work / "engine.lbug")
+    db = ladybug.Database(str(path))
+    conn = ladybug.Connection(db)
+    for statement in statements("schema", "ladybug"):
+        conn.execute(statement.replace("SHARES_FILE(FROM Atom TO Atom, files STRING)",
+                                       f"SHARES_FILE(FROM Atom TO Atom, files {files_type})"))
+    cpu, started = _usage()["cpu_s"], time.perf_counter()
+    conn.execute("BEGIN TRANSACTION")
+    for part in _slices(atoms, 500_000):
+        conn.execute("COPY Atom FROM $rows", {"rows": part})
+    copied_atoms = time.perf_counter()
+    conn.execute("COPY SHARES_FILE FROM $rows", {"rows": edges})
+    copied_edges = time.perf_counter()
+    conn.execute("COMMIT")
+    done = time.perf_counter()
+    count = conn.execute("MATCH ()-[e:SHARES_FILE]->() RETURN count(e)").get_all()[0][0]  # type: ignore[union-attr]
+    conn.close()
+    db.close()
+    _fresh(path)
+    if count != edges.num_rows or pc.sum(pc.list_value_length(atoms["files"])).as_py() == 0:
+        raise SystemExit("the engine baseline stored something else")
+    return {"write_s": round(done - started, 2), "atoms_s": round(copied_atoms - started, 2),
+            "edges_s": round(copied_edges - copied_atoms, 2), "commit_s": round(done - copied_edges, 2),
+            "write_cpu_s": round(_usage()["cpu_s"] - cpu, 2)}
+
+
+PHASES = {"gen": lambda size, work, **_: phase_gen(size, work),
+          "ladybug_tables": lambda size, work, **_: phase_ladybug_tables(work),
+          "ladybug_records": lambda size, work, **_: phase_ladybug_records(work),
+          "ladybug_engine": lambda size, work, files_type="", **_: phase_ladybug_engine(work, files_type)}
+
+
+# -- driver -------------------------------------------------------------------------------------------
+def _run(phase: str, size: int, work: Path, *args: str) -> dict:
+    """One phase in a fresh process; its result, peak RSS, CPU seconds and the load average around it."""
+    before = os.getloadavg()[0]
+    started = time.perf_counter()
+    cmd = [sys.executable, __file__, "--phase", phase, "--size", str(size), "--work", str(work.parent), *args]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=7_200, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"phase {phase} {args} failed:\n{done.stderr[-3000:]}")
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result["wall_s"] = round(time.perf_counter() - started, 1)
+    result["loadavg"] = [round(before, 2), round(os.getloadavg()[0], 2)]
+    print(f"  {phase} {' '.join(args)}: {json.dumps(result)}", file=sys.stderr)
+    return result
+
+
+def _row(name: str, r: dict, what: str = "write_s") -> str:
+    load = "-".join(f"{x:.1f}" for x in r["loadavg"])
+    return f"| {name} | {r[what]} | {r.get('write_cpu_s', '-')} | {r['rss_mb']:.0f} | {load} |"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--size", default="1e6", help="atoms (about 4.75 edges each)")
+    ap.add_argument("--stores", default="ladybug", help="ladybug, neo4j or both, comma-separated")
+    ap.add_argument("--baseline", action="store_true", help="also the engine-only baselines (STRING[] takes ~100 s)")
+    ap.add_argument("--work", default="/tmp/codewalk-load", help="scratch space (the generated graph is kept)")
+    ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "load"))
+    ap.add_argument("--phase", help=argparse.SUPPRESS)
+    ap.add_argument("--files-type", help=argparse.SUPPRESS)
+    args, extra = ap.parse_known_args()
+    size = int(float(args.size))
+    work = Path(args.work) / f"n{size}"
+    if args.phase:
+        options = {"files_type": args.files_type} if args.files_type else {}
+        result = PHASES[args.phase](size, work, **options)
+        print(json.dumps({**result, **_usage()}))
+        return
+    work.mkdir(parents=True, exist_ok=True)
+    gen_file = work / "gen.json"
+    if not gen_file.exists():
+        gen_file.write_text(json.dumps(_run("gen", size, work)))
+    gen = json.loads(gen_file.read_text())
+    results: dict = {"gen": gen}
+    lines = [f"{gen['atoms']:,} repair-like atoms, {gen['edges']:,} SHARES_FILE edges (bench/graphs.py, seed {SEED})",
+             f"command: python bench/load.py {' '.join(sys.argv[1:])}", "",
+             "| what | seconds | process CPU s | peak RSS MB | load average before-after |", "|---|---|---|---|---|"]
+    if "ladybug" in args.stores:
+        results["ladybug_tables"] = r = _run("ladybug_tables", size, work)
+        lines.append(_row("Ladybug `write_tables` (Arrow tables, one transaction)", r))
+        results["ladybug_records"] = r = _run("ladybug_records", size, work)
+        lines.append(_row(f"Ladybug `write_graph` (Atom/Edge records, as `cw load`; building them: "
+                          f"{r['records_build_s']} s, not counted)", r))
+        if args.baseline:
+            for files_type in ("STRING", "STRING[]"):
+                results[f"ladybug_engine_{files_type}"] = r = _run("ladybug_engine", size, work, "--files-type", files_type)
+                lines.append(_row(f"baseline: the engine's COPYs + COMMIT alone, `files {files_type}` (atoms "
+                                  f"{r['atoms_s']} s, edges {r['edges_s']} s, COMMIT {r['commit_s']} s)", r))
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    text = "\n".join(lines)
+    print(text)
+    out.with_suffix(".txt").write_text(text + "\n")
+    out.with_suffix(".json").write_text(json.dumps({"command": " ".join(sys.argv), "cpus": os.cpu_count(),
+                                                   "results": results}, indent=1))
+
+
+if __name__ == "__main__":
+    main()

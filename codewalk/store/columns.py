@@ -1,0 +1,87 @@
+"""The stores' columnar layout: atoms and edges as Arrow tables, built column by column, and the exact
+dedupe both bulk paths apply (Ladybug's COPY, Neo4j's importer), as MERGE would."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..records import SUMMARY_FIELDS, Atom, Edge
+from . import payload_json
+
+SEP = "\x00"  # joins the file names of a SHARES_FILE edge into one string: no path can hold it
+_LIST = pa.list_(pa.string())
+ATOM_SCHEMA = pa.schema([("id", pa.string()), ("domain", pa.string()),
+                         *((k, _LIST if t is list else pa.string()) for k, t in SUMMARY_FIELDS.items()),
+                         ("payload", pa.string())])  # Ladybug's Atom table's columns, in order; unset = ""
+# Edge tables: src, dst, then the relationship's properties in table order. SHARES_FILE.files is one
+# string, not STRING[]: in Ladybug 10^6 atoms with 4.75x10^6 edges commit in 10 s that way, 99 s with a list.
+EDGE_SCHEMA = {
+    "SHARES_FILE": pa.schema([("src", pa.string()), ("dst", pa.string()), ("files", pa.string())]),
+    "FEEDS": pa.schema([("src", pa.string()), ("dst", pa.string()), ("arg", pa.int64()), ("via", pa.string())]),
+}
+
+
+def atom_table(atoms: Sequence[Atom]) -> pa.Table:
+    """Atoms as an Arrow table of ATOM_SCHEMA, built column by column (what atom_row gives, row by row)."""
+    columns: dict[str, list] = {"id": [a.id for a in atoms], "domain": [a.domain for a in atoms]}
+    for name, kind in SUMMARY_FIELDS.items():
+        blank = [] if kind is list else ""
+        columns[name] = [blank if (v := a.summary.get(name)) in (None, "", []) else v for a in atoms]
+    columns["payload"] = [payload_json(a.payload) for a in atoms]
+    return pa.table(columns, schema=ATOM_SCHEMA)
+
+
+def edge_table(rel: str, edges: Sequence[Edge]) -> pa.Table:
+    """Edges of one type as an Arrow table of EDGE_SCHEMA[rel], built column by column."""
+    columns: dict[str, list] = {"src": [e.src for e in edges], "dst": [e.dst for e in edges]}
+    if rel == "SHARES_FILE":
+        columns["files"] = [SEP.join(e.files) for e in edges]
+    else:
+        columns["arg"] = [e.arg if e.arg is not None else 0 for e in edges]
+        columns["via"] = [e.via or "" for e in edges]
+    return pa.table(columns, schema=EDGE_SCHEMA[rel])
+
+
+def edge_tables(edges: Iterable[Edge], size: int) -> Iterator[tuple[str, pa.Table]]:
+    """Edges of any types as (type, table) pairs of up to `size` rows, in the order they fill."""
+    pending: dict[str, list[Edge]] = {rel: [] for rel in EDGE_SCHEMA}
+    for edge in edges:
+        rows = pending[edge.type]
+        rows.append(edge)
+        if len(rows) == size:
+            yield edge.type, edge_table(edge.type, rows)
+            rows.clear()
+    for rel, rows in pending.items():
+        if rows:
+            yield rel, edge_table(rel, rows)
+
+
+def hashes(keys: pa.Table) -> np.ndarray:
+    """64-bit hashes of the rows of a table."""
+    import pandas as pd  # here, not at the top: a walking process need not carry pandas (~40 MB)
+
+    return pd.util.hash_pandas_object(keys.to_pandas(), index=False).to_numpy()
+
+
+def distinct(keys: pa.Table) -> bool:
+    """Whether no row of a table (of one or two string columns) repeats: each column's dictionary
+    codes, combined into one integer per row, compared exactly (cheaper than hashing the strings)."""
+    row = np.zeros(keys.num_rows, dtype=np.int64)
+    for column in keys.columns:
+        codes = pc.dictionary_encode(column.combine_chunks())  # one dictionary for all chunks
+        row = row * len(codes.dictionary) + codes.indices.to_numpy()
+    row.sort()
+    return not (row[1:] == row[:-1]).any()
+
+
+def last_per_key(table: pa.Table, keys: list[str]) -> pa.Table:
+    """The table with only the last row of each key (the common case, every key distinct, as it is)."""
+    if distinct(table.select(keys)):
+        return table
+    rows = table.select(keys).append_column("row", pa.array(np.arange(table.num_rows)))
+    last = rows.group_by(keys, use_threads=False).aggregate([("row", "max")]).column("row_max")
+    return table.take(pc.take(last, pc.sort_indices(last)))  # in table order
