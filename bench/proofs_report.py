@@ -1,143 +1,133 @@
-"""Proof completion on the full data: atoms per backend, chains per level, admission yields vs the paper.
+"""Proof completion on ACSL by Example: admitted tasks by level from seeded walks, beside the paper's yields.
 
-    python bench/proofs_report.py [--levels 1,2,3] [--sample 40] [--seed 0] [--out report.json]
+    python bench/proofs_report.py [--levels 1,2,3,4] [--count 2=22,3=11] [--seed 0] [--workers 2]
+                                  [--out bench/results/proofs_report.json]
 
-For each backend (Verus-Bench, ACSL by Example) it reads every program, prints what could not be used and
-why, counts the candidate chains per level (every chain the relation allows, with each source program at
-most twice), then runs admission for real on all level-1 chains and on a seeded sample of each higher
-level: reference-verification yield (the paper's 137/160, 200/350, 233/770 for Verus), admission yield,
-and seconds per verifier run. A backend whose verifier is not installed is counted but not run (Verus
-cannot be installed on every machine). Verification results are cached (codewalk.domains.proofs.cache), so a re-run
-only pays for new programs.
+What `cw load proofs` and `cw walk --domain proofs` do, into a fresh store in a temporary folder: the load
+verifies every atom's own reference (atoms that do not prove are not walked), then for each level N a
+seeded walk (seed + N) admits tasks until --count are admitted or 3 x count groups were tried. It prints,
+per level: groups attempted, references that prove, tasks admitted, the seed, and the paper's Verus
+reference-verification yields (App. B.2: 137/160, 200/350, 233/770); the share of admitted N = 2 tasks
+whose last stage has no loop (a one-line stage is solved by restating its step predicate); and how a
+generic cheater fares on every admitted task: each component gets `ensures \\false;` and no invariants
+(the grader must refuse it). Verus-Bench is counted only (Verus cannot be installed here).
+
+Frama-C runs are cached by content hash (codewalk.domains.proofs.cache, ~/.codewalk/cache/proofs), so a
+re-run only pays for programs not verified before: the first run takes about an hour on 2 busy cores.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
-import random
-import shutil
+import re
 import sys
+import tempfile
 import time
-from collections import Counter, defaultdict
+from collections import Counter
 from pathlib import Path
 
-from codewalk.admission import evaluate
+from codewalk import paths
+from codewalk.admission import walk_and_admit
 from codewalk.domains.proofs import ProofsDomain, read
+from codewalk.loading import load
+from codewalk.records import Composite
+from codewalk.store import open_store
 
-SHARED = Path(os.environ.get("CODEWALK_SHARED") or Path(__file__).resolve().parents[1] / ".." / "shared")
-SOURCES = {"verus": SHARED / "data" / "verus-bench", "acsl": SHARED / "data" / "acsl-bench" / "acsl-by-example"}
+ACSL = paths.dataset("acsl-bench") / "acsl-by-example"
+VERUS = paths.dataset("verus-bench")
 PAPER = {1: (137, 160), 2: (200, 350), 3: (233, 770)}  # Verus reference-verification yields (App. B.2)
+COUNT = {1: 60, 2: 22, 3: 11, 4: 3}  # admitted tasks wanted per level (N = 1: every walkable atom)
+LOOP = re.compile(r"\b(for|while|do)\b")
 
 
-def chains(atoms, edges, level: int) -> list[tuple[str, ...]]:
-    """Every chain of `level` atoms along the edges: distinct atoms, each source program at most twice."""
-    out_edges = defaultdict(list)
-    for e in edges:
-        out_edges[e.src].append(e.dst)
-    source = {a.id: a.summary["source"] for a in atoms}
-    found = []
-
-    def extend(chain: list[str]) -> None:
-        if len(chain) == level:
-            found.append(tuple(chain))
-            return
-        counts = Counter(source[i] for i in chain)
-        for nxt in sorted(out_edges[chain[-1]]):
-            if nxt not in chain and counts[source[nxt]] < 2:
-                extend(chain + [nxt])
-
-    for a in sorted(atoms, key=lambda a: a.id):
-        extend([a.id])
-    return found
+def cheat(task: dict) -> str:
+    """The generic cheater: the task as given (no invariants) with `ensures \\false;` in each component."""
+    text = task["prompt"]
+    for component in task["verifier"]["components"]:
+        contract = component["contract"]
+        text = text.replace(contract, contract[:-2] + "  ensures \\false;\n*/", 1)
+    return text
 
 
-def walks(atoms, edges, level: int, count: int, rng: random.Random, tries: int = 100_000) -> list[tuple[str, ...]]:
-    """Up to `count` distinct chains grown from random atoms along random out-edges (dead end: start over)."""
-    out_edges = defaultdict(list)
-    for e in edges:
-        out_edges[e.src].append(e.dst)
-    source = {a.id: a.summary["source"] for a in atoms}
-    ids = sorted(source)
-    found: dict[tuple[str, ...], None] = {}
-    for _ in range(tries):
-        if len(found) >= count:
-            break
-        chain = [rng.choice(ids)]
-        while len(chain) < level:
-            counts = Counter(source[i] for i in chain)
-            options = [n for n in sorted(out_edges[chain[-1]]) if n not in chain and counts[source[n]] < 2]
-            if not options:
-                break
-            chain.append(rng.choice(options))
-        if len(chain) == level:
-            found[tuple(chain)] = None
-    return list(found)
-
-
-def run_backend(backend: str, levels: list[int], sample: int, seed: int) -> dict:
-    domain = ProofsDomain()
-    _, atoms, skipped = read(SOURCES[backend], {"backend": backend})
-    edges = list(domain.edges(atoms))
-    by_id = {a.id: a for a in atoms}
-    report = {"backend": backend, "atoms": len(atoms), "programs": len({a.summary["source"] for a in atoms}),
-              "skipped": [f"{what}: {why}" for what, why in skipped], "edges": len(edges), "levels": {}}
-    tool = {"verus": "verus", "acsl": "frama-c"}[backend]
-    runnable = shutil.which(tool) is not None
-    for level in levels:
-        rng = random.Random(seed + level)
-        if level <= 3:
-            candidates = chains(atoms, edges, level)
-            picked = candidates if level == 1 or len(candidates) <= sample else rng.sample(candidates, sample)
-        else:  # too many to enumerate: random chains grown along the edges, as the walk does
-            candidates, picked = None, walks(atoms, edges, level, sample, rng)
-        row = {"candidates": len(candidates) if candidates is not None else "not enumerated", "attempted": 0}
-        if runnable:
-            reasons, seconds, ref_ok = Counter(), [], 0
-            started = time.monotonic()
-            for k, chain in enumerate(picked, 1):
-                verdict = evaluate(domain, [by_id[i] for i in chain])
-                reasons[verdict.reason] += 1
-                ref = verdict.evidence.get("reference", {})
-                ref_ok += bool(ref.get("passes"))
-                for part in [ref] + verdict.evidence.get("atoms", [])[:1]:
-                    run = part.get("wp") or part.get("verus") or {}
-                    if run and not run.get("cached"):
-                        seconds.append(run["seconds"])
-                print(f"  {backend} N={level} {k}/{len(picked)} {verdict.reason:<22} {' -> '.join(chain)}",
-                      file=sys.stderr, flush=True)
-            row.update(attempted=len(picked), reference_verifies=ref_ok, admitted=reasons["admitted"],
-                       reasons=dict(reasons), seconds_per_run=round(sum(seconds) / len(seconds), 1) if seconds else None,
-                       wall_seconds=round(time.monotonic() - started))
-        else:
-            row["note"] = f"{tool} not on PATH: counted, not verified"
-        report["levels"][level] = row
-    return report
+def loop_free(atom_payload: dict) -> bool:
+    return not LOOP.search(re.sub(r"/\*.*?\*/|//[^\n]*", "", atom_payload["definition"], flags=re.DOTALL))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--levels", default="1,2,3")
-    parser.add_argument("--sample", type=int, default=40, help="chains attempted per level above 1")
+    parser.add_argument("--levels", default="1,2,3,4")
+    parser.add_argument("--count", default="", help=f"admitted tasks wanted, e.g. 2=22,3=11 (defaults: {COUNT})")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--backends", default="verus,acsl")
+    parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
+    counts = {**COUNT, **{int(k): int(v) for k, v in (p.split("=") for p in args.count.split(",") if p)}}
     levels = [int(x) for x in args.levels.split(",")]
-    reports = [run_backend(b, levels, args.sample, args.seed) for b in args.backends.split(",")]
-    for r in reports:
-        print(f"\n{r['backend']}: {r['atoms']} atoms from {r['programs']} programs, {r['edges']} FEEDS edges, "
-              f"{len(r['skipped'])} functions/programs not used")
-        print(f"{'N':>2} {'chains':>8} {'tried':>6} {'ref ok':>7} {'admitted':>9} {'s/run':>6}  paper (Verus ref ok)")
-        for level, row in r["levels"].items():
-            paper = "{}/{} ({:.0%})".format(*PAPER[level], PAPER[level][0] / PAPER[level][1]) if level in PAPER else ""
-            ref = f"{row['reference_verifies']}/{row['attempted']}" if row["attempted"] else "-"
-            print(f"{level:>2} {row['candidates']:>8} {row['attempted']:>6} {ref:>7} {row.get('admitted', '-'):>9} "
-                  f"{row.get('seconds_per_run') or '-':>6}  {paper}  {row.get('note', '')}")
+    report: dict = {"seed": args.seed, "levels": {}}
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory() as tmp:
+        store = open_store(str(Path(tmp) / "graph.lbug"))
+        domain = ProofsDomain()
+        loaded = load(store, "proofs", ACSL, {})
+        report["load"] = {"atoms": loaded.atoms, "edges": loaded.edges, "seconds": round(loaded.seconds), **loaded.report}
+        print(f"load: {loaded.atoms} atoms, {loaded.edges.get('FEEDS', 0)} FEEDS edges, "
+              f"{loaded.report['reference_proves']} own references prove, {loaded.report['reference_fails']} "
+              f"do not (not walked: {', '.join(loaded.report['not_walked'])}) [{loaded.seconds:.0f}s]", flush=True)
+        atoms = {a.id: a for a in store.get_atoms([x for x, *_ in store.atom_index("proofs")])}
+        for n in levels:
+            seed = args.seed + n
+            t = time.monotonic()
+            summary = walk_and_admit(store, "proofs", n, counts[n], seed=seed, max_attempts=3 * counts[n],
+                                     workers=args.workers, options={"backend": "acsl"})
+            tasks = [store.get_task(i) for i in summary.admitted_ids]
+            this_run = [store.get_task(r["id"]) for r in store.list_tasks("proofs", "", n, 100_000)
+                        if r["run"] == summary.run]
+            refs_ok = sum(1 for r in this_run if (r["evidence"].get("reference") or {}).get("passes"))
+            loopless = sum(loop_free(atoms[t["atoms"][-1]].payload) for t in tasks)
+            cheated = [domain.grade(Composite(t["prompt"], t["reference"], t["verifier"]), cheat(t)) for t in tasks]
+            solved_by_cheat = sum(c.ok for c in cheated)
+            row = {"seed": seed, "run": summary.run, "attempted": summary.attempted, "reference_proves": refs_ok,
+                   "admitted": summary.admitted, "reasons": {str(k): v for k, v in summary.by_reason.items()}, "used_up": summary.used_up,
+                   "last_stage_loop_free": loopless, "cheater_solved": solved_by_cheat,
+                   "cheater_reasons": dict(Counter(c.reason or "graded" for c in cheated)),
+                   "chains": [" -> ".join(a.split("/")[-1] for a in t["atoms"]) for t in tasks],
+                   "seconds": round(time.monotonic() - t)}
+            report["levels"][n] = row
+            print(f"N={n} seed {seed}: {row['admitted']} admitted of {row['attempted']} attempted, "
+                  f"{refs_ok} references prove, {row['seconds']}s; reasons {row['reasons']}", flush=True)
+        store.close()
+    verus_atoms = len(read(VERUS, {"references": "trust"})[1]) if VERUS.exists() else 0
+    report["verus_atoms"] = verus_atoms
+    report["seconds"] = round(time.monotonic() - started)
+    print_report(report)
     if args.out:
-        args.out.write_text(json.dumps(reports, indent=1))
+        args.out.write_text(json.dumps(report, indent=1))
+
+
+def print_report(report: dict) -> None:
+    print("\nACSL by Example under Frama-C 25/WP with Z3 and cvc5, seeded walks (`cw walk --opt backend=acsl`)")
+    print(f"{'N':>2} {'seed':>4} {'tried':>6} {'ref ok':>7} {'admitted':>9} {'cheat':>6}  paper (Verus ref ok)")
+    for n, row in report["levels"].items():
+        n = int(n)
+        paper = "{}/{} ({:.0%})".format(*PAPER[n], PAPER[n][0] / PAPER[n][1]) if n in PAPER else "-"
+        ref = f"{row['reference_proves']}/{row['attempted']}"
+        cheat_col = f"{row['cheater_solved']}/{row['admitted']}"
+        print(f"{n:>2} {row['seed']:>4} {row['attempted']:>6} {ref:>7} {row['admitted']:>9} {cheat_col:>6}  {paper}")
+    two = report["levels"].get(2) or report["levels"].get("2")
+    if two and two["admitted"]:
+        print(f"\nN = 2 tasks whose last stage has no loop: {two['last_stage_loop_free']}/{two['admitted']} "
+              f"({two['last_stage_loop_free'] / two['admitted']:.0%})")
+    print("cheat = admitted tasks the generic cheater (no invariants, `ensures \\false;` on every component) "
+          "is graded solved on; its grades: "
+          + "; ".join(f"N={n}: {row['cheater_reasons']}" for n, row in report["levels"].items()))
+    print(f"Verus-Bench: {report['verus_atoms']} atoms, counted only (Verus is not installed here)")
+    for n, row in report["levels"].items():
+        print(f"\nN={n} admitted ({row['admitted']}), rejections {row['reasons']}:")
+        for chain in row["chains"]:
+            print(f"  {chain}")
+    print(f"\n[{report['seconds']}s in all]")
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
