@@ -15,7 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from . import paths
+from . import paths, sandbox
 from .errors import CodewalkError, FewerAdmitted, Interrupted, UsageError
 from .records import STATUSES, Reason
 
@@ -380,7 +380,7 @@ def grade(
     require_isolation: Annotated[bool, typer.Option(
         "--require-isolation/--allow-unisolated",
         help="Refuse to grade where candidates cannot be isolated (no bubblewrap). Default: on under CI "
-             "(CI set), off elsewhere, with a warning.", show_default=False)] = bool(os.environ.get("CI")),
+             "(CI set), off elsewhere, with a warning.", show_default=False)] = sandbox.required_by_default(),
     as_json: JsonOpt = False,
 ) -> None:
     """Grade a model's outputs with the same verifier that admitted the tasks; store the grades in the graph

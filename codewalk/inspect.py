@@ -36,6 +36,7 @@ from inspect_ai.scorer import Metric, Score, Scorer, Target, accuracy, grouped, 
 from inspect_ai.solver import TaskState, generate
 from inspect_ai.util import concurrency
 
+from codewalk import sandbox
 from codewalk.domain import get_domain
 from codewalk.errors import UsageError
 from codewalk.export import read_export, task_record
@@ -111,7 +112,7 @@ def codewalk_task(domain: str, store: str | None, export: str | None, level: int
         raise UsageError("level must be 1 or more (0 = all levels)")
     if workers < 1:
         raise UsageError("workers must be at least 1")
-    require = bool(os.environ.get("CI")) if require_isolation is None else require_isolation  # as cw grade
+    require = sandbox.required_by_default() if require_isolation is None else require_isolation  # as cw grade
     warning = check_isolation(require, allow="-T require_isolation=false")
     if warning:
         log.warning(warning)

@@ -11,8 +11,7 @@ process dies the kernel kills every process left, even one that called setsid())
 directory read-write (TMPDIR points there). What else it sees is an allow-list when the caller gives
 one (`sees`: the system directories, then only those paths read-only; /tmp, the home folder, the store
 and every cache are absent), else the whole filesystem read-only (left to runs of trusted tools on
-reviewed inputs: git and patch on a worktree, javac on the dataset's snippets, and Verus, not installed
-here). Process count is capped by a pids
+reviewed inputs: git and patch applying a patch to a worktree). Process count is capped by a pids
 cgroup when one is writable (root ignores RLIMIT_NPROC), else by RLIMIT_NPROC. `isolation()` says what
 this machine gives; trusted tooling (git, pip building an environment) passes `isolate=False`.
 """
@@ -46,6 +45,12 @@ class Completed:
     stderr: str
     timed_out: bool
     duration: float  # wall-clock seconds
+
+
+def required_by_default() -> bool:
+    """Whether grading refuses to run unisolated unless told otherwise: when CI is set to a true value
+    (CI=true, as CI services set it; CI=false or CI=0 is not CI)."""
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 
 
 def run(cmd: list[str], *, cwd: Path, timeout: float, stdin: str | None = None, memory_mb: int = 1024,

@@ -11,16 +11,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-from codewalk import paths, sandbox
+from codewalk import sandbox
 from codewalk.domains.clones.java import JVM, CallUnit, Java, cache_root
+from tests.host_probes import host_places, loopback_port
 
 REPO = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.skipif(not sandbox._bwrap_works() and not os.environ.get("CI"),
@@ -50,32 +49,6 @@ def java(tmp_path_factory, calls) -> Iterator[Java]:
         java = Java(cache)
         java.harness()
         yield java
-
-
-@contextmanager
-def _host_places(tmp_path: Path) -> Iterator[dict[str, Path]]:
-    """Places on the host a clone run must not see; each exists while the probe runs."""
-    store = tmp_path / "graph.lbug"
-    store.write_text("")
-    dotfile = Path.home() / f".codewalk-clones-probe-{os.getpid()}"
-    dotfile.write_text("secret")
-    with tempfile.NamedTemporaryFile(dir="/tmp", prefix="codewalk-probe-") as outside:
-        places = {"the store in use": store, "a dotfile in $HOME": dotfile, "/tmp outside the run": Path(outside.name),
-                  "the project checkout": REPO / "pyproject.toml", "the datasets": paths.shared(),
-                  "the Maven repository": Path.home() / ".m2", "/etc/shadow": Path("/etc/shadow")}
-        try:
-            yield {what: path for what, path in places.items() if path.exists()}
-        finally:
-            dotfile.unlink()
-
-
-@contextmanager
-def _loopback_port() -> Iterator[int]:
-    """A port listening on the host's loopback, so that a connection refused is not for want of a server."""
-    with socket.socket() as server:
-        server.bind(("127.0.0.1", 0))
-        server.listen()
-        yield server.getsockname()[1]
 
 
 def _probe_source(places: dict[str, Path], ports: list[int]) -> str:
@@ -109,7 +82,7 @@ def _allowed_tmp(java: Java) -> set[str]:
 
 
 def test_clone_code_in_the_harness_sees_none_of_the_host_nor_the_bolt_port(java, tmp_path):
-    with _host_places(tmp_path) as places, _loopback_port() as port:
+    with host_places(tmp_path) as places, loopback_port() as port:
         source = _probe_source(places, [BOLT, port])
         unit = CallUnit({"Probe.java": source}, (("Probe", "probe"), ("Probe", "probe")), ("int",), [[0]])
         [result] = java.calls([unit], 10_000)
@@ -122,7 +95,7 @@ def test_clone_code_in_the_harness_sees_none_of_the_host_nor_the_bolt_port(java,
 
 def test_a_jvm_under_the_harness_view_without_its_guard_sees_none_of_the_host_nor_the_bolt_port(java, tmp_path):
     """The sandbox alone (no security manager in the way): the same view as the harness JVM's."""
-    with _host_places(tmp_path) as places, _loopback_port() as port, sandbox.workdir() as work:
+    with host_places(tmp_path) as places, loopback_port() as port, sandbox.workdir() as work:
         (work / "Probe.java").write_text(_probe_source(places, [BOLT, port]))
         done = java.isolated([java.java, *JVM, "Probe.java"], cwd=work, timeout=120, writable=[java.cache])
     assert done.returncode == 0, done.stderr

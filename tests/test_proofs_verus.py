@@ -209,3 +209,22 @@ def test_admission_and_grading_run_the_verus_named_by_codewalk_verus(a4, monkeyp
     assert check.ok, check.detail
     check = ProofsDomain().grade(c, c.prompt)  # the task itself: no invariants, so it fails
     assert not check.ok and "2 error" in check.detail
+
+
+def test_a_verus_run_sees_verus_and_the_rust_toolchains_only(tmp_path, monkeypatch):
+    """Verus's view is an allow-list (Verus itself is not installed here: this pins the list, not a run):
+    its own folder, RUSTUP_HOME and rustup's binaries; not the home folder nor CARGO_HOME, whose
+    credentials file may hold a registry token."""
+    from codewalk.domains.proofs import verus
+
+    home = tmp_path / "home"
+    for folder in ("verus-x86-linux", ".rustup/toolchains", ".cargo/bin"):
+        (home / folder).mkdir(parents=True)
+    (home / "verus-x86-linux" / "verus").write_text("")
+    (home / ".cargo" / "credentials.toml").write_text("token")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("RUSTUP_HOME", raising=False)
+    monkeypatch.delenv("CARGO_HOME", raising=False)
+    sees, env = verus.view(str(home / "verus-x86-linux" / "verus"))
+    assert sees == [home / "verus-x86-linux", home / ".rustup", home / ".cargo" / "bin"]
+    assert env["RUSTUP_HOME"] == str(home / ".rustup") and "HOME" not in env

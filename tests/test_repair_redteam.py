@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import py_compile
-import socket
 import subprocess
 import sys
 from collections.abc import Callable
@@ -21,6 +20,7 @@ from codewalk.domains.repair.env import EnvSpec, run_tests
 from codewalk.domains.repair.guard import refusal
 from codewalk.records import Check, Composite
 from tests import repair_fixture
+from tests.host_probes import host_places, loopback_port
 
 Edit = Callable[[Path], None]
 WORDS, FMT, INIT = "tally/words.py", "tally/fmt.py", "tally/__init__.py"
@@ -336,6 +336,12 @@ def test_cheat_a_fix_that_works_only_when_it_sees_the_host_is_not_solved(task, t
     pool = sorted((module_home / "cache" / "repair" / "worktrees").glob("*/*-0"))
     assert pool, "composing the task checked out a worktree of the pool"
     probes["another task's worktree"] = pool[0] / WORDS
+    (tmp_path / "host").mkdir()
+    with host_places(tmp_path / "host") as places:  # the store, exports, every domain's cache, /tmp, ...
+        _no_probe_is_visible(task, tmp_path, {**probes, **places})
+
+
+def _no_probe_is_visible(task, tmp_path: Path, probes: dict[str, Path]) -> None:
     (tmp_path / "gold").mkdir()
     assert RepairDomain().grade(task[1], _patch(task, tmp_path / "gold", *GOLD)).ok
     guards = {}
@@ -344,13 +350,10 @@ def test_cheat_a_fix_that_works_only_when_it_sees_the_host_is_not_solved(task, t
         # the path hex-encoded: a temporary path names pytest, which the source scan would refuse first
         hidden = str(path).encode().hex()
         guards[what] = f"import os\nif not os.path.exists(bytes.fromhex({hidden!r}).decode()):\n    raise ImportError('blind')\n"
-    with socket.socket() as server:  # a port on the host's loopback, as the Neo4j Bolt port is
-        server.bind(("127.0.0.1", 0))
-        server.listen()
-        port = server.getsockname()[1]
+    with loopback_port() as port:  # a port on the host's loopback, as the Neo4j Bolt port is
         guards["a port on the host's loopback"] = f"import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=3).close()\n"
-        for what, guard in guards.items():
-            (tmp_path / what.replace(" ", "_")).mkdir()
+        for k, (what, guard) in enumerate(guards.items()):
+            (tmp_path / f"probe{k}").mkdir()
             edit = prepend(WORDS, guard)
-            verdict = RepairDomain().grade(task[1], _patch(task, tmp_path / what.replace(" ", "_"), *GOLD, edit))
+            verdict = RepairDomain().grade(task[1], _patch(task, tmp_path / f"probe{k}", *GOLD, edit))
             assert not verdict.ok and verdict.reason != "refused", f"{what} is visible to a graded run"

@@ -6,17 +6,15 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-from codewalk import paths, sandbox
+from codewalk import sandbox
 from codewalk.grading import grade_predictions
 from codewalk.store import open_store
+from tests.host_probes import host_places, loopback_port
 
 REPO = Path(__file__).resolve().parents[1]
 needs_isolation = pytest.mark.skipif(not sandbox._bwrap_works() and not os.environ.get("CI"),
@@ -24,29 +22,13 @@ needs_isolation = pytest.mark.skipif(not sandbox._bwrap_works() and not os.envir
 pytestmark = needs_isolation
 
 
-def _probes(tmp_path: Path, store: Path) -> dict[str, Path]:
-    """Places a graded run must not see: each exists on the host."""
-    exported = tmp_path / "tasks.jsonl"
-    exported.write_text('{"task_id": "t1"}\n')
-    dotfile = Path.home() / ".codewalk-probe"
-    dotfile.write_text("secret")
-    cache = paths.cache("demo")
-    cache.mkdir(parents=True, exist_ok=True)
-    probes = {"the store in use": store, "an exported task file": exported, "a dotfile in $HOME": dotfile,
-              "the admission cache": cache, "the project checkout": REPO / "pyproject.toml",
-              "the datasets": paths.shared(), "/etc/shadow": Path("/etc/shadow")}
-    return {what: path for what, path in probes.items() if path.exists()}
-
-
 def test_an_allow_listed_run_sees_none_of_the_host_but_its_interpreter(tmp_path):
-    probes = _probes(tmp_path, tmp_path / "graph.lbug")
-    (tmp_path / "graph.lbug").write_text("")
-    probes["the store in use"] = tmp_path / "graph.lbug"
-    program = f"import os, sys; print(json.dumps({{w: os.path.exists(p) for w, p in {json.dumps({w: str(p) for w, p in probes.items()})}.items()}}))"
-    with sandbox.workdir() as cwd:
-        done = sandbox.run([sys.executable, "-I", "-S", "-c", "import json\n" + program], cwd=cwd, timeout=30,
-                           sees=sandbox.python_runtime())
-        outside = os.listdir("/tmp")
+    with host_places(tmp_path) as probes:
+        program = f"import os, sys; print(json.dumps({{w: os.path.exists(p) for w, p in {json.dumps({w: str(p) for w, p in probes.items()})}.items()}}))"
+        with sandbox.workdir() as cwd:
+            done = sandbox.run([sys.executable, "-I", "-S", "-c", "import json\n" + program], cwd=cwd, timeout=30,
+                               sees=sandbox.python_runtime())
+            outside = os.listdir("/tmp")
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout)
     assert seen and not any(seen.values()), f"visible to graded code: {[w for w, s in seen.items() if s]}"
@@ -62,17 +44,17 @@ def test_a_demo_candidate_that_probes_the_host_is_graded_as_if_it_saw_nothing(de
     """A candidate that behaves as the reference only when a host path exists must fail for every path."""
     with open_store(demo_store_path) as store:
         task = store.select_tasks("demo", "admitted")[0]
-        probes = _probes(tmp_path, Path(demo_store_path))
         rows = []
-        for what, path in probes.items():
-            guard = f"import os\nif not os.path.exists({str(path)!r}):\n    raise SystemExit('blind')\n"
-            rows.append({"task_id": task["id"], "output": guard + task["reference"], "model": what})
-        rows.append({"task_id": task["id"], "output": "import os\n" + task["reference"], "model": "reference"})
-        for i, row in enumerate(rows):
-            (tmp_path / f"p{i}.jsonl").write_text(json.dumps(row) + "\n")
-            report = grade_predictions(store, "demo", tmp_path / f"p{i}.jsonl")
-            solved = report.passed == 1
-            assert solved == (row["model"] == "reference"), f"{row['model']}: graded solved={solved}"
+        with host_places(tmp_path, Path(demo_store_path)) as probes:
+            for what, path in probes.items():
+                guard = f"import os\nif not os.path.exists({str(path)!r}):\n    raise SystemExit('blind')\n"
+                rows.append({"task_id": task["id"], "output": guard + task["reference"], "model": what})
+            rows.append({"task_id": task["id"], "output": "import os\n" + task["reference"], "model": "reference"})
+            for i, row in enumerate(rows):
+                (tmp_path / f"p{i}.jsonl").write_text(json.dumps(row) + "\n")
+                report = grade_predictions(store, "demo", tmp_path / f"p{i}.jsonl")
+                solved = report.passed == 1
+                assert solved == (row["model"] == "reference"), f"{row['model']}: graded solved={solved}"
 
 
 def test_grading_without_isolation_is_refused_when_required(capsys, demo_store_path, tmp_path, monkeypatch):
@@ -88,40 +70,28 @@ def test_grading_without_isolation_is_refused_when_required(capsys, demo_store_p
     assert "without isolation" in err.replace("\n", " ")  # graded, with a warning (t1 is then unknown: exit 2)
 
 
-def test_a_frama_c_run_sees_its_why3_configuration_and_include_folders_only(tmp_path):
-    """Proofs: Frama-C's view is the allow-list too (a hostile annotation cannot reach the host)."""
+def test_a_frama_c_run_sees_its_why3_configuration_only(tmp_path):
+    """Proofs: Frama-C's view is the allow-list too (a hostile annotation cannot reach the host). A task's
+    included headers travel in its verifier spec and are written into the work directory, so no dataset
+    folder is bound."""
     from codewalk.domains.proofs import acsl
-    from tests.shared_data import require
 
-    root = require("acsl-bench", "acsl-by-example")
-    spec = {"include": [str(root), str(root / "Logic")]}
-    probes = _probes(tmp_path, tmp_path / "graph.lbug")
-    (tmp_path / "graph.lbug").write_text("")
-    probes["the store in use"] = tmp_path / "graph.lbug"
-    probes.pop("the datasets", None)  # the include folders are inside it: probe a sibling instead
-    probes["another dataset"] = require("fempd")
-    checks = " ".join(f"test -e {str(p)!r} && echo {i};" for i, p in enumerate(probes.values()))
-    with sandbox.workdir() as cwd:
-        done = sandbox.run(["/bin/sh", "-c", checks + " test -r " + str(acsl.view(spec)[1]) + " && echo config"],
-                           cwd=cwd, timeout=30, sees=acsl.view(spec))
+    with host_places(tmp_path) as probes, loopback_port() as port:
+        checks = " ".join(f"test -e {str(p)!r} && echo {i};" for i, p in enumerate(probes.values()))
+        connect = f"(echo > /dev/tcp/127.0.0.1/{port}) 2>/dev/null && echo port;"
+        config = acsl.view({})[1]
+        with sandbox.workdir() as cwd:
+            done = sandbox.run(["/bin/bash", "-c", f"{checks} {connect} test -r {config} && echo config"],
+                               cwd=cwd, timeout=30, sees=acsl.view({}))
     names = list(probes)
-    seen = [names[int(w)] for w in done.stdout.split() if w.isdigit()]
+    seen = [names[int(w)] for w in done.stdout.split() if w.isdigit()] + [w for w in done.stdout.split() if w == "port"]
     assert not seen, f"visible to Frama-C: {seen}"
     assert "config" in done.stdout.split()  # what it needs is there
 
 
-@contextmanager
-def _loopback_port() -> Iterator[int]:
-    """A port listening on the host's loopback, as the Neo4j Bolt port does."""
-    with socket.socket() as server:
-        server.bind(("127.0.0.1", 0))
-        server.listen()
-        yield server.getsockname()[1]
-
-
 def test_a_demo_candidate_that_needs_a_port_on_the_hosts_loopback_is_graded_as_if_offline(demo_store_path,
                                                                                           tmp_path):
-    with open_store(demo_store_path) as store, _loopback_port() as port:
+    with open_store(demo_store_path) as store, loopback_port() as port:
         task = store.select_tasks("demo", "admitted")[0]
         guard = f"import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=3).close()\n"
         for name, output in (("probe", guard + task["reference"]), ("reference", task["reference"])):
@@ -134,8 +104,7 @@ def test_a_complexity_program_run_sees_none_of_the_host_nor_its_loopback(tmp_pat
     """Complexity runs dataset programs no one reviewed (atoms, composites): the same allow-list."""
     from codewalk.domains.complexity.run import run_program
 
-    probes = _probes(tmp_path, tmp_path / "graph.lbug")
-    with _loopback_port() as port:
+    with host_places(tmp_path) as probes, loopback_port() as port:
         program = ("import json, os, socket\n"
                    f"seen = {{w: os.path.exists(p) for w, p in {json.dumps({w: str(p) for w, p in probes.items()})}.items()}}\n"
                    "try:\n"

@@ -122,6 +122,8 @@ def inputs(p: dict[str, Any]) -> list[tuple[int, str]]:
     found = []
     for k, (ctype, name) in enumerate(params):
         if ctype.endswith("*"):
+            if out["kind"] == "array" and out["ptr"] == name and not reads_old(p):
+                continue  # it overwrites the buffer without reading it (fill, iota): nothing would flow in
             buffers = [q for q in pointers if q != name]
             if all(out["kind"] == "array" and out["ptr"] == q and lengths[q] == lengths[name] for q in buffers):
                 found.append((k, "array"))
@@ -131,6 +133,14 @@ def inputs(p: dict[str, Any]) -> list[tuple[int, str]]:
 
 
 _LOOP = re.compile(r"\b(for|while|do)\b")
+_PRE_STATE = re.compile(r"\\old\s*\(|\\at\s*\(|\{[^}]*\b(Old|Pre)\b")
+
+
+def reads_old(p: dict[str, Any]) -> bool:
+    """Whether the function's ensures speak of the state before the call (`\\old`, `\\at`, a predicate at
+    label Old or Pre): an in-place function whose result depends on what its buffer held (reverse,
+    replace, the sorts), unlike one that only writes it (fill, iota)."""
+    return any(kind == "ensures" and _PRE_STATE.search(text) for kind, text in contract_clauses(p["contract"]))
 
 
 def has_loop(p: dict[str, Any]) -> bool:

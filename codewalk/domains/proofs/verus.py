@@ -778,11 +778,24 @@ def _version(verus: str) -> str:
     return done.stdout.strip()
 
 
+def view(verus: str) -> tuple[list[Path], dict[str, str]]:
+    """What a Verus run sees besides the system directories and its work directory (read-only), and the
+    environment that points it there: Verus's own folder (rust_verify, its Z3, vstd), the Rust toolchains
+    rustup keeps (RUSTUP_HOME) and rustup itself (CARGO_HOME/bin: not CARGO_HOME, which may hold a
+    registry token). HOME is the work directory, so no dotfile of the user's is reachable."""
+    rustup = Path(os.environ.get("RUSTUP_HOME") or Path.home() / ".rustup")
+    cargo = Path(os.environ.get("CARGO_HOME") or Path.home() / ".cargo")
+    sees = [Path(verus).resolve().parent, rustup, cargo / "bin"]
+    return [p for p in sees if p.exists()], {"RUSTUP_HOME": str(rustup), "CARGO_HOME": str(cargo),
+                                            "PATH": f"{cargo / 'bin'}:{os.environ.get('PATH', os.defpath)}"}
+
+
 def _run(verus: str, text: str) -> VerusRun:
+    sees, env = view(verus)
     with sandbox.workdir() as cwd:
         (cwd / "task.rs").write_text(text)
         done = sandbox.run([verus, "task.rs"], cwd=cwd, timeout=RUN_TIMEOUT, memory_mb=16384,
-                           env={"HOME": os.environ.get("HOME", str(cwd))})
+                           env={**env, "HOME": str(cwd)}, sees=sees)
     if done.timed_out:
         raise InfraError(f"verus timed out after {RUN_TIMEOUT:g}s")
     output = done.stdout + done.stderr
