@@ -40,7 +40,9 @@ sys.path.insert(0, str(ROOT))
 
 from codewalk.admission import walk_and_admit
 from codewalk.domains.clones import MIN_COMPLETE_SHARE, REFERENCE, ClonesDomain, atom, verdicts
-from codewalk.domains.clones.verify import Verification, cross_substitute
+from codewalk.domains.clones.inputs import exhausted
+from codewalk.domains.clones.steer import INPUT_SET
+from codewalk.domains.clones.verify import MIN_TERMINATING, Verification, cross_substitute
 from codewalk.loaders import fempd
 from codewalk.store import open_store
 
@@ -51,8 +53,10 @@ PREVIOUS = ROOT / "bench" / "results" / "clones_verdicts_before.jsonl"  # the pr
 
 
 def _on_time(record: dict) -> bool:
+    """A confirmed neq pair whose witness is a side running out of time or memory (a resource, not behaviour)."""
     w = record.get("witness") or {}
-    return record["status"] == "confirmed" and record["label"] == "neq" and "t" in (w.get("method1"), w.get("method2"))
+    return record["status"] == "confirmed" and record["label"] == "neq" and any(
+        exhausted(w.get(side) or "") for side in ("method1", "method2"))
 
 
 def _signed_zero_only(record: dict) -> bool:
@@ -84,8 +88,11 @@ def audit(records: dict[int, dict], previous: dict[int, dict], figures: dict) ->
                                                            for k, n in sorted(overturned.items())],
           ["label", "status", "reason (new if rejected, old if confirmed)", "pairs", "e.g."])
     undecided = Counter(r["label"] for r in records.values() if r["reason"] == "a:undecided_time")
+    starved = Counter(r["label"] for r in records.values() if r["reason"] == "a:undecided_exhausted")
     zero = sum(_signed_zero_only(r) for r in records.values() if r["label"] == "eq" and r["reason"] == "a:diverges")
     print(f"\nundecided by time (rejected, a:undecided_time): eq {undecided['eq']}, neq {undecided['neq']}")
+    print(f"undecided for want of inputs that finish on both sides (rejected, a:undecided_exhausted: fewer than "
+          f"{MIN_TERMINATING} agreeing inputs on which both methods finished): eq {starved['eq']}, neq {starved['neq']}")
     print(f"confirmed neq resting on a timeout witness: before {sum(map(_on_time, previous.values()))}, "
           f"now {sum(map(_on_time, records.values()))}")
     print(f"eq rejected on a signed-zero difference only (-0.0 vs 0.0): {zero}")
@@ -93,6 +100,19 @@ def audit(records: dict[int, dict], previous: dict[int, dict], figures: dict) ->
     tried = [r["inputs_tried"] for r in records.values() if r["a"] not in ("unsupported_type", "does_not_compile")]
     print(f"inputs tried per runnable pair: min {min(tried, default=0)}, median "
           f"{sorted(tried)[len(tried) // 2] if tried else 0}, max {max(tried, default=0)}; pair ended by {dict(budget)}")
+    # Why a pair ran fewer inputs than planned: a neq pair stops at its third witness; any pair stops when its
+    # time budget is spent or after ten inputs on which both sides ran out (then it is confirmed only on
+    # MIN_TERMINATING agreeing inputs that finished).
+    short = Counter((r["label"], r["status"], r["a_evidence"].get("end")) for r in records.values()
+                    if r["a_evidence"] and r["inputs_tried"] < r["planned_inputs"])
+    table("Pairs that ran fewer inputs than planned, by why they ended", [[*k, n] for k, n in sorted(short.items())],
+          ["label", "status", "ended by", "pairs"])
+    eq_tried = sorted(r["a_evidence"].get("agree_terminating", r["inputs_tried"]) for r in records.values()
+                      if r["label"] == "eq" and r["status"] == "confirmed")
+    print(f"confirmed eq pairs: agreeing inputs on which both finished, min {eq_tried[0] if eq_tried else 0}, "
+          f"median {eq_tried[len(eq_tried) // 2] if eq_tried else 0}")
+    figures["undecided_exhausted"] = dict(starved)
+    figures["short_runs"] = {" | ".join(map(str, k)): n for k, n in short.items()}
     figures["confirmed_before"] = {lab: sum(r["status"] == "confirmed" and r["label"] == lab for r in previous.values())
                                    for lab in ("eq", "neq")}
     figures["overturned"] = {" | ".join(k): n for k, n in overturned.items()}
@@ -208,14 +228,15 @@ def main() -> None:
             started = time.monotonic()
             admitted: Counter = Counter()
             rejected: Counter = Counter()
-            shares: list[tuple[float, float]] = []  # (complete_share, reach_last_share) per admitted task
+            # (complete_share, reach_last_share, complete share of every input drawn) per admitted task
+            shares: list[tuple[float, float, float]] = []
             attempted = 0
 
             def seen(task, summary, admitted=admitted, rejected=rejected, shares=shares) -> None:
                 if task.status == "admitted":
                     admitted["eq" if task.reference == REFERENCE["eq"] else "neq"] += 1
                     ref = task.evidence["reference"]
-                    shares.append((ref["complete_share"], ref["reach_last_share"]))
+                    shares.append((ref["complete_share"], ref["reach_last_share"], ref["drawn_complete"] / ref["drawn"]))
                 else:
                     rejected[task.reason] += 1
 
@@ -233,14 +254,15 @@ def main() -> None:
             rows.append([n, attempted, admitted["eq"], admitted["neq"], balanced,
                          ", ".join(f"{k} {v}" for k, v in sorted(rejected.items())) or "-",
                          f"{time.monotonic() - started:.0f}s"])
-            complete = sorted(c for c, _ in shares)
-            reach = sorted(r for _, r in shares)
-            share_rows.append([n, len(shares), *_spread(complete), *_spread(reach)[2:3],
+            complete = sorted(c for c, _, _ in shares)
+            reach = sorted(r for _, r, _ in shares)
+            drawn = sorted(d for _, _, d in shares)
+            share_rows.append([n, len(shares), *_spread(complete), *_spread(reach)[2:3], *_spread(drawn)[2:3],
                                rejected["few_complete_runs"]])
             figures["levels"][n] = {"attempted": attempted, "admitted_eq": admitted["eq"],
                                     "admitted_neq": admitted["neq"], "balanced": balanced,
                                     "rejected": dict(rejected), "seconds": round(time.monotonic() - started, 1),
-                                    "complete_share": complete, "reach_last_share": reach}
+                                    "complete_share": complete, "reach_last_share": reach, "drawn_complete_share": drawn}
             print(f"level {n}: {rows[-1]}", flush=True)
         store.close()
     if args.levels:
@@ -248,8 +270,10 @@ def main() -> None:
               f"N = 1/2/3/10)", rows, ["N", "attempted", "admitted eq", "admitted neq", "balanced", "rejected", "time"])
         table(f"Admitted tasks' input sets: share that runs every stage on both sides (complete_share; admission "
               f"needs {MIN_COMPLETE_SHARE}) and median share that reaches the last stage; groups rejected for "
-              f"complete_share < {MIN_COMPLETE_SHARE}", share_rows,
-              ["N", "admitted", "min", "q1", "median", "q3", "max", "median reach_last", "rejected: share"])
+              f"complete_share < {MIN_COMPLETE_SHARE}; the share is over the task's input set of {INPUT_SET}, chosen from every input "
+              f"drawn, whose own complete share is the column before last", share_rows,
+              ["N", "admitted", "min", "q1", "median", "q3", "max", "median reach_last", "median of all drawn",
+               "rejected: share"])
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2))
 

@@ -158,6 +158,23 @@ def test_pair_whose_only_difference_is_time_is_rejected_as_undecided(java, pairs
     assert r.a_evidence["slow"] >= 1 and r.a_evidence["slow_input"]["method1"] == "t"
 
 
+def test_pair_equal_only_where_neither_method_finishes_is_undecided_not_equivalent(java, pairs, monkeypatch):
+    # 12651 with both methods looping forever on every non-null string: they "agree" on each input only by
+    # both running out of time, and the harness stops the pair after ten such inputs.
+    def looping(method: str, param: str) -> str:  # first thing in the body
+        return method.replace("{", f"{{\n        for (int k = {param}.length(); k >= 0; k |= 1) {{ }}", 1)
+
+    pair = dataclasses.replace(pairs[12651], method1=looping(pairs[12651].method1, "str"),
+                               method2=looping(pairs[12651].method2, "src"))
+    monkeypatch.setattr(verify_module, "DEADLINE_MS", 20)
+    [looping] = verify_module.verify([pair], java, inputs=60)
+    [plain] = verify_module.verify([pairs[12651]], java, inputs=60)  # apart: results are keyed by pair id
+    assert (looping.a, looping.reason) == ("exhausted", "a:undecided_exhausted"), looping.a_evidence
+    assert looping.a_evidence["agree_terminating"] < 60 and looping.a_evidence["end"] == "exhausted"
+    # the same pair unmodified finishes on all 60 inputs: its verdict rests on behaviour (here: it diverges)
+    assert plain.a != "exhausted" and plain.a_evidence["agree_terminating"] + plain.a_evidence["differ"] > 0
+
+
 # -- outcome rules ------------------------------------------------------------------------------------------------
 def test_every_nan_is_the_same_value_but_minus_zero_is_not_zero(rules):
     assert rules["nan"][0]["v"] == "agree" and rules["nan"][0]["out"] == ['r:"NaN"', 'r:"NaN"']

@@ -298,6 +298,11 @@ def _value(t: str, rng: random.Random, special: bool) -> Any:
 
 
 # -- outcomes ---------------------------------------------------------------------------------------------
+def exhausted(outcome: str) -> bool:
+    """Out of time or out of memory (as Harness.exhausted): a resource limit, not behaviour."""
+    return outcome == "t" or outcome.split("\n", 1)[0] == "x:java.lang.OutOfMemoryError"
+
+
 def verdict(line: dict[str, Any]) -> str:
     """One input's verdict from its harness line: agree, differ, slow, unstable (nondeterministic) or abandoned.
 

@@ -32,7 +32,7 @@ from typing import Any
 from codewalk.errors import InfraError
 from codewalk.loaders.fempd import Pair
 
-from .inputs import generate, normalize, supported, verdict
+from .inputs import exhausted, generate, normalize, supported, verdict
 from .java import JVMS, CallResult, CallUnit, Java, SuiteResult, SuiteUnit, digest
 
 INPUTS = 1000  # type-driven inputs per pair (fewer when a pair passes BUDGET_MS)
@@ -40,13 +40,18 @@ BUDGET_MS = 6000  # per pair: no new input starts after this much running
 DEADLINE_MS = 100  # per call; a disagreement is re-run with 4x, a one-sided timeout then with LONG_MS
 LONG_MS = 2000
 WITNESSES = 3  # (a) stops a pair after this many separating inputs
+# (a) confirms equivalence only on this many inputs on which both methods finished and agreed (or all of a
+# smaller input space): inputs on which both run out of time or memory agree vacuously, and the harness
+# stops a pair after ten of them, so without this floor a pair could be "equivalent" on 44 real inputs.
+MIN_TERMINATING = 200
 BATCH = 120  # pairs per JVM job (the job's inputs are one JSON file read into a 256 MB heap)
 
 
 @dataclass
 class Verification:
     pair: Pair
-    a: str  # eq / neq / slow (only time differs) / nondeterministic / does_not_compile / unsupported_type
+    a: str  # eq / neq / slow (only time differs) / exhausted (too few inputs finish: MIN_TERMINATING) /
+    #         nondeterministic / does_not_compile / unsupported_type
     b: str  # eq / neq / no_suites / does_not_compile / suite_broken / timeout / not_run
     seed: int = 0  # (a)'s inputs: generate(params, f"{seed}:{pair_id}", inputs)
     inputs: int = INPUTS
@@ -64,6 +69,8 @@ class Verification:
         label = self.pair.label
         if self.a == "slow":
             return "a:undecided_time"
+        if self.a == "exhausted":
+            return "a:undecided_exhausted"
         if self.a != label:
             return f"a:{self.a}" if self.a not in ("eq", "neq") else ("a:diverges" if label == "eq" else "a:no_witness")
         if label == "neq":  # FEMPD has no suites for non-equivalent pairs: (b) cannot speak
@@ -136,11 +143,13 @@ def _method_a(r: Verification, unit: CallUnit, result: CallResult) -> None:
     if result.errors is not None:
         r.a, r.a_evidence = "does_not_compile", {"errors": result.errors[:2000]}
         return
-    counts = {"agree": 0, "differ": 0, "slow": 0, "unstable": 0, "abandoned": 0}
+    counts = {"agree": 0, "differ": 0, "slow": 0, "unstable": 0, "abandoned": 0, "agree_terminating": 0}
     slow = None
     for i, line in sorted(result.outcomes.items()):
         v = verdict(line)
         counts[v] += 1
+        if v == "agree" and not all(exhausted(o) for o in line.get("final", line["out"])):
+            counts["agree_terminating"] += 1
         if v == "differ" and r.witness is None:
             out = line["final"]
             r.witness = {"input": unit.inputs[i], "method1": out[0], "method2": out[1]}
@@ -150,7 +159,8 @@ def _method_a(r: Verification, unit: CallUnit, result: CallResult) -> None:
         raise InfraError(f"{r.pair.name}: the harness answered {len(result.outcomes)} of {len(unit.inputs)} inputs")
     # A method with different outcomes for the same input cannot make a reliable atom, whatever its label.
     r.a = ("nondeterministic" if counts["unstable"] else "neq" if counts["differ"] else
-           "slow" if counts["slow"] else "eq")
+           "slow" if counts["slow"] else
+           "exhausted" if counts["agree_terminating"] < min(MIN_TERMINATING, len(unit.inputs)) else "eq")
     r.a_evidence = {"inputs": len(result.outcomes), "planned": len(unit.inputs), "end": result.end, **counts,
                     **({"slow_input": slow} if slow else {})}
 
