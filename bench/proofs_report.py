@@ -8,9 +8,11 @@ verifies every atom's own reference (atoms that do not prove are not walked), th
 seeded walk (seed + N) admits tasks until --count are admitted or 3 x count groups were tried. It prints,
 per level: groups attempted, references that prove, tasks admitted, the seed, and the paper's Verus
 reference-verification yields (App. B.2: 137/160, 200/350, 233/770); the share of admitted N = 2 tasks
-whose last stage has no loop (a one-line stage is solved by restating its step predicate); and how a
-generic cheater fares on every admitted task: each component gets `ensures \\false;` and no invariants
-(the grader must refuse it). Verus-Bench is counted only (Verus cannot be installed here).
+whose last stage has no loop (a one-line stage is solved by restating its step predicate); how
+generic cheaters fare on every admitted task (no invariants, with `ensures \\false`, the headers' `false`
+macro, an inconsistent logic definition, a preprocessor macro or ghost code: the grader must refuse
+each); and how every admitted reference fares graded as a model's output, WP smoke tests on (the count of
+smoke-test false alarms). Verus-Bench is counted only (Verus cannot be installed here).
 
 Frama-C runs are cached by content hash (codewalk.domains.proofs.cache, ~/.codewalk/cache/proofs), so a
 re-run only pays for programs not verified before: the first run takes about an hour on 2 busy cores.
@@ -25,6 +27,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from codewalk import paths
@@ -37,17 +40,31 @@ from codewalk.store import open_store
 ACSL = paths.dataset("acsl-bench") / "acsl-by-example"
 VERUS = paths.dataset("verus-bench")
 PAPER = {1: (137, 160), 2: (200, 350), 3: (233, 770)}  # Verus reference-verification yields (App. B.2)
-COUNT = {1: 60, 2: 22, 3: 11, 4: 3}  # admitted tasks wanted per level (N = 1: every walkable atom)
+COUNT = {1: 60, 2: 24, 3: 12, 4: 3}  # admitted tasks wanted per level (N = 1: every walkable atom)
 LOOP = re.compile(r"\b(for|while|do)\b")
 
 
-def cheat(task: dict) -> str:
-    """The generic cheater: the task as given (no invariants) with `ensures \\false;` in each component."""
+def _with_ensures(task: dict, clause: str, head: str = "") -> str:
+    """The task as given (no invariants, no postconditions) with `clause` added to every component's
+    contract and `head` put before the program."""
     text = task["prompt"]
     for component in task["verifier"]["components"]:
         contract = component["contract"]
-        text = text.replace(contract, contract[:-2] + "  ensures \\false;\n*/", 1)
-    return text
+        text = text.replace(contract, contract[:-2] + f"  {clause}\n*/", 1)
+    return head + text
+
+
+# Generic cheaters, one per class of the red-team module (tests/test_proofs_acsl_redteam.py has them all,
+# each on its own): none may be graded solved on any admitted task.
+CHEATS = {
+    "ensures \\false": lambda t: _with_ensures(t, "ensures \\false;"),
+    "ensures false (the headers' macro)": lambda t: _with_ensures(t, "ensures false;"),
+    "inconsistent logic": lambda t: _with_ensures(
+        t, "ensures bad(0) == 0 && \\false;", "/*@ logic integer bad(integer x) = bad(x) + 1; */\n"),
+    "preprocessor": lambda t: _with_ensures(
+        t, "ensures CAT(\\fal, se);", "#define CAT(x, y) x ## y\n"),
+    "ghost code": lambda t: _with_ensures(t, "ensures \\false;", "//@ ghost int g = 0;\n"),
+}
 
 
 def loop_free(atom_payload: dict) -> bool:
@@ -85,12 +102,21 @@ def main() -> None:
                         if r["run"] == summary.run]
             refs_ok = sum(1 for r in this_run if (r["evidence"].get("reference") or {}).get("passes"))
             loopless = sum(loop_free(atoms[t["atoms"][-1]].payload) for t in tasks)
-            cheated = [domain.grade(Composite(t["prompt"], t["reference"], t["verifier"]), cheat(t)) for t in tasks]
-            solved_by_cheat = sum(c.ok for c in cheated)
+            composites = [Composite(t["prompt"], t["reference"], t["verifier"]) for t in tasks]
+            cheated = [domain.grade(c, cheat(t)) for c, t in zip(composites, tasks, strict=True)
+                       for cheat in CHEATS.values()]
+            solved_by_cheat = len({i // len(CHEATS) for i, c in enumerate(cheated) if c.ok})
+            # Every admitted reference graded as a candidate: smoke tests on, as for a model's output.
+            with ThreadPoolExecutor(args.workers) as pool:
+                graded = list(pool.map(lambda c: domain.grade(c, c.reference), composites))
             row = {"seed": seed, "run": summary.run, "attempted": summary.attempted, "reference_proves": refs_ok,
                    "admitted": summary.admitted, "reasons": {str(k): v for k, v in summary.by_reason.items()}, "used_up": summary.used_up,
                    "last_stage_loop_free": loopless, "cheater_solved": solved_by_cheat,
                    "cheater_reasons": dict(Counter(c.reason or "graded" for c in cheated)),
+                   "references_graded_solved": sum(g.ok for g in graded),
+                   "smoke_false_alarms": sum(g.reason == "inconsistent_context" for g in graded),
+                   "references_not_solved": {t["id"]: f"{g.reason}: {g.detail[:200]}"
+                                             for t, g in zip(tasks, graded, strict=True) if not g.ok},
                    "chains": [" -> ".join(a.split("/")[-1] for a in t["atoms"]) for t in tasks],
                    "seconds": round(time.monotonic() - t)}
             report["levels"][n] = row
@@ -118,9 +144,17 @@ def print_report(report: dict) -> None:
     if two and two["admitted"]:
         print(f"\nN = 2 tasks whose last stage has no loop: {two['last_stage_loop_free']}/{two['admitted']} "
               f"({two['last_stage_loop_free'] / two['admitted']:.0%})")
-    print("cheat = admitted tasks the generic cheater (no invariants, `ensures \\false;` on every component) "
-          "is graded solved on; its grades: "
+    print(f"cheat = admitted tasks on which any of {len(CHEATS)} generic cheaters (no invariants, nothing proved; "
+          f"{'; '.join(CHEATS)}) is graded solved; their grades: "
           + "; ".join(f"N={n}: {row['cheater_reasons']}" for n, row in report["levels"].items()))
+    graded = sum(row["admitted"] for row in report["levels"].values())
+    solved = sum(row["references_graded_solved"] for row in report["levels"].values())
+    alarms = sum(row["smoke_false_alarms"] for row in report["levels"].values())
+    print(f"every admitted reference graded as a candidate (WP smoke tests on): {solved}/{graded} solved, "
+          f"{alarms} smoke-test false alarms")
+    for row in report["levels"].values():
+        for task, why in row["references_not_solved"].items():
+            print(f"  reference of {task} not solved: {why}")
     print(f"Verus-Bench: {report['verus_atoms']} atoms, counted only (Verus is not installed here)")
     for n, row in report["levels"].items():
         print(f"\nN={n} admitted ({row['admitted']}), rejections {row['reasons']}:")

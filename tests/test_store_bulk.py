@@ -114,7 +114,7 @@ def _big_graph(n: int, seed: int) -> tuple[list[Atom], list[Edge]]:
 
 
 @pytest.mark.neo4j
-def test_neo4j_importer_builds_the_graph_and_walks_of_the_unwind_path(store, tmp_path):
+def test_neo4j_importer_builds_the_graph_and_walks_of_the_unwind_path(neo4j, tmp_path):
     """10^4 atoms: the importer's database (constraints and indexes created after) holds the same atoms
     and edges as UNWIND upserts write, and the same seed walks the same groups on both."""
     import random
@@ -126,8 +126,7 @@ def test_neo4j_importer_builds_the_graph_and_walks_of_the_unwind_path(store, tmp
     from codewalk.walk import Walker
     from tests.conftest import _free_port
 
-    if store.dialect != "neo4j":
-        pytest.skip("the Neo4j importer")
+    store = neo4j
     atoms, edges = _big_graph(10_000, seed=5)
     store.write_graph(atoms, edges)  # the UNWIND path
     home = tmp_path / "neo4j"
