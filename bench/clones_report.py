@@ -42,7 +42,7 @@ from codewalk.admission import walk_and_admit
 from codewalk.domains.clones import MIN_COMPLETE_SHARE, REFERENCE, ClonesDomain, atom, verdicts
 from codewalk.domains.clones.inputs import exhausted
 from codewalk.domains.clones.steer import INPUT_SET
-from codewalk.domains.clones.verify import MIN_TERMINATING, Verification, cross_substitute
+from codewalk.domains.clones.verify import INPUTS, MIN_TERMINATING, Verification, cross_substitute
 from codewalk.loaders import fempd
 from codewalk.store import open_store
 
@@ -104,9 +104,13 @@ def audit(records: dict[int, dict], previous: dict[int, dict], figures: dict) ->
     # time budget is spent or after ten inputs on which both sides ran out (then it is confirmed only on
     # MIN_TERMINATING agreeing inputs that finished).
     short = Counter((r["label"], r["status"], r["a_evidence"].get("end")) for r in records.values()
-                    if r["a_evidence"] and r["inputs_tried"] < r["planned_inputs"])
-    table("Pairs that ran fewer inputs than planned, by why they ended", [[*k, n] for k, n in sorted(short.items())],
+                    if r["a_evidence"].get("planned") and r["inputs_tried"] < r["a_evidence"]["planned"])
+    table("Pairs that stopped before their last input, by why they ended", [[*k, n] for k, n in sorted(short.items())],
           ["label", "status", "ended by", "pairs"])
+    small = sorted(r["a_evidence"]["planned"] for r in records.values()
+                   if r["a_evidence"].get("planned") and r["a_evidence"]["planned"] < r["planned_inputs"])
+    print(f"pairs whose whole input space is smaller than {INPUTS} inputs (all of it is run): {len(small)}, "
+          f"the smallest {small[0] if small else '-'}")
     eq_tried = sorted(r["a_evidence"].get("agree_terminating", r["inputs_tried"]) for r in records.values()
                       if r["label"] == "eq" and r["status"] == "confirmed")
     print(f"confirmed eq pairs: agreeing inputs on which both finished, min {eq_tried[0] if eq_tried else 0}, "

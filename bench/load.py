@@ -12,10 +12,12 @@ Ladybug (a fresh store each time, one transaction each, all or nothing):
   built before the clock starts; their build time is printed apart);
 * baseline (--baseline): the engine alone, the same COPYs in one transaction, with `files` kept as
   STRING[] on SHARES_FILE (schema version 1) and as the joined STRING (version 2).
-Neo4j (--neo4j-home: a folder for a server this benchmark starts, stops and overwrites):
-* bulk: `dbserver.import_graph` end to end: CSV files written from the Arrow tables, Neo4j's
-  importer, the server started on the imported database, constraints and indexes created after;
-* UNWIND (baseline): `write_graph` into that server's database at --unwind-size atoms, extrapolated.
+Neo4j (--neo4j-home: a folder for the servers this benchmark starts, stops and overwrites):
+* bulk: `import_graph` (what `cw load --bulk` runs) end to end: CSV files written from the Arrow
+  tables, Neo4j's importer, the server started on the imported database, constraints and indexes
+  created and populated; then the walker's set-up on that database (atom index and relation read),
+  with the reads in column chunks (now) and as one record per atom (before);
+* UNWIND (baseline): `write_graph` into a fresh server at --unwind-size atoms, extrapolated.
 """
 
 from __future__ import annotations
@@ -82,15 +84,23 @@ def _tables(work: Path):
     return atoms, edges
 
 
-def _records(work: Path):
+def _records(work: Path, size: int | None = None):
+    """Atom and Edge records, as `cw load` passes them; `size`: the first `size` atoms and the edges
+    between them only."""
+    import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
     from codewalk.records import Atom, Edge
 
     a = pq.read_table(work / "atoms.parquet")
+    if size is not None:
+        a = a.slice(0, size)
     atoms = [Atom(i, DOMAIN, {"repo": r, "files": f})
              for i, r, f in zip(a["id"].to_pylist(), a["repo"].to_pylist(), a["files"].to_pylist(), strict=True)]
     e = pq.read_table(work / "edges.parquet")
+    if size is not None:
+        ids = a["id"].combine_chunks()
+        e = e.filter(pc.and_(pc.is_in(e["src"], value_set=ids), pc.is_in(e["dst"], value_set=ids)))
     edges = [Edge(s, d, "SHARES_FILE", files=tuple(f))
              for s, d, f in zip(e["src"].to_pylist(), e["dst"].to_pylist(), e["files"].to_pylist(), strict=True)]
     return atoms, edges
@@ -184,7 +194,90 @@ def phase_ladybug_engine(work: Path, files_type: str) -> dict:
             "write_cpu_s": round(_usage()["cpu_s"] - cpu, 2)}
 
 
+# -- Neo4j -------------------------------------------------------------------------------------------
+# The walker's bulk reads before they returned column chunks (one record per atom), for the set-up baseline.
+_ROW_READS = {
+    "atom_index": "MATCH (a:Atom) WHERE a.domain = $domain RETURN a.id AS key, a.id AS id, a.label AS label, "
+                  "a.source AS source",
+    "relation_keys": "MATCH (a:Atom)-[:SHARES_FILE]->(b:Atom) WHERE a.domain = $domain AND ($lo IS NULL OR "
+                     "a.id >= $lo) AND ($hi IS NULL OR a.id < $hi) RETURN a.id AS src, collect(b.id) AS dst",
+}
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _walker_setup(store, rows: bool = False) -> float:
+    """Seconds to set up a walker (atom index and relation read), as `cw walk` does before its first
+    group; `rows`: with the reads as one record per atom (the baseline)."""
+    import random
+
+    import bench.walks  # noqa: F401  (registers the benchrepair domain)
+    from codewalk.domain import get_domain
+    from codewalk.walk import Walker
+
+    if rows:
+        store.read_columns = lambda name, params, rel=None: store.table(_ROW_READS[name], params)
+    started = time.perf_counter()
+    Walker(store, get_domain(DOMAIN), 10, random.Random(SEED))
+    return round(time.perf_counter() - started, 2)
+
+
+def phase_neo4j_bulk(work: Path, home: Path) -> dict:
+    """`cw load --bulk`'s path end to end (CSV files from the Arrow tables, Neo4j's importer, the server
+    started on the imported database, constraints and indexes created and populated), then the
+    walker's set-up on it, with the reads in column chunks and as one record per atom."""
+    from codewalk import dbserver
+    from codewalk.store.neo4j import import_graph
+
+    atoms, edges = _tables(work)
+    cpu, started = _usage()["cpu_s"], time.perf_counter()
+    store = import_graph(home, [atoms], [("SHARES_FILE", edges)], bolt_port=_free_port(), http_port=_free_port())
+    out = {"write_s": round(time.perf_counter() - started, 2), "write_cpu_s": round(_usage()["cpu_s"] - cpu, 2)}
+    try:
+        found = store.run("MATCH (a:Atom) RETURN count(a) AS n")[0]["n"], \
+            store.run("MATCH ()-[e:SHARES_FILE]->() RETURN count(e) AS n")[0]["n"]
+        if found != (atoms.num_rows, edges.num_rows):
+            raise SystemExit(f"stored {found}, wrote {(atoms.num_rows, edges.num_rows)}")
+        _walker_setup(store)  # warm the page cache and the query plans once, as any second walk finds them
+        out["setup_chunks_s"] = _walker_setup(store)
+        out["setup_rows_s"] = _walker_setup(store, rows=True)
+        store.close()
+    finally:
+        dbserver.stop(home)
+    return out
+
+
+def phase_neo4j_unwind(work: Path, home: Path, size: int) -> dict:
+    """The UNWIND upserts (`cw load` into any server) of the first `size` atoms and their edges, into a
+    fresh local server, for the rate to extrapolate from."""
+    from codewalk import dbserver
+    from codewalk.store import open_store
+
+    atoms, edges = _records(work, size)
+    shutil.rmtree(home, ignore_errors=True)
+    info = dbserver.start(home, bolt_port=_free_port(), http_port=_free_port())
+    try:
+        with open_store(info.bolt_uri) as store:
+            cpu, started = _usage()["cpu_s"], time.perf_counter()
+            store.write_graph(atoms, edges)
+            seconds = time.perf_counter() - started
+        rows = len(atoms) + len(edges)
+        return {"write_s": round(seconds, 2), "write_cpu_s": round(_usage()["cpu_s"] - cpu, 2), "atoms": len(atoms),
+                "edges": len(edges), "rows_per_s": round(rows / seconds)}
+    finally:
+        dbserver.stop(home)
+
+
 PHASES = {"gen": lambda size, work, **_: phase_gen(size, work),
+          "neo4j_bulk": lambda size, work, home="", **_: phase_neo4j_bulk(work, Path(home)),
+          "neo4j_unwind": lambda size, work, home="", unwind_size=0, **_: phase_neo4j_unwind(work, Path(home),
+                                                                                             int(unwind_size)),
           "ladybug_tables": lambda size, work, **_: phase_ladybug_tables(work),
           "ladybug_records": lambda size, work, **_: phase_ladybug_records(work),
           "ladybug_engine": lambda size, work, files_type="", **_: phase_ladybug_engine(work, files_type)}
@@ -218,6 +311,9 @@ def main() -> None:
     ap.add_argument("--baseline", action="store_true", help="also the engine-only baselines (STRING[] takes ~100 s)")
     ap.add_argument("--work", default="/tmp/codewalk-load", help="scratch space (the generated graph is kept)")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "load"))
+    ap.add_argument("--neo4j-home", default="/tmp/codewalk-load-neo4j",
+                    help="Neo4j: a folder for the servers this benchmark starts, stops and overwrites")
+    ap.add_argument("--unwind-size", default="1e5", help="Neo4j UNWIND baseline: atoms written (0: skip)")
     ap.add_argument("--phase", help=argparse.SUPPRESS)
     ap.add_argument("--files-type", help=argparse.SUPPRESS)
     args, extra = ap.parse_known_args()
@@ -225,6 +321,7 @@ def main() -> None:
     work = Path(args.work) / f"n{size}"
     if args.phase:
         options = {"files_type": args.files_type} if args.files_type else {}
+        options.update(home=args.neo4j_home, unwind_size=str(int(float(args.unwind_size))))
         result = PHASES[args.phase](size, work, **options)
         print(json.dumps({**result, **_usage()}))
         return
@@ -248,6 +345,20 @@ def main() -> None:
                 results[f"ladybug_engine_{files_type}"] = r = _run("ladybug_engine", size, work, "--files-type", files_type)
                 lines.append(_row(f"baseline: the engine's COPYs + COMMIT alone, `files {files_type}` (atoms "
                                   f"{r['atoms_s']} s, edges {r['edges_s']} s, COMMIT {r['commit_s']} s)", r))
+    if "neo4j" in args.stores:
+        home = ["--neo4j-home", args.neo4j_home]
+        results["neo4j_bulk"] = r = _run("neo4j_bulk", size, work, *home)
+        lines.append(_row("Neo4j `cw load --bulk` path: CSV, `neo4j-admin database import full`, server start, "
+                          "constraints and indexes populated", r))
+        lines.append(f"| Neo4j walker set-up on it (`cw walk` before its first group, N = 10): reads in column "
+                     f"chunks {r['setup_chunks_s']} s; one record per atom (before) {r['setup_rows_s']} s | | | | |")
+        unwind = int(float(args.unwind_size))
+        if unwind:
+            results["neo4j_unwind"] = r = _run("neo4j_unwind", size, work, *home, "--unwind-size", str(unwind))
+            rows = gen["atoms"] + gen["edges"]
+            lines.append(_row(f"baseline: Neo4j UNWIND upserts (`cw load`, any server) of {r['atoms']:,} atoms and "
+                              f"{r['edges']:,} edges ({r['rows_per_s']:,} rows/s; all {rows:,} rows at that rate: "
+                              f"{rows / r['rows_per_s']:.0f} s)", r))
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     text = "\n".join(lines)

@@ -186,9 +186,10 @@ class _Relation:
 
     def __init__(self, store: GraphStore, domain: Domain, keys: pa.ChunkedArray):
         n = len(keys)
-        query, parts = store.q("relation_keys", domain.relation), []
+        parts = []
         for lo, hi in _slices(keys):
-            edges = _one_row_per_edge(store.table(query, {"domain": domain.name, "lo": lo, "hi": hi}))
+            edges = _one_row_per_edge(store.read_columns("relation_keys", {"domain": domain.name, "lo": lo, "hi": hi},
+                                                         domain.relation))
             parts.append((_ranks(edges.column("src"), keys), _ranks(edges.column("dst"), keys)))
             del edges
         src, dst = (np.concatenate(p) for p in zip(*parts, strict=True))

@@ -158,10 +158,15 @@ class GraphStore(ABC):
     def domains(self) -> dict[str, int]:
         return {r["domain"]: r["atoms"] for r in self.run(self.q("domains"))}
 
+    def read_columns(self, name: str, params: dict[str, Any], rel: str | None = None) -> pa.Table:
+        """A named bulk read (atom_index, relation_keys) as Arrow columns: the query's rows, unless a
+        store's version of the query returns its columns otherwise (Neo4j: in chunks)."""
+        return self.table(self.q(name, rel), params)
+
     def atom_table(self, domain: str) -> pa.Table:
         """key, id, label, source of every atom of a domain, sorted by id in Python's string order.
         `key` is what `cypher/relation_keys` returns for an edge's ends (Ladybug: the node offset)."""
-        table = self.table(self.q("atom_index"), {"domain": domain})
+        table = self.read_columns("atom_index", {"domain": domain})
         return table.take(pc.sort_indices(table, [("id", "ascending")])) if table.num_rows else table
 
     def atom_index(self, domain: str) -> list[tuple[str, str, str]]:
