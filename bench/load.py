@@ -27,13 +27,14 @@ import json
 import os
 import resource
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from bench.phases import run_phase  # noqa: E402
 
 SEED = 7
 DOMAIN = "benchrepair"
@@ -285,16 +286,8 @@ PHASES = {"gen": lambda size, work, **_: phase_gen(size, work),
 
 # -- driver -------------------------------------------------------------------------------------------
 def _run(phase: str, size: int, work: Path, *args: str) -> dict:
-    """One phase in a fresh process; its result, peak RSS, CPU seconds and the load average around it."""
-    before = os.getloadavg()[0]
-    started = time.perf_counter()
-    cmd = [sys.executable, __file__, "--phase", phase, "--size", str(size), "--work", str(work.parent), *args]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=7_200, check=False)
-    if done.returncode != 0:
-        raise SystemExit(f"phase {phase} {args} failed:\n{done.stderr[-3000:]}")
-    result = json.loads(done.stdout.strip().splitlines()[-1])
-    result["wall_s"] = round(time.perf_counter() - started, 1)
-    result["loadavg"] = [round(before, 2), round(os.getloadavg()[0], 2)]
+    """One phase in a fresh process (bench/phases.py): its result, peak RSS, CPU seconds, load average."""
+    result = run_phase(__file__, phase, "--size", str(size), "--work", str(work.parent), *args)
     print(f"  {phase} {' '.join(args)}: {json.dumps(result)}", file=sys.stderr)
     return result
 

@@ -37,6 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.graphs import chain_atoms, feeds_edges, repair_atoms, shares_file_edges
+from bench.phases import run_phase  # noqa: E402
 from codewalk.domain import Domain, register
 from codewalk.records import Atom, Edge
 
@@ -287,16 +288,8 @@ def _remove(path: Path) -> None:
 
 
 def _run(phase: str, size: int, work: Path, *args: str) -> dict:
-    """One phase in a fresh process; its result, peak RSS, CPU seconds and the load average around it."""
-    load_before = os.getloadavg()[0]
-    started = time.perf_counter()
-    cmd = [sys.executable, __file__, "--phase", phase, "--size", str(size), "--work", str(work), *args]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=7_200, check=False)
-    if done.returncode != 0:
-        raise SystemExit(f"phase {phase} {args} failed:\n{done.stderr[-3000:]}")
-    result = json.loads(done.stdout.strip().splitlines()[-1])
-    result["wall_s"] = round(time.perf_counter() - started, 2)
-    result["loadavg"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]
+    """One phase in a fresh process (bench/phases.py): its result, peak RSS, CPU seconds, load average."""
+    result = run_phase(__file__, phase, "--size", str(size), "--work", str(work), *args)
     print(f"  {phase:8} {' '.join(args):32} {result['wall_s']:8.1f}s  load {result['loadavg']}", file=sys.stderr)
     return result
 
