@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from codewalk.domains.complexity.growth import FIT_CLASSES, Growth, fit, label
+from codewalk.domains.complexity.growth import FIT_CLASSES, Growth, agrees, fit, label
 
 SCALES = [2, 3, 4, 6, 8, 11, 16, 23, 32, 45, 64, 91, 128, 181, 256, 362, 512, 724, 1024, 1448, 2048]
 
@@ -105,3 +105,9 @@ def test_numbers_beyond_a_float_are_fitted_in_log_space():
     assert scale_of(4096) == 2 ** 4096 and scale_of(2.5) == 6
     points = [(scale_of(e), 3 * e) for e in (8, 16, 64, 256, 512, 1024, 2048, 4096)]
     assert str(fit(points)[0]) == "log n"
+
+
+def test_a_chained_value_measured_at_no_size_agrees_with_nothing_and_does_not_crash():
+    """A composite whose first run fails on some seed's inputs leaves no size of the value it passes on:
+    check (2) must reject it, not stop on an empty fit (found by measuring on a second seed)."""
+    assert agrees([], Growth(l=2)) == (False, None)

@@ -177,6 +177,8 @@ def agrees(points: Sequence[tuple[float, float]], expected: Growth) -> tuple[boo
     if fitted == expected or expected in FIT_CLASSES or expected.exp:
         return fitted == expected or bool(expected.exp and fitted == EXPONENTIAL), fitted
     pts = _tail(sorted((n, max(0.0, float(s))) for n, s in points if n >= 2 and s < SATURATED))
+    if not pts:  # nothing measured (the first run already failed), or every size saturated
+        return False, fitted
     error = _error(expected, pts, [math.log1p(s) for _, s in pts])
     return error <= best + 0.02 + 0.1 * best and error < MAX_ERROR, fitted
 
