@@ -10,10 +10,12 @@
 2. Candidates per level N = 1, 2, 3, 10: distinct chains grown by the walk (uniform start, each step
    uniform among the last atom's unvisited successors, a dead end starts over). Each is composed
    (a derivation outside the seven labels is rejected there) and checked by admission (1), Ref(G) !=
-   max label, for all of them; admission (2), running the composite, on every level-1 atom and on a
-   seeded sample of the longer chains passing (1). The paper's check (1) rates are 100%, 83.4%, 56.7%,
-   3.6% of evaluated candidates. Beside them, two trivial baselines over the admitted tasks: the share
-   whose answer is stage 1's label, and the share whose answer is the largest label.
+   max label and != stage 1's label, for all of them; admission (2), running the composite on the
+   inputs of two seeds, on every level-1 atom and every longer chain passing (1) (--check2 K: a seeded
+   sample of K). The paper's check (1) rates are 100%, 83.4%, 56.7%,
+   3.6% of evaluated candidates. Beside them, three trivial baselines over the admitted tasks: the share
+   whose answer is stage 1's label, the share whose answer is the largest label (both 0 by check (1) for
+   N > 1), and the share whose answer is the level's most common one.
 3. Longest chains: the longest simple path found in the FEEDS graph (a randomized depth-first search),
    and the longest level at which walks still find chains passing check (1), and admitted ones.
 4. Tasks per level: how many distinct chains exist (exactly for N <= 3) and how many of them would be
@@ -222,7 +224,7 @@ def main() -> None:
     report["edges"] = len(edges)
     levels = [int(x) for x in args.levels.split(",")]
     print("\nADMISSION per level: check (1) on every composed candidate; check (2) on all N = 1 atoms\n"
-          "and on a sample of the chains passing (1) above")
+          "and on every chain passing (1) above (--check2 K: on a seeded sample of K)")
     print(f"  {'N':>3} {'walked':>7} {'composed':>9} {'check (1)':>14} {'paper':>6} "
           f"{'check (2)':>12} {'admitted':>9} {'=stage 1':>9} {'=max':>6} {'majority':>9}  rejections")
     report["levels"] = {}
