@@ -79,15 +79,24 @@ class Neo4jStore(GraphStore):
         return pa.concat_tables(parts, promote_options="default")  # a chunk of all-null values is typed null
 
     def read_columns(self, name: str, params: dict[str, Any], rel: str | None = None) -> pa.Table:
-        """Neo4j's bulk reads (cypher/atom_index.neo4j, relation_keys.neo4j) return one record per chunk of
-        $chunk rows, each field a list (a column): the Python driver costs about 30 us per record, while
-        the values inside a record are decoded in bulk by its Rust extension."""
+        """Neo4j's bulk reads (cypher/atom_index.neo4j, relation_keys.neo4j) come in pages of TABLE_CHUNK
+        atoms in id order, one record each, whose fields are lists (columns): the Python driver costs about
+        30 us per record, while the values inside a record are decoded in bulk by its Rust extension, and a
+        page bounds the server's transaction memory (a whole 10^6-atom relation in one record passed the
+        default 512 MiB). The first field holds the page's atom ids; a short page is the last."""
+        cypher, parts, after = self.q(name, rel), [], ""  # every id sorts after ""
         with self._errors("query failed"), self._driver.session(database=self.database) as session:
-            result = session.run(self.q(name, rel), {**params, "chunk": TABLE_CHUNK})
-            keys = list(result.keys())
-            parts = [pa.table({k: record[k] for k in keys}) for record in result]
+            while True:
+                record = session.run(cypher, {**params, "after": after, "chunk": TABLE_CHUNK}).single(strict=True)
+                columns = dict(record.items())
+                ids = next(iter(columns.values()))
+                if ids:
+                    parts.append(pa.table(columns))
+                if len(ids) < TABLE_CHUNK:
+                    break
+                after = ids[-1]
         if not parts:
-            return pa.table({k: pa.array([], pa.null()) for k in keys})
+            return pa.table({k: pa.array([], pa.null()) for k in columns})
         return pa.concat_tables(parts, promote_options="default")
 
     def write_graph(self, atoms: Iterable[Atom], edges: Iterable[Edge]) -> None:
