@@ -35,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.phases import run_phase  # noqa: E402
+from bench.phases import fresh, run_phase  # noqa: E402
 
 SEED = 7
 DOMAIN = "benchrepair"
@@ -108,15 +108,6 @@ def _records(work: Path, size: int | None = None):
     return atoms, edges
 
 
-def _fresh(path: Path) -> Path:
-    for p in (path, Path(f"{path}.wal")):
-        if p.is_dir():
-            shutil.rmtree(p)
-        elif p.exists():
-            p.unlink()
-    return path
-
-
 def _slices(table, rows: int) -> list:
     return [table.slice(i, rows) for i in range(0, table.num_rows, rows)]
 
@@ -134,12 +125,12 @@ def phase_ladybug_tables(work: Path) -> dict:
     from codewalk.store.ladybug import CHUNK
 
     atoms, edges = _tables(work)
-    with open_store(_fresh(work / "tables.lbug")) as store:
+    with open_store(fresh(work / "tables.lbug")) as store:
         cpu, started = _usage()["cpu_s"], time.perf_counter()
         store.write_tables(_slices(atoms, CHUNK), [("SHARES_FILE", t) for t in _slices(edges, 10 * CHUNK)])
         out = {"write_s": round(time.perf_counter() - started, 2), "write_cpu_s": round(_usage()["cpu_s"] - cpu, 2)}
         _check_ladybug(store, atoms.num_rows, edges.num_rows)
-    _fresh(work / "tables.lbug")
+    fresh(work / "tables.lbug")
     return out
 
 
@@ -149,13 +140,13 @@ def phase_ladybug_records(work: Path) -> dict:
     started = time.perf_counter()
     atoms, edges = _records(work)
     built = time.perf_counter() - started
-    with open_store(_fresh(work / "records.lbug")) as store:
+    with open_store(fresh(work / "records.lbug")) as store:
         cpu, started = _usage()["cpu_s"], time.perf_counter()
         store.write_graph(atoms, edges)
         out = {"records_build_s": round(built, 1), "write_s": round(time.perf_counter() - started, 2),
                "write_cpu_s": round(_usage()["cpu_s"] - cpu, 2)}
         _check_ladybug(store, len(atoms), len(edges))
-    _fresh(work / "records.lbug")
+    fresh(work / "records.lbug")
     return out
 
 
@@ -170,7 +161,7 @@ def phase_ladybug_engine(work: Path, files_type: str) -> dict:
     atoms, edges = _tables(work)
     if files_type == "STRING[]":
         edges = edges.set_column(2, "files", pq.read_table(work / "edges.parquet", columns=["files"])["files"])
-    path = _fresh(work / "engine.lbug")
+    path = fresh(work / "engine.lbug")
     db = ladybug.Database(str(path))
     conn = ladybug.Connection(db)
     for statement in statements("schema", "ladybug"):
@@ -188,7 +179,7 @@ def phase_ladybug_engine(work: Path, files_type: str) -> dict:
     count = conn.execute("MATCH ()-[e:SHARES_FILE]->() RETURN count(e)").get_all()[0][0]  # type: ignore[union-attr]
     conn.close()
     db.close()
-    _fresh(path)
+    fresh(path)
     if count != edges.num_rows or pc.sum(pc.list_value_length(atoms["files"])).as_py() == 0:
         raise SystemExit("the engine baseline stored something else")
     return {"write_s": round(done - started, 2), "atoms_s": round(copied_atoms - started, 2),

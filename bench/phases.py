@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 
 def run_phase(script: str, phase: str, *args: str) -> dict:
@@ -22,3 +24,13 @@ def run_phase(script: str, phase: str, *args: str) -> dict:
     result["wall_s"] = round(time.perf_counter() - started, 2)
     result["loadavg"] = [round(before, 2), round(os.getloadavg()[0], 2)]
     return result
+
+
+def fresh(path: Path) -> Path:
+    """`path` with no embedded store left at it (the store and its write-ahead log removed)."""
+    for p in (path, Path(f"{path}.wal")):
+        if p.is_dir():
+            shutil.rmtree(p)
+        elif p.exists():
+            p.unlink()
+    return path

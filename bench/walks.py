@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.graphs import chain_atoms, feeds_edges, repair_atoms, shares_file_edges
-from bench.phases import run_phase  # noqa: E402
+from bench.phases import fresh, run_phase  # noqa: E402
 from codewalk.domain import Domain, register
 from codewalk.records import Atom, Edge
 
@@ -210,7 +210,7 @@ def phase_rowload(size: int, work: Path, store: str) -> dict:
     if "://" in target:  # leave the Neo4j database empty for the real load
         _wipe_neo4j(target)
     if "://" not in target:
-        _remove(work / "rows.lbug")
+        fresh(work / "rows.lbug")
     return {"rows": rows, "rows_per_s": round(rows / elapsed, 1)}
 
 
@@ -279,14 +279,6 @@ PHASES = {"gen": phase_gen, "load": phase_load, "copyload": phase_copyload, "row
 
 
 # -- driver -----------------------------------------------------------------------------------------
-def _remove(path: Path) -> None:
-    for p in (path, Path(f"{path}.wal")):
-        if p.is_dir():
-            shutil.rmtree(p)
-        elif p.exists():
-            p.unlink()
-
-
 def _run(phase: str, size: int, work: Path, *args: str) -> dict:
     """One phase in a fresh process (bench/phases.py): its result, peak RSS, CPU seconds, load average."""
     result = run_phase(__file__, phase, "--size", str(size), "--work", str(work), *args)
@@ -337,7 +329,7 @@ def _bench_store(size: int, work: Path, store: str, neo4j_uri: str, chains: bool
     if store == "neo4j":
         _wipe_neo4j(neo4j_uri)
     else:
-        _remove(work / "graph.lbug")
+        fresh(work / "graph.lbug")
     r: dict = {"rowload": _run("rowload", size, work, "--store", target)}
     if copy_load and store == "ladybug":
         r["copyload"] = _run("copyload", size, work, "--store", target)

@@ -120,11 +120,13 @@ def test_frontier_path_ignores_edges_that_leave_the_domain(store):
     assert all(x.startswith("toysym/") for _ in range(100) for x in next(it))
 
 
-def test_a_relation_read_in_many_chunks_walks_the_groups_of_one_read(store, monkeypatch):
-    """Neo4j returns the atom index and the relation as columns in chunks of TABLE_CHUNK rows, one record
-    each: chunk boundaries must not change what is read (the embedded store reads rows: the same)."""
+@pytest.mark.neo4j
+def test_a_relation_read_in_many_pages_walks_the_groups_of_one_read(neo4j, monkeypatch):
+    """Neo4j returns the atom index and the relation in pages of TABLE_CHUNK atoms, one record each:
+    page boundaries must not change what is read."""
     import codewalk.store.neo4j as neo4j_store
 
+    store = neo4j
     _random_graph(store, "toysym", seed=6)
 
     def read():

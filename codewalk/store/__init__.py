@@ -160,7 +160,7 @@ class GraphStore(ABC):
 
     def read_columns(self, name: str, params: dict[str, Any], rel: str | None = None) -> pa.Table:
         """A named bulk read (atom_index, relation_keys) as Arrow columns: the query's rows, unless a
-        store's version of the query returns its columns otherwise (Neo4j: in chunks)."""
+        store's version of the query returns its columns otherwise (Neo4j: in pages of list columns)."""
         return self.table(self.q(name, rel), params)
 
     def atom_table(self, domain: str) -> pa.Table:

@@ -23,7 +23,7 @@ from ..records import Atom, Edge
 from . import BATCH, GraphStore
 from .columns import ATOM_SCHEMA, EDGE_SCHEMA, SEP, atom_table, edge_tables, last_per_key
 
-TABLE_CHUNK = 100_000  # records per Arrow chunk in table()
+TABLE_CHUNK = 100_000  # records per Arrow chunk in table(); atoms per page in read_columns()
 
 
 class Neo4jStore(GraphStore):
