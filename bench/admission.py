@@ -1,70 +1,220 @@
-"""Admission throughput on the demo domain (real sandboxed verifier runs) per executor.
+"""Where admission's time goes, per domain: attempts per second, time inside verifier processes,
+codewalk's own share, and the results reused instead of recomputed.
 
-    python bench/admission.py --executors local,dask-local --workers 2 --attempts 60
+    python bench/admission.py --workers 2
+    python bench/admission.py --domains demo --executors local,dask-local   # executors compared
 
-Each executor gets a fresh embedded store with the demo graph and walks level 3 with the same seed;
-prints attempts per second and checks that every executor admitted the same tasks. `dask-local` here
-starts a Dask LocalCluster of --workers single-threaded processes first (its start-up is reported
-apart) and runs admission against it through `dask://HOST:PORT`, as a remote cluster would be used.
-Writes --out (JSON).
+Per domain: a fresh embedded store with the domain's atoms (demo: the catalogue; repair: the test
+repository of tests/repair_fixture.py; clones: the confirmed FEMPD pairs of
+bench/results/clones_verdicts.jsonl; complexity: CodeComplex; proofs: ACSL by Example), loaded with the
+usual cache and not timed. Then the real loop, `walk_and_admit` as `cw walk` runs it, at its level with
+--workers, on an EMPTY verifier cache (CODEWALK_CACHE points to a new folder): every verdict, environment,
+compiled harness is computed in the run, and a hit means a result reused within it. pip's download cache
+stays the user's, so the repair environment does not measure the network.
+
+The figures come from codewalk.meter (every process `sandbox.run` starts, every cache lookup) and the
+walk's own clock: wall time; attempts/s; "in processes", the time at least one tool process ran in a
+worker, as a share of workers x wall (the baseline: a loop that did nothing but run the verifiers would
+reach 100 %); codewalk's share, the rest, split into the workers' Python (compose, parsing, sandbox
+set-up), waits for a lock another worker held (one worker builds the repair environment, the other
+waits for it) and slots left idle (pool start-up, waiting for the walk or the writes, the tail of the last
+group); this process's walk, atom reads, waits and writes. Writes --out (JSON) and prints a table.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
-from codewalk.admission import walk_and_admit
+from codewalk import paths
+from codewalk.admission import WalkSummary, walk_and_admit
 from codewalk.loaders.demo import CATALOGUE
 from codewalk.loading import load
-from codewalk.store import open_store
+from codewalk.store import GraphStore, open_store
+
+RESULTS = ROOT / "bench" / "results"
+
+
+def load_demo(store: GraphStore, scratch: Path) -> None:
+    load(store, "demo", Path(CATALOGUE))
+
+
+def load_repair(store: GraphStore, scratch: Path) -> None:
+    from tests import repair_fixture
+
+    fixture = repair_fixture.build(scratch / "tally")
+    load(store, "repair", fixture.write_rows(scratch / "rows.jsonl"), {"repos": str(fixture.repos)})
+
+
+def load_clones(store: GraphStore, scratch: Path) -> None:
+    # The atoms `cw load clones` keeps, from the stored verdicts (re-verifying 2,194 pairs takes ~8 min).
+    from codewalk.domains.clones import ClonesDomain, atom, verdicts
+    from codewalk.domains.clones.verify import Verification
+    from codewalk.loaders import fempd
+
+    stored = verdicts.read(RESULTS / "clones_verdicts.jsonl")
+    confirmed = [r for r in (Verification.from_record(p, stored[p.pair_id])
+                             for p in fempd.read(paths.dataset("fempd")) if p.pair_id in stored) if r.confirmed]
+    atoms = [atom(r) for r in confirmed]
+    store.write_graph(atoms, list(ClonesDomain().edges(atoms)))
+
+
+def load_complexity(store: GraphStore, scratch: Path) -> None:
+    load(store, "complexity", paths.dataset("codecomplex") / "python_test.jsonl", {"workers": 2})
+
+
+def load_proofs(store: GraphStore, scratch: Path) -> None:
+    load(store, "proofs", paths.dataset("acsl-bench") / "acsl-by-example", {"backend": "acsl"})
+
+
+# domain -> (how its store is filled, the level walked, walk options, groups attempted: a few minutes each;
+# the repair fixture has 15 groups at N = 2)
+DOMAINS: dict[str, tuple[Callable[[GraphStore, Path], None], int, dict[str, str], int]] = {
+    "demo": (load_demo, 3, {}, 400),
+    "repair": (load_repair, 2, {}, 40),
+    "clones": (load_clones, 3, {}, 40),
+    "complexity": (load_complexity, 2, {}, 400),
+    "proofs": (load_proofs, 2, {"backend": "acsl"}, 40),
+}
+
+
+@contextlib.contextmanager
+def empty_cache(folder: Path) -> Iterator[None]:
+    """CODEWALK_CACHE on an empty folder (worker processes inherit it); pip keeps the user's downloads."""
+    saved = {k: os.environ.get(k) for k in ("CODEWALK_CACHE", "PIP_CACHE_DIR")}
+    os.environ["PIP_CACHE_DIR"] = saved["PIP_CACHE_DIR"] or str(paths.cache("pip"))
+    os.environ["CODEWALK_CACHE"] = str(folder)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+@contextlib.contextmanager
+def executor(spec: str, workers: int) -> Iterator[tuple[str, float]]:
+    """The executor spec to pass, and its start-up time: dask-local's cluster is started here (reported
+    apart) and used through dask://HOST:PORT, as a remote cluster would be."""
+    if spec != "dask-local":
+        yield spec, 0.0
+        return
+    from distributed import LocalCluster
+
+    started = time.monotonic()
+    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+    try:
+        yield "dask://" + cluster.scheduler_address.removeprefix("tcp://"), time.monotonic() - started
+    finally:
+        cluster.close()
+
+
+def figures(s: WalkSummary, startup: float) -> dict:
+    cost = s.cost_report()
+    slots = s.seconds * s.workers
+    # the workers' time in evaluate outside processes and outside waits for a lock another worker held
+    python = max(0.0, s.cost.seconds - s.cost.busy - s.cost.waited)
+    return {
+        "attempted": s.attempted, "admitted": s.admitted, "by_reason": dict(s.by_reason),
+        "seconds": round(s.seconds, 2), "attempts_per_s": round(s.attempted / s.seconds, 3) if s.seconds else None,
+        "executor_startup_s": round(startup, 2),
+        "in_processes_s": round(s.cost.busy, 2), "in_processes_share": cost["in_processes_share"],
+        "codewalk_share": round(1 - s.cost.busy / slots, 4) if slots else None,
+        "worker_python_share": round(python / slots, 4) if slots else None,
+        "lock_wait_share": round(s.cost.waited / slots, 4) if slots else None,
+        "idle_share": round(max(0.0, slots - s.cost.seconds) / slots, 4) if slots else None,
+        "processes": cost["processes"], "main": cost["main"], "reuse": cost["reuse"],
+        "admitted_ids": s.admitted_ids, "loadavg": round(os.getloadavg()[0], 2),
+    }
+
+
+def run(domain: str, spec: str, args: argparse.Namespace) -> dict:
+    fill, level, options, attempts = DOMAINS[domain]
+    attempts = args.attempts or attempts
+    with tempfile.TemporaryDirectory(prefix=f"admission-{domain}-") as tmp:
+        scratch = Path(tmp)
+        store = open_store(scratch / "graph.lbug")
+        try:
+            started = time.monotonic()
+            fill(store, scratch)
+            load_s = time.monotonic() - started
+            with empty_cache(scratch / "cache"), executor(spec, args.workers) as (address, startup):
+                s = walk_and_admit(store, domain, args.level or level, count=attempts, seed=args.seed,
+                                   max_attempts=attempts, workers=args.workers, executor=address,
+                                   options=options)
+        finally:
+            store.close()
+    return {"domain": domain, "executor": spec, "level": args.level or level, "load_s": round(load_s, 1),
+            **figures(s, startup)}
+
+
+def table(rows: list[dict]) -> str:
+    head = (f"{'domain':11} {'executor':10} {'N':>2} {'tried':>5} {'adm':>4} {'wall s':>7} {'tries/s':>8} "
+            f"{'in procs':>8} {'codewalk':>8} {'= python':>8} {'+ locks':>7} {'+ idle':>7}  main: walk/atoms/wait/writes s")
+    lines = [head, "-" * len(head)]
+    for r in rows:
+        m = r["main"]
+        lines.append(f"{r['domain']:11} {r['executor']:10} {r['level']:>2} {r['attempted']:>5} {r['admitted']:>4} "
+                     f"{r['seconds']:>7.1f} {r['attempts_per_s']:>8.2f} {r['in_processes_share']:>8.1%} "
+                     f"{r['codewalk_share']:>8.1%} {r['worker_python_share']:>8.1%} {r['lock_wait_share']:>7.1%} "
+                     f"{r['idle_share']:>7.1%}  "
+                     + "/".join(f"{m.get(k, 0):.2f}" for k in ("walk", "atoms", "wait", "writes")))
+    lines.append("")
+    for r in rows:
+        procs = ", ".join(f"{p} {v['runs']} runs {v['seconds']:.1f} s" for p, v in r["processes"].items())
+        lines.append(f"{r['domain']} processes: {procs or 'none'}")
+        reuse = ", ".join(f"{c} {v['hits']}/{v['hits'] + v['misses']} ({v['hits'] / (v['hits'] + v['misses']):.0%})"
+                          for c, v in r["reuse"].items())
+        lines.append(f"{r['domain']} reused (hits/lookups): {reuse or 'no cache: every group is new work'}")
+    return "\n".join(lines)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--executors", default="local,dask-local")
+    ap.add_argument("--domains", default=",".join(DOMAINS))
+    ap.add_argument("--executors", default="local", help="local, dask-local (each domain runs on each)")
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--attempts", type=int, default=60)
-    ap.add_argument("--level", type=int, default=3)
-    ap.add_argument("--out", default=str(Path(__file__).parent / "results" / "admission.json"))
+    ap.add_argument("--attempts", type=int, default=0, help="groups attempted in every domain (default: each its own)")
+    ap.add_argument("--level", type=int, default=0, help="N for every domain (default: each domain's own)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--out", type=Path, default=RESULTS / "admission.json")
     args = ap.parse_args()
-    results: dict = {}
-    for spec in args.executors.split(","):
-        cluster, startup = None, 0.0
-        if spec == "dask-local":
-            from distributed import LocalCluster
+    rows: list[dict] = []
+    for domain in args.domains.split(","):
+        for spec in args.executors.split(","):
+            rows.append(run(domain, spec, args))
+            r = rows[-1]
+            print(f"{domain} on {spec}: {r['attempted']} attempts in {r['seconds']:.1f} s, in processes "
+                  f"{r['in_processes_share']:.1%} of {args.workers} x wall (load average {r['loadavg']})", flush=True)
+            write(args, rows)  # after each domain: a long run that stops keeps what it measured
+    print("\n" + table(rows))
+    if len(args.executors.split(",")) > 1:
+        print("same admitted tasks on every executor:", same_tasks(rows))
 
-            started = time.perf_counter()
-            cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
-                                   dashboard_address=None)
-            startup = time.perf_counter() - started
-            spec = "dask://" + cluster.scheduler_address.removeprefix("tcp://")
-        with tempfile.TemporaryDirectory() as tmp, open_store(Path(tmp) / "g.lbug") as store:
-            load(store, "demo", Path(CATALOGUE))
-            started = time.perf_counter()
-            s = walk_and_admit(store, "demo", args.level, count=args.attempts, seed=1, max_attempts=args.attempts,
-                               workers=args.workers, executor=spec)
-            elapsed = time.perf_counter() - started  # client connection included, cluster start-up not
-        if cluster:
-            cluster.close()
-        results[spec] = {"attempted": s.attempted, "admitted": s.admitted, "seconds": round(elapsed, 2),
-                         "cluster_startup_s": round(startup, 2), "by_reason": s.by_reason,
-                         "attempts_per_s": round(s.attempted / elapsed, 2), "admitted_ids": s.admitted_ids,
-                         "loadavg": round(os.getloadavg()[0], 2)}
-        print(f"{spec:12} {s.attempted} attempts in {elapsed:.1f}s = {s.attempted / elapsed:.2f}/s "
-              f"(admitted {s.admitted}, load average {os.getloadavg()[0]:.1f})")
-    same = len({json.dumps(r["admitted_ids"]) for r in results.values()}) == 1
-    print("same admitted tasks on every executor:", same)
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps({"command": " ".join(sys.argv), "workers": args.workers,
-                                          "same_admitted": same, "results": results}, indent=1))
+
+def same_tasks(rows: list[dict]) -> dict[str, bool]:
+    return {d: len({json.dumps(r["admitted_ids"]) for r in rows if r["domain"] == d}) == 1
+            for d in dict.fromkeys(r["domain"] for r in rows)}
+
+
+def write(args: argparse.Namespace, rows: list[dict]) -> None:
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    command = " ".join(["python", *sys.argv])
+    args.out.write_text(json.dumps({"command": command, "workers": args.workers,
+                                    "same_admitted_per_domain": same_tasks(rows), "results": rows}, indent=1))
+    args.out.with_suffix(".txt").write_text(f"$ {command}\n\n{table(rows)}\n")
 
 
 if __name__ == "__main__":

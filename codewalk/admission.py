@@ -12,24 +12,25 @@ from __future__ import annotations
 import random
 import time
 import uuid
-from collections import Counter, deque
+from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future
-from dataclasses import dataclass, field
+from concurrent.futures import FIRST_COMPLETED, Future, wait
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from itertools import islice
 from typing import Any
 
-from . import __version__
+from . import __version__, meter
 from .domain import Domain, Rejected, get_domain
 from .errors import InfraError, StoreUnavailable, UsageError
-from .executors import open_executor
+from .executors import Inline, open_executor
 from .records import Atom, Composite, Reason, Run, Task, TaskStatus, task_id
 from .store import GraphStore
 from .walk import Walker
 
 FLUSH_EVERY = 25  # tasks per write batch
 FLUSH_SECONDS = 2.0
+BACKLOG = 64  # finished groups allowed to wait behind the head, per group kept running
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,7 @@ class Verdict:
     reason: str  # short code: admitted, reference_fails, atom_solved, infra_error, or the domain's
     evidence: dict[str, Any]
     composite: Composite | None
+    cost: meter.Cost | None = None  # where the worker's time went (set by the worker, not by evaluate)
 
 
 @dataclass
@@ -54,6 +56,10 @@ class WalkSummary:
     seconds: float = 0.0
     interrupted: bool = False
     used_up: bool = False  # the walks kept finding groups already attempted: no fresh group is left
+    workers: int = 1
+    cost: meter.Cost = field(default_factory=meter.Cost)  # the workers': evaluation, tool processes, reuse
+    # this process's: walking, reading atoms, waiting for verdicts, writing tasks (seconds)
+    main: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))
 
     @property
     def admitted(self) -> int:
@@ -65,7 +71,15 @@ class WalkSummary:
                 "rejected": {r: c for r, c in self.by_reason.items() if r not in (Reason.ADMITTED, Reason.INFRA_ERROR)},
                 "errors": self.by_reason.get(Reason.INFRA_ERROR, 0), "skipped": self.skipped,
                 "admitted_ids": self.admitted_ids, "seconds": round(self.seconds, 3),
-                "interrupted": self.interrupted, "used_up": self.used_up}
+                "interrupted": self.interrupted, "used_up": self.used_up, "cost": self.cost_report()}
+
+    def cost_report(self) -> dict[str, Any]:
+        """Where the time went. `in_processes_share`: of the workers' time (wall clock x workers), the
+        part inside tool processes (verifiers, git); the rest is codewalk's own or idle."""
+        slots = self.seconds * self.workers
+        return {**self.cost.as_dict(), "workers": self.workers,
+                "main": {k: round(v, 3) for k, v in sorted(self.main.items())},
+                "in_processes_share": round(self.cost.busy / slots, 4) if slots else None}
 
 
 def evaluate(domain: Domain, atoms: list[Atom]) -> Verdict:
@@ -107,7 +121,10 @@ def _order(composite: Composite, ids: Sequence[str]) -> tuple[str, ...]:
 
 def _evaluate_in_worker(domain_class: type[Domain], atoms: list[Atom]) -> Verdict:
     # The class, not its name: a worker (a Dask one too) imports it by reference, registered there or not.
-    return evaluate(domain_class(), atoms)
+    meter.take()  # counts from before this group (another caller's work) are not its cost
+    started = time.monotonic()
+    verdict = evaluate(domain_class(), atoms)
+    return replace(verdict, cost=meter.take(time.monotonic() - started))
 
 
 def now() -> str:
@@ -142,36 +159,56 @@ def walk_and_admit(
               {"n": n, "count": count, "max_attempts": max_attempts, "workers": workers,
                "executor": executor or "local", **({"options": options} if options else {})}, now())
     store.write_run(run)
-    summary = WalkSummary(run.id, domain.name, n, seed, store.location)
+    summary = WalkSummary(run.id, domain.name, n, seed, store.location, workers=workers)
+    clock = summary.main  # this process's time, by what it was doing
+    started = time.monotonic()
     # The frontier path: the same groups as the Cypher step for the same seed (tests/test_walk_fastpath.py).
     groups = _fresh_groups(store, domain, Walker(store, domain, n, random.Random(seed)), summary)
+    clock["walk"] += time.monotonic() - started  # the walker's set-up: reading the relation
     pending: list[Task] = []
     store_lost = False
     last_flush = time.monotonic()
-    started = time.monotonic()
 
     def flush() -> None:
         nonlocal last_flush
         if pending:
+            mark = time.monotonic()
             store.write_tasks(pending)
             pending.clear()
+            clock["writes"] += time.monotonic() - mark
         last_flush = time.monotonic()
 
     pool, depth = open_executor(executor, workers)
+    # Verdicts are taken in submission order, so any --workers gives the same tasks. `depth` bounds the groups
+    # still running (and so the work dropped past --count); finished ones may wait behind a slow group at the
+    # head, up to BACKLOG x depth, so a worker that is done with cheap groups (most complexity groups end at
+    # check (1) without a run) gets new ones instead of idling. Inline work is done at submit: nothing ahead.
+    backlog = 1 if isinstance(pool, Inline) else BACKLOG * depth
     in_flight: deque[tuple[tuple[str, ...], list[Atom], Future]] = deque()
     try:
         while summary.admitted < count:
-            # Keep the pool busy; results are taken in submission order so any --workers gives the same tasks.
-            while len(in_flight) < depth and summary.attempted + len(in_flight) < max_attempts:
+            while (len(in_flight) < backlog and sum(not f.done() for *_, f in in_flight) < depth
+                   and summary.attempted + len(in_flight) < max_attempts):
+                mark = time.monotonic()
                 group = next(groups, None)
+                clock["walk"] += time.monotonic() - mark
                 if group is None:
                     break
+                mark = time.monotonic()
                 atoms = store.get_atoms(group)
+                clock["atoms"] += time.monotonic() - mark
                 in_flight.append((group, atoms, pool.submit(_evaluate_in_worker, type(domain), atoms)))
             if not in_flight:
                 break
+            if not in_flight[0][2].done():
+                mark = time.monotonic()  # until any group finishes: its worker is free for the next one
+                wait([f for *_, f in in_flight if not f.done()], return_when=FIRST_COMPLETED)
+                clock["wait"] += time.monotonic() - mark
+                continue
             group, atoms, future = in_flight.popleft()
             verdict = future.result()
+            if verdict.cost:
+                summary.cost.add(verdict.cost)
             task = _task(domain, group, verdict, run)
             pending.append(task)
             summary.attempted += 1

@@ -215,7 +215,9 @@ def _yield_row(s) -> dict[str, Any]:
     return {"level": s.level, "attempted": s.attempted, "admitted": s.admitted,
             "rejected": sum(rejected.values()),
             "by reason": ", ".join(f"{r} {c}" for r, c in sorted(rejected.items())) or "-",
-            "errors": s.by_reason.get(Reason.INFRA_ERROR, 0), "skipped": s.skipped}
+            "errors": s.by_reason.get(Reason.INFRA_ERROR, 0), "skipped": s.skipped,
+            # how much of the workers' time the verifiers (and other tools) took: the rest is codewalk's
+            "in tools": f"{s.cost.busy:.1f}s ({share:.0%})" if (share := s.cost_report()["in_processes_share"]) else "-"}
 
 
 class _progress:

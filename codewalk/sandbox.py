@@ -33,6 +33,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import meter
 from .errors import InfraError
 
 MB = 1024 * 1024
@@ -70,16 +71,17 @@ def run(cmd: list[str], *, cwd: Path, timeout: float, stdin: str | None = None, 
         limits[resource.RLIMIT_NPROC] = max_procs
     # An unprivileged process cannot raise a hard limit, so never ask for more than the current one.
     limits = {what: _at_most_hard(what, value) for what, value in limits.items()}
+    program = Path(cmd[0]).name  # what the meter counts the time under (bwrap is only its wrapper)
     if isolate and _bwrap_works():
         if not shutil.which(cmd[0], path=(env or {}).get("PATH", os.environ.get("PATH", os.defpath))):
             raise InfraError(f"cannot start {cmd[0]}: not found")  # bwrap would only say "exit 1"
         cmd = _bwrap_prefix(Path(cwd), writable, sees) + list(cmd)
         env = {"TMPDIR": str(cwd), **(env or {})}  # /tmp is read-only inside
     with _pids_cgroup(max_procs) as join_cgroup:
-        return _run(cmd, cwd, timeout, stdin, limits, join_cgroup, env)
+        return _run(cmd, cwd, timeout, stdin, limits, join_cgroup, env, program)
 
 
-def _run(cmd, cwd, timeout, stdin, limits, join_cgroup, env) -> Completed:
+def _run(cmd, cwd, timeout, stdin, limits, join_cgroup, env, program) -> Completed:
     def set_limits() -> None:  # runs in the child between fork and exec
         for what, value in limits.items():
             resource.setrlimit(what, (value, value))
@@ -110,7 +112,9 @@ def _run(cmd, cwd, timeout, stdin, limits, join_cgroup, env) -> Completed:
             except ProcessLookupError:  # nobody left in the group
                 pass
             proc.wait()
-        duration = time.monotonic() - start
+        ended = time.monotonic()
+        meter.process(program, start, ended)
+        duration = ended - start
         out.seek(0)
         err.seek(0)
         return Completed(proc.returncode, out.read().decode(errors="replace"),

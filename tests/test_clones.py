@@ -428,3 +428,19 @@ def test_a_class_poisoned_by_a_stopped_call_does_not_decide_later_inputs(domain)
     # ... by this input's own stopped call: no outcome, so only time separates the targets, never a witness
     assert result.outcomes[0]["final"] == ["t", "r:1"] and result.outcomes[0]["v"] == "slow"
     assert result.outcomes[1]["out"] == ["t", "r:2"]  # not x:java.lang.NoClassDefFoundError from the first JVM
+
+
+def _harness_in_a_worker(cache: str) -> str:
+    return str(Java(Path(cache)).harness())
+
+
+def test_two_workers_building_the_harness_on_an_empty_cache_both_get_it(tmp_path):
+    """`cw walk --workers 2` on an empty cache: both workers want the harness at once. One builds it (the
+    jars copied under names of their own, the build under a lock), the other waits and uses it; before,
+    the second worker's jar rename failed on the first's `.part` file."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(2) as pool:
+        built = list(pool.map(_harness_in_a_worker, [str(tmp_path)] * 2))
+    assert built[0] == built[1] and Path(built[0]).is_file()
+    assert not list((tmp_path / "jars").glob("*.part"))

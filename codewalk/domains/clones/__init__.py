@@ -33,6 +33,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
+from codewalk import meter
 from codewalk.domain import Domain, Option, Rejected, WalkPlan
 from codewalk.errors import InfraError, UsageError
 from codewalk.loaders import fempd
@@ -183,6 +184,7 @@ class ClonesDomain(Domain):
         that record instead of re-running it for every group; the atom's methods compiled with the composite."""
         a = atoms[position]
         record = a.payload["verification"]
+        meter.reuse("clones: atom label (load's verdict)", True)
         how = "a witness input under (a)" if a.summary["label"] == "neq" else "(a) and EvoSuite cross-substitution (b)"
         return Check(True, f"{a.id}: label {a.summary['label']} confirmed at load by {how}", {"verification": record})
 

@@ -29,8 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from codewalk import paths, sandbox
+from codewalk import meter, paths, sandbox
 from codewalk.errors import InfraError
+from codewalk.locks import locked
 
 HARNESS_SOURCES = Path(__file__).resolve().parent / "harness"
 MAIN = "codewalk.clones.Harness"
@@ -127,8 +128,9 @@ class Java:
             group, artifact, version = coords.split(":")
             local = Path.home() / ".m2" / "repository" / group.replace(".", "/") / artifact / version / name
             if not (folder / name).exists() and local.exists():
-                shutil.copyfile(local, folder / f"{name}.part")
-                os.replace(folder / f"{name}.part", folder / name)
+                part = folder / f"{name}.{os.getpid()}.part"  # a worker of its own: parallel copies never clash
+                shutil.copyfile(local, part)
+                os.replace(part, folder / name)
             if not (folder / name).exists():
                 missing.append((name, coords))
         if missing:
@@ -150,28 +152,35 @@ class Java:
         if not sources:
             raise InfraError(f"the clone harness sources are missing from {HARNESS_SOURCES}")
         folder = self.cache / "harness" / digest(*(p.read_text() for p in sources))
+        meter.reuse("clones: compiled harness", (folder / "harness.jar").exists())
         if not (folder / "harness.jar").exists():
-            jars = self.jars()
-            classes, src = folder / "classes", folder / "src"
-            for old in (classes, src):
-                shutil.rmtree(old, ignore_errors=True)
-                old.mkdir(parents=True)
-            for path in sources:  # javac reads a copy: the build sees the cache, not the installed package
-                shutil.copyfile(path, src / path.name)
-            done = self.isolated([self.javac, *(f"-J{o}" for o in LOGS + SMALL), "-nowarn", "-d", str(classes), "-cp",
-                                  os.pathsep.join(map(str, jars)), *(str(src / p.name) for p in sources)],
-                                 cwd=folder, timeout=300, sees=[self.cache / "jars"])
-            if done.returncode != 0:
-                raise InfraError(f"javac could not build the clone harness: {(done.stdout + done.stderr)[-1500:]}")
-            with zipfile.ZipFile(folder / "harness.jar.part", "w") as jar:  # class-data sharing wants jars
-                for path in sorted(classes.rglob("*.class")):
-                    jar.write(path, path.relative_to(classes).as_posix())
-            os.replace(folder / "harness.jar.part", folder / "harness.jar")
-            self._archive(folder)
+            with locked(folder.with_suffix(".lock")):  # one worker builds it, the others wait and use it
+                self._build_harness(folder, sources)
         self._harness = folder / "harness.jar"
         if (folder / ARCHIVE).exists():
             self._share = [f"-XX:SharedArchiveFile={folder / ARCHIVE}"]
         return self._harness
+
+    def _build_harness(self, folder: Path, sources: list[Path]) -> None:
+        if (folder / "harness.jar").exists():  # built while this worker waited for the lock
+            return
+        jars = self.jars()
+        classes, src = folder / "classes", folder / "src"
+        for old in (classes, src):
+            shutil.rmtree(old, ignore_errors=True)
+            old.mkdir(parents=True)
+        for path in sources:  # javac reads a copy: the build sees the cache, not the installed package
+            shutil.copyfile(path, src / path.name)
+        done = self.isolated([self.javac, *(f"-J{o}" for o in LOGS + SMALL), "-nowarn", "-d", str(classes), "-cp",
+                              os.pathsep.join(map(str, jars)), *(str(src / p.name) for p in sources)],
+                             cwd=folder, timeout=300, sees=[self.cache / "jars"])
+        if done.returncode != 0:
+            raise InfraError(f"javac could not build the clone harness: {(done.stdout + done.stderr)[-1500:]}")
+        with zipfile.ZipFile(folder / "harness.jar.part", "w") as jar:  # class-data sharing wants jars
+            for path in sorted(classes.rglob("*.class")):
+                jar.write(path, path.relative_to(classes).as_posix())
+        os.replace(folder / "harness.jar.part", folder / "harness.jar")
+        self._archive(folder)
 
     def _archive(self, folder: Path) -> None:
         """A class-data archive of the harness and javac, made by one small run: it halves a JVM's start
@@ -207,6 +216,7 @@ class Java:
         specs = []
         for chunk in _chunks([u.sources for u in units]):
             home = self.cache / "units" / chunk.key
+            meter.reuse("clones: compiled snippets", (home / "stamp.json").exists())  # compiled by content
             _write_sources(home / "src", chunk.sources)
             for n in chunk.members:
                 unit = units[n]

@@ -12,6 +12,7 @@ decides. A timeout or a crash of either is an InfraError (no verdict), never a f
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import logging
 import sys
@@ -277,16 +278,23 @@ def _module(atoms: Sequence[Atom], versions: Sequence[str]) -> str:
 
 def _stage(atom: Atom, version: str, i: int) -> str:
     """The atom's function renamed to stage_i (recursive calls too), typed, with its contract as docstring."""
-    name, new = atom.summary["title"], f"stage_{i}"
-    tree = ast.parse(atom.payload[version])
+    s, p = atom.summary, atom.payload
+    return _stage_text(s["title"], p[version], s["in_type"], s["out_type"], p["pre"], p["post"], i)
+
+
+@functools.lru_cache(maxsize=4096)  # a worker composes the same stage again and again: parse it once
+def _stage_text(name: str, code: str, in_type: str, out_type: str, pre: str, post: str, i: int) -> str:
+    new = f"stage_{i}"
+    tree = ast.parse(code)
     for node in ast.walk(tree):
         if isinstance(node, ast.FunctionDef) and node.name == name:
             node.name = new
         elif isinstance(node, ast.Name) and node.id == name:
             node.id = new
     function = tree.body[0]
-    function.args.args[0].annotation = ast.parse(atom.summary["in_type"], mode="eval").body
-    function.returns = ast.parse(atom.summary["out_type"], mode="eval").body
-    contract = f"\n    pre:  {atom.payload['pre']}\n    post: {atom.payload['post']}\n    "
+    assert isinstance(function, ast.FunctionDef)  # the loader keeps only single-function atoms
+    function.args.args[0].annotation = ast.parse(in_type, mode="eval").body
+    function.returns = ast.parse(out_type, mode="eval").body
+    contract = f"\n    pre:  {pre}\n    post: {post}\n    "
     function.body.insert(0, ast.Expr(ast.Constant(contract)))
     return ast.unparse(tree)

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from codewalk import paths
+from codewalk import meter, paths
 
 
 def cache_dir() -> Path:
@@ -32,9 +32,12 @@ def cached(digest: str, compute: Callable[[], dict[str, Any]]) -> tuple[dict[str
     """The stored result for digest, or compute() stored under it; the flag says it came from the cache."""
     path = cache_dir() / digest[:2] / f"{digest}.json"
     try:
-        return json.loads(path.read_text()), True
+        found = json.loads(path.read_text())
+        meter.reuse("proofs: verdict", True)
+        return found, True
     except (OSError, ValueError):  # absent, or a torn write from a killed run: compute again
         pass
+    meter.reuse("proofs: verdict", False)
     result = compute()
     path.parent.mkdir(exist_ok=True)
     # write-then-rename: a parallel worker never reads half a file

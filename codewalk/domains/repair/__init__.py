@@ -25,7 +25,7 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from codewalk import paths
+from codewalk import meter, paths
 from codewalk.domain import Domain, Option, Rejected
 from codewalk.errors import InfraError, InputError
 from codewalk.loaders import swebench
@@ -184,6 +184,7 @@ class RepairDomain(Domain):
 
     def _fix_tree(self, tree: Worktree, mirror: Path, base: str, patch: str) -> str | None:
         key = (str(mirror), base, digest(patch))
+        meter.reuse("repair: fix tree", key in _fix_trees)
         if key not in _fix_trees:
             _fix_trees[key] = tree.tree_with(base, patch)
         return _fix_trees[key]
@@ -222,6 +223,7 @@ class RepairDomain(Domain):
 
     def _xg_run(self, v: dict[str, Any], tests: list[str]) -> TestRun:
         key = digest(v["repo"], v["base_commit"], v["test_patch"], json.dumps(tests))
+        meter.reuse("repair: tests at x_G", key in self._xg_runs)
         if key not in self._xg_runs:  # one run at x_G answers (1) for every position
             self._xg_runs[key] = self._run(v, "", tests)[0]
         return self._xg_runs[key]

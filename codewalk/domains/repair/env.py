@@ -25,10 +25,11 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from codewalk import sandbox
+from codewalk import meter, sandbox
 from codewalk.errors import InfraError
+from codewalk.locks import locked
 
-from .git import Worktree, digest, locked, network_env
+from .git import Worktree, digest, network_env
 from .junit import cross_check, read_report, statuses
 
 log = logging.getLogger(__name__)
@@ -141,6 +142,7 @@ class Envs:
         key = digest(repo, json.dumps(spec.identity(), sort_keys=True), used)
         path = self.root / f"{repo.replace('/', '__')}-{key}"
         env = _read_marker(path)
+        meter.reuse("repair: environment", env is not None)
         if env:
             return env
         with locked(self.root / f"{path.name}.lock"):

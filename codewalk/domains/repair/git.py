@@ -10,7 +10,6 @@ through the sandbox with a timeout, with hooks switched off and no global or sys
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import os
 import shutil
@@ -19,8 +18,9 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from codewalk import sandbox
+from codewalk import meter, sandbox
 from codewalk.errors import InfraError
+from codewalk.locks import locked
 
 METHODS = ("strict", "3way", "fuzzy")
 NO_HOOKS = ["-c", "core.hooksPath=/dev/null", "-c", "advice.detachedHead=false", "-c", "gc.auto=0"]
@@ -52,22 +52,6 @@ def git(args: list[str], cwd: Path, *, timeout: float = 600.0, env: dict[str, st
     if check and done.returncode != 0:
         raise InfraError(f"git {' '.join(args[:3])} failed ({done.returncode}): {done.stderr.strip()[-500:]}")
     return done
-
-
-@contextmanager
-def locked(path: Path, blocking: bool = True) -> Iterator[bool]:
-    """An exclusive lock on a file for the duration of the block; yields False if non-blocking and busy."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
-        except BlockingIOError:
-            yield False
-            return
-        try:
-            yield True
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 class Mirrors:
@@ -209,7 +193,9 @@ class Worktrees:
 
     def _ensure(self, mirror: Path, tree: Worktree) -> None:
         link = tree.path / ".git"  # "gitdir: <mirror>/worktrees/<name>"; gone if the mirror was cloned anew
-        if link.is_file() and Path(link.read_text().removeprefix("gitdir:").strip()).is_dir():
+        reused = link.is_file() and Path(link.read_text().removeprefix("gitdir:").strip()).is_dir()
+        meter.reuse("repair: worktree", reused)
+        if reused:
             return
         with locked(mirror.parent / (mirror.name + ".lock")):  # worktree bookkeeping lives in the mirror
             shutil.rmtree(tree.path, ignore_errors=True)

@@ -1,0 +1,95 @@
+"""Where admission's time goes, counted in each process: time inside tool processes, and results reused.
+
+`sandbox.run` reports every process it runs (`process`); a cache reports each lookup (`reuse`); a lock
+shared between workers, the time spent waiting for it (`waited`). Admission
+takes the counts around each group (`take`), so a walk can say how much of its time the verifiers took
+and how often a cached answer was used instead of a run (`cw walk --json`'s "cost", bench/admission.py).
+Counts stay in the process that made them: admission carries each group's back with its verdict.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Cost:
+    """What one or more groups cost. `busy` is the time at least one tool process was running (a domain
+    may run several side by side: clone JVM lanes), `seconds` the time spent evaluating, processes included."""
+
+    groups: int = 0
+    seconds: float = 0.0
+    busy: float = 0.0
+    waited: float = 0.0  # blocked on a lock another worker held (while it built something both need)
+    process_seconds: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))  # summed
+    process_runs: Counter = field(default_factory=Counter)  # program name -> processes run
+    hits: Counter = field(default_factory=Counter)  # cache name -> answers reused
+    misses: Counter = field(default_factory=Counter)  # cache name -> answers computed (then kept)
+
+    def add(self, other: Cost) -> None:
+        self.groups += other.groups
+        self.seconds += other.seconds
+        self.busy += other.busy
+        self.waited += other.waited
+        for program, seconds in other.process_seconds.items():
+            self.process_seconds[program] += seconds
+        for mine, theirs in ((self.process_runs, other.process_runs), (self.hits, other.hits),
+                             (self.misses, other.misses)):
+            mine.update(theirs)
+
+    def as_dict(self) -> dict[str, Any]:
+        caches = sorted(set(self.hits) | set(self.misses))
+        return {"groups": self.groups, "seconds": round(self.seconds, 3), "in_processes": round(self.busy, 3),
+                "waited_on_locks": round(self.waited, 3),
+                "processes": {p: {"runs": self.process_runs[p], "seconds": round(s, 3)}
+                              for p, s in sorted(self.process_seconds.items())},
+                "reuse": {c: {"hits": self.hits[c], "misses": self.misses[c]} for c in caches}}
+
+
+_lock = threading.Lock()  # clone lanes run processes from threads
+_spans: list[tuple[float, float]] = []
+_now = Cost()
+
+
+def process(program: str, started: float, ended: float) -> None:
+    """A tool process ran from `started` to `ended` (time.monotonic)."""
+    with _lock:
+        _spans.append((started, ended))
+        _now.process_seconds[program] += ended - started
+        _now.process_runs[program] += 1
+
+
+def reuse(cache: str, hit: bool) -> None:
+    """One lookup in `cache`: a stored answer was used (hit), or it had to be computed (miss)."""
+    with _lock:
+        (_now.hits if hit else _now.misses)[cache] += 1
+
+
+def waited(seconds: float) -> None:
+    """Time spent blocked on a lock that another worker held."""
+    with _lock:
+        _now.waited += seconds
+
+
+def take(seconds: float = 0.0) -> Cost:
+    """The counts since the last take, as the cost of one group that took `seconds`; counting starts afresh."""
+    global _now
+    with _lock:
+        cost, _now = _now, Cost()
+        spans = sorted(_spans)
+        _spans.clear()
+    cost.groups, cost.seconds, cost.busy = 1, seconds, _union(spans)
+    return cost
+
+
+def _union(spans: list[tuple[float, float]]) -> float:
+    """The length of the union of sorted intervals."""
+    total, end = 0.0, float("-inf")
+    for start, stop in spans:
+        if stop > end:
+            total += stop - max(start, end)
+            end = stop
+    return total

@@ -1,0 +1,97 @@
+"""Where admission's time goes (codewalk.meter) and how the loop keeps its workers busy."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from codewalk import meter, sandbox
+from codewalk.admission import walk_and_admit
+from codewalk.errors import InfraError
+from codewalk.records import Atom, Check, Composite
+from tests import toy
+
+
+class ToyBarrier(toy.ToyChain):
+    """The first group to start its reference check waits until `others` other groups have finished
+    theirs: it can finish only if the other workers keep getting groups while it runs."""
+
+    name = "toybarrier"
+
+    def check_reference(self, composite: Composite, atoms: Sequence[Atom]) -> Check:
+        folder, others = Path(atoms[0].payload["barrier"]), atoms[0].payload["others"]
+        try:
+            os.close(os.open(folder / "head", os.O_CREAT | os.O_EXCL))
+        except FileExistsError:  # not the first group: finish at once, and say so
+            (folder / f"done-{os.getpid()}-{time.monotonic_ns()}").touch()
+            return Check(True, "reference ran")
+        deadline = time.monotonic() + 30
+        while len(list(folder.glob("done-*"))) < others:
+            if time.monotonic() > deadline:
+                raise InfraError(f"no {others} other groups finished while the first one ran")
+            time.sleep(0.01)
+        return Check(True, "reference ran after the others")
+
+
+DOMAINS = (ToyBarrier,)
+
+
+def test_a_slow_group_at_the_head_does_not_leave_the_other_workers_idle(store, tmp_path):
+    """Verdicts are taken in submission order; a slow first group must not stop the pool from running
+    the groups behind it (before: at most 2 x workers groups were in flight, finished or not)."""
+    atoms = [Atom(f"toybarrier/{i:02d}", "toybarrier", {}, {"barrier": str(tmp_path), "others": 12})
+             for i in range(24)]
+    store.write_graph(atoms, ToyBarrier().edges(atoms))
+    s = walk_and_admit(store, "toybarrier", 2, count=20, seed=3, max_attempts=20, workers=2)
+    assert s.by_reason == {"admitted": 20}, s.by_reason
+    assert len(store.list_tasks(domain="toybarrier", limit=100)) == 20
+
+
+def test_every_process_is_counted_under_its_program_and_take_starts_afresh(tmp_path):
+    meter.take()
+    for _ in range(2):
+        sandbox.run(["true"], cwd=tmp_path, timeout=30)
+    sandbox.run(["sh", "-c", "exit 3"], cwd=tmp_path, timeout=30)
+    cost = meter.take(seconds=9.0)
+    assert cost.process_runs == {"true": 2, "sh": 1} and cost.seconds == 9.0
+    assert 0 < cost.busy <= sum(cost.process_seconds.values()) + 1e-9
+    assert meter.take().process_runs == {}
+
+
+def test_time_in_processes_that_overlap_is_counted_once():
+    assert meter._union([(0.0, 2.0), (1.0, 3.0), (5.0, 6.0), (5.5, 5.7)]) == 4.0
+    assert meter._union([]) == 0.0
+
+
+def test_a_cache_lookup_is_counted_as_a_miss_then_a_hit(monkeypatch, tmp_path):
+    from codewalk.domains.proofs import cache
+
+    monkeypatch.setenv("CODEWALK_CACHE", str(tmp_path))
+    meter.take()
+    digest = cache.key("program text", "frama-c -wp")
+    assert cache.cached(digest, lambda: {"proved": True}) == ({"proved": True}, False)
+    assert cache.cached(digest, lambda: {"proved": False}) == ({"proved": True}, True)
+    cost = meter.take()
+    assert (cost.misses["proofs: verdict"], cost.hits["proofs: verdict"]) == (1, 1)
+
+
+def test_a_walk_reports_the_time_its_verifiers_took(tmp_path, capsys):
+    """The demo's checks run sandboxed Python: `cw walk --json` says how long, per group and in all."""
+    from tests.test_cli import cw
+
+    store = str(tmp_path / "g.lbug")
+    code, _, err = cw(capsys, "--store", store, "demo")
+    assert code == 0, err
+    code, text, err = cw(capsys, "--store", store, "walk", "--domain", "demo", "--n", "3", "--count", "4",
+                         "--seed", "2", "--max-attempts", "12", "--workers", "2", "--json")
+    assert code == 0, err
+    s = json.loads(text)
+    cost = s["cost"]
+    assert cost["groups"] == s["attempted"] > 0 and cost["workers"] == 2
+    assert cost["processes"]["python"]["runs"] >= s["attempted"]  # at least the reference check per group
+    assert 0 < cost["in_processes"] <= cost["seconds"]
+    assert 0 < cost["in_processes_share"] <= 1
+    assert {"walk", "atoms", "writes"} <= set(cost["main"])
