@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from codewalk.domains.complexity.extract import Unsupported, extract, generate
+from codewalk.domains.complexity.extract import Unsupported, extract, generate, randints
 from codewalk.errors import InputError
 from codewalk.loaders.codecomplex import read
 from tests.shared_data import dataset, require
@@ -171,3 +171,18 @@ def test_generated_input_matches_the_arguments_and_keeps_counts_consistent():
     assert all(len(row) == 2 for row in e) and lines[2:] == [" ".join(map(str, r)) for r in e]
     skipped, _ = generate(ex.as_payload(), 5, "scaled", random.Random(0), skip="a")
     assert " ".join(map(str, a)) not in skipped.splitlines()
+
+
+@pytest.mark.parametrize("high", [1, 2, 3, 9, 1000, 2**13, 2**20 + 7])
+def test_drawing_many_ints_at_once_draws_what_randint_draws(high):
+    """Inputs, and so every measured label, depend on these values: the batch draw must equal
+    randint(1, high) call by call, and leave the generator where randint leaves it."""
+    ours, theirs = random.Random(high), random.Random(high)
+    assert randints(ours, high, 500) == [theirs.randint(1, high) for _ in range(500)]
+    assert ours.random() == theirs.random()
+
+
+def test_drawing_from_an_empty_range_is_refused_not_an_endless_loop():
+    assert randints(random.Random(0), 0, 0) == []
+    with pytest.raises(ValueError, match="empty range"):
+        randints(random.Random(0), 0, 3)
