@@ -27,6 +27,7 @@ import argparse
 import contextlib
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -83,7 +84,7 @@ DOMAINS: dict[str, tuple[Callable[[GraphStore, Path], None], int, dict[str, str]
     "demo": (load_demo, 3, {}, 400),
     "repair": (load_repair, 2, {}, 40),
     "clones": (load_clones, 3, {}, 40),
-    "complexity": (load_complexity, 2, {}, 400),
+    "complexity": (load_complexity, 2, {}, 1000),  # most groups end at check (1), before any run
     "proofs": (load_proofs, 2, {"backend": "acsl"}, 40),
 }
 
@@ -131,7 +132,8 @@ def figures(s: WalkSummary, startup: float) -> dict:
         "seconds": round(s.seconds, 2), "attempts_per_s": round(s.attempted / s.seconds, 3) if s.seconds else None,
         "executor_startup_s": round(startup, 2),
         "in_processes_s": round(s.cost.busy, 2), "in_processes_share": cost["in_processes_share"],
-        "codewalk_share": round(1 - s.cost.busy / slots, 4) if slots else None,
+        # codewalk's own: the workers' Python and idle slots (not a wait for another worker's tool run)
+        "codewalk_share": round(1 - (s.cost.busy + s.cost.waited) / slots, 4) if slots else None,
         "worker_python_share": round(python / slots, 4) if slots else None,
         "lock_wait_share": round(s.cost.waited / slots, 4) if slots else None,
         "idle_share": round(max(0.0, slots - s.cost.seconds) / slots, 4) if slots else None,
@@ -156,19 +158,20 @@ def run(domain: str, spec: str, args: argparse.Namespace) -> dict:
                                    options=options)
         finally:
             store.close()
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout
     return {"domain": domain, "executor": spec, "level": args.level or level, "load_s": round(load_s, 1),
-            **figures(s, startup)}
+            "measured": time.strftime("%Y-%m-%d %H:%M"), "commit": commit.strip(), **figures(s, startup)}
 
 
 def table(rows: list[dict]) -> str:
     head = (f"{'domain':11} {'executor':10} {'N':>2} {'tried':>5} {'adm':>4} {'wall s':>7} {'tries/s':>8} "
-            f"{'in procs':>8} {'codewalk':>8} {'= python':>8} {'+ locks':>7} {'+ idle':>7}  main: walk/atoms/wait/writes s")
+            f"{'in procs':>8} {'locks':>6} {'codewalk':>8} {'= python':>8} {'+ idle':>7}  main: walk/atoms/wait/writes s")
     lines = [head, "-" * len(head)]
-    for r in rows:
+    for r in sorted(rows, key=lambda r: list(DOMAINS).index(r["domain"])):
         m = r["main"]
         lines.append(f"{r['domain']:11} {r['executor']:10} {r['level']:>2} {r['attempted']:>5} {r['admitted']:>4} "
                      f"{r['seconds']:>7.1f} {r['attempts_per_s']:>8.2f} {r['in_processes_share']:>8.1%} "
-                     f"{r['codewalk_share']:>8.1%} {r['worker_python_share']:>8.1%} {r['lock_wait_share']:>7.1%} "
+                     f"{r['lock_wait_share']:>6.1%} {r['codewalk_share']:>8.1%} {r['worker_python_share']:>8.1%} "
                      f"{r['idle_share']:>7.1%}  "
                      + "/".join(f"{m.get(k, 0):.2f}" for k in ("walk", "atoms", "wait", "writes")))
     lines.append("")
@@ -190,8 +193,13 @@ def main() -> None:
     ap.add_argument("--level", type=int, default=0, help="N for every domain (default: each domain's own)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", type=Path, default=RESULTS / "admission.json")
+    ap.add_argument("--update", action="store_true",
+                    help="keep the other domains' rows of --out (each row says when and at which commit it was measured)")
     args = ap.parse_args()
     rows: list[dict] = []
+    if args.update and args.out.exists():  # re-measure some domains, keep the others' rows
+        wanted = {(d, e) for d in args.domains.split(",") for e in args.executors.split(",")}
+        rows = [r for r in json.loads(args.out.read_text())["results"] if (r["domain"], r["executor"]) not in wanted]
     for domain in args.domains.split(","):
         for spec in args.executors.split(","):
             rows.append(run(domain, spec, args))

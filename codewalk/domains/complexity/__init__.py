@@ -29,6 +29,7 @@ the sizes of the chained values are the task's evidence. Grading parses one of t
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import importlib
 import logging
@@ -379,16 +380,13 @@ def _program(atoms: Sequence[Atom]) -> tuple[str, str, list[str]]:
     seen_texts: set[str] = set()
     parts: list[str] = []
     entries = [f"solve_{i}" for i in range(1, len(atoms) + 1)]
-    trees = []
-    for atom in atoms:
-        tree = ast.parse(atom.payload["source"])
-        _expand_star_imports(tree)
-        trees.append(tree)
+    prepared = [_prepared(atom.payload["source"]) for atom in atoms]
+    trees = [ast.parse(text) for text, _, _ in prepared]  # a tree of its own to rename in
     # Each stage's globals are its own: a name one stage binds at top level (an import, a def, an
     # assignment) must not change what the same name means in another stage, where it may be a builtin
     # (a later stage's `from math import *` rebinding pow) or bound by a different statement.
-    uses = [{n.id for n in ast.walk(t) if isinstance(n, ast.Name)} for t in trees]
-    binds = [{(name, ast.unparse(stmt)) for stmt in t.body for name in _binds(stmt)} for t in trees]
+    uses = [u for _, u, _ in prepared]
+    binds = [b for _, _, b in prepared]
     for i, (atom, tree) in enumerate(zip(atoms, trees, strict=True), 1):
         _rename(tree, {atom.payload["entry"]: entries[i - 1]})
         others_use = set().union(*(u for k, u in enumerate(uses) if k != i - 1))
@@ -414,6 +412,18 @@ def _program(atoms: Sequence[Atom]) -> tuple[str, str, list[str]]:
             parts.append(text)
     functions = "\n\n".join(parts) + "\n"
     return functions, _driver(atoms, entries, set(emitted) | _globals(functions)), entries
+
+
+@functools.lru_cache(maxsize=2048)
+def _prepared(source: str) -> tuple[str, frozenset[str], frozenset[tuple[str, str]]]:
+    """An atom's module with standard star imports expanded (as text), the names it uses and what its
+    top-level statements bind: the same in every group the atom is in, so a worker works them out once
+    (composing is most of the cost of the many groups check (1) rejects without a run)."""
+    tree = ast.parse(source)
+    _expand_star_imports(tree)
+    uses = frozenset(n.id for n in ast.walk(tree) if isinstance(n, ast.Name))
+    binds = frozenset((name, ast.unparse(stmt)) for stmt in tree.body for name in _binds(stmt))
+    return ast.unparse(tree), uses, binds
 
 
 def _driver(atoms: Sequence[Atom], entries: list[str], taken: set[str]) -> str:

@@ -1156,7 +1156,8 @@ def generate(payload: dict[str, Any], scale: int, strategy: str, rng: random.Ran
             elif item.row == "line":
                 values[name] = [text(width) for _ in range(rows)]
             elif item.row == "ints":
-                values[name] = [elems(width) for _ in range(rows)]
+                flat = elems(rows * width)  # row by row, as drawn one row at a time
+                values[name] = [flat[r * width:(r + 1) * width] for r in range(rows)]
             else:
                 values[name] = [[word(1) for _ in range(width)] for _ in range(rows)]
             row_lines = [" ".join(map(str, r)) if isinstance(r, list) else str(r) for r in values[name]]
