@@ -75,9 +75,11 @@ class WalkSummary:
 
     def cost_report(self) -> dict[str, Any]:
         """Where the time went. `in_processes_share`: of the workers' time (wall clock x workers), the
-        part inside tool processes (verifiers, git); the rest is codewalk's own or idle."""
+        part inside tool processes (verifiers, git); the rest is codewalk's own or idle. `idle_at_the_end`:
+        worker seconds left idle while the run's last groups finished."""
         slots = self.seconds * self.workers
         return {**self.cost.as_dict(), "workers": self.workers,
+                "idle_at_the_end": round(meter.tail(self.cost.spans, self.workers), 3),
                 "main": {k: round(v, 3) for k, v in sorted(self.main.items())},
                 "in_processes_share": round(self.cost.busy / slots, 4) if slots else None}
 
@@ -124,7 +126,7 @@ def _evaluate_in_worker(domain_class: type[Domain], atoms: list[Atom]) -> Verdic
     meter.take()  # counts from before this group (another caller's work) are not its cost
     started = time.monotonic()
     verdict = evaluate(domain_class(), atoms)
-    return replace(verdict, cost=meter.take(time.monotonic() - started))
+    return replace(verdict, cost=meter.take(started))
 
 
 def now() -> str:

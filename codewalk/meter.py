@@ -10,6 +10,7 @@ Counts stay in the process that made them: admission carries each group's back w
 from __future__ import annotations
 
 import threading
+import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
@@ -28,12 +29,14 @@ class Cost:
     process_runs: Counter = field(default_factory=Counter)  # program name -> processes run
     hits: Counter = field(default_factory=Counter)  # cache name -> answers reused
     misses: Counter = field(default_factory=Counter)  # cache name -> answers computed (then kept)
+    spans: list[tuple[float, float]] = field(default_factory=list)  # each group's evaluation (time.monotonic)
 
     def add(self, other: Cost) -> None:
         self.groups += other.groups
         self.seconds += other.seconds
         self.busy += other.busy
         self.waited += other.waited
+        self.spans += other.spans
         for program, seconds in other.process_seconds.items():
             self.process_seconds[program] += seconds
         for mine, theirs in ((self.process_runs, other.process_runs), (self.hits, other.hits),
@@ -74,15 +77,36 @@ def waited(seconds: float) -> None:
         _now.waited += seconds
 
 
-def take(seconds: float = 0.0) -> Cost:
-    """The counts since the last take, as the cost of one group that took `seconds`; counting starts afresh."""
+def take(started: float | None = None) -> Cost:
+    """The counts since the last take, as the cost of one group evaluated from `started` (time.monotonic)
+    until now; counting starts afresh."""
     global _now
+    ended = time.monotonic()
     with _lock:
         cost, _now = _now, Cost()
         spans = sorted(_spans)
         _spans.clear()
-    cost.groups, cost.seconds, cost.busy = 1, seconds, _union(spans)
+    cost.groups, cost.busy = 1, _union(spans)
+    if started is not None:
+        cost.seconds, cost.spans = ended - started, [(started, ended)]
     return cost
+
+
+def tail(spans: list[tuple[float, float]], workers: int) -> float:
+    """Worker time left idle at the end of a run: from the last moment all `workers` were evaluating a
+    group until the last group ended (a finite run's last groups finish one by one). CLOCK_MONOTONIC is
+    one clock for every process of a machine, so spans from worker processes compare."""
+    events = sorted([(s, 1) for s, _ in spans] + [(e, -1) for _, e in spans])
+    running, full_until = 0, None
+    for moment, step in events:
+        if running >= workers and step < 0:
+            full_until = moment  # all busy until this group ended
+        running += step
+    if full_until is None:
+        return 0.0
+    end = max(e for _, e in spans)
+    used = sum(min(e, end) - max(s, full_until) for s, e in spans if e > full_until)
+    return workers * (end - full_until) - used
 
 
 def _union(spans: list[tuple[float, float]]) -> float:

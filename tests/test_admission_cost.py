@@ -55,10 +55,17 @@ def test_every_process_is_counted_under_its_program_and_take_starts_afresh(tmp_p
     for _ in range(2):
         sandbox.run(["true"], cwd=tmp_path, timeout=30)
     sandbox.run(["sh", "-c", "exit 3"], cwd=tmp_path, timeout=30)
-    cost = meter.take(seconds=9.0)
-    assert cost.process_runs == {"true": 2, "sh": 1} and cost.seconds == 9.0
+    cost = meter.take(started=time.monotonic() - 9.0)
+    assert cost.process_runs == {"true": 2, "sh": 1} and 9.0 <= cost.seconds < 60
     assert 0 < cost.busy <= sum(cost.process_seconds.values()) + 1e-9
     assert meter.take().process_runs == {}
+
+
+def test_idle_time_at_the_end_is_what_the_last_groups_leave_unused():
+    # two workers, both busy until 5; then one group runs alone until 10: 5 worker seconds unused
+    assert meter.tail([(0, 4), (0, 2), (2, 4), (4, 10), (4, 5)], 2) == 5.0
+    assert meter.tail([(0, 4), (0, 4)], 2) == 0.0
+    assert meter.tail([(0, 3)], 2) == 0.0  # never were both busy: nothing counts as the end's
 
 
 def test_time_in_processes_that_overlap_is_counted_once():
