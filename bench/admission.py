@@ -206,6 +206,8 @@ def main() -> None:
     if args.update and args.out.exists():  # re-measure some domains, keep the others' rows
         wanted = {(d, e) for d in args.domains.split(",") for e in args.executors.split(",")}
         rows = [r for r in json.loads(args.out.read_text())["results"] if (r["domain"], r["executor"]) not in wanted]
+        for r in rows:  # derived, in case the row predates leaving lock waits out of it
+            r["codewalk_share"] = round(r["worker_python_share"] + r["idle_share"], 4)
     for domain in args.domains.split(","):
         for spec in args.executors.split(","):
             rows.append(run(domain, spec, args))
