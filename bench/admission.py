@@ -149,8 +149,7 @@ def run(domain: str, spec: str, args: argparse.Namespace) -> dict:
     attempts = args.attempts or attempts
     with tempfile.TemporaryDirectory(prefix=f"admission-{domain}-") as tmp:
         scratch = Path(tmp)
-        store = open_store(scratch / "graph.lbug")
-        try:
+        with open_store(scratch / "graph.lbug") as store:
             started = time.monotonic()
             fill(store, scratch)
             load_s = time.monotonic() - started
@@ -158,8 +157,6 @@ def run(domain: str, spec: str, args: argparse.Namespace) -> dict:
                 s = walk_and_admit(store, domain, args.level or level, count=attempts, seed=args.seed,
                                    max_attempts=attempts, workers=args.workers, executor=address,
                                    options=options)
-        finally:
-            store.close()
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout
     return {"domain": domain, "executor": spec, "level": args.level or level, "load_s": round(load_s, 1),
             "measured": time.strftime("%Y-%m-%d %H:%M"), "commit": commit.strip(), **figures(s, startup)}

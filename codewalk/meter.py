@@ -5,6 +5,7 @@ shared between workers, the time spent waiting for it (`waited`). Admission
 takes the counts around each group (`take`), so a walk can say how much of its time the verifiers took
 and how often a cached answer was used instead of a run (`cw walk --json`'s "cost", bench/admission.py).
 Counts stay in the process that made them: admission carries each group's back with its verdict.
+Nothing is kept before the first `take`, so a process that never measures (grading, loading) never grows.
 """
 
 from __future__ import annotations
@@ -53,26 +54,33 @@ class Cost:
 
 
 _lock = threading.Lock()  # clone lanes run processes from threads
-_spans: list[tuple[float, float]] = []
+_process_spans: list[tuple[float, float]] = []
 _now = Cost()
+_armed = False  # set by the first take: until then nobody reads the counts
 
 
 def process(program: str, started: float, ended: float) -> None:
     """A tool process ran from `started` to `ended` (time.monotonic)."""
+    if not _armed:
+        return
     with _lock:
-        _spans.append((started, ended))
+        _process_spans.append((started, ended))
         _now.process_seconds[program] += ended - started
         _now.process_runs[program] += 1
 
 
 def reuse(cache: str, hit: bool) -> None:
     """One lookup in `cache`: a stored answer was used (hit), or it had to be computed (miss)."""
+    if not _armed:
+        return
     with _lock:
         (_now.hits if hit else _now.misses)[cache] += 1
 
 
 def waited(seconds: float) -> None:
     """Time spent blocked on a lock that another worker held."""
+    if not _armed:
+        return
     with _lock:
         _now.waited += seconds
 
@@ -80,12 +88,12 @@ def waited(seconds: float) -> None:
 def take(started: float | None = None) -> Cost:
     """The counts since the last take, as the cost of one group evaluated from `started` (time.monotonic)
     until now; counting starts afresh."""
-    global _now
+    global _now, _armed
     ended = time.monotonic()
     with _lock:
-        cost, _now = _now, Cost()
-        spans = sorted(_spans)
-        _spans.clear()
+        cost, _now, _armed = _now, Cost(), True
+        spans = sorted(_process_spans)
+        _process_spans.clear()
     cost.groups, cost.busy = 1, _union(spans)
     if started is not None:
         cost.seconds, cost.spans = ended - started, [(started, ended)]
@@ -105,7 +113,7 @@ def tail(spans: list[tuple[float, float]], workers: int) -> float:
     if full_until is None:
         return 0.0
     end = max(e for _, e in spans)
-    used = sum(min(e, end) - max(s, full_until) for s, e in spans if e > full_until)
+    used = sum(e - max(s, full_until) for s, e in spans if e > full_until)
     return workers * (end - full_until) - used
 
 

@@ -102,3 +102,15 @@ def test_a_walk_reports_the_time_its_verifiers_took(tmp_path, capsys):
     assert 0 < cost["in_processes"] <= cost["seconds"]
     assert 0 < cost["in_processes_share"] <= 1
     assert {"walk", "atoms", "writes"} <= set(cost["main"])
+
+
+def test_a_process_that_never_measures_keeps_no_counts(tmp_path):
+    """Grading and loading run many processes and never take the counts: nothing may pile up there."""
+    import subprocess
+    import sys
+
+    code = ("from pathlib import Path; from codewalk import meter, sandbox\n"
+            f"for _ in range(3): sandbox.run(['true'], cwd=Path({str(tmp_path)!r}), timeout=30)\n"
+            "meter.reuse('x', True); print(len(meter._process_spans), sum(meter._now.hits.values()))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["0", "0"]
