@@ -22,6 +22,7 @@ import functools
 import itertools
 import os
 import resource
+import selectors
 import shutil
 import signal
 import subprocess
@@ -100,10 +101,7 @@ def _run(cmd, cwd, timeout, stdin, limits, join_cgroup, env, program) -> Complet
         except OSError as e:
             raise InfraError(f"cannot start {cmd[0]}: {e}") from e
         try:
-            proc.wait(timeout=timeout)
-            timed_out = False
-        except subprocess.TimeoutExpired:
-            timed_out = True
+            timed_out = not _exited_within(proc, timeout)
         finally:
             # The group id is the leader's pid (new session); the kernel does not reuse it while any member
             # lives. SIGKILL cannot be trapped, so children that ignore SIGTERM die too.
@@ -119,6 +117,25 @@ def _run(cmd, cwd, timeout, stdin, limits, join_cgroup, env, program) -> Complet
         err.seek(0)
         return Completed(proc.returncode, out.read().decode(errors="replace"),
                          err.read().decode(errors="replace"), timed_out, duration)
+
+
+def _exited_within(proc: subprocess.Popen, timeout: float) -> bool:
+    """Wait for proc to exit, at most timeout seconds. Popen.wait(timeout) polls with sleeps of up to 50 ms,
+    which a run of a tenth of a second pays as a third of its time; a pidfd wakes the moment the child ends."""
+    try:
+        fd = os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):  # not Linux 5.3+: poll
+        try:
+            proc.wait(timeout=timeout)
+            return True
+        except subprocess.TimeoutExpired:
+            return False
+    try:
+        with selectors.DefaultSelector() as sel:
+            sel.register(fd, selectors.EVENT_READ)
+            return bool(sel.select(timeout))
+    finally:
+        os.close(fd)
 
 
 def isolation() -> str:
