@@ -4,6 +4,7 @@ composed, admitted or rejected by running the composite, and answers graded."""
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import pytest
 
@@ -178,14 +179,67 @@ def test_check_2_needs_the_reference_class_on_the_inputs_of_every_seed(domain, a
     assert domain.check_reference(composite, group).ok  # cubic on both seeds
     real = complexity.measure_composite
 
-    def second_draw_quadratic(composite, atoms, seed=0):
-        measured = real(composite, atoms, seed)
+    def second_draw_quadratic(composite, atoms, seed=0, cap_at=None):
+        measured = real(composite, atoms, seed, cap_at)
         return measured if seed == 0 else dataclasses.replace(measured, cost=growth.Growth(2, 0))
 
     monkeypatch.setattr(complexity, "measure_composite", second_draw_quadratic)
     check = domain.check_reference(composite, group)
     assert not check.ok and check.reason == "cost_unstable" and "seed 1" in check.detail
     assert check.evidence["other_seeds"][0]["seed"] == 1
+
+
+def test_how_a_measurement_is_batched_does_not_change_what_it_counts(domain, atoms):
+    """Inputs are made per batch, up to where the cap should stop the runs (measure_composite's cap_at):
+    a guess far too low (a new harness for every size) and no guess (every size in one harness) give
+    the same points. They would not if a run left state behind for the next one in its harness."""
+    import codewalk.domains.complexity as complexity
+
+    group = chain(atoms, "0501", "0515")
+    composite = domain.compose(group)
+    one = complexity.measure_composite(composite, group, 0, cap_at=math.inf)
+    many = complexity.measure_composite(composite, group, 0, cap_at=-1.0)
+    assert one.stopped == "cap" and len(one.points) > 5
+    assert (many.points, many.stopped, many.links) == (one.points, one.stopped, one.links)
+
+
+def fake_runs(over_at: float, ran: list[list[float]]):
+    """run_batch for run_batches: counts 2^e, and the first size at or past over_at goes over the cap."""
+    def run_batch(batch: list[float], budget: float) -> list[dict]:
+        ran.append(batch)
+        out = []
+        for e in batch:
+            out.append({"over": True} if e >= over_at else {"count": 2 ** e, "seconds": 0.0})
+            if e >= over_at:
+                break
+        return out
+    return run_batch
+
+
+def test_inputs_past_where_the_cap_stops_the_runs_are_never_made():
+    made: list[float] = []
+    ran: list[list[float]] = []
+    out = extraction.run_batches(extraction.EXPONENTS, lambda e: made.append(e) or e, fake_runs(9.0, ran),
+                                 first_end=9.0)  # a guess just right: the last size made is the one over the cap
+    assert made == [e for e in extraction.EXPONENTS if e <= 9.0] and len(ran) == 1
+    assert extraction.stopped_by(out.results, len(out.used), out.too_large) == "cap"
+
+
+def test_a_guess_too_low_goes_on_to_the_cap_in_another_batch():
+    ran: list[list[float]] = []
+    out = extraction.run_batches(extraction.EXPONENTS, lambda e: e, fake_runs(12.0, ran), first_end=4.0)
+    assert ran[0][-1] == 4.0 and len(ran) >= 2
+    assert [r.get("count") for r in out.results[:-1]] == [2 ** e for e in extraction.EXPONENTS if e < 12.0]
+    assert extraction.stopped_by(out.results, len(out.used), out.too_large) == "cap"
+
+
+def test_the_cap_predicted_from_the_atoms_is_where_the_chain_passes_it(domain, atoms):
+    import codewalk.domains.complexity as complexity
+
+    group = chain(atoms, "0501", "0515")
+    measured = complexity.measure_composite(domain.compose(group), group, 0)
+    over = extraction.exponents(group[0].payload)[len(measured.points)]  # the first size past the cap
+    assert abs(complexity.predicted_cap(group) - over) <= 1.0
 
 
 def test_a_single_atom_is_its_own_task(domain, atoms):

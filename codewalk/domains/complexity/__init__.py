@@ -33,6 +33,7 @@ import functools
 import hashlib
 import importlib
 import logging
+import math
 import os
 import random
 import re
@@ -174,8 +175,11 @@ class ComplexityDomain(Domain):
                 return Check(False, unsolved.detail, {"check_1_first": True, **unsolved.evidence},
                              reason=unsolved.reason)
         runs: list[dict[str, Any]] = []  # evidence per seed: the first in front, the others beside it
+        cap_at = None
         for seed in MEASURE_SEEDS:  # a class that holds on one draw of inputs only is not the task's
-            measured = measure_composite(composite, atoms, seed)
+            measured = measure_composite(composite, atoms, seed, cap_at)
+            if measured.stopped == "cap":  # the next seed's runs should end about there too
+                cap_at = extract.exponents(atoms[0].payload)[len(measured.points)]
             runs.append({"seed": seed, **measured.evidence()})
             evidence = {**runs[0], **({"other_seeds": runs[1:]} if len(runs) > 1 else {})}
             if measured.failure:
@@ -299,26 +303,22 @@ class CompositeMeasurement:
 MEASURE_SEEDS = (0, 1)
 
 
-def measure_composite(composite: Composite, atoms: Sequence[Atom], seed: int = 0) -> CompositeMeasurement:
+def measure_composite(composite: Composite, atoms: Sequence[Atom], seed: int = 0,
+                      cap_at: float | None = None) -> CompositeMeasurement:
     """Run the composite's driver on stage 1's inputs at n = 2^e (the atoms' own sizes and generator,
     seeded by the chain and `seed`), counting the stages' cost as an atom's is counted; the first run
-    past the cap ends it."""
+    past the cap ends it. cap_at: where the cap stopped another seed's runs (else predicted from the
+    atoms); it only saves making inputs the runs never reach."""
     spec = composite.verifier
     chain = "\x1f".join(a.id for a in atoms) + (f"\x1e{seed}" if seed else "")  # seed 0: the draw used so far
     rng = random.Random(hashlib.sha256(chain.encode()).hexdigest())
-    used, stdins = [], []
-    too_large = False
-    for e in extract.exponents(atoms[0].payload):
-        try:
-            stdins.append(composite_input(atoms, extract.scale_of(e), rng))
-        except extract.TooLarge:
-            too_large = True
-            break
-        used.append(e)
     stages = [(name, arg) for name, arg in spec["stages"]]
-    results = extract.run_batches(stdins, used, lambda batch: run.run_driver(
-        spec["functions"], spec["driver"], stages, batch, limit=extract.COST_LIMIT, budget=extract.COST_BUDGET,
-        cap=extract.COST_CAP))
+    ran = extract.run_batches(
+        extract.exponents(atoms[0].payload), lambda e: composite_input(atoms, extract.scale_of(e), rng),
+        lambda batch, budget: run.run_driver(spec["functions"], spec["driver"], stages, batch,
+                                             limit=extract.COST_LIMIT, budget=budget, cap=extract.COST_CAP),
+        first_end=(cap_at if cap_at is not None else predicted_cap(atoms)) + 1.0)  # + one doubling: the draws vary
+    used, results = ran.used, ran.results
     done = [(e, r) for e, r in zip(used, results, strict=False) if "count" in r]
     failure = ""
     if len(done) < len(results) and "error" in results[len(done)] and not \
@@ -334,8 +334,36 @@ def measure_composite(composite: Composite, atoms: Sequence[Atom], seed: int = 0
         ok, fitted = growth.agrees(sizes, expected)
         links.append({"stage": k + 1, "derived": str(expected), "measured": fitted and str(fitted),
                       "points": [[e, r["inputs"][k]] for e, r in done], "agrees": ok})
-    return CompositeMeasurement(points, cost, error, extract.stopped_by(results, len(used), too_large), links,
+    return CompositeMeasurement(points, cost, error, extract.stopped_by(results, len(used), ran.too_large), links,
                                 failure)
+
+
+def predicted_cap(atoms: Sequence[Atom]) -> float:
+    """The first n = 2^e at which the chain should cost more than the cap, from its atoms' own
+    measurements: stage 1 costs what its atom cost at n and hands on a value of the size its atom's output
+    had there; the next stage costs what its atom cost at that size; and so on. inf if never."""
+    for e in extract.exponents(atoms[0].payload):
+        total, at = 0.0, e
+        for k, atom in enumerate(atoms):
+            total += _value_at(atom.payload.get("cost", {}).get("points", []), at)
+            if k + 1 < len(atoms):
+                at = math.log2(max(_value_at(atom.payload.get("growth_points", []), at), 1.0))
+        if total > extract.COST_CAP:
+            return e
+    return math.inf
+
+
+def _value_at(points: list[list[float]], e: float) -> float:
+    """The value of [e, value] points at e: log-linear between two points, extended past the last two
+    (or before the first two) as the power of n they grow by."""
+    if len(points) < 2:
+        return points[0][1] if points else 0.0
+    k = next((i for i in range(1, len(points) - 1) if points[i][0] >= e), len(points) - 1)
+    (e1, v1), (e2, v2) = points[k - 1], points[k]
+    if e2 == e1:
+        return v2
+    l1, l2 = math.log2(max(v1, 1.0)), math.log2(max(v2, 1.0))
+    return 2.0 ** min(l1 + (l2 - l1) * (e - e1) / (e2 - e1), 1000.0)
 
 
 def composite_input(atoms: Sequence[Atom], scale: int, rng: random.Random) -> str:

@@ -37,12 +37,14 @@ import ast
 import copy
 import hashlib
 import json
+import math
 import os
 import random
 import symtable
 import sys
 import tempfile
 import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -1195,25 +1197,73 @@ def exponents(payload: dict[str, Any]) -> tuple[float, ...]:
     return EXPONENTS + NUMBER_EXPONENTS if number else EXPONENTS
 
 
-def run_batches(inputs: list[Any], used: list[float], run_batch: Any) -> list[dict[str, Any]]:
-    """run_batch over the inputs up to n = 2^16, then over the larger numbers, if the first batch ran
-    to its end. Arithmetic on numbers of millions of bits can hold the interpreter past any limit (2 **
-    n at n = 2^32); the harness is then killed, and only the second batch's results are lost."""
-    split = sum(e <= EXPONENTS[-1] for e in used)
-    results: list[dict[str, Any]] = []
-    for k, (start, end) in enumerate(((0, split), (split, len(inputs)))):
-        if start == end:
-            continue
+@dataclass
+class Batches:
+    """What a measurement ran: the sizes inputs were made for (in order), one result per run that
+    finished or ended it, and whether the next size's input would have passed COST_TOKENS."""
+
+    used: list[float] = field(default_factory=list)
+    results: list[dict[str, Any]] = field(default_factory=list)
+    too_large: bool = False
+
+
+def run_batches(exps: Sequence[float], make: Callable[[float], Any],
+                run_batch: Callable[[list[Any], float], list[dict[str, Any]]],
+                first_end: float = math.inf) -> Batches:
+    """Make the input of each size n = 2^e (in order, so a seeded generator gives the same inputs however
+    they are batched) and run them, a batch at a time, while every run ends within the cap.
+    Most of a measurement's input text is for its largest sizes, and most measurements end at the cap
+    well before them, so a caller that can tell where the cap will stop the runs gives `first_end`:
+    inputs past it are made only if the runs get there (the next batch then goes to where the counts
+    so far say the cap will stop them: next_end). A wrong guess costs a process start (~50 ms), not a
+    different result.
+    The list sizes and the larger numbers never share a batch: arithmetic on numbers of millions of bits
+    can hold the interpreter past any limit (2 ** n at n = 2^32); the harness is then killed, and only
+    that batch's results are lost. Each run executes the module afresh (run.py), so the batching does
+    not change what a run counts. run_batch(inputs, seconds) runs inputs within what is left of
+    COST_BUDGET."""
+    out = Batches()
+    pending = list(exps)
+    spent = 0.0
+    while pending and not out.too_large:
+        end = first_end if not out.results else next_end(out) if first_end < math.inf else math.inf
+        end = max(end, pending[0])  # at least one size a batch
+        if pending[0] <= EXPONENTS[-1]:
+            end = min(end, EXPONENTS[-1])
+        batch = []
+        while pending and pending[0] <= end:
+            try:
+                batch.append(make(pending[0]))
+            except TooLarge:
+                out.too_large = True
+                break
+            out.used.append(pending.pop(0))
+        if not batch:
+            break
+        if spent >= COST_BUDGET:
+            break  # fewer results than sizes made: stopped_by says the budget ran out
         try:
-            out = run_batch(inputs[start:end])
+            got = run_batch(batch, COST_BUDGET - spent)
         except InfraError as err:
             # the interpreter died or hung: an end of the measurement (not the program's failure)
-            results.append({"hung": str(err)[:120]} if k else {"error": f"InfraError: {str(err)[:120]}"})
+            out.results.append({"hung": str(err)[:120]} if end > EXPONENTS[-1] else
+                               {"error": f"InfraError: {str(err)[:120]}"})
             break
-        results += out
-        if len(out) < end - start or any("count" not in r for r in out):
+        out.results += got
+        spent += sum(r.get("seconds", 0.0) for r in got)
+        if len(got) < len(batch) or any("count" not in r for r in got):
             break
-    return results
+    return out
+
+
+def next_end(ran: Batches) -> float:
+    """The size the next batch goes up to: where the last two counts, extended as a power of n, pass
+    COST_CAP, and one doubling of n more (the draws vary); every size when the counts do not grow."""
+    counts = [(e, r["count"]) for e, r in zip(ran.used, ran.results) if r.get("count")]
+    if len(counts) < 2 or counts[-1][1] <= counts[-2][1]:
+        return math.inf
+    (e1, c1), (e2, c2) = counts[-2:]
+    return e2 + math.log2(COST_CAP / c2) / (math.log2(c2 / c1) / (e2 - e1)) + 1.0
 
 
 @dataclass(frozen=True)
@@ -1251,7 +1301,7 @@ def fit_points(points: list[list[float]], margin: float = growth.COST_MARGIN) ->
 
 
 def stopped_by(results: list[dict[str, Any]], planned: int, too_large: bool) -> str:
-    if len(results) < planned and results and "over" in results[-1]:
+    if results and "over" in results[-1]:  # the last size made may be the one past the cap
         return "cap"
     if results and "error" in results[-1]:
         return results[-1]["error"][:120]
@@ -1267,20 +1317,14 @@ def stopped_by(results: list[dict[str, Any]], planned: int, too_large: bool) -> 
 def measure(payload: dict[str, Any], strategy: str, source: str, entry: str, seed: str) -> Measurement:
     """Run the entry on inputs of growing size (fixed seed), counting each run's cost (cost.py)."""
     rng = random.Random(f"{seed}/measure")
-    used, args = [], []
-    too_large = False
-    for e in exponents(payload):
-        try:
-            args.append(generate(payload, scale_of(e), strategy, rng, max_tokens=COST_TOKENS)[1])
-        except TooLarge:
-            too_large = True
-            break
-        used.append(e)
-    results = run_batches(args, used, lambda batch: run.run_calls(
-        source, entry, batch, form="value", text=False, limit=COST_LIMIT, budget=COST_BUDGET, cap=COST_CAP))
+    ran = run_batches(exponents(payload), lambda e: generate(payload, scale_of(e), strategy, rng,
+                                                            max_tokens=COST_TOKENS)[1],
+                      lambda batch, budget: run.run_calls(source, entry, batch, form="value", text=False,
+                                                          limit=COST_LIMIT, budget=budget, cap=COST_CAP))
+    used, results = ran.used, ran.results
     done = [(e, r) for e, r in zip(used, results, strict=False) if "count" in r]
     outputs = [[e, r["size"]] for e, r in done if r.get("size") is not None]
-    return Measurement.of(outputs, [[e, r["count"]] for e, r in done], stopped_by(results, len(used), too_large))
+    return Measurement.of(outputs, [[e, r["count"]] for e, r in done], stopped_by(results, len(used), ran.too_large))
 
 
 @dataclass(frozen=True)
