@@ -24,7 +24,7 @@ def test_a_later_stage_star_import_does_not_shadow_an_earlier_stage_builtin(atom
     functions, driver, names = _program([atoms["0747"], atoms["0525"]])
     assert "import *" not in functions
     results = run.run_driver(functions, driver, [(name, 0) for name in names], ["5 1000000007\n", "9 998244353\n"],
-                             limit=5.0, budget=10.0)
+                             limit=5.0, budget=10.0, text=True)
     assert [("error" in r, "text" in r) for r in results] == [(False, True), (False, True)], results
 
 
@@ -41,3 +41,24 @@ def test_a_name_one_stage_binds_is_renamed_where_another_uses_the_builtin():
     exec(functions, namespace)
     assert namespace["solve_1"](10) == 2  # the builtin three-argument pow
     assert namespace["solve_2"](9) == 84  # math.pow and math.sqrt
+
+
+def test_a_stage_renamed_for_a_clash_in_one_group_is_not_renamed_in_the_next():
+    # A stage's statements are cached per position; the renames one group needs must stay in that group.
+    from codewalk.domains import complexity
+    from codewalk.records import Atom
+    base = {"params": [["n", "int"]], "size": 0, "out_form": "value"}
+
+    def atom(k: str, source: str) -> Atom:
+        return Atom(f"complexity/{k}", "complexity", {"in_type": "int", "out_type": "int", "label": "linear"},
+                    {**base, "source": source, "entry": "solve"})
+
+    step = atom("step", "K = 3\n\ndef solve(n: int) -> int:\n    return n + K\n")
+    clash = atom("clash", "K = 5\n\ndef solve(n: int) -> int:\n    return n * K\n")
+    plain = atom("plain", "def solve(n: int) -> int:\n    return n - 1\n")
+    complexity._stage.cache_clear()
+    cold = _program([plain, step])
+    renamed, _, _ = _program([clash, step])
+    assert "K_2 = 3" in renamed  # the clash was there to rename
+    assert _program([plain, step]) == cold
+    assert "K = 3" in cold[0] and "K_2" not in cold[0]

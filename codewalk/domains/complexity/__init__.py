@@ -407,39 +407,69 @@ def _program(atoms: Sequence[Atom]) -> tuple[str, str, list[str]]:
     emitted: dict[str, str] = {}  # top-level name -> the statement text that binds it
     seen_texts: set[str] = set()
     parts: list[str] = []
+    shared: set[str] = set()  # names a `global` statement declares
     entries = [f"solve_{i}" for i in range(1, len(atoms) + 1)]
     prepared = [_prepared(atom.payload["source"]) for atom in atoms]
-    trees = [ast.parse(text) for text, _, _ in prepared]  # a tree of its own to rename in
     # Each stage's globals are its own: a name one stage binds at top level (an import, a def, an
     # assignment) must not change what the same name means in another stage, where it may be a builtin
     # (a later stage's `from math import *` rebinding pow) or bound by a different statement.
     uses = [u for _, u, _ in prepared]
     binds = [b for _, _, b in prepared]
-    for i, (atom, tree) in enumerate(zip(atoms, trees, strict=True), 1):
-        _rename(tree, {atom.payload["entry"]: entries[i - 1]})
-        others_use = set().union(*(u for k, u in enumerate(uses) if k != i - 1))
-        # Rename names this atom binds at top level that another atom binds differently or uses without
-        # binding it the same way, until no clash is left (renaming can change a statement that then
-        # clashes in turn).
-        while True:
-            bound = {(name, ast.unparse(stmt)) for stmt in tree.body for name in _binds(stmt)}
-            clashes = {name for name, text in bound if name in emitted and emitted[name] != text}
-            clashes |= {name for name, _ in bound if name in entries and name != entries[i - 1]}
-            clashes |= {name for name, text in bound if name in others_use and not all(
-                (name, text) in b for k, b in enumerate(binds) if k != i - 1 and name in uses[k])}
-            if not clashes:
-                break
-            _rename(tree, {name: f"{name}_{i}" for name in clashes})
-        for stmt in tree.body:
-            text = ast.unparse(stmt)
-            if text in seen_texts:
+    for i, atom in enumerate(atoms, 1):
+        stmts = _stage(atom.payload["source"], atom.payload["entry"], entries[i - 1])
+        found = _clashes(stmts, i - 1, entries, emitted, uses, binds)
+        if found:  # rename until no clash is left (renaming can change a statement that then clashes in turn)
+            tree = ast.parse(prepared[i - 1][0])  # a tree of its own to rename in
+            _rename(tree, {atom.payload["entry"]: entries[i - 1]})
+            while found:
+                _rename(tree, {name: f"{name}_{i}" for name in found})
+                stmts = _statements(tree)
+                found = _clashes(stmts, i - 1, entries, emitted, uses, binds)
+        for s in stmts:
+            if s.text in seen_texts:
                 continue
-            seen_texts.add(text)
-            for name in _binds(stmt):
-                emitted[name] = text
-            parts.append(text)
+            seen_texts.add(s.text)
+            for name in s.binds:
+                emitted[name] = s.text
+            shared |= s.shared
+            parts.append(s.text)
     functions = "\n\n".join(parts) + "\n"
-    return functions, _driver(atoms, entries, set(emitted) | _globals(functions)), entries
+    return functions, _driver(atoms, entries, set(emitted) | shared), entries
+
+
+def _clashes(stmts: tuple[_Statement, ...], k: int, entries: list[str], emitted: dict[str, str],
+             uses: list[frozenset[str]], binds: list[frozenset[tuple[str, str]]]) -> set[str]:
+    """Names stage k binds at top level that an earlier stage bound by another statement, that are another
+    stage's entry, or that another stage uses without binding them by the same statement."""
+    bound = {(name, s.text) for s in stmts for name in s.binds}
+    others_use = set().union(*(u for j, u in enumerate(uses) if j != k))
+    found = {name for name, text in bound if name in emitted and emitted[name] != text}
+    found |= {name for name, _ in bound if name in entries and name != entries[k]}
+    return found | {name for name, text in bound if name in others_use and not all(
+        (name, text) in b for j, b in enumerate(binds) if j != k and name in uses[j])}
+
+
+@dataclass(frozen=True)
+class _Statement:
+    """One top-level statement of a stage: its text, the names it binds, the names its `global`s declare."""
+
+    text: str
+    binds: frozenset[str]
+    shared: frozenset[str]
+
+
+def _statements(tree: ast.Module) -> tuple[_Statement, ...]:
+    return tuple(_Statement(ast.unparse(stmt), frozenset(_binds(stmt)), frozenset(
+        n for node in ast.walk(stmt) if isinstance(node, ast.Global) for n in node.names)) for stmt in tree.body)
+
+
+@functools.lru_cache(maxsize=4096)
+def _stage(source: str, entry: str, name: str) -> tuple[_Statement, ...]:
+    """An atom's statements with its entry renamed `name`: what the atom contributes to every group where
+    nothing clashes, so a worker works it out once per position (unparsing is most of composing)."""
+    tree = ast.parse(_prepared(source)[0])
+    _rename(tree, {entry: name})
+    return _statements(tree)
 
 
 @functools.lru_cache(maxsize=2048)
@@ -512,11 +542,6 @@ def _binds(stmt: ast.stmt) -> set[str]:
         return {(a.asname or a.name).split(".")[0] for a in stmt.names if a.name != "*"}
     return {n.id for t in getattr(stmt, "targets", [getattr(stmt, "target", None)]) if t is not None
             for n in ast.walk(t) if isinstance(n, ast.Name)}
-
-
-def _globals(source: str) -> set[str]:
-    tree = ast.parse(source)
-    return {n for node in ast.walk(tree) if isinstance(node, ast.Global) for n in node.names}
 
 
 def _rename(tree: ast.Module, mapping: dict[str, str]) -> None:
