@@ -245,12 +245,16 @@ def _pids_cgroup(max_procs: int | None):
     try:
         yield join
     finally:
-        for _ in range(50):  # the group was killed; its members may take a moment to be reaped
+        # The group was killed; its members take a moment to be reaped (under a millisecond here), so
+        # retry soon, then less often, for about a second in all.
+        pause = 0.0005
+        for _ in range(25):
             try:
                 group.rmdir()
                 break
             except OSError:
-                time.sleep(0.02)
+                time.sleep(pause)
+                pause = min(2 * pause, 0.05)
 
 
 def _read(path: Path) -> str:

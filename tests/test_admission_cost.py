@@ -114,3 +114,20 @@ def test_a_process_that_never_measures_keeps_no_counts(tmp_path):
             "meter.reuse('x', True); print(len(meter._process_spans), sum(meter._now.hits.values()))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["0", "0"]
+
+
+def test_each_atom_is_read_from_the_store_once_per_walk_and_groups_get_their_own_atoms(store, monkeypatch):
+    from codewalk.admission import _AtomReader
+    atoms = toy.atoms("toychain", 6)
+    store.write_graph(atoms, toy.ToyChain().edges(atoms))
+    asked: list[list[str]] = []
+    real = store.get_atoms
+    monkeypatch.setattr(store, "get_atoms", lambda ids: asked.append(list(ids)) or real(ids))
+    read = _AtomReader(store, keep=4)
+    ids = [a.id for a in atoms]
+    assert [a.id for a in read([ids[0], ids[1]])] == [ids[0], ids[1]]
+    assert [a.id for a in read([ids[1], ids[0]])] == [ids[1], ids[0]]  # both known: no query
+    assert asked == [[ids[0], ids[1]]]
+    assert [a.id for a in read([ids[2], ids[0], ids[3]])] == [ids[2], ids[0], ids[3]]  # past keep: read afresh
+    assert asked[-1] == [ids[2], ids[0], ids[3]]
+    assert read([ids[0]])[0] == atoms[0]
