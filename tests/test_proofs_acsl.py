@@ -212,3 +212,22 @@ def test_a_program_that_does_not_parse_is_ill_formed_not_an_infra_error(atoms):
     c = ProofsDomain().compose([atoms["clamp"]])
     run = acsl.verify(c.reference.replace("return", "return ) (", 1), c.verifier.get("spec", c.verifier))
     assert not run.well_formed and "syntax error" in run.message
+
+
+def _why3_config_in_a_worker(cache: str) -> str:
+    os.environ["CODEWALK_CACHE"] = cache
+    acsl._why3_config.cache_clear()  # a forked worker inherits the test process's answer
+    return acsl._why3_config().read_text()
+
+
+@needs_frama_c
+def test_two_workers_detecting_provers_on_an_empty_cache_both_get_one_whole_config(tmp_path):
+    """`cw walk proofs --workers 2` on a fresh machine: both workers want the Why3 configuration at once.
+    Before, both ran `why3 config detect` into the same file, and one worker's first group failed."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(2) as pool:
+        configs = list(pool.map(_why3_config_in_a_worker, [str(tmp_path)] * 4))
+    assert len(set(configs)) == 1
+    assert configs[0].count("[main]") == 1  # one detection, not two written into one file
+    assert not list(tmp_path.rglob("*.tmp"))

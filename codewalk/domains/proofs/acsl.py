@@ -47,6 +47,7 @@ from codewalk.loaders.acsl import (
     function_definition,
     strip_annotations,
 )
+from codewalk.locks import locked
 from codewalk.records import Atom, Check, Composite
 
 from . import cache as verdict_cache
@@ -723,19 +724,23 @@ def _versions() -> tuple[str, ...]:
 
 @cache
 def _why3_config() -> Path:
-    """A Why3 configuration of our own (the sandbox has no HOME): detected provers plus cvc5."""
+    """A Why3 configuration of our own (the sandbox has no HOME): detected provers plus cvc5. Workers that
+    start on an empty cache at once build it under a lock, one after the other: before, two detections
+    wrote the same file and the first group of a `cw walk proofs --workers 2` could fail on its config."""
     path = verdict_cache.cache_dir() / "why3" / ("-".join(_provers()) + ".conf")
     if path.exists():
         return path
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    env = {"PATH": os.environ.get("PATH", os.defpath), "WHY3CONFIG": str(tmp), "HOME": str(path.parent)}
-    done = subprocess.run(["why3", "config", "detect"], env=env, capture_output=True, text=True, timeout=120,
-                          check=False)
-    if done.returncode != 0 or not tmp.exists():
-        raise InfraError(f"`why3 config detect` failed: {done.stderr[-400:]}")
-    if "cvc5" in _provers():
-        with tmp.open("a") as f:
-            f.write(CVC5_PROVER)
-    tmp.replace(path)
+    with locked(path.with_suffix(".lock")):
+        if path.exists():  # built while this worker waited
+            return path
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        env = {"PATH": os.environ.get("PATH", os.defpath), "WHY3CONFIG": str(tmp), "HOME": str(path.parent)}
+        done = subprocess.run(["why3", "config", "detect"], env=env, capture_output=True, text=True, timeout=120,
+                              check=False)
+        if done.returncode != 0 or not tmp.exists():
+            raise InfraError(f"`why3 config detect` failed: {done.stderr[-400:]}")
+        if "cvc5" in _provers():
+            with tmp.open("a") as f:
+                f.write(CVC5_PROVER)
+        tmp.replace(path)
     return path
