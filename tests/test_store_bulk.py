@@ -14,6 +14,7 @@ from codewalk.store import GraphStore, open_store
 def _tiny_chunks(monkeypatch):
     """Three rows a chunk, so a handful of records crosses many chunk boundaries."""
     monkeypatch.setattr("codewalk.store.ladybug.CHUNK", 3)
+    monkeypatch.setattr("codewalk.store.ladybug.EDGE_CHUNK", 3)
     monkeypatch.setattr("codewalk.store.neo4j.BATCH", 3)
 
 

@@ -4,6 +4,8 @@ dedupe both bulk paths apply (Ladybug's COPY, Neo4j's importer), as MERGE would.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from itertools import compress, islice
+from operator import attrgetter
 
 import numpy as np
 import pyarrow as pa
@@ -27,37 +29,40 @@ EDGE_SCHEMA = {
 
 def atom_table(atoms: Sequence[Atom]) -> pa.Table:
     """Atoms as an Arrow table of ATOM_SCHEMA, built column by column (what atom_row gives, row by row)."""
-    columns: dict[str, list] = {"id": [a.id for a in atoms], "domain": [a.domain for a in atoms]}
-    for name, kind in SUMMARY_FIELDS.items():
+    summaries = list(map(_SUMMARY, atoms))
+    columns: dict[str, list] = {"id": list(map(_ID, atoms)), "domain": list(map(_DOMAIN, atoms))}
+    for name, kind in SUMMARY_FIELDS.items():  # a field's values are str or list: unset, "" and [] are blank
         blank = [] if kind is list else ""
-        columns[name] = [blank if (v := a.summary.get(name)) in (None, "", []) else v for a in atoms]
-    columns["payload"] = [payload_json(a.payload) for a in atoms]
+        columns[name] = [s.get(name) or blank for s in summaries]
+    columns["payload"] = [payload_json(p) for p in map(_PAYLOAD, atoms)]
     return pa.table(columns, schema=ATOM_SCHEMA)
+
+
+_ID, _DOMAIN, _SUMMARY, _PAYLOAD = (attrgetter(name) for name in ("id", "domain", "summary", "payload"))
+_SRC, _DST, _TYPE, _FILES, _ARG, _VIA = (attrgetter(n) for n in ("src", "dst", "type", "files", "arg", "via"))
 
 
 def edge_table(rel: str, edges: Sequence[Edge]) -> pa.Table:
     """Edges of one type as an Arrow table of EDGE_SCHEMA[rel], built column by column."""
-    columns: dict[str, list] = {"src": [e.src for e in edges], "dst": [e.dst for e in edges]}
+    columns: dict[str, list] = {"src": list(map(_SRC, edges)), "dst": list(map(_DST, edges))}
     if rel == "SHARES_FILE":
-        columns["files"] = [SEP.join(e.files) for e in edges]
+        columns["files"] = list(map(SEP.join, map(_FILES, edges)))
     else:
-        columns["arg"] = [e.arg if e.arg is not None else 0 for e in edges]
-        columns["via"] = [e.via or "" for e in edges]
+        columns["arg"] = [0 if a is None else a for a in map(_ARG, edges)]
+        columns["via"] = [v or "" for v in map(_VIA, edges)]
     return pa.table(columns, schema=EDGE_SCHEMA[rel])
 
 
 def edge_tables(edges: Iterable[Edge], size: int) -> Iterator[tuple[str, pa.Table]]:
-    """Edges of any types as (type, table) pairs of up to `size` rows, in the order they fill."""
-    pending: dict[str, list[Edge]] = {rel: [] for rel in EDGE_SCHEMA}
-    for edge in edges:
-        rows = pending[edge.type]
-        rows.append(edge)
-        if len(rows) == size:
-            yield edge.type, edge_table(edge.type, rows)
-            rows.clear()
-    for rel, rows in pending.items():
-        if rows:
-            yield rel, edge_table(rel, rows)
+    """Edges of any types as (type, table) pairs of up to `size` rows, each type's in the order given."""
+    it = iter(edges)
+    while batch := list(islice(it, size)):
+        types = list(map(_TYPE, batch))
+        for rel in EDGE_SCHEMA:
+            if types.count(rel) == len(batch):  # the usual case: a relation has one edge type
+                yield rel, edge_table(rel, batch)
+            elif rel in types:
+                yield rel, edge_table(rel, list(compress(batch, (t == rel for t in types))))
 
 
 def hashes(keys: pa.Table) -> np.ndarray:
