@@ -1,6 +1,7 @@
 """Where admission's time goes, counted in each process: time inside tool processes, and results reused.
 
-`sandbox.run` reports every process it runs (`process`); a cache reports each lookup (`reuse`); a lock
+`sandbox.run` reports every process it runs (`process`), from the moment the tool started (its exec:
+forking, limits and the sandbox's set-up before it are codewalk's time); a cache reports each lookup (`reuse`); a lock
 shared between workers, the time spent waiting for it (`waited`). Admission
 takes the counts around each group (`take`), so a walk can say how much of its time the verifiers took
 and how often a cached answer was used instead of a run (`cw walk --json`'s "cost", bench/admission.py).

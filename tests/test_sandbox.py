@@ -162,6 +162,16 @@ def test_a_fork_bomb_is_capped_and_the_next_run_is_unaffected():
     assert again.returncode == 0 and again.stdout == "fine\n"
 
 
+def test_a_run_is_in_a_pids_cgroup_of_its_own_when_one_can_be_made():
+    # The child joins by moving its one thread (cgroup v1 `tasks`), the cheap move: it must still land there.
+    if "pids cgroup" not in sandbox.isolation():
+        pytest.skip(sandbox.isolation())
+    lines = [python("print(open('/proc/self/cgroup').read())", max_procs=64).stdout for _ in range(2)]
+    groups = [next(line.split(":")[-1] for line in out.splitlines() if ":pids:" in line or line.startswith("0::"))
+              for out in lines]
+    assert all("/codewalk-" in g for g in groups) and groups[0] != groups[1], groups
+
+
 def test_memory_hog_gets_memory_error_and_a_nonzero_exit():
     done = python("block = bytearray(2 * 1024**3)", memory_mb=256)
     assert done.returncode != 0
