@@ -14,9 +14,9 @@ stays the user's, so the repair environment does not measure the network.
 
 The figures come from codewalk.meter (every process `sandbox.run` starts, every cache lookup) and the
 walk's own clock: wall time; attempts/s; "in processes", the time at least one tool process ran in a
-worker, as a share of workers x wall (the baseline: a loop that did nothing but run the verifiers would
-reach 100 %); codewalk's share, the rest, split into the workers' Python (compose, parsing, sandbox
-set-up) and slots left idle (pool start-up, waiting for the walk or the writes; "(end)": the part while
+worker (from its exec), as a share of workers x wall (the baseline: a loop that did nothing but run the
+verifiers would reach 100 %); codewalk's share, the rest, split into the workers' Python (compose, parsing,
+sandbox set-up and process start-up: fork, limits, cgroup) and slots left idle (pool start-up, waiting for the walk or the writes; "(end)": the part while
 the run's last groups finish one by one), apart from waits for a lock another worker held (one worker
 builds the repair environment, the other waits for it); this process's walk, atom reads, waits and writes.
 Writes --out (JSON) and prints a table.

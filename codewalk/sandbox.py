@@ -73,20 +73,26 @@ def run(cmd: list[str], *, cwd: Path, timeout: float, stdin: str | None = None, 
     # An unprivileged process cannot raise a hard limit, so never ask for more than the current one.
     limits = {what: _at_most_hard(what, value) for what, value in limits.items()}
     program = Path(cmd[0]).name  # what the meter counts the time under (bwrap is only its wrapper)
+    if not shutil.which(cmd[0], path=(env or {}).get("PATH", os.environ.get("PATH", os.defpath))):
+        raise InfraError(f"cannot start {cmd[0]}: not found")  # bwrap or prlimit would only say "exit 1"
     if isolate and _bwrap_works():
-        if not shutil.which(cmd[0], path=(env or {}).get("PATH", os.environ.get("PATH", os.defpath))):
-            raise InfraError(f"cannot start {cmd[0]}: not found")  # bwrap would only say "exit 1"
         cmd = _bwrap_prefix(Path(cwd), writable, sees) + list(cmd)
         env = {"TMPDIR": str(cwd), **(env or {})}  # /tmp is read-only inside
-    with _pids_cgroup(max_procs) as join_cgroup:
-        return _run(cmd, cwd, timeout, stdin, limits, join_cgroup, env, program)
+    with _pids_cgroup(max_procs) as member:
+        return _run(cmd, cwd, timeout, stdin, limits, member, env, program)
 
 
-def _run(cmd, cwd, timeout, stdin, limits, join_cgroup, env, program) -> Completed:
-    def set_limits() -> None:  # runs in the child between fork and exec
-        for what, value in limits.items():
-            resource.setrlimit(what, (value, value))
-        join_cgroup()
+def _run(cmd, cwd, timeout, stdin, limits, member, env, program) -> Completed:
+    launcher = _launcher(limits, member)
+    if launcher:
+        cmd, set_limits = launcher + list(cmd), None
+    else:
+        def set_limits() -> None:  # runs in the child between fork and exec
+            for what, value in limits.items():
+                resource.setrlimit(what, (value, value))
+            if member is not None:
+                with open(member, "w") as f:
+                    f.write("0" if member.name == "tasks" else str(os.getpid()))
 
     # Output goes to files, not pipes: RLIMIT_FSIZE then caps how much a runaway writer can produce, and
     # a grandchild holding the output open cannot make the call wait past its timeout.
@@ -100,7 +106,7 @@ def _run(cmd, cwd, timeout, stdin, limits, join_cgroup, env, program) -> Complet
                                     start_new_session=True, preexec_fn=set_limits)
         except OSError as e:
             raise InfraError(f"cannot start {cmd[0]}: {e}") from e
-        spawned = time.monotonic()  # fork, limits, cgroup, exec: codewalk's start-up, not the tool's time
+        spawned = time.monotonic()  # fork and exec: codewalk's start-up, not the tool's time
         try:
             timed_out = not _exited_within(proc, timeout)
         finally:
@@ -118,6 +124,25 @@ def _run(cmd, cwd, timeout, stdin, limits, join_cgroup, env, program) -> Complet
         err.seek(0)
         return Completed(proc.returncode, out.read().decode(errors="replace"),
                          err.read().decode(errors="replace"), timed_out, duration)
+
+
+# util-linux prlimit's option for each limit; a value sets both the soft and the hard limit
+_PRLIMIT = {resource.RLIMIT_AS: "--as", resource.RLIMIT_FSIZE: "--fsize", resource.RLIMIT_CORE: "--core",
+            resource.RLIMIT_CPU: "--cpu", resource.RLIMIT_NPROC: "--nproc"}
+
+
+def _launcher(limits: dict[int, int], member: Path | None) -> list[str] | None:
+    """Commands that set the limits and join the cgroup, then exec the run, so that Popen can vfork (no
+    Python runs in the child): forking a worker to run Python between fork and exec took 10 ms a start in
+    a busy two-worker pool, measured, against under 1 ms. None without prlimit: then the child does it."""
+    prlimit = shutil.which("prlimit")
+    if prlimit is None:
+        return None
+    cmd = [prlimit, *(f"{_PRLIMIT[what]}={value}" for what, value in limits.items()), "--"]
+    if member is not None:  # the shell moves itself ("0": its one thread, see _pids_cgroup), then execs
+        cmd = ["/bin/sh", "-c", f'echo {"0" if member.name == "tasks" else "$$"} > "$0" && exec "$@"',
+               str(member), *cmd]
+    return cmd
 
 
 def _exited_within(proc: subprocess.Popen, timeout: float) -> bool:
@@ -227,28 +252,23 @@ _cgroup_ids = itertools.count()
 
 
 @contextmanager
-def _pids_cgroup(max_procs: int | None):
-    """A fresh pids cgroup capped at max_procs (plus bwrap's own two), and the function the child calls
-    between fork and exec to join it; a no-op where no pids cgroup is writable."""
+def _pids_cgroup(max_procs: int | None) -> Iterator[Path | None]:
+    """A fresh pids cgroup capped at max_procs (plus bwrap's own two), as the file a process writes itself
+    into to join it; None where no pids cgroup is writable.
+
+    Moving a whole process (cgroup.procs) takes a global lock that waits for an RCU grace period: 13-15 ms
+    a run, measured. cgroup v1 moves the writer's own thread ("0" in `tasks`) without it, and a process
+    that has one thread is wholly moved; cgroup v2 has no such file."""
     root = _pids_root() if max_procs is not None else None
     if root is None:
-        yield lambda: None
+        yield None
         return
     group = root / f"codewalk-{os.getpid()}-{next(_cgroup_ids)}"
     group.mkdir()
     (group / "pids.max").write_text(str((max_procs or 0) + 2))  # max_procs is set: root is not None
-    # The child joins between fork and exec, while it has one thread. Moving a whole process (cgroup.procs)
-    # takes a global lock that waits for an RCU grace period: 13-15 ms a run, measured. cgroup v1 moves the
-    # calling thread ("0" in `tasks`) without it (2 ms); v2 has no such file.
     tasks = group / "tasks"
-    target, member = (str(tasks), "0") if tasks.exists() else (str(group / "cgroup.procs"), "")
-
-    def join() -> None:
-        with open(target, "w") as f:
-            f.write(member or str(os.getpid()))
-
     try:
-        yield join
+        yield tasks if tasks.exists() else group / "cgroup.procs"
     finally:
         # The group was killed; its members take a moment to be reaped (under a millisecond here), so
         # retry soon, then less often, for about a second in all.

@@ -150,7 +150,18 @@ print(made, flush=True)
 """
 
 
-def test_a_fork_bomb_is_capped_and_the_next_run_is_unaffected():
+@pytest.fixture(params=["prlimit", "preexec"])
+def launch(request, monkeypatch):
+    """Both ways a run gets its limits and cgroup: prlimit (and a shell) before the command, so Popen can
+    vfork; or, where prlimit is missing, Python in the child between fork and exec."""
+    if request.param == "preexec":
+        monkeypatch.setattr(sandbox, "_launcher", lambda limits, member: None)
+    elif not sandbox._launcher({}, None):
+        pytest.skip("prlimit (util-linux) is not installed")
+    return request.param
+
+
+def test_a_fork_bomb_is_capped_and_the_next_run_is_unaffected(launch):
     if "no process cap" in sandbox.isolation():
         if os.environ.get("CI"):
             pytest.fail(f"CI needs a process cap: {sandbox.isolation()}")
@@ -162,7 +173,7 @@ def test_a_fork_bomb_is_capped_and_the_next_run_is_unaffected():
     assert again.returncode == 0 and again.stdout == "fine\n"
 
 
-def test_a_run_is_in_a_pids_cgroup_of_its_own_when_one_can_be_made():
+def test_a_run_is_in_a_pids_cgroup_of_its_own_when_one_can_be_made(launch):
     # The child joins by moving its one thread (cgroup v1 `tasks`), the cheap move: it must still land there.
     if "pids cgroup" not in sandbox.isolation():
         pytest.skip(sandbox.isolation())
@@ -172,20 +183,20 @@ def test_a_run_is_in_a_pids_cgroup_of_its_own_when_one_can_be_made():
     assert all("/codewalk-" in g for g in groups) and groups[0] != groups[1], groups
 
 
-def test_memory_hog_gets_memory_error_and_a_nonzero_exit():
+def test_memory_hog_gets_memory_error_and_a_nonzero_exit(launch):
     done = python("block = bytearray(2 * 1024**3)", memory_mb=256)
     assert done.returncode != 0
     assert "MemoryError" in done.stderr
 
 
-def test_cpu_limit_stops_a_busy_loop_before_the_wall_clock_timeout():
+def test_cpu_limit_stops_a_busy_loop_before_the_wall_clock_timeout(launch):
     done = python("while True: pass", timeout=10, cpu_seconds=1)
     assert not done.timed_out
     assert done.returncode != 0
     assert done.duration < 5
 
 
-def test_output_beyond_the_file_size_limit_is_cut_off():
+def test_output_beyond_the_file_size_limit_is_cut_off(launch):
     done = python("import sys\nfor _ in range(4096): sys.stdout.write('x' * 1024)", max_file_mb=1)
     assert done.returncode != 0
     assert len(done.stdout) <= 1024 * 1024
