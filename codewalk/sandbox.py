@@ -272,8 +272,8 @@ def _pids_cgroup(max_procs: int | None) -> Iterator[Path | None]:
     finally:
         # The group was killed; its members take a moment to be reaped (under a millisecond here), so
         # retry soon, then less often, for about a second in all.
-        pause = 0.0005
-        for _ in range(25):
+        pause = 0.0001
+        for _ in range(28):
             try:
                 group.rmdir()
                 break
