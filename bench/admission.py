@@ -16,8 +16,9 @@ The figures come from codewalk.meter (every process `sandbox.run` starts, every 
 walk's own clock: wall time; attempts/s; "in processes", the time at least one tool process ran in a
 worker (from its exec), as a share of workers x wall (the baseline: a loop that did nothing but run the
 verifiers would reach 100 %); codewalk's share, the rest, split into the workers' Python (compose, parsing,
-sandbox set-up and process start-up: fork, limits, cgroup) and slots left idle (pool start-up, waiting for the walk or the writes; "(end)": the part while
-the run's last groups finish one by one), apart from waits for a lock another worker held (one worker
+sandbox set-up and process start-up: fork, limits, cgroup, shown apart as "(start)") and slots left idle
+(pool start-up, waiting for the walk or the writes; "(end)": the part while the run's last groups finish
+one by one), apart from waits for a lock another worker held (one worker
 builds the repair environment, the other waits for it); this process's walk, atom reads, waits and writes.
 Writes --out (JSON) and prints a table.
 """
@@ -136,6 +137,7 @@ def figures(s: WalkSummary, startup: float) -> dict:
         # codewalk's own: the workers' Python and idle slots (not a wait for another worker's tool run)
         "codewalk_share": round(1 - (s.cost.busy + s.cost.waited) / slots, 4) if slots else None,
         "worker_python_share": round(python / slots, 4) if slots else None,
+        "start_up_share": round(s.cost.start_up / slots, 4) if slots else None,  # part of the workers' Python
         "lock_wait_share": round(s.cost.waited / slots, 4) if slots else None,
         "idle_share": round(max(0.0, slots - s.cost.seconds) / slots, 4) if slots else None,
         "tail_share": round(cost["idle_at_the_end"] / slots, 4) if slots else None,
@@ -168,14 +170,15 @@ def _pct(share: float | None) -> str:
 
 def table(rows: list[dict]) -> str:
     head = (f"{'domain':11} {'executor':10} {'N':>2} {'tried':>5} {'adm':>4} {'wall s':>7} {'tries/s':>8} "
-            f"{'in procs':>8} {'locks':>6} {'codewalk':>8} {'= python':>8} {'+ idle':>7} {'(end)':>6}  main: walk/atoms/wait/writes s")
+            f"{'in procs':>8} {'locks':>6} {'codewalk':>8} {'= python':>8} {'(start)':>7} {'+ idle':>7} {'(end)':>6}  "
+            "main: walk/atoms/wait/writes s")
     lines = [head, "-" * len(head)]
     for r in sorted(rows, key=lambda r: list(DOMAINS).index(r["domain"])):
         m = r["main"]
         lines.append(f"{r['domain']:11} {r['executor']:10} {r['level']:>2} {r['attempted']:>5} {r['admitted']:>4} "
                      f"{r['seconds']:>7.1f} {r['attempts_per_s']:>8.2f} {r['in_processes_share']:>8.1%} "
                      f"{r['lock_wait_share']:>6.1%} {r['codewalk_share']:>8.1%} {r['worker_python_share']:>8.1%} "
-                     f"{r['idle_share']:>7.1%} {_pct(r.get('tail_share')):>6}  "
+                     f"{_pct(r.get('start_up_share')):>7} {r['idle_share']:>7.1%} {_pct(r.get('tail_share')):>6}  "
                      + "/".join(f"{m.get(k, 0):.2f}" for k in ("walk", "atoms", "wait", "writes")))
     lines.append("")
     for r in rows:

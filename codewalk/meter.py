@@ -27,6 +27,7 @@ class Cost:
     seconds: float = 0.0
     busy: float = 0.0
     waited: float = 0.0  # blocked on a lock another worker held (while it built something both need)
+    start_up: float = 0.0  # starting tool processes before their exec (fork, limits, cgroup): codewalk's
     process_seconds: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))  # summed
     process_runs: Counter = field(default_factory=Counter)  # program name -> processes run
     hits: Counter = field(default_factory=Counter)  # cache name -> answers reused
@@ -38,6 +39,7 @@ class Cost:
         self.seconds += other.seconds
         self.busy += other.busy
         self.waited += other.waited
+        self.start_up += other.start_up
         self.spans += other.spans
         for program, seconds in other.process_seconds.items():
             self.process_seconds[program] += seconds
@@ -48,7 +50,7 @@ class Cost:
     def as_dict(self) -> dict[str, Any]:
         caches = sorted(set(self.hits) | set(self.misses))
         return {"groups": self.groups, "seconds": round(self.seconds, 3), "in_processes": round(self.busy, 3),
-                "waited_on_locks": round(self.waited, 3),
+                "waited_on_locks": round(self.waited, 3), "process_start_up": round(self.start_up, 3),
                 "processes": {p: {"runs": self.process_runs[p], "seconds": round(s, 3)}
                               for p, s in sorted(self.process_seconds.items())},
                 "reuse": {c: {"hits": self.hits[c], "misses": self.misses[c]} for c in caches}}
@@ -60,11 +62,12 @@ _now = Cost()
 _armed = False  # set by the first take: until then nobody reads the counts
 
 
-def process(program: str, started: float, ended: float) -> None:
-    """A tool process ran from `started` to `ended` (time.monotonic)."""
+def process(program: str, started: float, ended: float, start_up: float = 0.0) -> None:
+    """A tool process ran from `started` (its exec) to `ended` (time.monotonic); starting it took `start_up`."""
     if not _armed:
         return
     with _lock:
+        _now.start_up += start_up
         _process_spans.append((started, ended))
         _now.process_seconds[program] += ended - started
         _now.process_runs[program] += 1

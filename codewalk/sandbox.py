@@ -118,7 +118,7 @@ def _run(cmd, cwd, timeout, stdin, limits, member, env, program) -> Completed:
                 pass
             proc.wait()
         ended = time.monotonic()
-        meter.process(program, spawned, ended)
+        meter.process(program, spawned, ended, spawned - start)
         duration = ended - start
         out.seek(0)
         err.seek(0)

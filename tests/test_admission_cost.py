@@ -58,7 +58,23 @@ def test_every_process_is_counted_under_its_program_and_take_starts_afresh(tmp_p
     cost = meter.take(started=time.monotonic() - 9.0)
     assert cost.process_runs == {"true": 2, "sh": 1} and 9.0 <= cost.seconds < 60
     assert 0 < cost.busy <= sum(cost.process_seconds.values()) + 1e-9
+    assert cost.start_up > 0  # forking and exec'ing is codewalk's time, outside the tools' spans
     assert meter.take().process_runs == {}
+
+
+def test_a_run_counts_its_start_up_apart_from_the_tools_time(tmp_path, monkeypatch):
+    # Starting a process before its exec is codewalk's share, not the tool's (bench/admission.py).
+    real = sandbox.subprocess.Popen
+
+    def slow_start(*args, **kwargs):
+        time.sleep(0.3)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(sandbox.subprocess, "Popen", slow_start)
+    meter.take()
+    done = sandbox.run(["true"], cwd=tmp_path, timeout=30)
+    cost = meter.take()
+    assert cost.start_up >= 0.3 and cost.busy < 0.3 <= done.duration, (cost.start_up, cost.busy)
 
 
 def test_idle_time_at_the_end_is_what_the_last_groups_leave_unused():
