@@ -135,8 +135,8 @@ def _launcher(limits: dict[int, int], member: Path | None) -> list[str] | None:
     """Commands that set the limits and join the cgroup, then exec the run, so that Popen can vfork (no
     Python runs in the child): forking a worker to run Python between fork and exec took 10 ms a start in
     a busy two-worker pool, measured, against under 1 ms. None without prlimit: then the child does it."""
-    prlimit = shutil.which("prlimit")
-    if prlimit is None:
+    prlimit = _prlimit()
+    if not prlimit:
         return None
     cmd = [prlimit, *(f"{_PRLIMIT[what]}={value}" for what, value in limits.items()), "--"]
     if member is not None:  # the shell moves itself ("0": its one thread, see _pids_cgroup), then execs
@@ -189,6 +189,11 @@ def _bwrap_works() -> bool:
     except (OSError, subprocess.TimeoutExpired):
         return False
     return probe.returncode == 0
+
+
+@functools.cache
+def _prlimit() -> str:
+    return shutil.which("prlimit") or ""
 
 
 @functools.cache
