@@ -16,6 +16,8 @@ The rules a plugin author needs, in one place:
   failed; both are recorded and the walk goes on. The checks return a `Check`; `Check.ok` is True when
   the check passed: for `check_reference` Ref(G) passes V_G, for `check_unsolved` the atom is still
   unsolved. A verifier that gives no verdict raises `InfraError`, never returns ok=False.
+- A source of millions of atoms may be loaded as columns (`load_columns`, `edge_columns`): no Python
+  object per atom or edge, so 10^6 atoms load in seconds. `load` stays the path walks and admission use.
 - Admission makes a fresh domain instance per group, in a worker process: keep no state between calls
   that a verdict depends on (caches of tool output keyed by content are fine).
 """
@@ -30,10 +32,13 @@ from functools import cache
 from importlib.metadata import entry_points
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .errors import UsageError
 from .records import REL_TYPES, Atom, Check, Composite, Edge, RelType, Task
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 
 class Rejected(Exception):
@@ -121,6 +126,18 @@ class Domain(ABC):
     @abstractmethod
     def edges(self, atoms: Sequence[Atom]) -> Iterable[Edge]:
         """Compute the relation with an index (inverted file index, type buckets), never all pairs."""
+
+    # -- the columnar path (optional): sources of millions of atoms, with no record per atom ---------
+    def load_columns(self, source: Path, options: dict[str, Any]) -> pa.Table | None:
+        """The atoms of a source as one Arrow table, or None (the default): this domain loads through
+        `load`. Columns: id, domain, any of SUMMARY_FIELDS (files: a list of strings), payload (JSON
+        text; absent = {}). `cw load` checks the table as it checks records, then writes it as it is."""
+        return None
+
+    def edge_columns(self, atoms: pa.Table) -> Iterable[tuple[RelType, pa.Table]]:
+        """The relation over load_columns' table: (type, table) pairs with src, dst and the type's
+        properties (SHARES_FILE: files, a list; codewalk.relations.shares_file computes it)."""
+        raise NotImplementedError(f"{self.name}: load_columns needs edge_columns")
 
     # -- walk --------------------------------------------------------------------------------
     def walk_plan(self, n: int, rng: random.Random) -> WalkPlan:

@@ -8,6 +8,7 @@ import pytest
 from codewalk.errors import InputError, StoreError
 from codewalk.records import Atom, Edge
 from codewalk.store import GraphStore, open_store
+from codewalk.store.columns import atom_table
 
 
 @pytest.fixture(autouse=True)
@@ -157,7 +158,7 @@ def test_a_bulk_load_refuses_a_neo4j_it_does_not_run(monkeypatch, tmp_path):
     fake = Neo4jStore.__new__(Neo4jStore)
     fake.location, fake.database = "bolt://db.example.org:7687", "neo4j"
     with pytest.raises(StoreError, match="without --bulk"):
-        fake.bulk_load(_atoms("x", "ab"), [], home=tmp_path)
+        fake.bulk_tables([atom_table(_atoms("x", "ab"))], [], home=tmp_path)
 
 
 def test_cw_load_bulk_writes_what_a_plain_load_writes(capsys, tmp_path):

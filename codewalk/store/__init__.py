@@ -117,10 +117,24 @@ class GraphStore(ABC):
             steps += [(self.q(name), {"rows": chunk}) for chunk in _chunks(rows)]
         self.transaction(steps)
 
+    def write_tables(self, atoms: Iterable[pa.Table], edges: Iterable[tuple[str, pa.Table]]) -> None:
+        """write_graph for a graph held as columns (store.columns' ATOM_SCHEMA and EDGE_SCHEMA tables),
+        in one transaction. Here by way of records; the embedded store copies the columns as they are."""
+        from .columns import atom_records, edge_records
+
+        self.write_graph([a for table in atoms for a in atom_records(table)],
+                         [e for rel, table in edges for e in edge_records(rel, table)])
+
     def bulk_load(self, atoms: Sequence[Atom], edges: Sequence[Edge]) -> None:
-        """Write the graph into an empty store by the engine's own bulk path (Neo4j: its importer, see
-        Neo4jStore.bulk_load). The embedded store's write_graph is that path already."""
-        self.write_graph(atoms, edges)
+        """Write the graph into an empty store by the engine's own bulk path (see bulk_tables)."""
+        from .columns import atom_table, edge_tables
+
+        self.bulk_tables([atom_table(atoms)], edge_tables(edges, len(edges) or 1))
+
+    def bulk_tables(self, atoms: Iterable[pa.Table], edges: Iterable[tuple[str, pa.Table]]) -> None:
+        """bulk_load for columns. Neo4j: its importer (Neo4jStore.bulk_tables); the embedded store's
+        write_tables is its bulk path already."""
+        self.write_tables(atoms, edges)
 
     @abstractmethod
     def atom_row(self, atom: Atom) -> dict[str, Any]:

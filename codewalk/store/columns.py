@@ -3,15 +3,17 @@ dedupe both bulk paths apply (Ladybug's COPY, Neo4j's importer), as MERGE would.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import compress, islice
 from operator import attrgetter
+from typing import cast
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..records import SUMMARY_FIELDS, Atom, Edge
+from ..records import SUMMARY_FIELDS, Atom, Edge, RelType
 from . import payload_json
 
 SEP = "\x00"  # joins the file names of a SHARES_FILE edge into one string: no path can hold it
@@ -63,6 +65,53 @@ def edge_tables(edges: Iterable[Edge], size: int) -> Iterator[tuple[str, pa.Tabl
                 yield rel, edge_table(rel, batch)
             elif rel in types:
                 yield rel, edge_table(rel, list(compress(batch, (t == rel for t in types))))
+
+
+def as_atom_table(table: pa.Table) -> pa.Table:
+    """A domain's atom columns (id, domain, any summary fields, payload as JSON text) in ATOM_SCHEMA:
+    a column not given is blank, a list of names stays a list."""
+    n = table.num_rows
+    blank = {"payload": "{}"}
+    columns = []
+    for f in ATOM_SCHEMA:
+        if f.name in table.column_names:
+            column = table.column(f.name).cast(f.type)
+            columns.append(pc.fill_null(column, blank.get(f.name, "")) if f.type == pa.string() else column)
+        else:
+            columns.append(pa.nulls(n, f.type).fill_null(blank.get(f.name, "")) if f.type == pa.string()
+                           else pa.array([[]] * n, f.type))
+    return pa.table(columns, schema=ATOM_SCHEMA)
+
+
+def as_edge_table(rel: str, table: pa.Table) -> pa.Table:
+    """A domain's edge columns (SHARES_FILE: src, dst, files as a list; FEEDS: src, dst, arg, via) in
+    EDGE_SCHEMA[rel]: the file names joined by SEP, an arg or via not given 0 and blank."""
+    n = table.num_rows
+    columns: dict[str, pa.Array | pa.ChunkedArray] = {"src": table.column("src"), "dst": table.column("dst")}
+    if rel == "SHARES_FILE":
+        files = table.column("files")
+        columns["files"] = files if pa.types.is_string(files.type) else pc.binary_join(files, SEP)
+    else:
+        columns["arg"] = pc.fill_null(table.column("arg"), 0) if "arg" in table.column_names else pa.array([0] * n)
+        columns["via"] = pc.fill_null(table.column("via"), "") if "via" in table.column_names else pa.array([""] * n)
+    return pa.table(columns).cast(EDGE_SCHEMA[rel])
+
+
+def atom_records(table: pa.Table) -> Iterator[Atom]:
+    """The atoms of an ATOM_SCHEMA table as records (what atom_table made them from)."""
+    for row in table.to_pylist():
+        summary = {k: row[k] for k in SUMMARY_FIELDS if row[k] not in (None, "", [])}
+        yield Atom(row["id"], row["domain"], summary, json.loads(row["payload"] or "{}"))
+
+
+def edge_records(rel: str, table: pa.Table) -> Iterator[Edge]:
+    """The edges of an EDGE_SCHEMA[rel] table as records."""
+    kind = cast(RelType, rel)
+    for row in table.to_pylist():
+        if kind == "SHARES_FILE":
+            yield Edge(row["src"], row["dst"], kind, files=tuple(row["files"].split(SEP)) if row["files"] else ())
+        else:
+            yield Edge(row["src"], row["dst"], kind, arg=row["arg"], via=row["via"] or None)
 
 
 def hashes(keys: pa.Table) -> np.ndarray:

@@ -94,10 +94,12 @@ class LadybugStore(GraphStore):
         created = _Created(everything=not self._rows(self.q("count_atoms"), {})[0]["atoms"])
         copied = _EdgeFilter()
         with self._transaction():
-            for table in atoms:
-                self._write_atoms(table.select(ATOM_SCHEMA.names).cast(ATOM_SCHEMA), created)
+            for table in atoms:  # in slices: one COPY of 10^6 atoms once stored a row twice (ladybug 0.22)
+                for part in _slices(table.select(ATOM_SCHEMA.names).cast(ATOM_SCHEMA), CHUNK):
+                    self._write_atoms(part, created)
             for rel, table in edges:
-                self._write_edges(rel, table.select(EDGE_SCHEMA[rel].names).cast(EDGE_SCHEMA[rel]), created, copied)
+                for part in _slices(table.select(EDGE_SCHEMA[rel].names).cast(EDGE_SCHEMA[rel]), EDGE_CHUNK):
+                    self._write_edges(rel, part, created, copied)
 
     def _write_atoms(self, table: pa.Table, created: _Created) -> None:
         table = last_per_key(table, ["id"])
@@ -154,6 +156,11 @@ def _plain(value: Any) -> Any:
     if isinstance(value, list) and value and isinstance(value[0], (dict, list)):  # lists are homogeneous
         return [_plain(v) for v in value]
     return value
+
+
+def _slices(table: pa.Table, rows: int) -> Iterator[pa.Table]:
+    for start in range(0, table.num_rows, rows):
+        yield table.slice(start, rows)
 
 
 def _batched(items: Iterable, size: int) -> Iterator[list]:

@@ -21,7 +21,7 @@ from .. import dbserver, paths
 from ..errors import QueryError, StoreError, StoreUnavailable
 from ..records import Atom, Edge
 from . import BATCH, GraphStore
-from .columns import ATOM_SCHEMA, EDGE_SCHEMA, SEP, atom_table, edge_tables, last_per_key
+from .columns import ATOM_SCHEMA, EDGE_SCHEMA, SEP, last_per_key
 
 TABLE_CHUNK = 100_000  # records per Arrow chunk in table(); atoms per page in read_columns()
 
@@ -121,7 +121,8 @@ class Neo4jStore(GraphStore):
                     tx.run(queries[rel], {"rows": rows}).consume()
             tx.commit()
 
-    def bulk_load(self, atoms: Sequence[Atom], edges: Sequence[Edge], home: Path | None = None) -> None:
+    def bulk_tables(self, atoms: Iterable[pa.Table], edges: Iterable[tuple[str, pa.Table]],
+                    home: Path | None = None) -> None:
         """Build this (empty) database with Neo4j's importer instead of UNWIND upserts: it must be the
         database of the local server `cw db start` runs from `home` (the Java one), which is stopped for
         the import and started again with its data kept; constraints and indexes are created after."""
@@ -137,8 +138,7 @@ class Neo4jStore(GraphStore):
             raise StoreError(f"a bulk load builds a fresh database, and {self.location} holds {found['atoms']} "
                              f"atoms and {found['tasks']} tasks: load without --bulk (it merges into them)")
         self._driver.close()
-        _import(home, [atom_table(atoms)], edge_tables(edges, len(edges) or 1), _port(info.bolt_uri),
-                _port(info.http_uri))
+        _import(home, atoms, edges, _port(info.bolt_uri), _port(info.http_uri))
         self._connect()
         self.ensure_schema()
         self.run(self.q("await_indexes"))

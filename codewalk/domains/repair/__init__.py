@@ -21,9 +21,10 @@ import json
 import os
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from itertools import combinations
 from pathlib import Path
 from typing import Any
+
+import pyarrow as pa
 
 from codewalk import meter, paths
 from codewalk.domain import Domain, Option, Rejected
@@ -31,6 +32,7 @@ from codewalk.errors import InfraError, InputError
 from codewalk.loaders import swebench
 from codewalk.loaders.diff import parse_patch, patch_files
 from codewalk.records import Atom, Check, Composite, Edge, Task
+from codewalk.relations import FILES, shares_file
 
 from .env import Env, Envs, EnvSpec, TestRun, run_tests
 from .git import Mirrors, Worktree, Worktrees, digest
@@ -92,17 +94,13 @@ class RepairDomain(Domain):
             )
 
     def edges(self, atoms: Sequence[Atom]) -> Iterable[Edge]:
-        """b_i ~ b_j iff files(g_i) and files(g_j) meet, within a repository; edges keep the shared files."""
-        by_file: dict[tuple[str, str], list[str]] = defaultdict(list)
-        for atom in atoms:
-            for path in atom.summary["files"]:
-                by_file[(atom.summary["repo"], path)].append(atom.id)
-        shared: dict[tuple[str, str], set[str]] = defaultdict(set)
-        for (_, path), ids in by_file.items():
-            for pair in combinations(sorted(ids), 2):
-                shared[pair].add(path)
-        for (src, dst), files in sorted(shared.items()):
-            yield Edge(src, dst, "SHARES_FILE", files=tuple(sorted(files)))
+        """b_i ~ b_j iff files(g_i) and files(g_j) meet, within a repository; edges keep the shared files
+        (an inverted file index, on columns: codewalk.relations.shares_file)."""
+        found = shares_file(pa.array([a.id for a in atoms], pa.string()),
+                            pa.array([a.summary["repo"] for a in atoms], pa.string()),
+                            pa.array([a.summary["files"] for a in atoms], FILES))
+        for src, dst, files in zip(*(found.column(c).to_pylist() for c in ("src", "dst", "files")), strict=True):
+            yield Edge(src, dst, "SHARES_FILE", files=tuple(files))
 
     # -- composition ------------------------------------------------------------------------------
     def compose(self, atoms: Sequence[Atom]) -> Composite:
