@@ -150,6 +150,33 @@ def phase_ladybug_records(work: Path) -> dict:
     return out
 
 
+def phase_ladybug_load(work: Path) -> dict:
+    """`cw load` end to end (codewalk.loading.load, the function the command calls) by the columnar path:
+    the atoms read from Parquet, the relation computed on columns, the checks, the write; the write's
+    seconds (store.write_tables, one transaction) are timed apart."""
+    import bench.walks  # noqa: F401  (registers the benchrepair domain, with its columnar loader)
+    from codewalk.loading import load
+    from codewalk.store import open_store
+
+    with open_store(fresh(work / "load.lbug")) as store:
+        timed = {}
+        write_tables = store.write_tables
+
+        def write(*args):
+            started = time.perf_counter()
+            write_tables(*args)
+            timed["write_s"] = round(time.perf_counter() - started, 2)
+
+        store.write_tables = write  # type: ignore[method-assign]
+        cpu, started = _usage()["cpu_s"], time.perf_counter()
+        summary = load(store, DOMAIN, work / "atoms.parquet")
+        out = {"load_s": round(time.perf_counter() - started, 2), **timed,
+               "load_cpu_s": round(_usage()["cpu_s"] - cpu, 2)}
+        _check_ladybug(store, summary.atoms, summary.edges["SHARES_FILE"])
+    fresh(work / "load.lbug")
+    return out
+
+
 def phase_ladybug_engine(work: Path, files_type: str) -> dict:
     """The engine alone: the atoms' and edges' COPYs and the COMMIT, no codewalk code in between."""
     import ladybug
@@ -276,6 +303,7 @@ PHASES = {"gen": lambda size, work, **_: phase_gen(size, work),
                                                                                              int(unwind_size)),
           "ladybug_tables": lambda size, work, **_: phase_ladybug_tables(work),
           "ladybug_records": lambda size, work, **_: phase_ladybug_records(work),
+          "ladybug_load": lambda size, work, **_: phase_ladybug_load(work),
           "ladybug_engine": lambda size, work, files_type="", **_: phase_ladybug_engine(work, files_type)}
 
 
@@ -325,6 +353,10 @@ def main() -> None:
     if "ladybug" in args.stores:
         results["ladybug_tables"] = r = _run("ladybug_tables", size, work)
         lines.append(_row("Ladybug `write_tables` (Arrow tables, one transaction)", r))
+        results["ladybug_load"] = r = _run("ladybug_load", size, work)
+        lines.append(f"| `cw load` end to end, columnar (Parquet read, relation on columns, checks, write): "
+                     f"{r['load_s']} s, of which the write (`write_tables`, one transaction) | {r['write_s']} | "
+                     f"{r['load_cpu_s']} | {r['rss_mb']:.0f} | {'-'.join(f'{x:.1f}' for x in r['loadavg'])} |")
         results["ladybug_records"] = r = _run("ladybug_records", size, work)
         lines.append(_row(f"Ladybug `write_graph` (Atom/Edge records, as `cw load`; building them: "
                           f"{r['records_build_s']} s, not counted)", r))

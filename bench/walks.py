@@ -73,6 +73,19 @@ class BenchRepair(_Bench):
     name = "benchrepair"
     relation = "SHARES_FILE"
 
+    def load_columns(self, source, options):
+        """`cw load`'s columnar path (bench/load.py): the atoms' id, repo and files from Parquet."""
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        table = pq.read_table(source, columns=["id", "repo", "files"])
+        return table.append_column("domain", pa.repeat(self.name, table.num_rows))
+
+    def edge_columns(self, atoms):
+        from codewalk.relations import shares_file
+
+        yield "SHARES_FILE", shares_file(atoms.column("id"), atoms.column("repo"), atoms.column("files"))
+
 
 @register
 class BenchChain(_Bench):
