@@ -18,8 +18,10 @@ this machine gives; trusted tooling (git, pip building an environment) passes `i
 
 from __future__ import annotations
 
+import atexit
 import functools
 import itertools
+import multiprocessing.util
 import os
 import resource
 import selectors
@@ -29,6 +31,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import deque
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -209,6 +212,7 @@ SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc/
           "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime", "/etc/alternatives", "/etc/java-17-openjdk")
 
 
+@functools.cache
 def python_runtime() -> tuple[Path, ...]:
     """The running interpreter's installation, for a sandboxed `python -I -S` (standard library only)."""
     return tuple(dict.fromkeys(Path(p).resolve() for p in (sys.base_prefix, sys.prefix)))
@@ -217,15 +221,18 @@ def python_runtime() -> tuple[Path, ...]:
 def _view(sees: Sequence[Path] | None) -> list[str]:
     if sees is None:
         return ["--ro-bind", "/", "/"]
+    return [*_system_view(), *(arg for seen in sees for arg in ("--ro-bind-try", str(seen), str(seen)))]
+
+
+@functools.cache
+def _system_view() -> tuple[str, ...]:
     args: list[str] = []
     for path in SYSTEM:
         if os.path.islink(path):  # merged /usr: /bin -> usr/bin
             args += ["--symlink", os.readlink(path), path]
         else:
             args += ["--ro-bind-try", path, path]
-    for seen in sees:
-        args += ["--ro-bind-try", str(seen), str(seen)]
-    return args
+    return tuple(args)
 
 
 def _bwrap_prefix(cwd: Path, writable: Sequence[Path], sees: Sequence[Path] | None = None) -> list[str]:
@@ -237,7 +244,8 @@ def _bwrap_prefix(cwd: Path, writable: Sequence[Path], sees: Sequence[Path] | No
 
 @functools.cache
 def _pids_root() -> Path | None:
-    """A pids cgroup hierarchy we may create groups in (cgroup v1 `pids/`, or v2 with pids enabled)."""
+    """A pids cgroup hierarchy we may create groups in (cgroup v1 `pids/`, or v2 with pids enabled).
+    Found once per process, which then removes the groups processes that are gone left behind."""
     for root in (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup")):
         if root == Path("/sys/fs/cgroup") and "pids" not in _read(root / "cgroup.subtree_control"):
             continue
@@ -249,17 +257,37 @@ def _pids_root() -> Path | None:
         except OSError:
             continue
         if ok:
+            _remove_orphans(root)
             return root
     return None
 
 
+def _remove_orphans(root: Path) -> None:
+    """Remove the empty groups of codewalk processes that no longer run (killed before they could)."""
+    for group in root.glob("codewalk-*-*"):
+        pid = group.name.split("-")[1]
+        if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+            try:
+                group.rmdir()
+            except OSError:
+                pass  # not empty yet, or another process removed it first
+
+
 _cgroup_ids = itertools.count()
+# Per process (a forked worker must not reuse its parent's groups): the groups no run is using, oldest first.
+_idle_groups: dict[int, deque[Path]] = {}
 
 
 @contextmanager
 def _pids_cgroup(max_procs: int | None) -> Iterator[Path | None]:
-    """A fresh pids cgroup capped at max_procs (plus bwrap's own two), as the file a process writes itself
-    into to join it; None where no pids cgroup is writable.
+    """A pids cgroup that no other process is in, capped at max_procs (plus bwrap's own two), as the file a
+    process writes itself into to join it; None where no pids cgroup is writable.
+
+    A group is reused once nothing is charged to it any more (pids.current 0, about 2 s after an isolated
+    run: the kernel releases a PID namespace's last task late), so a reused group is as good as a new one:
+    making and removing a group each run cost about half a millisecond, the removal often retried while
+    the members were reaped. The groups go when the process ends (or, if it was killed, when the next
+    codewalk process starts).
 
     Moving a whole process (cgroup.procs) takes a global lock that waits for an RCU grace period: 13-15 ms
     a run, measured. cgroup v1 moves the writer's own thread ("0" in `tasks`) without it, and a process
@@ -268,25 +296,38 @@ def _pids_cgroup(max_procs: int | None) -> Iterator[Path | None]:
     if root is None:
         yield None
         return
-    group = root / f"codewalk-{os.getpid()}-{next(_cgroup_ids)}"
-    group.mkdir()
+    if os.getpid() not in _idle_groups:
+        _idle_groups[os.getpid()] = deque()
+        atexit.register(_remove_idle_groups)  # a process that exits normally
+        multiprocessing.util.Finalize(None, _remove_idle_groups, exitpriority=0)  # a pool's worker
+    idle = _idle_groups[os.getpid()]
+    if idle and _read(idle[0] / "pids.current").strip() == "0":  # the longest idle, the likeliest empty
+        group = idle.popleft()
+    else:
+        group = root / f"codewalk-{os.getpid()}-{next(_cgroup_ids)}"
+        group.mkdir()
     (group / "pids.max").write_text(str((max_procs or 0) + 2))  # max_procs is set: root is not None
     tasks = group / "tasks"
     try:
         yield tasks if tasks.exists() else group / "cgroup.procs"
     finally:
-        # The group was killed; its members take a moment to be reaped (under a millisecond here), so
-        # retry soon, then less often, for about a second in all.
+        idle.append(group)
+
+
+def _remove_idle_groups() -> None:
+    """Remove this process's groups; their last members take a moment to be reaped after a kill."""
+    idle = _idle_groups.pop(os.getpid(), deque())
+    for group in idle:
         pause = 0.0001
-        for _ in range(28):
+        for _ in range(28):  # about a second in all
             try:
                 group.rmdir()
+                break
+            except FileNotFoundError:
                 break
             except OSError:
                 time.sleep(pause)
                 pause = min(2 * pause, 0.05)
-
-
 def _read(path: Path) -> str:
     try:
         return path.read_text()

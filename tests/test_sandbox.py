@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import os
 import socket
+import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -173,14 +175,68 @@ def test_a_fork_bomb_is_capped_and_the_next_run_is_unaffected(launch):
     assert again.returncode == 0 and again.stdout == "fine\n"
 
 
-def test_a_run_is_in_a_pids_cgroup_of_its_own_when_one_can_be_made(launch):
-    # The child joins by moving its one thread (cgroup v1 `tasks`), the cheap move: it must still land there.
+def _pids_group(out: str) -> str:
+    return next(line.split(":")[-1] for line in out.splitlines() if ":pids:" in line or line.startswith("0::"))
+
+
+def _needs_pids_cgroup() -> None:
     if "pids cgroup" not in sandbox.isolation():
         pytest.skip(sandbox.isolation())
-    lines = [python("print(open('/proc/self/cgroup').read())", max_procs=64).stdout for _ in range(2)]
-    groups = [next(line.split(":")[-1] for line in out.splitlines() if ":pids:" in line or line.startswith("0::"))
-              for out in lines]
+
+
+def test_a_run_is_in_a_pids_cgroup_of_its_own_when_one_can_be_made(launch):
+    # The child joins by moving its one thread (cgroup v1 `tasks`), the cheap move: it must still land there.
+    _needs_pids_cgroup()
+    with ThreadPoolExecutor(2) as pool:  # two runs at once never share a group
+        outs = list(pool.map(lambda _: python("import time; time.sleep(0.5); print(open('/proc/self/cgroup').read())",
+                                              max_procs=64).stdout, range(2)))
+    groups = [_pids_group(out) for out in outs]
     assert all("/codewalk-" in g for g in groups) and groups[0] != groups[1], groups
+
+
+@pytest.fixture
+def own_groups(monkeypatch):
+    """This test's runs start with no idle group to reuse, and remove theirs at its end."""
+    monkeypatch.setattr(sandbox, "_idle_groups", {})
+    yield
+    sandbox._remove_idle_groups()
+
+
+def test_an_emptied_pids_cgroup_is_reused_and_one_with_a_member_left_is_not(launch, own_groups):
+    _needs_pids_cgroup()
+    show = "print(open('/proc/self/cgroup').read())"
+    first = _pids_group(python(show, max_procs=64).stdout)
+    group = sandbox._pids_root() / Path(first).name
+    deadline = time.monotonic() + 5
+    while (group / "pids.current").read_text().strip() != "0" and time.monotonic() < deadline:
+        time.sleep(0.01)  # the kernel reaps a killed run's last members a moment after it returns
+    assert _pids_group(python(show, max_procs=64).stdout) == first  # its members are gone: reused
+    straggler = subprocess.Popen(["sleep", "30"])
+    try:
+        (group / "cgroup.procs").write_text(str(straggler.pid))  # as if a process outlived its run
+        assert _pids_group(python(show, max_procs=64).stdout) != first
+    finally:
+        straggler.kill()
+        straggler.wait()
+
+
+def _run_true() -> int:
+    with workdir() as cwd:
+        run(["true"], cwd=cwd, timeout=10)
+    return os.getpid()
+
+
+@pytest.mark.parametrize("how", ["process", "pool worker"])
+def test_a_process_removes_its_pids_cgroups_when_it_ends(how):
+    _needs_pids_cgroup()
+    if how == "process":
+        code = "from tests.test_sandbox import _run_true; print(_run_true())"
+        pid = int(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                                 check=True).stdout)
+    else:
+        with ProcessPoolExecutor(1) as pool:
+            pid = pool.submit(_run_true).result()
+    assert list(sandbox._pids_root().glob(f"codewalk-{pid}-*")) == []
 
 
 def test_memory_hog_gets_memory_error_and_a_nonzero_exit(launch):
