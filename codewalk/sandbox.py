@@ -301,12 +301,17 @@ def _pids_cgroup(max_procs: int | None) -> Iterator[Path | None]:
         atexit.register(_remove_idle_groups)  # a process that exits normally
         multiprocessing.util.Finalize(None, _remove_idle_groups, exitpriority=0)  # a pool's worker
     idle = _idle_groups[os.getpid()]
-    if idle and _read(idle[0] / "pids.current").strip() == "0":  # the longest idle, the likeliest empty
-        group = idle.popleft()
-    else:
+    cap = str((max_procs or 0) + 2)  # max_procs is set: root is not None
+    group = idle.popleft() if idle and _read(idle[0] / "pids.current").strip() == "0" else None
+    try:
+        if group is not None:  # the longest idle, the likeliest empty
+            (group / "pids.max").write_text(cap)
+    except OSError:
+        group = None  # removed meanwhile (another container's codewalk took it for an orphan): make one
+    if group is None:
         group = root / f"codewalk-{os.getpid()}-{next(_cgroup_ids)}"
         group.mkdir()
-    (group / "pids.max").write_text(str((max_procs or 0) + 2))  # max_procs is set: root is not None
+        (group / "pids.max").write_text(cap)
     tasks = group / "tasks"
     try:
         yield tasks if tasks.exists() else group / "cgroup.procs"
