@@ -333,6 +333,8 @@ def _remove_idle_groups() -> None:
             except OSError:
                 time.sleep(pause)
                 pause = min(2 * pause, 0.05)
+
+
 def _read(path: Path) -> str:
     try:
         return path.read_text()
