@@ -16,7 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from . import paths, sandbox
-from .errors import CodewalkError, FewerAdmitted, Interrupted, UsageError
+from .errors import CodewalkError, FewerAdmitted, Interrupted, ServerError, UsageError
 from .records import STATUSES, Reason
 
 app = typer.Typer(
@@ -40,7 +40,7 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts in
 # Verifiers are processes: by default one per core (the same tasks come out for any number).
 CORES = os.cpu_count() or 1
 BULK_HINT = 100_000  # atoms: above this a Neo4j load through UNWIND upserts takes minutes (README "Performance")
-WorkersOpt = Annotated[int, typer.Option(help="Verifier processes (default: one per core).", show_default=False)]
+WorkersOpt = Annotated[int, typer.Option(min=1, help="Verifier processes (default: one per core).", show_default=False)]
 
 
 @app.callback()
@@ -149,10 +149,10 @@ def load_cmd(
     malformed record fails the load with its file and line, and the store is left as it was."""
     from .loading import load
 
+    options = {k: str(v) for k, v in _params(option).items()}  # argument errors before the store opens
+    if repos:
+        options["repos"] = str(repos)
     with _store(ctx) as store:
-        options = {k: str(v) for k, v in _params(option).items()}
-        if repos:
-            options["repos"] = str(repos)
         summary = load(store, domain, source, options, bulk=bulk)
         if store.dialect == "neo4j" and not bulk and summary.atoms >= BULK_HINT:
             err.print(f"hint: {summary.atoms:,} atoms went through UNWIND upserts (any server); into a fresh "
@@ -167,9 +167,9 @@ def load_cmd(
 @app.command()
 def walk(
     ctx: typer.Context,
-    n: Annotated[int, typer.Option("--n", help="Level N: atoms per group.")],
+    n: Annotated[int, typer.Option("--n", min=1, help="Level N: atoms per group.")],
     domain: Annotated[str | None, typer.Option(help="Domain; inferred when only one is loaded.")] = None,
-    count: Annotated[int, typer.Option(help="Admitted tasks wanted.")] = 10,
+    count: Annotated[int, typer.Option(min=1, help="Admitted tasks wanted.")] = 10,
     max_attempts: Annotated[int | None, typer.Option(help="Stop after this many attempts (default: 20 x count).")] = None,
     seed: Annotated[int | None, typer.Option(help="Seed; the same seed and graph give the same groups.")] = None,
     workers: WorkersOpt = CORES,
@@ -184,12 +184,12 @@ def walk(
     unsolved in the composite and the joint reference passes the verifier. Every attempt is stored as a Task."""
     from .admission import walk_and_admit
 
+    options = {k: str(v) for k, v in _params(option).items()}  # argument errors before the store opens
     with _store(ctx) as store:
         domain = domain or _only_domain(store)
         with _progress("walk", total=count) as on_task:
             summary = walk_and_admit(store, domain, n, count, seed=seed, max_attempts=max_attempts,
-                                     workers=workers, on_task=on_task, executor=executor,
-                                     options={k: str(v) for k, v in _params(option).items()})
+                                     workers=workers, on_task=on_task, executor=executor, options=options)
     if as_json:
         _print_json(summary.as_dict())
     else:
@@ -232,11 +232,13 @@ class _progress:
                             TextColumn("{task.fields[status]}"), TimeElapsedColumn(), console=err,
                             disable=not err.is_terminal and not os.environ.get("CODEWALK_PROGRESS"))
         self.task = self.bar.add_task(label, total=total, status="")
+        self.total, self.summary = total, None
 
     def __enter__(self):
         self.bar.start()
 
         def on_task(task, summary) -> None:
+            self.summary = summary
             self.bar.update(self.task, description=f"{self.label} N={summary.level}", completed=summary.admitted,
                             status=f"attempted {summary.attempted}, admitted {summary.admitted}")
 
@@ -245,7 +247,18 @@ class _progress:
     def __exit__(self, kind, value, tb) -> None:
         self.bar.stop()
         if kind is KeyboardInterrupt:
-            raise Interrupted("interrupted: finished tasks are saved; run the same command again to continue")
+            raise Interrupted(_interrupted(self.summary, self.total))
+
+
+def _interrupted(summary, total: int | None) -> str:
+    """What Ctrl-C left and exactly what a rerun does: `--count` is what a run admits, so the same command
+    again admits that many more (groups attempted before are skipped, never redone)."""
+    if summary is None or total is None:
+        return "interrupted: finished tasks are saved"
+    left = total - summary.admitted
+    return (f"interrupted: {summary.attempted} attempts saved, {summary.admitted} admitted of --count {total} "
+            f"(run {summary.run}). A rerun admits --count more and skips groups already attempted: to reach "
+            f"{total}, rerun with --count {left}" + ("" if left > 0 else " (nothing left)"))
 
 
 # -- tasks --------------------------------------------------------------------------------------
@@ -452,8 +465,9 @@ def query(
         if as_json:
             return _print_json(rows)
         return out.print(_table("Named queries (cw query --name NAME)", rows))
+    params = _params(param)  # argument errors before the store opens
     with _store(ctx) as store:
-        rows = run_named(store, name, _params(param)) if name else run_checked(store, cypher or "", _params(param))
+        rows = run_named(store, name, params) if name else run_checked(store, cypher or "", params)
     if as_json:
         return _print_json(rows)
     out.print(_table(f"{len(rows)} rows", rows) if rows else "0 rows")
@@ -521,15 +535,19 @@ def db_stop() -> None:
 
 @db_app.command("status")
 def db_status(as_json: JsonOpt = False) -> None:
-    """Which Neo4j runs (Docker or Java), its URIs, and whether its data persists."""
+    """Which Neo4j runs (Docker or Java), its URIs, and whether its data persists. Exits 5 when no local
+    Neo4j is running, with or without --json (which then prints null)."""
     from . import dbserver
 
     info = dbserver.status(_db_home())
     if as_json:
-        return _print_json(info.__dict__ if info else None)
-    if info is None:
+        _print_json(info.__dict__ if info else None)
+    elif info is None:
         out.print("no local Neo4j is running (start one with `cw db start`)")
-        raise typer.Exit(1)
+    if info is None:
+        raise typer.Exit(ServerError.exit_code)
+    if as_json:
+        return
     out.print(_table("Neo4j", _server_rows(info) + [{"what": "running", "value": info.running}]))
 
 
@@ -539,5 +557,5 @@ def main() -> None:
     try:
         app()
     except CodewalkError as e:
-        err.print(f"[red]error:[/] {escape(str(e))}", highlight=False)
+        err.print(f"[red]error:[/] {escape(str(e))}", highlight=False, soft_wrap=True)  # whole, for grep
         sys.exit(e.exit_code)
