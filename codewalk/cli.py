@@ -39,7 +39,7 @@ err = Console(stderr=True)
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of a table.")]
 # Verifiers are processes: by default one per core (the same tasks come out for any number).
 CORES = os.cpu_count() or 1
-BULK_HINT = 100_000  # atoms: above this a Neo4j load through UNWIND upserts takes minutes (README "Performance")
+BULK_HINT = 100_000  # atoms: above this a Neo4j load through UNWIND upserts takes minutes (bench/README.md)
 WorkersOpt = Annotated[int, typer.Option(min=1, help="Verifier processes (default: one per core).", show_default=False)]
 
 

@@ -1,4 +1,4 @@
-"""Walk semantics (README "The graph", Walks), on both stores."""
+"""Walk semantics (docs/graph.md, Walks), on both stores."""
 
 from __future__ import annotations
 
