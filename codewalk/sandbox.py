@@ -2,8 +2,9 @@
 
 Every verifier call goes through `run`. The command starts a new session, so its whole process tree
 shares one process group that is SIGKILLed when the call ends (on timeout, and also after a normal exit
-so no stray grandchild outlives it). Limits are set between fork and exec. The environment carries
-nothing of the caller's (no tokens, no store passwords).
+so no stray grandchild outlives it). Limits and the pids cgroup are set by `prlimit` and a shell just
+before the command (in the child between fork and exec only where prlimit is missing). The environment
+carries nothing of the caller's (no tokens, no store passwords).
 
 Code nobody reviewed (composites, graded predictions) runs isolated where the machine allows it, with
 bubblewrap (`bwrap`, the sandbox Flatpak uses): no network, its own PID namespace (when its first
@@ -11,8 +12,9 @@ process dies the kernel kills every process left, even one that called setsid())
 directory read-write (TMPDIR points there). What else it sees is an allow-list when the caller gives
 one (`sees`: the system directories, then only those paths read-only; /tmp, the home folder, the store
 and every cache are absent), else the whole filesystem read-only (left to runs of trusted tools on
-reviewed inputs: git and patch applying a patch to a worktree). Process count is capped by a pids
-cgroup when one is writable (root ignores RLIMIT_NPROC), else by RLIMIT_NPROC. `isolation()` says what
+reviewed inputs: git and patch applying a patch to a worktree). Process count is capped at the caller's
+`max_procs` by a pids cgroup when one is writable (root ignores RLIMIT_NPROC; bwrap's own two processes
+are added only when it runs), else by RLIMIT_NPROC. `isolation()` says what
 this machine gives; trusted tooling (git, pip building an environment) passes `isolate=False`.
 """
 
