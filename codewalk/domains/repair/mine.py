@@ -381,7 +381,7 @@ def classify(before: list[dict[str, str]], after: list[dict[str, str]]) -> tuple
 def read_install_config(value: str) -> dict[str, Any]:
     """--install-config: a JSON object, or a file holding one."""
     text, where = value, "--install-config"
-    if not value.lstrip().startswith("{"):
+    if not value.lstrip().startswith(("{", "[")):
         where = value
         try:
             text = Path(value).read_text(encoding="utf-8")
