@@ -68,6 +68,7 @@ DROPS = {
     "tests_did_not_run": "a test run gave no verdict (timeout, crash, no report)",
     "only_flaky": "every test that went from failing to passing changed outcome between runs",
     "no_fail_to_pass": "no test fails before the gold patch and passes after it",
+    "infra_error": "git or the sandbox failed; not recorded as decided, so the next run tries again",
 }
 # Extras, dependency groups and requirement files that hold what the tests need.
 TEST_EXTRAS = ("test", "tests", "testing")
@@ -99,7 +100,7 @@ class Outcome:
     """What became of one commit of the window."""
 
     commit: str
-    status: str  # "kept", "dropped" (a candidate) or "skipped" (not a candidate)
+    status: str  # "kept", "dropped" (a candidate), "skipped" (not a candidate) or "error" (retried on resume)
     reason: str  # "" when kept; a key of DROPS or SKIPS otherwise
     detail: str = ""
     flaky: tuple[str, ...] = ()  # tests dropped as flaky
@@ -263,9 +264,16 @@ class Miner:
                         base, commit, "--", *[f":(literal){p}" for p in paths])
 
     def examine(self, c: Candidate) -> Outcome:
-        """Run the candidate's tests K times before and after its gold patch; its row, or why it is dropped."""
+        """Run the candidate's tests K times before and after its gold patch; its row, or why it is dropped.
+        An infrastructure failure (git, the sandbox) is an outcome with status "error", retried on resume."""
         started = time.monotonic()
+        try:
+            return self._examine(c, started)
+        except InfraError as e:
+            return Outcome(c.commit, "error", "infra_error", str(e)[-500:], (), None,
+                           round(time.monotonic() - started, 2))
 
+    def _examine(self, c: Candidate, started: float) -> Outcome:
         def drop(reason: str, detail: str, flaky: Iterable[str] = ()) -> Outcome:
             return Outcome(c.commit, "dropped", reason, detail, tuple(flaky), None,
                            round(time.monotonic() - started, 2))
@@ -546,6 +554,9 @@ class Rows:
             for number, line in enumerate(self.state.read_text(encoding="utf-8").splitlines(), 1):
                 try:
                     data = json.loads(line)
+                    if data["status"] == "error":
+                        found.pop(data["commit"], None)
+                        continue
                     found[data["commit"]] = Outcome(data["commit"], data["status"], data["reason"],
                                                     data.get("detail", ""), tuple(data.get("flaky", ())))
                 except (ValueError, KeyError, TypeError):
