@@ -115,7 +115,7 @@ def test_a_given_install_config_without_the_new_dependency_drops_that_candidate(
                               "--since", fx.dates["dependency"], "--install-config", str(config), "--json")
     assert code == 0, stderr
     summary = json.loads(stdout)
-    assert (summary["scanned"], summary["kept"], summary["dropped"]) == (1, 0, {"no_fail_to_pass": 1})
+    assert (summary["scanned"], summary["kept"], summary["dropped"]) == (1, 0, {"no_test_passes": 1})
     assert not out.exists() or _rows(out) == []
 
 

@@ -67,6 +67,7 @@ DROPS = {
     "environment_failed": "the environment could not be built",
     "tests_did_not_run": "a test run gave no verdict (timeout, crash, no report)",
     "only_flaky": "every test that went from failing to passing changed outcome between runs",
+    "no_test_passes": "not one test passes even with the gold patch (often an incomplete environment)",
     "no_fail_to_pass": "no test fails before the gold patch and passes after it",
     "infra_error": "git or the sandbox failed; not recorded as decided, so the next run tries again",
 }
@@ -309,6 +310,10 @@ class Miner:
                     found.append(node_outcomes(run, files))
                 states.append(found)
         fail_to_pass, pass_to_pass, flaky = classify(*states)
+        if not any(status == "passed" for run in states[1] for status in run.values()):
+            seen = sorted({n for run in states[1] for n in run})
+            return drop("no_test_passes", f"{len(seen)} test(s) reported after the gold patch, none passed"
+                        + (f", e.g. {seen[0]}" if seen else " (the test modules do not import)"), flaky)
         if not fail_to_pass:
             if flaky:
                 return drop("only_flaky", f"flaky: {', '.join(flaky[:3])}", flaky)
