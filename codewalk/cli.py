@@ -274,7 +274,8 @@ def mine_repair(
     (each state run --runs times). Writes SWE-rebench rows that `cw load repair OUT` loads as they are."""
     from .domains.repair.mine import DROPS, SKIPS, mine
 
-    with _count("mine") as on_count:
+    with _count("mine", "interrupted: every commit decided so far is saved; run the same command again to "
+                        "continue") as on_count:
         summary = mine(repo, out_path, name=name, since=since, until=until, install_config=install_config,
                        runs=runs, runtime=runtime, workers=workers,
                        on_progress=lambda done, total, _: on_count(done, total))
@@ -458,9 +459,10 @@ def grade(
 class _count:
     """A rich progress bar on stderr for work that reports (done, total)."""
 
-    def __init__(self, label: str):
+    def __init__(self, label: str, interrupted: str = "interrupted: the grades finished so far are saved"):
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+        self.interrupted = interrupted
         quiet = not err.is_terminal and not os.environ.get("CODEWALK_PROGRESS")
         self.bar = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                             console=err, disable=quiet)
@@ -473,7 +475,7 @@ class _count:
     def __exit__(self, kind, value, tb) -> None:
         self.bar.stop()
         if kind is KeyboardInterrupt:
-            raise Interrupted("interrupted: the grades finished so far are saved")
+            raise Interrupted(self.interrupted)
 
 
 # -- query, domains -------------------------------------------------------------------------------
