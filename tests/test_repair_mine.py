@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from codewalk.domains.repair.mine import infer_install_config, mine
+from codewalk.domains.repair.mine import default_name, infer_install_config, mine
 from codewalk.loaders.diff import patch_files
 from tests import mine_fixture
 from tests.run_cw import cw
@@ -200,3 +200,17 @@ def test_dev_requirements_are_used_only_without_test_requirements():
     assert infer_install_config(files.get, "o/x")["pip_packages"] == ["pytest>=8"]
     files["requirements-test.txt"] = "nose\n"
     assert infer_install_config(files.get, "o/x")["pip_packages"] == ["nose"]
+
+
+@pytest.mark.parametrize("origin, name", [
+    ("https://github.com/mahmoud/boltons.git", "mahmoud/boltons"),
+    ("git@github.com:python-humanize/humanize.git", "python-humanize/humanize"),
+    ("https://gitlab.example.org/group/tool", "group/tool"),
+])
+def test_the_default_name_comes_from_the_url(origin, name):
+    assert default_name(origin) == name
+
+
+def test_a_local_clone_without_an_origin_is_named_after_its_folder(mined):
+    fx, rows, _, _ = mined
+    assert default_name(str(fx.clone)) == "local/calc"
