@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from codewalk.domains.repair.mine import default_name, infer_install_config, mine
+from codewalk.domains.repair.mine import default_name, documentation, infer_install_config, mine
 from codewalk.loaders.diff import patch_files
 from tests import mine_fixture
 from tests.run_cw import cw
@@ -214,3 +214,11 @@ def test_the_default_name_comes_from_the_url(origin, name):
 def test_a_local_clone_without_an_origin_is_named_after_its_folder(mined):
     fx, rows, _, _ = mined
     assert default_name(str(fx.clone)) == "local/calc"
+
+
+@pytest.mark.parametrize("path, prose", [
+    ("CHANGELOG.md", True), ("docs/conf.py", True), ("doc/api.txt", True), ("README.rst", True),
+    ("HISTORY", True), ("pkg/core.py", False), ("requirements.txt", False), ("pkg/docs_helper.py", False),
+])
+def test_documentation_is_told_from_source_by_folder_suffix_and_name(path, prose):
+    assert documentation(path) is prose

@@ -57,7 +57,7 @@ RUNTIMES = ("local", "docker")
 SKIPS = {
     "root_commit": "the first commit: nothing to compare with",
     "no_test_change": "touches no test file (a fix without tests)",
-    "no_source_change": "touches tests but no Python source outside them",
+    "no_source_change": "touches tests but no Python source outside tests and documentation",
 }
 # Why a candidate is dropped.
 DROPS = {
@@ -249,7 +249,7 @@ class Miner:
         base = parents.split()[0]
         changed = [p for p in self.git("diff", "--name-only", "--no-renames", "-z", base, commit).split("\0") if p]
         tests = [p for p in changed if is_test_path(p)]
-        source = [p for p in changed if not is_test_path(p) and p.endswith(".py")]
+        source = [p for p in changed if not is_test_path(p) and not documentation(p) and p.endswith(".py")]
         if not tests:
             return Outcome(commit, "skipped", "no_test_change", f"changes {len(changed)} file(s), none a test")
         if not source:
