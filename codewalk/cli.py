@@ -31,8 +31,10 @@ app = typer.Typer(
 tasks_app = typer.Typer(help="List, show and export tasks (admitted, rejected or error).", no_args_is_help=True)
 db_app = typer.Typer(help="Start, stop and inspect a local Neo4j 5.26 (Docker if available, else Java).",
                      no_args_is_help=True)
+mine_app = typer.Typer(help="Mine atoms from a repository's own history.", no_args_is_help=True)
 app.add_typer(tasks_app, name="tasks")
 app.add_typer(db_app, name="db")
+app.add_typer(mine_app, name="mine")
 
 out = Console()
 err = Console(stderr=True)
@@ -261,6 +263,51 @@ def _interrupted(summary, total: int | None) -> str:
             f"{total}, rerun with --count {left}" + ("" if left > 0 else " (nothing left)"))
 
 
+# -- mine ---------------------------------------------------------------------------------------
+@mine_app.command("repair")
+def mine_repair(
+    repo: Annotated[str, typer.Argument(metavar="REPO", help="A git clone (path) or a URL git can clone.")],
+    out_path: Annotated[Path, typer.Option("--out", help="Rows (JSON lines) to append to; OUT.state records "
+                                                         "every commit decided, so a re-run resumes.")],
+    since: Annotated[str, typer.Option(help="Only main-line commits from this date (ISO 8601).")] = "",
+    until: Annotated[str, typer.Option(help="Only main-line commits up to this date (ISO 8601).")] = "",
+    install_config: Annotated[str, typer.Option(
+        help="SWE-rebench install_config for every candidate: JSON or a file holding it (default: inferred "
+             "from the repository at each fix commit).")] = "",
+    runs: Annotated[int, typer.Option(help="Runs of the tests before and after each gold patch; a test "
+                                           "whose outcome changes is dropped as flaky.")] = 3,
+    runtime: Annotated[str, typer.Option(help="local (virtualenvs; docker is not available yet).")] = "local",
+    name: Annotated[str, typer.Option(help="owner/name for the rows (default: from the origin URL, else "
+                                           "local/FOLDER).")] = "",
+    workers: WorkersOpt = CORES,
+    as_json: JsonOpt = False,
+) -> None:
+    """Bug instances from REPO's main line: merges and direct commits touching tests and Python source, each
+    split into gold and test patch and kept only if its tests fail before the gold patch and pass after it
+    (each state run --runs times). Writes SWE-rebench rows that `cw load repair OUT` loads as they are."""
+    from .domains.repair.mine import DROPS, SKIPS, mine
+
+    with _count("mine", "interrupted: every commit decided so far is saved; run the same command again to "
+                        "continue") as on_count:
+        summary = mine(repo, out_path, name=name, since=since, until=until, install_config=install_config,
+                       runs=runs, runtime=runtime, workers=workers,
+                       on_progress=lambda done, total, _: on_count(done, total))
+    if as_json:
+        return _print_json(summary.as_dict())
+    s = summary
+    out.print(_table(f"Mined {s.repo} into {s.out} ({s.seconds:.1f}s)", [{
+        "commits scanned": s.scanned, "candidates": s.candidates, "kept": s.kept,
+        "yield": "-" if s.yield_ is None else f"{s.yield_:.0%}", "flaky tests dropped": s.flaky_tests,
+        "resumed": s.resumed}]))
+    reasons = [{"outcome": "not a candidate", "reason": r, "commits": n, "why": SKIPS[r]} for r, n in
+               sorted(s.skipped.items())] + [{"outcome": "dropped", "reason": r, "commits": n, "why": DROPS[r]}
+                                             for r, n in sorted(s.dropped.items())]
+    if reasons:
+        out.print(_table("Commits not kept, by reason", reasons))
+    if s.kept:
+        out.print(f"Next: cw load repair {out_path} · cw walk --domain repair --n 2")
+
+
 # -- tasks --------------------------------------------------------------------------------------
 @tasks_app.command("list")
 def tasks_list(
@@ -425,9 +472,10 @@ def grade(
 class _count:
     """A rich progress bar on stderr for work that reports (done, total)."""
 
-    def __init__(self, label: str):
+    def __init__(self, label: str, interrupted: str = "interrupted: the grades finished so far are saved"):
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+        self.interrupted = interrupted
         quiet = not err.is_terminal and not os.environ.get("CODEWALK_PROGRESS")
         self.bar = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                             console=err, disable=quiet)
@@ -440,7 +488,7 @@ class _count:
     def __exit__(self, kind, value, tb) -> None:
         self.bar.stop()
         if kind is KeyboardInterrupt:
-            raise Interrupted("interrupted: the grades finished so far are saved")
+            raise Interrupted(self.interrupted)
 
 
 # -- query, domains -------------------------------------------------------------------------------

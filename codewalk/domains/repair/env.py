@@ -20,7 +20,7 @@ import secrets
 import shlex
 import shutil
 import sys
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -92,6 +92,8 @@ class TestRun:
     status: dict[str, str]  # node id -> passed / failed / error / skipped / missing
     returncode: int | None  # None: nothing ran (no test file of the run exists)
     seconds: float
+    # every case the report holds, (classname, name) -> outcome: what a run of whole files found (mining)
+    cases: dict[tuple[str, str], str] = field(default_factory=dict)
 
     def failing(self, tests: list[str]) -> list[str]:
         return [t for t in tests if self.status.get(t) != "passed"]
@@ -254,7 +256,7 @@ def run_tests(env: Env, tree: Worktree, tests: list[str], test_cmd: str, timeout
         except InfraError as e:
             tail = (done.stdout + done.stderr).strip()[-600:]
             raise InfraError(f"{e} (exit code {done.returncode}; output ends: {tail})") from None
-    return TestRun(statuses(outcomes, tests), done.returncode, round(done.duration, 3))
+    return TestRun(statuses(outcomes, tests), done.returncode, round(done.duration, 3), outcomes)
 
 
 def _config_copy(tree: Worktree, config_from: str, into: Path) -> Path:
