@@ -546,11 +546,12 @@ def data_fetch(
     that cannot be rebuilt from upstream are named."""
     from .datasets import fetch, get, names, origins
 
-    results = []
-    for n in names(name):
-        if origin and name == "all":
-            raise UsageError("--from names the sources of one dataset: fetch them one by one")
-        results.append(fetch(n, origins(origin, get(n)), log=lambda line: err.print(line, highlight=False)))
+    if origin and name == "all":
+        raise UsageError("--from names the sources of one dataset: fetch them one by one")
+    def log(line: str) -> None:
+        err.print(line, highlight=False, soft_wrap=True)
+
+    results = [fetch(n, origins(origin, get(n)), log=log) for n in names(name)]
     if as_json:
         return _print_json([r.as_dict() for r in results])
     out.print(_table("Fetched", [{"dataset": r.name, "action": r.action, "state": r.status.state, "path": r.path}
