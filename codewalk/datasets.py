@@ -71,9 +71,17 @@ class Dataset:
     title: str
     licence: str
     citation: str
+    note: str  # what a user of tasks made from it should know (the exported card's limitations)
     used_by: str  # the domain that reads it, and what it needs installed
     sources: tuple[Source, ...]
     parts: tuple[Part, ...]
+    license_id: str = "unknown"  # the Hugging Face card's `license:` value for tasks made from it
+    atoms: Mapping[str, str] = field(default_factory=dict)  # domain, and payload values, of atoms read from it
+
+    def made(self, domain: str, payload: Mapping[str, Any]) -> bool:
+        """Whether an atom of `domain` with this payload was read from this dataset."""
+        return self.atoms.get("domain") == domain and all(
+            payload.get(k) == v for k, v in self.atoms.items() if k != "domain")
 
     def source(self, repo: str) -> Source:
         for s in self.sources:
@@ -108,7 +116,8 @@ def manifest(path: Path | None = None) -> dict[str, Dataset]:
             parts = tuple(Part(p["name"], tuple(p["files"]), int(p["count"]), int(p["bytes"]), p["digest"],
                                p["how"], bool(p["reproducible"]), bool(p.get("needed", True)))
                           for p in d["parts"])
-            out[name] = Dataset(name, d["title"], d["licence"], d["citation"], d["used_by"], sources, parts)
+            out[name] = Dataset(name, d["title"], d["licence"], d["citation"], d.get("note", ""), d["used_by"], sources, parts,
+                                d.get("license_id", "unknown"), dict(d.get("atoms", {})))
         except (KeyError, TypeError, ValueError) as e:
             raise DatasetError(f"{path}: dataset {name!r}: malformed record ({type(e).__name__}: {e})") from None
     return out
