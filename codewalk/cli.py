@@ -538,6 +538,10 @@ def data_fetch(
         "--from", help="Where to get a source instead of https://github.com/OWNER/NAME: a local clone or bare "
         "mirror, or a URL. OWNER/NAME=PATH_OR_URL (repeat per source), or just PATH_OR_URL for a dataset "
         "with one source.")] = [],
+    copy: Annotated[Path | None, typer.Option(
+        "--copy", help="A copy of the dataset folder (e.g. a colleague's CODEWALK_SHARED/data/NAME) to take the "
+        "parts that cannot be rebuilt from upstream from (FEMPD's index); they are checked against their pins "
+        "too.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Build a dataset from its upstream repositories at the pinned commits (git fetch --depth 1, or read
@@ -546,12 +550,12 @@ def data_fetch(
     that cannot be rebuilt from upstream are named."""
     from .datasets import fetch, get, names, origins
 
-    if origin and name == "all":
-        raise UsageError("--from names the sources of one dataset: fetch them one by one")
+    if (origin or copy) and name == "all":
+        raise UsageError("--from and --copy name the sources of one dataset: fetch them one by one")
     def log(line: str) -> None:
         err.print(line, highlight=False, soft_wrap=True)
 
-    results = [fetch(n, origins(origin, get(n)), log=log) for n in names(name)]
+    results = [fetch(n, origins(origin, get(n)), log=log, copy_from=copy) for n in names(name)]
     if as_json:
         return _print_json([r.as_dict() for r in results])
     out.print(_table("Fetched", [{"dataset": r.name, "action": r.action, "state": r.status.state, "path": r.path}

@@ -465,15 +465,20 @@ def origins(values: list[str], dataset: Dataset) -> dict[str, str]:
 
 
 def fetch(name: str, sources: Mapping[str, str] | None = None, root: Path | None = None,
-          log: Callable[[str], None] = lambda _: None, pins: Mapping[str, Dataset] | None = None) -> FetchResult:
+          log: Callable[[str], None] = lambda _: None, pins: Mapping[str, Dataset] | None = None,
+          copy_from: Path | None = None) -> FetchResult:
     """Build dataset `name` from its pinned upstream commits into `root/<name>` (default
     CODEWALK_SHARED/data/<name>), check every part it builds against its pinned digest, and only then
-    move it into place. A folder already there is left alone: when its reproducible parts match the pins
-    nothing is done; when they differ it is refused."""
+    move it into place. The parts no builder makes are taken from `copy_from` (a copy of the dataset
+    folder, e.g. a colleague's) when given, and checked the same way; else they are named as not fetched.
+    A folder already there is left alone: when its reproducible parts match the pins nothing is done;
+    when they differ it is refused."""
     dataset = get(name, pins)
     sources = dict(sources or {})
     target = (root / name) if root else paths.dataset(name)
-    skipped = tuple(f"{p.name}: {p.how}" for p in dataset.parts if not p.reproducible)
+    if copy_from is not None and not copy_from.is_dir():
+        raise UsageError(f"--copy {copy_from}: no such folder")
+    skipped = tuple(f"{p.name}: {p.how}" for p in dataset.parts if not p.reproducible and copy_from is None)
     if target.exists():
         found = check(dataset, target)
         bad = [p for p in found.parts if p.reproducible and p.state != "matches"]
@@ -491,6 +496,10 @@ def fetch(name: str, sources: Mapping[str, str] | None = None, root: Path | None
         shutil.rmtree(staging)
     try:
         for part in dataset.parts:
+            if not part.reproducible and copy_from is not None:
+                copied = _copy_part(dataset, part, copy_from, staging)
+                log(f"{name}/{part.name}: copied {copied} files from {copy_from}")
+                continue
             if not part.reproducible:
                 log(f"{name}/{part.name}: not reproducible from upstream ({part.how})")
                 continue
@@ -508,7 +517,7 @@ def fetch(name: str, sources: Mapping[str, str] | None = None, root: Path | None
             log(f"{name}/{part.name}: wrote {count} files")
         (staging / PROVENANCE).write_text(provenance(dataset), encoding="utf-8")
         built = check(dataset, staging)
-        wrong = [p for p in built.parts if p.reproducible and p.state != "matches"]
+        wrong = [p for p in built.parts if p.state != "matches" and (p.reproducible or p.files)]
         if wrong:
             raise DatasetError(f"{name}: the fetched files are not the pinned ones: " + "; ".join(
                 f"part {p.name}: {p.files} files, {p.digest} vs pinned {p.expected_files} files, "
@@ -518,6 +527,17 @@ def fetch(name: str, sources: Mapping[str, str] | None = None, root: Path | None
         if staging.exists():
             shutil.rmtree(staging)
     return FetchResult(name, str(target), "fetched", check(dataset, target), skipped)
+
+
+def _copy_part(dataset: Dataset, part: Part, source: Path, staging: Path) -> int:
+    """Copy the files of `part` from a copy of the dataset folder; a needed part it lacks is an error."""
+    files = [rel for rel in folder_files(source) if dataset.part_of(rel) is part]
+    if not files and part.needed:
+        raise DatasetError(f"--copy {source}: no file of part {part.name} ({', '.join(part.files)}) is there")
+    for rel in files:
+        (staging / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(source / rel, staging / rel)
+    return len(files)
 
 
 def provenance(dataset: Dataset) -> str:

@@ -9,6 +9,7 @@ machine (CODEWALK_TEST_MIRRORS: a folder of `<owner>+<name>/repo` git dirs, defa
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -94,6 +95,9 @@ def _git(repo: Path, *args: str) -> str:
                           capture_output=True, text=True, check=True).stdout.strip()
 
 
+NOTES_DIGEST = datasets.tree_digest([("notes/a.txt", hashlib.sha256(b"hello\n").hexdigest())])
+
+
 @pytest.fixture
 def upstream(tmp_path, monkeypatch):
     """A git repository laid out like microsoft/verus-proof-synthesis, a manifest pinning its first
@@ -119,7 +123,7 @@ def upstream(tmp_path, monkeypatch):
     pins = {"datasets": {"verus-bench": {
         "title": "t", "licence": "MIT", "citation": "c", "used_by": "proofs",
         "sources": [{"repo": "microsoft/verus-proof-synthesis", "commit": commit, "url": f"file://{repo}"}],
-        "parts": [{"name": "notes", "files": ["notes/*"], "count": 1, "bytes": 1, "digest": "sha256:" + "1" * 64,
+        "parts": [{"name": "notes", "files": ["notes/*"], "count": 1, "bytes": 6, "digest": NOTES_DIGEST,
                    "reproducible": False, "needed": False, "how": "written by hand here"},
                   {"name": "Verus-Bench", "files": ["*"], "count": len(kept), "bytes": 0,
                    "digest": datasets.tree_digest(kept.items()), "reproducible": True, "how": "copy"}]}}}
@@ -184,6 +188,34 @@ def test_fetch_names_a_commit_the_source_lacks_and_a_blob_missing_from_a_mirror(
     with pytest.raises(DatasetError, match=rf"LICENSE \(blob {blob[:12]}\) is missing from"):
         datasets.fetch("verus-bench", {"microsoft/verus-proof-synthesis": str(broken)})
     assert os.listdir(tmp_path / "shared" / "data") == []
+
+
+def test_copy_takes_the_parts_no_builder_makes_and_checks_their_pins(upstream, tmp_path):
+    copy = tmp_path / "colleague" / "verus-bench"
+    (copy / "notes").mkdir(parents=True)
+    (copy / "notes" / "a.txt").write_text("hello\n")
+    (copy / "tasks.jsonl").write_text("a rebuilt part is never copied\n")
+    result = datasets.fetch("verus-bench", {"microsoft/verus-proof-synthesis": str(upstream)}, copy_from=copy)
+    assert result.not_reproduced == () and [p.state for p in result.status.parts] == ["matches", "matches"]
+    assert (Path(result.path) / "tasks.jsonl").read_text() == '{"task_id": 1}\n'
+    shutil.rmtree(result.path)
+    (copy / "notes" / "a.txt").write_text("edited\n")
+    with pytest.raises(DatasetError, match="the fetched files are not the pinned ones: part notes"):
+        datasets.fetch("verus-bench", {"microsoft/verus-proof-synthesis": str(upstream)}, copy_from=copy)
+    assert not Path(result.path).exists()
+    pins = json.loads(datasets.MANIFEST.read_text())
+    pins["datasets"]["verus-bench"]["parts"][0]["needed"] = True
+    datasets.MANIFEST.write_text(json.dumps(pins))
+    shutil.rmtree(copy / "notes")
+    with pytest.raises(DatasetError, match=r"--copy .*: no file of part notes \(notes/\*\) is there"):
+        datasets.fetch("verus-bench", {"microsoft/verus-proof-synthesis": str(upstream)}, copy_from=copy)
+
+
+def test_fempd_from_its_two_mirrors_and_a_copy_of_its_index_is_the_whole_pinned_dataset(tmp_path):
+    shared = require("fempd")
+    sources = {s.repo: str(_mirror(s.repo)) for s in datasets.get("fempd").sources}
+    result = datasets.fetch("fempd", sources, root=tmp_path, copy_from=shared)
+    assert result.status.state == "matches" and {p.state for p in result.status.parts} == {"matches"}
 
 
 def test_from_needs_owner_name_for_a_dataset_of_two_sources():
