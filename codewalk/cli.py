@@ -563,6 +563,9 @@ def data_fetch(
     for r in results:
         for why in r.not_reproduced:
             out.print(Text(f"{r.name}: not fetched: {why}"))
+        if r.not_reproduced:
+            out.print(Text(f"{r.name}: `cw data fetch {r.name} --copy DIR` adds what is absent from a copy of the "
+                           "dataset folder, checked against its pins"))
 
 
 # -- db ------------------------------------------------------------------------------------------

@@ -199,6 +199,9 @@ class DatasetStatus:
             return "incomplete"
         return "matches"
 
+    def part(self, name: str) -> PartStatus:
+        return next(p for p in self.parts if p.name == name)
+
     def as_dict(self) -> dict[str, Any]:
         return {"name": self.name, "path": self.path, "present": self.present, "state": self.state,
                 "parts": [p.as_dict() for p in self.parts], "unclaimed": list(self.unclaimed)}
@@ -438,7 +441,7 @@ BUILDERS: dict[tuple[str, str], Callable[[Trees], Files]] = {
 class FetchResult:
     name: str
     path: str
-    action: str  # fetched | already present
+    action: str  # fetched | already present | completed (absent parts added from --copy)
     status: DatasetStatus
     not_reproduced: tuple[str, ...] = field(default=())  # parts no builder makes, with the reason
 
@@ -482,6 +485,9 @@ def fetch(name: str, sources: Mapping[str, str] | None = None, root: Path | None
     if target.exists():
         found = check(dataset, target)
         bad = [p for p in found.parts if p.reproducible and p.state != "matches"]
+        absent = [p for p in dataset.parts if not p.reproducible and found.part(p.name).state == "missing"]
+        if not bad and copy_from is not None and absent:
+            return _fill_in(dataset, absent, copy_from, target, log)
         if not bad:
             return FetchResult(name, str(target), "already present", found, skipped)
         raise DatasetError(
@@ -527,6 +533,32 @@ def fetch(name: str, sources: Mapping[str, str] | None = None, root: Path | None
         if staging.exists():
             shutil.rmtree(staging)
     return FetchResult(name, str(target), "fetched", check(dataset, target), skipped)
+
+
+def _fill_in(dataset: Dataset, parts: list[Part], source: Path, target: Path,
+             log: Callable[[str], None]) -> FetchResult:
+    """Add the parts no builder makes, absent from `target`, from a copy; each is checked before any of
+    its files lands, and no file already there is replaced."""
+    staging = target.parent / f".{dataset.name}.fetch-{os.getpid()}"
+    if staging.exists():
+        shutil.rmtree(staging)
+    try:
+        for part in parts:
+            copied = _copy_part(dataset, part, source, staging)
+            log(f"{dataset.name}/{part.name}: copied {copied} files from {source}")
+        staged = check(dataset, staging)
+        wrong = [p for p in staged.parts if p.files and p.state != "matches"]
+        if wrong:
+            raise DatasetError(f"{dataset.name}: the copied files are not the pinned ones: " + "; ".join(
+                f"part {p.name}: {p.files} files, {p.digest} vs pinned {p.expected_files} files, "
+                f"{p.expected_digest}" for p in wrong) + f". Nothing was written to {target}")
+        for rel in folder_files(staging):
+            (target / rel).parent.mkdir(parents=True, exist_ok=True)
+            os.replace(staging / rel, target / rel)  # absent parts only: nothing there is replaced
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging)
+    return FetchResult(dataset.name, str(target), "completed", check(dataset, target))
 
 
 def _copy_part(dataset: Dataset, part: Part, source: Path, staging: Path) -> int:

@@ -211,6 +211,23 @@ def test_copy_takes_the_parts_no_builder_makes_and_checks_their_pins(upstream, t
         datasets.fetch("verus-bench", {"microsoft/verus-proof-synthesis": str(upstream)}, copy_from=copy)
 
 
+def test_copy_completes_a_fetched_folder_with_its_absent_parts_only(upstream, tmp_path):
+    first = datasets.fetch("verus-bench", {"microsoft/verus-proof-synthesis": str(upstream)})
+    assert first.status.part("notes").state == "missing"
+    copy = tmp_path / "colleague"
+    (copy / "notes").mkdir(parents=True)
+    (copy / "notes" / "a.txt").write_text("edited\n")
+    with pytest.raises(DatasetError, match="the copied files are not the pinned ones: part notes"):
+        datasets.fetch("verus-bench", copy_from=copy)
+    assert not (Path(first.path) / "notes").exists()
+    (copy / "notes" / "a.txt").write_text("hello\n")
+    (copy / "tasks.jsonl").write_text("never copied over the fetched file\n")
+    done = datasets.fetch("verus-bench", copy_from=copy)
+    assert done.action == "completed" and [p.state for p in done.status.parts] == ["matches", "matches"]
+    assert (Path(first.path) / "tasks.jsonl").read_text() == '{"task_id": 1}\n'
+    assert datasets.fetch("verus-bench", copy_from=copy).action == "already present"
+
+
 def test_fempd_from_its_two_mirrors_and_a_copy_of_its_index_is_the_whole_pinned_dataset(tmp_path):
     shared = require("fempd")
     sources = {s.repo: str(_mirror(s.repo)) for s in datasets.get("fempd").sources}
