@@ -547,11 +547,13 @@ def data_fetch(
     """Build a dataset from its upstream repositories at the pinned commits (git fetch --depth 1, or read
     a local mirror), check it against the pinned digests, and only then move it into
     $CODEWALK_SHARED/data/NAME. A folder already there is left alone, and refused when it differs. Parts
-    that cannot be rebuilt from upstream are named."""
+    that cannot be rebuilt from upstream are named; --copy takes them from a copy of the folder, checked
+    against their pins (docs/datasets.md)."""
     from .datasets import fetch, get, names, origins
 
     if (origin or copy) and name == "all":
         raise UsageError("--from and --copy name the sources of one dataset: fetch them one by one")
+
     def log(line: str) -> None:
         err.print(line, highlight=False, soft_wrap=True)
 
