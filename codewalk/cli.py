@@ -32,9 +32,13 @@ tasks_app = typer.Typer(help="List, show and export tasks (admitted, rejected or
 db_app = typer.Typer(help="Start, stop and inspect a local Neo4j 5.26 (Docker if available, else Java).",
                      no_args_is_help=True)
 mine_app = typer.Typer(help="Mine atoms from a repository's own history.", no_args_is_help=True)
+data_app = typer.Typer(help="The real datasets (CodeComplex, FEMPD, Verus-Bench, ACSL by Example): where codewalk "
+                       "looks, whether they are the pinned ones, and fetching them from upstream.",
+                       no_args_is_help=True)
 app.add_typer(tasks_app, name="tasks")
 app.add_typer(db_app, name="db")
 app.add_typer(mine_app, name="mine")
+app.add_typer(data_app, name="data")
 
 out = Console()
 err = Console(stderr=True)
@@ -541,6 +545,77 @@ def domains(ctx: typer.Context, as_json: JsonOpt = False) -> None:
     if as_json:
         return _print_json(rows)
     out.print(_table("Domains", rows))
+
+
+# -- data ----------------------------------------------------------------------------------------
+DatasetArg = Annotated[str, typer.Argument(help="A dataset name (codecomplex, fempd, verus-bench, acsl-bench) or all.")]
+
+
+def _part_rows(statuses) -> list[dict[str, Any]]:
+    rows = []
+    for s in statuses:
+        for p in s.parts:
+            rows.append({"dataset": s.name, "part": p.name, "state": p.state,
+                         "files": f"{p.files}/{p.expected_files}",
+                         "pinned digest": p.expected_digest[:19] + "…",  # whole in --json and docs/datasets.md
+                         "fetch": "rebuilds it" if p.reproducible else "cannot (see docs/datasets.md)"})
+    return rows
+
+
+@data_app.command("status")
+def data_status(name: DatasetArg = "all", as_json: JsonOpt = False) -> None:
+    """Each dataset: the folder codewalk reads ($CODEWALK_SHARED/data/NAME), and whether each part of it is
+    there and matches the digest codewalk pins. Exits 8 unless every dataset asked for matches."""
+    from .datasets import DatasetError, status
+
+    found = status(name)
+    if as_json:
+        _print_json([s.as_dict() for s in found])
+    else:
+        out.print(_table(f"Datasets under {paths.shared() / 'data'} (CODEWALK_SHARED)",
+                         [{"dataset": s.name, "state": s.state, "path": s.path} for s in found]))
+        out.print(_table("Parts", _part_rows(found)))
+    if any(s.state != "matches" for s in found):
+        raise typer.Exit(DatasetError.exit_code)
+
+
+@data_app.command("fetch")
+def data_fetch(
+    name: DatasetArg,
+    origin: Annotated[list[str], typer.Option(
+        "--from", help="Where to get a source instead of https://github.com/OWNER/NAME: a local clone or bare "
+        "mirror, or a URL. OWNER/NAME=PATH_OR_URL (repeat per source), or just PATH_OR_URL for a dataset "
+        "with one source.")] = [],
+    copy: Annotated[Path | None, typer.Option(
+        "--copy", help="A copy of the dataset folder (e.g. a colleague's CODEWALK_SHARED/data/NAME) to take the "
+        "parts that cannot be rebuilt from upstream from (FEMPD's index); they are checked against their pins "
+        "too.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Build a dataset from its upstream repositories at the pinned commits (git fetch --depth 1, or read
+    a local mirror), check it against the pinned digests, and only then move it into
+    $CODEWALK_SHARED/data/NAME. A folder already there is left alone, and refused when it differs. Parts
+    that cannot be rebuilt from upstream are named; --copy takes them from a copy of the folder, checked
+    against their pins (docs/datasets.md)."""
+    from .datasets import fetch, get, names, origins
+
+    if (origin or copy) and name == "all":
+        raise UsageError("--from and --copy name the sources of one dataset: fetch them one by one")
+
+    def log(line: str) -> None:
+        err.print(line, highlight=False, soft_wrap=True)
+
+    results = [fetch(n, origins(origin, get(n)), log=log, copy_from=copy) for n in names(name)]
+    if as_json:
+        return _print_json([r.as_dict() for r in results])
+    out.print(_table("Fetched", [{"dataset": r.name, "action": r.action, "state": r.status.state, "path": r.path}
+                                 for r in results]))
+    for r in results:
+        for why in r.not_reproduced:
+            out.print(Text(f"{r.name}: not fetched: {why}"))
+        if r.not_reproduced:
+            out.print(Text(f"{r.name}: `cw data fetch {r.name} --copy DIR` adds what is absent from a copy of the "
+                           "dataset folder, checked against its pins"))
 
 
 # -- db ------------------------------------------------------------------------------------------
