@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+import typer.core
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -31,8 +32,28 @@ app = typer.Typer(
 tasks_app = typer.Typer(help="List, show and export tasks (admitted, rejected or error).", no_args_is_help=True)
 db_app = typer.Typer(help="Start, stop and inspect a local Neo4j 5.26 (Docker if available, else Java).",
                      no_args_is_help=True)
+
+
+class _DefaultGroup(typer.core.TyperGroup):
+    """A group whose first word, when it names none of its commands, starts its hidden default command:
+    `cw grade FILE --domain D` is `cw grade predictions FILE --domain D`, beside `cw grade report`."""
+
+    default = "predictions"
+
+    def parse_args(self, ctx, args):
+        if args and args[0] not in self.commands and args[0] not in ctx.help_option_names:
+            args = [self.default, *args]
+        return super().parse_args(ctx, args)
+
+
+grade_app = typer.Typer(
+    cls=_DefaultGroup, no_args_is_help=True,
+    help="`cw grade PREDICTIONS.jsonl --domain D`: grade a model's outputs with the verifier that admitted the "
+         "tasks (`cw grade predictions --help` for its options). `cw grade report --domain D`: the paper's "
+         "analysis of the stored grades.")
 app.add_typer(tasks_app, name="tasks")
 app.add_typer(db_app, name="db")
+app.add_typer(grade_app, name="grade")
 
 out = Console()
 err = Console(stderr=True)
@@ -368,7 +389,7 @@ def _print_explore(r) -> None:
         out.print(f"wrote {path}")
 
 
-@app.command()
+@grade_app.command("predictions", hidden=True)
 def grade(
     ctx: typer.Context,
     predictions: Annotated[Path, typer.Argument(
@@ -407,6 +428,41 @@ def grade(
                          [row | {"accuracy": f"{row['accuracy']:.1%}"} for row in report.by_class]))
     for path in report.plots:
         out.print(f"wrote {path}")
+
+
+@grade_app.command("report", short_help="Solve rate by level, the p^N baseline and the interference share, "
+                                         "from stored grades.")
+def grade_report(
+    ctx: typer.Context,
+    domain: Annotated[str, typer.Option(help="Domain of the graded tasks.")],
+    run: Annotated[str | None, typer.Option(help="Only this run (default: every run graded in the domain).")] = None,
+    plot: Annotated[Path | None, typer.Option(
+        help="Draw solve rate against N with each run's p^N baseline into this PNG file.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The paper's analysis of stored grades (Sec. 4.2), per run and level N: the solve rate; the
+    independent-failure baseline p^N, p the run's N = 1 rate; the interference share: of the run's failed
+    level-N tasks whose every atom has an isolated (N = 1) verdict in that run, those whose every atom was
+    solved alone."""
+    from .report import grade_report as report_grades
+
+    with _store(ctx) as store:
+        report = report_grades(store, domain, run or "", plot)
+    if as_json:
+        return _print_json(report.as_dict())
+
+    def pct(x: float | None) -> str:
+        return "" if x is None else f"{x:.1%}"
+
+    rows = [{"run": r.run, "model": r.model, "level": r.level, "graded": r.graded, "passed": r.passed,
+             "failed": r.failed, "errors": r.errors, "solved": pct(r.solve_rate), "p^N": pct(r.baseline),
+             "interference": "" if r.covered_failures is None else f"{r.interference}/{r.covered_failures}",
+             "share": pct(r.interference_share)} for r in report.rows]
+    out.print(_table(f"Domain {report.domain}: solve rate by level, the p^N baseline (p: the run's N = 1 rate) "
+                     "and interference (failures with every atom solved alone / failures with every atom "
+                     "graded alone)", rows))
+    if report.plot:
+        out.print(f"wrote {report.plot}")
 
 
 class _count:
