@@ -4,6 +4,7 @@ its sandbox, and stored as a grade of the eval's run."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -183,3 +184,39 @@ def test_the_prompt_is_the_papers_with_the_failing_tests_and_not_the_number_of_b
     text = agent.prompt(["tests/a.py::test_x", "tests/b.py::test_y"])
     assert "These tests FAIL: tests/a.py::test_x tests/b.py::test_y Fix the source so ALL of them pass." in text
     assert text.startswith("A Python repo is at /testbed") and text.endswith("`echo COMPLETE_TASK_AND_SUBMIT`.")
+
+
+def _no_docker() -> str:
+    """Why the docker runtime cannot run here ("" when it can): a daemon and the base image are needed."""
+    try:
+        import docker
+
+        docker.from_env().images.get(os.environ.get("CODEWALK_DOCKER_BASE", "codewalk-base:bookworm"))
+    except Exception as e:  # no SDK, no daemon, no image: each says why
+        return f"no Docker runtime here: {e}"
+    return ""
+
+
+@pytest.mark.skipif(bool(_no_docker()), reason=_no_docker())
+def test_the_docker_runtime_runs_the_agent_in_a_container_of_the_task_image_and_scores_outside_it(
+        repair_store, tmp_path):
+    seen: list[str] = []
+
+    def script(task: Task, messages: list[ChatMessage]) -> ModelOutput:
+        turn = _turn(messages)
+        if turn:
+            seen.append(messages[-1].text)
+        if turn == 0:
+            return _call("bash", command="cd /testbed && grep -h VERSION_CODENAME /etc/os-release && git log "
+                                         "--format=%s && python -c 'import socket; socket.create_connection("
+                                         "(\"1.1.1.1\", 53), 2)' 2>&1 | tail -1")
+        if turn == 1:
+            return _call("bash", command=f"cd /testbed && git apply <<'EOF'\n{task.reference}EOF\n"
+                                         "python -m pytest -q tests 2>&1 | tail -1")
+        return _call("submit")
+
+    log = _evaluate(repair_store, tmp_path, script, runtime="docker", level=2)
+    [score] = _scores(log).values()
+    assert score["value"] == 1.0 and score["ended"] == "submitted"
+    assert "VERSION_CODENAME=bookworm\nx_G\n" in seen[0] and "Network is unreachable" in seen[0]
+    assert " passed" in seen[1] and " failed" not in seen[1]  # the agent's own run, in the container

@@ -222,10 +222,7 @@ def repair_verifier(tasks: list[CodewalkTask], store: str | None, record: bool, 
         ended = state.store.get(ENDED, "the run did not finish")
         with tempfile.TemporaryDirectory(prefix="codewalk-final-") as scratch:
             final = Path(scratch) / "testbed"
-            testbed = sandbox()
-            if not isinstance(testbed, Testbed):
-                raise InfraError(f"repair_agent needs a codewalk sandbox, not {type(testbed).__name__}")
-            await testbed.export(final)
+            await sandbox().as_type(Testbed).export(final)  # type: ignore[type-abstract]
             async with concurrency("codewalk-repair-verifier", workers):
                 diff, left_out = await anyio.to_thread.run_sync(candidate, t, final)
                 if ended == "submitted":

@@ -35,11 +35,12 @@ from typing import Any, Literal, overload
 import anyio.to_thread
 from inspect_ai.util import ExecResult, SandboxEnvironment, sandboxenv
 
-from codewalk import sandbox
+from codewalk import paths, sandbox
 from codewalk.domains.repair import RepairDomain
 from codewalk.domains.repair.env import Env, EnvSpec, venv_runtime
 from codewalk.domains.repair.git import git
 from codewalk.errors import InfraError
+from codewalk.locks import locked
 
 log = logging.getLogger(__name__)
 
@@ -196,14 +197,9 @@ def task_image(spec: dict[str, Any]) -> str:
     key = hashlib.sha256("\x1f".join([base, *packages]).encode()).hexdigest()[:16]
     tag = f"codewalk-agent:{key}"
     client = _docker()
-    import docker.errors
-
-    try:
-        client.images.get(tag)
-        return tag
-    except docker.errors.ImageNotFound:
-        pass
-    _build(client, tag, base, packages)
+    with locked(paths.cache("repair") / "agent-images" / f"{key}.lock"):  # samples starting together build once
+        if not client.images.list(name=tag):
+            _build(client, tag, base, packages)
     return tag
 
 
