@@ -13,9 +13,11 @@ o200k_base encoding, which tiktoken downloads on first use (openaipublic.blob.co
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from typing import Any
 
+import yaml
 from inspect_ai import eval as inspect_eval
 from inspect_ai.model import ChatMessage, ChatMessageTool, ModelOutput, ModelUsage, get_model
 
@@ -60,7 +62,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="a task argument, as inspect eval takes it (store=..., level=..., runtime=...)")
     parser.add_argument("--log-dir", default="./logs", help="where inspect writes the eval log")
     parsed = parser.parse_args(argv)
-    task_args: dict[str, Any] = dict(a.split("=", 1) for a in parsed.args)
+    # values as inspect eval reads them (YAML: level=1 is a number, store=... a string)
+    task_args: dict[str, Any] = {k: yaml.safe_load(v) for k, v in (a.split("=", 1) for a in parsed.args)}
     try:
         model = get_model("mockllm/model", custom_outputs=replay(
             parsed.task, task_args.get("store"), task_args.get("export"), int(task_args.get("level", 0))))
@@ -71,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     samples = log.samples or []
     values = [next(iter(s.scores.values())).value if s.scores else None for s in samples]
-    scored = [v for v in values if isinstance(v, int | float)]
+    scored = [v for v in values if isinstance(v, int | float) and not math.isnan(v)]  # NaN: unscored
     print(f"{parsed.task}: eval {log.eval.eval_id} {log.status}; {len(samples)} samples, {len(scored)} scored, "
           f"{sum(v == 1 for v in scored)} solved by the reference; log: {log.location}")
     if log.status != "success" or not samples or len(scored) < len(samples) or any(v != 1 for v in scored):
