@@ -135,7 +135,7 @@ def draw(report: Report, path: Path) -> str:
             ax.plot(*zip(*solved), marker="o", color=color, label=f"{run} ({rows[0].model})")
         if baseline:
             ax.plot(*zip(*baseline), linestyle="--", color=color, label=f"{run}: p^N")
-    ax.set(title=f"{report.domain}: solve rate by level, and the independent-failure baseline p^N",
+    ax.set(title=f"{report.domain}: solve rate by level (dashed: the baseline p^N)",
            xlabel="level N", ylabel="solved (%)", ylim=(-5, 105))
     ax.set_xticks(sorted({r.level for r in report.rows}))
     ax.legend(fontsize="small")

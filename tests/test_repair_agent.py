@@ -153,6 +153,29 @@ def test_running_out_of_turns_scores_zero_with_the_reason_recorded_even_with_the
     assert sum(m.role == "assistant" for m in sample.messages) == 3
 
 
+def test_a_run_past_its_time_limit_scores_zero_with_the_limit_recorded(repair_store, tmp_path):
+    def script(task: Task, messages: list[ChatMessage]) -> ModelOutput:
+        return _call("bash", command="sleep 600") if _turn(messages) == 0 else _call("submit")
+
+    log = _evaluate(repair_store, tmp_path, script, level=2, time_limit=2)
+    [score] = _scores(log).values()
+    assert score["value"] == 0.0 and score["ended"].startswith("time limit")
+
+
+def test_what_the_agent_leaves_besides_files_does_not_stop_its_edit_from_being_graded(repair_store, tmp_path):
+    def script(task: Task, messages: list[ChatMessage]) -> ModelOutput:
+        if _turn(messages) == 0:  # a FIFO, bytecode and a test cache beside the fix
+            return _call("bash", command=f"cd /testbed && mkfifo pipe && git apply <<'EOF'\n{task.reference}EOF\n"
+                                         "python -m compileall -q tally && python -m pytest -q -p cacheprovider "
+                                         "tests >/dev/null; ls -a")
+        return _call("submit")
+
+    log = _evaluate(repair_store, tmp_path, script, level=2)
+    [score] = _scores(log).values()
+    assert score["value"] == 1.0 and score["left_out"] and all(
+        "__pycache__" in p or ".pytest_cache" in p for p in score["left_out"])
+
+
 def test_commands_run_in_a_fresh_shell_at_testbed_without_network_and_see_no_host_files(repair_store, tmp_path):
     seen: dict[str, str] = {}
 
