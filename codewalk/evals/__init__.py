@@ -5,7 +5,7 @@ registers every task and codewalk's sandbox providers.
 
 - `codewalk/<domain>` (codewalk.evals.tasks): one model call per task, for every domain; the prompt holds
   the whole problem, the answer is graded by the domain's V_G.
-- `codewalk/repair_agent` (codewalk.evals.agent): repair as the paper evaluates it (Tab. 2, App. B.1):
+- `codewalk/repair_agent` (codewalk.evals.agent): repair as the paper evaluates it (Sec. 4.1, App. B.1):
   an agent with one bash tool in a sandbox holding x_G at /testbed, scored by V_G outside it.
 - sandbox providers `codewalk-local` and `codewalk-docker` (codewalk.evals.testbed).
 """

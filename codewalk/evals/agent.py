@@ -1,4 +1,4 @@
-"""`inspect eval codewalk/repair_agent`: repair as the paper evaluates it (Tab. 2, App. A.1 and B.1).
+"""`inspect eval codewalk/repair_agent`: repair as the paper evaluates it (Sec. 4.1, App. A.1 and B.1).
 
 A minimal agent loop in the style of SWE-agent: one `bash` tool, each turn one model call followed by one
 command run in a fresh shell inside the task's sandbox, where x_G (c* with the test patches applied) is at
