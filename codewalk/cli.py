@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+import typer.core
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -35,10 +36,30 @@ mine_app = typer.Typer(help="Mine atoms from a repository's own history.", no_ar
 data_app = typer.Typer(help="The real datasets (CodeComplex, FEMPD, Verus-Bench, ACSL by Example): where codewalk "
                        "looks, whether they are the pinned ones, and fetching them from upstream.",
                        no_args_is_help=True)
+
+
+class _DefaultGroup(typer.core.TyperGroup):
+    """A group whose first word, when it names none of its commands, starts its hidden default command:
+    `cw grade FILE --domain D` is `cw grade predictions FILE --domain D`, beside `cw grade report`."""
+
+    default = "predictions"
+
+    def parse_args(self, ctx, args):
+        if args and args[0] not in self.commands and args[0] not in ctx.help_option_names:
+            args = [self.default, *args]
+        return super().parse_args(ctx, args)
+
+
+grade_app = typer.Typer(
+    cls=_DefaultGroup, no_args_is_help=True,
+    help="`cw grade PREDICTIONS.jsonl --domain D`: grade a model's outputs with the verifier that admitted the "
+         "tasks (`cw grade predictions --help` for its options). `cw grade report --domain D`: the paper's "
+         "analysis of the stored grades.")
 app.add_typer(tasks_app, name="tasks")
 app.add_typer(db_app, name="db")
 app.add_typer(mine_app, name="mine")
 app.add_typer(data_app, name="data")
+app.add_typer(grade_app, name="grade")
 
 out = Console()
 err = Console(stderr=True)
@@ -259,57 +280,14 @@ class _progress:
 def _interrupted(summary, total: int | None) -> str:
     """What Ctrl-C left and exactly what a rerun does: `--count` is what a run admits, so the same command
     again admits that many more (groups attempted before are skipped, never redone)."""
-    if summary is None or total is None:
+    if total is None:
         return "interrupted: finished tasks are saved"
-    left = total - summary.admitted
-    return (f"interrupted: {summary.attempted} attempts saved, {summary.admitted} admitted of --count {total} "
-            f"(run {summary.run}). A rerun admits --count more and skips groups already attempted: to reach "
-            f"{total}, rerun with --count {left}" + ("" if left > 0 else " (nothing left)"))
-
-
-# -- mine ---------------------------------------------------------------------------------------
-@mine_app.command("repair")
-def mine_repair(
-    repo: Annotated[str, typer.Argument(metavar="REPO", help="A git clone (path) or a URL git can clone.")],
-    out_path: Annotated[Path, typer.Option("--out", help="Rows (JSON lines) to append to; OUT.state records "
-                                                         "every commit decided, so a re-run resumes.")],
-    since: Annotated[str, typer.Option(help="Only main-line commits from this date (ISO 8601).")] = "",
-    until: Annotated[str, typer.Option(help="Only main-line commits up to this date (ISO 8601).")] = "",
-    install_config: Annotated[str, typer.Option(
-        help="SWE-rebench install_config for every candidate: JSON or a file holding it (default: inferred "
-             "from the repository at each fix commit).")] = "",
-    runs: Annotated[int, typer.Option(help="Runs of the tests before and after each gold patch; a test "
-                                           "whose outcome changes is dropped as flaky.")] = 3,
-    runtime: Annotated[str, typer.Option(help="local (virtualenvs; docker is not available yet).")] = "local",
-    name: Annotated[str, typer.Option(help="owner/name for the rows (default: from the origin URL, else "
-                                           "local/FOLDER).")] = "",
-    workers: WorkersOpt = CORES,
-    as_json: JsonOpt = False,
-) -> None:
-    """Bug instances from REPO's main line: merges and direct commits touching tests and Python source, each
-    split into gold and test patch and kept only if its tests fail before the gold patch and pass after it
-    (each state run --runs times). Writes SWE-rebench rows that `cw load repair OUT` loads as they are."""
-    from .domains.repair.mine import DROPS, SKIPS, mine
-
-    with _count("mine", "interrupted: every commit decided so far is saved; run the same command again to "
-                        "continue") as on_count:
-        summary = mine(repo, out_path, name=name, since=since, until=until, install_config=install_config,
-                       runs=runs, runtime=runtime, workers=workers,
-                       on_progress=lambda done, total, _: on_count(done, total))
-    if as_json:
-        return _print_json(summary.as_dict())
-    s = summary
-    out.print(_table(f"Mined {s.repo} into {s.out} ({s.seconds:.1f}s)", [{
-        "commits scanned": s.scanned, "candidates": s.candidates, "kept": s.kept,
-        "yield": "-" if s.yield_ is None else f"{s.yield_:.0%}", "flaky tests dropped": s.flaky_tests,
-        "resumed": s.resumed}]))
-    reasons = [{"outcome": "not a candidate", "reason": r, "commits": n, "why": SKIPS[r]} for r, n in
-               sorted(s.skipped.items())] + [{"outcome": "dropped", "reason": r, "commits": n, "why": DROPS[r]}
-                                             for r, n in sorted(s.dropped.items())]
-    if reasons:
-        out.print(_table("Commits not kept, by reason", reasons))
-    if s.kept:
-        out.print(f"Next: cw load repair {out_path} · cw walk --domain repair --n 2")
+    attempted, admitted = (summary.attempted, summary.admitted) if summary else (0, 0)
+    run = f" (run {summary.run})" if summary else ""
+    left = total - admitted
+    return (f"interrupted: {attempted} attempts saved, {admitted} admitted of --count {total}{run}. A rerun "
+            f"admits --count more and skips groups already attempted: to reach {total}, rerun with --count "
+            f"{left}" + ("" if left > 0 else " (nothing left)"))
 
 
 # -- tasks --------------------------------------------------------------------------------------
@@ -432,7 +410,7 @@ def _print_explore(r) -> None:
         out.print(f"wrote {path}")
 
 
-@app.command()
+@grade_app.command("predictions", hidden=True)
 def grade(
     ctx: typer.Context,
     predictions: Annotated[Path, typer.Argument(
@@ -471,6 +449,41 @@ def grade(
                          [row | {"accuracy": f"{row['accuracy']:.1%}"} for row in report.by_class]))
     for path in report.plots:
         out.print(f"wrote {path}")
+
+
+@grade_app.command("report", short_help="Solve rate by level, the p^N baseline and the interference share, "
+                                         "from stored grades.")
+def grade_report(
+    ctx: typer.Context,
+    domain: Annotated[str, typer.Option(help="Domain of the graded tasks.")],
+    run: Annotated[str | None, typer.Option(help="Only this run (default: every run graded in the domain).")] = None,
+    plot: Annotated[Path | None, typer.Option(
+        help="Draw solve rate against N with each run's p^N baseline into this PNG file.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The paper's analysis of stored grades (Sec. 4.2), per run and level N: the solve rate; the
+    independent-failure baseline p^N, p the run's N = 1 rate; the interference share: of the run's failed
+    level-N tasks whose every atom has an isolated (N = 1) verdict in that run, those whose every atom was
+    solved alone."""
+    from .report import grade_report as report_grades
+
+    with _store(ctx) as store:
+        report = report_grades(store, domain, run or "", plot)
+    if as_json:
+        return _print_json(report.as_dict())
+
+    def pct(x: float | None) -> str:
+        return "" if x is None else f"{x:.1%}"
+
+    rows = [{"run": r.run, "model": r.model, "level": r.level, "graded": r.graded, "passed": r.passed,
+             "failed": r.failed, "errors": r.errors, "solved": pct(r.solve_rate), "p^N": pct(r.baseline),
+             "interference": "" if r.covered_failures is None else f"{r.interference}/{r.covered_failures}",
+             "share": pct(r.interference_share)} for r in report.rows]
+    out.print(_table(f"Domain {report.domain}: solve rate by level, the p^N baseline (p: the run's N = 1 rate) "
+                     "and interference (failures with every atom solved alone / failures with every atom "
+                     "graded alone)", rows))
+    if report.plot:
+        out.print(f"wrote {report.plot}")
 
 
 class _count:

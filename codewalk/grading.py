@@ -10,7 +10,7 @@ The composite is rebuilt from the stored task (prompt, reference, verifier) and 
 error, never as a failure, and is left out of the solve rate. Grades go to the graph as
 `(:Grade {id, run, model, task, level, status, detail, evidence, output, graded_at})-[:OF]->(:Task)`,
 one per run and task: grading a run again replaces its grades. `cw grade` and the inspect_ai scorer
-(codewalk.inspect) share the verdict (`verdict`), the stored row (`grade_row`) and the isolation refusal
+(codewalk.evals) share the verdict (`verdict`), the stored row (`grade_row`) and the isolation refusal
 (`check_isolation`).
 """
 

@@ -12,11 +12,11 @@ from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage, get_model
 from inspect_ai.scorer import SampleScore, Score
 
-from codewalk import inspect as cw_inspect
 from codewalk import sandbox
 from codewalk.admission import walk_and_admit
 from codewalk.domains.demo import DemoDomain
 from codewalk.errors import InfraError, InputError, UsageError
+from codewalk.evals import tasks as cw_inspect
 from codewalk.export import export_tasks, read_export
 from codewalk.grading import grade_predictions
 from codewalk.loading import load

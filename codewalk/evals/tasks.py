@@ -1,4 +1,4 @@
-"""inspect_ai tasks for codewalk's domains: `inspect eval codewalk/<domain> --model <provider/model>`.
+"""One-call inspect_ai tasks for codewalk's domains: `inspect eval codewalk/<domain> --model <provider/model>`.
 
 An optional extra (`pip install 'codewalk[inspect]'`); inspect_ai finds these tasks through the
 `inspect_ai` entry point, so `codewalk/demo`, `codewalk/repair`, `codewalk/clones`, `codewalk/complexity`
