@@ -251,24 +251,34 @@ def test_grade_refuses_a_patch_whose_headers_disagree_about_the_file(walked, tmp
     assert (verdict.ok, verdict.reason) == (False, "refused") and "tests/test_words.py" in verdict.detail
 
 
-def test_runner_that_dies_without_a_report_is_an_infra_error(walked, tmp_path):
+def test_runner_that_dies_without_a_report_fails_when_the_reference_gives_a_verdict(walked, tmp_path):
     composite = walked.composite("W1", "W2")
-    # killed at import, so pytest writes no report (os._exit would be refused before the run)
+    # killed at import by its own CPU limit (SIGXCPU), so pytest writes no report; the reference does
     crash = _replace("tally/words.py", '"""Words: splitting, cleaning and counting."""',
                      '"""Words: splitting, cleaning and counting."""\n'
-                     "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)")
-    with pytest.raises(InfraError, match="no JUnit XML"):
-        RepairDomain().grade(composite, _candidate(walked, composite, tmp_path, crash))
+                     "import resource\nresource.setrlimit(resource.RLIMIT_CPU, (1, 1))\nwhile True:\n    pass")
+    verdict = RepairDomain().grade(composite, _candidate(walked, composite, tmp_path, crash))
+    assert (verdict.ok, verdict.reason) == (False, "no_verdict"), verdict.detail
+    assert "no JUnit XML" in verdict.evidence["no_verdict"]
+    assert set(verdict.evidence["reference_tests"].values()) == {"passed"}
 
 
-def test_tests_that_run_forever_are_an_infra_error(walked, tmp_path):
+def test_tests_that_run_forever_fail_when_the_reference_gives_a_verdict(walked, tmp_path):
     composite = walked.composite("W1", "W2")
     domain = RepairDomain()
-    domain.test_timeout = 5.0
+    domain.test_timeout = 10.0
     loop = _replace("tally/words.py", '    return [w for w in text.split(" ") if w]',
                     "    while True:\n        pass")
-    with pytest.raises(InfraError, match="timed out"):
-        domain.grade(composite, _candidate(walked, composite, tmp_path, loop))
+    verdict = domain.grade(composite, _candidate(walked, composite, tmp_path, loop))
+    assert (verdict.ok, verdict.reason) == (False, "no_verdict") and "timed out" in verdict.detail
+
+
+def test_no_verdict_for_the_candidate_nor_the_reference_is_an_infra_error(walked, tmp_path):
+    composite = walked.composite("W1", "W2")
+    domain = RepairDomain()
+    domain.test_timeout = 0.01  # nothing finishes: the reference cannot give a verdict either
+    with pytest.raises(InfraError, match="nor for the reference"):
+        domain.grade(composite, composite.reference)
 
 
 def test_grading_never_touches_the_users_clone_and_leaves_no_worktree(walked, module_home):
