@@ -21,6 +21,7 @@ import json
 import os
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,7 @@ from codewalk.relations import FILES, shares_file
 
 from .env import Env, Envs, EnvSpec, TestRun, run_tests
 from .git import Mirrors, Worktree, Worktrees, digest
-from .guard import landed, refusal, snapshot, test_modules
+from .guard import importable_test_names, landed, refusal, snapshot
 from .misplaced import touched, units
 from .patch import is_test_path, not_unified, unsafe_path
 
@@ -275,35 +276,16 @@ class RepairDomain(Domain):
         codewalk mirror.
         """
         v = composite.verifier
-        protected = set(patch_files(v["test_patch"]))
         no_verdict: InfraError | None = None
-        why = _refusal(candidate, protected)
-        if why:
-            return _refused(why)
         spec = EnvSpec.from_config(v["install_config"])
         tests = list(dict.fromkeys(v["FAIL_TO_PASS"] + v["PASS_TO_PASS"]))
-        with self.worktrees.fresh(self._mirror(v), v["base_commit"]) as tree:
-            env = self.envs.get(v["repo"], spec, tree)
-            if tree.apply(v["test_patch"], ("strict",)) is None:
-                raise InfraError(f"the task's test patch no longer applies to {v['base_commit'][:12]}")
-            escapes = [p for d in parse_patch(candidate) for p in d.paths if _escapes(tree.path, p)]
-            if escapes:
-                return _refused(f"it writes through a symlink out of the repository: {escapes[0]}")
-            x_g, at_x_g = tree.tree(), snapshot(tree.path)
-            method = tree.apply(candidate)
+        with self._landed(v, candidate, spec) as (tree, env, x_g, method, why):
+            if why:
+                return _refused(why, **({"apply": method} if method else {}))
             if method is None:
                 return Check(False, "the patch does not apply to x_G (strict, 3-way or fuzzy)",
                              {"apply": None}, reason="does_not_apply")
-            # Judged on what landed on disk (ignored and untracked files too), not on the patch text or
-            # the index: a tool may read a patch differently, and .gitignore hides files from `git add`.
-            now = snapshot(tree.path)
-            paths = landed(at_x_g, now)
-            why = _changed_refusal(paths, tree.path, protected) or refusal(
-                paths, lambda p: tree.show(x_g, p), lambda p: _read(tree.path / p),
-                named={p for d in parse_patch(candidate) for p in d.paths}, tests=test_modules(list(at_x_g)),
-                kinds=now)
-            if why:
-                return _refused(why, apply=method)
+            assert tree is not None and env is not None
             try:
                 run = run_tests(env, tree, tests, spec.test_cmd, self.test_timeout, self.memory_mb,
                                 config_from=x_g)
@@ -319,6 +301,44 @@ class RepairDomain(Domain):
                          f"PASS_TO_PASS): {_listing(failing, run)}", evidence)
         return Check(True, f"all {len(v['FAIL_TO_PASS'])} tests of F and {len(v['PASS_TO_PASS'])} "
                      "PASS_TO_PASS tests pass", evidence)
+
+    def refusal(self, composite: Composite, candidate: str) -> str:
+        """Why `grade` would refuse candidate, judged as it lands on x_G, without running a test ("" if none)."""
+        with self._landed(composite.verifier, candidate, None) as (_, _, _, _, why):
+            return why
+
+    @contextmanager
+    def _landed(self, v: dict[str, Any], candidate: str, spec: EnvSpec | None) \
+            -> Iterator[tuple[Worktree | None, Env | None, str, str | None, str]]:
+        """(tree, env, x_g, apply method, refusal) with candidate applied on x_G in a fresh worktree; the
+        environment only when spec is given. Judged on what landed on disk (ignored and untracked files
+        too), not on the patch text or the index: a tool may read a patch differently, and .gitignore
+        hides files from `git add`."""
+        protected = set(patch_files(v["test_patch"]))
+        why = _refusal(candidate, protected)
+        if why:
+            yield None, None, "", None, why
+            return
+        with self.worktrees.fresh(self._mirror(v), v["base_commit"]) as tree:
+            env = self.envs.get(v["repo"], spec, tree) if spec is not None else None
+            if tree.apply(v["test_patch"], ("strict",)) is None:
+                raise InfraError(f"the task's test patch no longer applies to {v['base_commit'][:12]}")
+            escapes = [p for d in parse_patch(candidate) for p in d.paths if _escapes(tree.path, p)]
+            if escapes:
+                yield tree, env, "", None, f"it writes through a symlink out of the repository: {escapes[0]}"
+                return
+            x_g, at_x_g = tree.tree(), snapshot(tree.path)
+            method = tree.apply(candidate)
+            if method is None:
+                yield tree, env, x_g, None, ""
+                return
+            now = snapshot(tree.path)
+            paths = landed(at_x_g, now)
+            why = _changed_refusal(paths, tree.path, protected) or refusal(
+                paths, lambda p: tree.show(x_g, p), lambda p: _read(tree.path / p),
+                named={p for d in parse_patch(candidate) for p in d.paths},
+                tests=importable_test_names(list(at_x_g)), kinds=now)
+            yield tree, env, x_g, method, why
 
     def _no_verdict(self, v: dict[str, Any], reference: str, tests: list[str], error: InfraError, method: str) \
             -> Check:

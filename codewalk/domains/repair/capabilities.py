@@ -43,6 +43,8 @@ ATTRS = {
            "spawnvpe": PROCESS, "posix_spawn": PROCESS, "posix_spawnp": PROCESS, "setsid": PROCESS,
            "dup2": PROCESS, "closerange": PROCESS},
     "weakref": {"finalize": PROCESS},
+    # unpickling calls whatever the data names: code arriving as data
+    "pickle": {"load": CODE, "loads": CODE, "Unpickler": CODE, "_loads": CODE, "_load": CODE},
     "types": {"FunctionType": CODE, "CodeType": CODE, "LambdaType": CODE, "FrameType": FRAMES,
               "TracebackType": FRAMES},
     "threading": {"settrace": PROCESS, "setprofile": PROCESS, "excepthook": PROCESS, "_shutdown": PROCESS},
@@ -73,7 +75,7 @@ ONLY = {
 # The rule of any other attribute of an ONLY module.
 ONLY_OTHER = {"sys": INTROSPECT, "inspect": INTROSPECT}
 # Modules that are harmless as names but not as values passed around (getattr(os, "_exit")).
-NOT_AS_VALUE = {"os", "weakref", "types", "threading", "importlib", *ONLY}
+NOT_AS_VALUE = {"os", "weakref", "types", "threading", "importlib", "pickle", *ONLY}
 ENVIRON_OBJECTS = {"os.environ", "os.environb"}
 # Attributes that reach frames, code objects or the interpreter's namespaces whatever object they are on.
 DUNDER_REACH = {"f_back": FRAMES, "f_locals": FRAMES, "f_globals": FRAMES, "f_builtins": FRAMES,

@@ -71,7 +71,7 @@ def landed(before: dict[str, Entry], after: dict[str, Entry]) -> list[str]:
     return sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
 
 
-def test_modules(paths: list[str]) -> frozenset[str]:
+def importable_test_names(paths: list[str]) -> frozenset[str]:
     """The module names under which code could import the test files among paths: each dotted suffix,
     since pytest puts a test file's first directory without __init__.py on sys.path."""
     names: set[str] = set()
@@ -92,7 +92,7 @@ def refusal(changed: list[str], before: Callable[[str], str | None], after: Call
 
     before(path) is the text at x_G (None: the file is new); after(path) the bytes now (None: deleted or
     not a regular file). named: the paths the diff names (None: not checked); tests: the test files'
-    module names (`test_modules`); kinds: the snapshot entry of each path now, for symlinks and the like.
+    module names (`importable_test_names`); kinds: the snapshot entry of each path now, for symlinks and the like.
     """
     reasons: list[str] = []
     modules: list[tuple[str, str | None, bytes | None]] = []
