@@ -192,8 +192,8 @@ class _Reader(ast.NodeVisitor):
         """The capability of using the dotted name (a module, or an attribute of one), if any."""
         parts = name.split(".")
         top = parts[0]
-        if top in WHOLE:
-            self.add(WHOLE[top], name if len(parts) == 1 else ".".join(parts[:2]), node)
+        if top in WHOLE and top not in ("pytest", "_pytest"):  # by module: more of one already used is not new
+            self.add(WHOLE[top], top, node)
         if len(parts) > 1:
             attr = parts[1]
             if top in ATTRS and attr in ATTRS[top] and not (top == "importlib" and attr in ("metadata",
