@@ -132,9 +132,9 @@ def test_unified_diffs_with_git_headers_or_a_preamble_are_unified(text):
     assert not_unified(text) == ""
 
 
-def test_a_format_patch_message_is_a_preamble_but_text_after_the_diff_is_refused():
-    assert not_unified(FORMAT_PATCH.replace("-- \n2.39.2\n", "")) == ""
-    assert "'-- '" in not_unified(FORMAT_PATCH)  # after the first file only diff lines may follow
+def test_a_format_patch_email_and_a_closing_fence_are_text_around_the_diff():
+    assert not_unified(FORMAT_PATCH) == ""
+    assert not_unified("```diff\n" + GIT_DIFF + "```\n") == ""
 
 
 @pytest.mark.parametrize("extra, named", [

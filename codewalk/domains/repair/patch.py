@@ -43,7 +43,8 @@ def not_unified(text: str) -> str:
 
     `git apply` reads only unified sections, but the fuzzy fallback (GNU patch) also applies context,
     normal and ed-style diffs found anywhere in the text, even in what looks like a preamble. So the
-    whole text must be unified: free text only before the first file, blank lines between sections.
+    whole text must be unified: around and between its sections only text that starts no diff of any
+    format GNU patch knows (a commit message, a signature, a closing Markdown fence).
     """
     lines = text.splitlines()
     i, started, in_git_header, current = 0, False, False, ""
@@ -66,12 +67,8 @@ def not_unified(text: str) -> str:
             pass
         elif line.startswith("\\") and started:  # "\ No newline at end of file"
             pass
-        elif not line.strip():
-            pass
-        elif started:
-            return f"line {i + 1} is not part of a unified diff: {line[:60]!r}"
-        elif OTHER_FORMAT.match(line) and line != "---":  # "---" alone ends a format-patch message
-            return f"line {i + 1} is not a unified diff but GNU patch may read it: {line[:60]!r}"
+        elif OTHER_FORMAT.match(line) and not (line == "---" and not started):  # "---" ends a commit message
+            return f"line {i + 1} is not part of a unified diff, and GNU patch may read it: {line[:60]!r}"
         i += 1
     return ""
 
