@@ -132,3 +132,9 @@ def test_the_tree_as_landed_lists_ignored_files_symlinks_modes_and_removals(tmp_
                  "pkg/gone.py changed on disk", "run.sh changed on disk"):
         assert text in why, why
     assert "pkg/data" not in why  # an empty directory holds nothing to run
+
+
+def test_a_module_that_imported_pytest_may_use_more_of_it_but_not_import_its_internals():
+    before = "import pytest\n\n\ndef check():\n    pytest.raises(ValueError)\n"
+    assert gains(before + "\n\ndef skip():\n    pytest.skip('x')\n", before) == []
+    assert "_pytest.reports (the test runner)" in gains(before + "import _pytest.reports\n", before)[0]

@@ -163,19 +163,19 @@ class _Reader(ast.NodeVisitor):
     def _import(self, node: ast.Import | ast.ImportFrom) -> None:
         if isinstance(node, ast.Import):
             for alias in node.names:
-                self._qualified(alias.name, node)
+                self._qualified(alias.name, node, imported=True)
                 self.names[alias.asname or alias.name.split(".")[0]] = alias.asname and alias.name or \
                     alias.name.split(".")[0]
             return
         module = self._absolute(node)
-        self._qualified(module, node)
+        self._qualified(module, node, imported=True)
         for alias in node.names:
             if alias.name == "*":
                 if module.split(".")[0] in (*WHOLE, *ATTRS, *ONLY):
                     self.add(INTROSPECT, f"from {module} import *", node)
                 continue
             full = f"{module}.{alias.name}" if module else alias.name
-            self._qualified(full, node)
+            self._qualified(full, node, imported=True)
             self.names[alias.asname or alias.name] = full
 
     def _absolute(self, node: ast.ImportFrom) -> str:
@@ -188,8 +188,9 @@ class _Reader(ast.NodeVisitor):
         return ".".join([*base, *([node.module] if node.module else [])])
 
     # -- names: what a dotted name resolves to ---------------------------------------------------------
-    def _qualified(self, name: str, node: ast.AST) -> None:
-        """The capability of using the dotted name (a module, or an attribute of one), if any."""
+    def _qualified(self, name: str, node: ast.AST, imported: bool = False) -> None:
+        """The capability of using the dotted name (a module, or an attribute of one), if any; the runner's
+        modules count by what is imported (pytest, _pytest.runner), not by each attribute used."""
         parts = name.split(".")
         top = parts[0]
         if top in WHOLE and top not in ("pytest", "_pytest"):  # by module: more of one already used is not new
@@ -207,7 +208,7 @@ class _Reader(ast.NodeVisitor):
                 self.add(CODE, f"importlib.{attr}", node)
         if name in self.test_modules or any(name.startswith(m + ".") for m in self.test_modules):
             self.add(TESTS, f"the module {name}, which is under a test directory", node)
-        if top in ("pytest", "_pytest"):
+        if top in ("pytest", "_pytest") and imported:
             self.add(RUNNER, name, node)
 
     def _dotted(self, node: ast.AST) -> str | None:
@@ -299,8 +300,6 @@ def _constant_arg(call: ast.AST | None, func: ast.AST) -> object:
     """The first argument of call when call calls func with a constant string first; else None."""
     if isinstance(call, ast.Call) and call.func is func and call.args and isinstance(call.args[0], ast.Constant):
         return call.args[0].value
-    if isinstance(call, ast.Attribute):  # os.environ.get(...): the call is one level up
-        return None
     return None
 
 
