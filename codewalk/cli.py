@@ -440,7 +440,7 @@ def grade(
     if as_json:
         return _print_json(report.as_dict())
     out.print(f"Graded {report.graded} predictions of run {report.run!r} in {report.seconds:.1f}s: "
-              f"{report.passed} passed, {report.errors} without verdict (verifier error).")
+              f"{report.passed} passed, {report.errors} without verdict (verifier error, counted as not solved).")
     rows = [{k: v for k, v in row.items() if k != "solve_rate"} | {
         "solved": "" if row["solve_rate"] is None else f"{row['solve_rate']:.1%}"} for row in report.rates]
     out.print(_table(f"Solve rate by level, domain {report.domain} (tasks: admitted at that level)", rows))

@@ -114,7 +114,7 @@ def test_demo_references_score_one_empty_outputs_zero_and_every_grade_is_stored_
     assert score.metadata["run"] == right.eval.eval_id and score.explanation
 
 
-def test_demo_solve_rates_by_level_equal_cw_grade_on_the_same_outputs_verifier_errors_left_out(
+def test_demo_solve_rates_by_level_equal_cw_grade_on_the_same_outputs_verifier_errors_not_solved(
         demo_store_path, tmp_path, monkeypatch):
     real = DemoDomain.grade
 
