@@ -349,10 +349,11 @@ def explore(
 
 
 def _print_explore(r) -> None:
-    edges = ", ".join(f"{rel} {n}" for rel, n in r.edges.items() if n)
-    sizes = ", ".join(map(str, r.components[:10])) + (" ..." if len(r.components) > 10 else "")
-    out.print(f"[bold]{escape(r.domain)}[/]: {r.atoms} atoms; edges: {edges or 'none'}; {r.walk} walks on "
-              f"{r.relation}; {len(r.components)} connected component(s), sizes {sizes}")
+    from .explore import components_summary
+
+    edges = ", ".join(f"{rel} {n:,}" for rel, n in r.edges.items() if n)
+    out.print(f"[bold]{escape(r.domain)}[/]: {r.atoms:,} atoms; edges: {edges or 'none'}; {r.walk} walks on "
+              f"{r.relation}; {components_summary(r)}")
     out.print(_table("Groups of N atoms (exact, or estimated ± std. error)", [
         {"level": g["level"], "exact": g["exact"],
          "estimate": "" if g["estimate"] is None else f"{g['estimate']:,.0f} ± {g['stderr']:,.0f}"}
