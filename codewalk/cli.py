@@ -274,9 +274,20 @@ def tasks_list(
 def tasks_show(
     ctx: typer.Context,
     task_id: Annotated[str, typer.Argument(metavar="ID", help="Task id (from `cw tasks list`).")],
+    browser: Annotated[bool, typer.Option(
+        "--browser", help="Neo4j stores: print (and open, on a desktop) the Neo4j Browser address that "
+                          "connects and holds this task's provenance query, ready to run.")] = False,
+    relations: Annotated[bool, typer.Option(
+        "--relations", help="With --browser: draw the relation edges among the atoms too.")] = False,
+    http: Annotated[str | None, typer.Option(
+        help="With --browser: the server's HTTP address (default: the local server's, or what the "
+             "server says).")] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """One task: its atoms in order, status, reason, and the evidence of both admission checks."""
+    """One task: its atoms in order, status, reason, and the evidence of both admission checks. With
+    --browser, the Neo4j Browser address that draws it instead."""
+    if browser:
+        return _show_in_browser(ctx, task_id, relations, http, as_json)
     with _store(ctx) as store:
         task = store.get_task(task_id)
     if task is None:
@@ -298,6 +309,24 @@ def tasks_show(
         out.print(f"[red]infrastructure error:[/] {escape(ev['error'])}")
     if "compose" in ev:
         out.print(Text(f"composition rejected: {ev['compose']}"))
+
+
+def _show_in_browser(ctx: typer.Context, task_id: str, relations: bool, http: str | None, as_json: bool) -> None:
+    from .browser import addresses, can_open
+
+    with _store(ctx) as store:
+        urls = addresses(store, task_id, relations, http)
+    if as_json:
+        return _print_json(urls)
+    out.print("Neo4j Browser, once per browser: open this address and press Run (Browser then applies "
+              "codewalk's style on every connect and draws only what a query returns):")
+    out.print(Text(urls["setup"]), soft_wrap=True)
+    out.print(f"The provenance of {task_id}: open this address and press Run:")
+    out.print(Text(urls["provenance"]), soft_wrap=True)
+    if can_open():
+        import webbrowser
+
+        webbrowser.open(urls["provenance"])
 
 
 @tasks_app.command("export")
