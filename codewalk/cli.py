@@ -101,11 +101,10 @@ def _table(title: str, rows: list[dict[str, Any]], columns: list[str] | None = N
                for k, c in enumerate(columns)]
     heavy, compact = 3 * len(widths) + 1, 2 * (len(widths) - 1)  # what borders and padding take
     if sum(widths) + heavy <= room:
-        table = Table(title=title, title_justify="left", min_width=min(len(title), room))
+        table = Table()
         spare = room - heavy
     elif sum(widths) + compact <= room:
-        table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
-                      collapse_padding=True, min_width=min(len(title), room))
+        table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, collapse_padding=True)
         spare = room - compact
     else:
         blocks: list[Any] = [Text(title, style="italic")]
@@ -130,7 +129,7 @@ def _table(title: str, rows: list[dict[str, Any]], columns: list[str] | None = N
         table.add_column(c, overflow="fold", width=width, no_wrap=c in IDS)
     for row in cells:
         table.add_row(*row)
-    return table
+    return Group(Text(title, style="italic"), table)  # a title above, not wrapped to a narrow table
 
 
 def _cell(value: Any) -> Text:

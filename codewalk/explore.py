@@ -317,16 +317,21 @@ def _new_figure(report: DomainReport, title: str, subtitle: str):
     return fig, ax
 
 
-def _log_axis(axis) -> None:
-    """A log axis from below 1 to at least a decade: major ticks at powers of ten, labelled 1, 10, 100,
-    10^3 ... (never the minor ticks, whose labels would crowd)."""
+def _log_axis(axis, top: float) -> None:
+    """A log axis: major ticks at powers of ten, labelled 1, 10, 100, 1,000, 10^4 ...; on an axis that
+    ends below 30 (a small graph) the minor ticks 2 and 5 are labelled too, since few powers of ten show."""
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    def label(v: float, _: object = None) -> str:
+        return "" if v < 1 else f"{v:,.0f}" if v < 1e4 else f"$10^{{{math.log10(v):.0f}}}$"
 
     axis.set_major_locator(LogLocator(base=10, numticks=8))
     axis.set_minor_locator(LogLocator(base=10, subs=tuple(range(2, 10)), numticks=12))
-    axis.set_major_formatter(FuncFormatter(
-        lambda v, _: f"{v:,.0f}" if 1 <= v < 1e4 else f"$10^{{{math.log10(v):.0f}}}$" if v > 0 else ""))
-    axis.set_minor_formatter(NullFormatter())
+    axis.set_major_formatter(FuncFormatter(label))
+    def some(v: float, _: object = None) -> str:  # 2 and 5 of each decade: 1, 2, 5, 10, 20, 50
+        return label(v) if v >= 1 and round(v / 10 ** math.floor(math.log10(v))) in (2, 5) else ""
+
+    axis.set_minor_formatter(FuncFormatter(some) if top < 30 else NullFormatter())
 
 
 def _degree_figure(report: DomainReport):
@@ -342,12 +347,12 @@ def _degree_figure(report: DomainReport):
         if column not in rows:
             continue
         ccdf = rows[column][::-1].cumsum()[::-1]  # atoms with degree >= k
-        shown = ccdf[ccdf.index >= 1]
+        shown = ccdf[(ccdf.index >= 1) & (ccdf > 0)]  # past its largest degree a series has no atoms
         zero = int(rows[column].get(0, 0))
         if shown.empty:
             continue
         top = max(top, int(shown.index.max()))
-        ax.step(shown.index, shown.values, where="post", color=colour, linewidth=1.6,
+        ax.step(shown.index, shown.values, where="post", color=colour, linewidth=1.4, marker="o", markersize=3,
                 label=label + (f" ({zero:,} atoms with 0 not shown)" if zero else ""))
     if edges == 0:
         ax.text(0.5, 0.5, "no edges", ha="center", va="center", transform=ax.transAxes)
@@ -355,8 +360,8 @@ def _degree_figure(report: DomainReport):
     ax.set_yscale("log")
     ax.set_xlim(0.8, max(10, top * 1.5))
     ax.set_ylim(0.8, max(10, report.atoms * 1.5))
-    _log_axis(ax.xaxis)
-    _log_axis(ax.yaxis)
+    _log_axis(ax.xaxis, top)
+    _log_axis(ax.yaxis, report.atoms)
     ax.set_xlabel("degree k (edges of an atom)" if report.walk == "frontier"
                   else "degree k (edges leaving / entering an atom)")
     ax.set_ylabel("atoms with degree \u2265 k")
@@ -375,8 +380,8 @@ def _component_figure(report: DomainReport):
     ax.set_yscale("log")
     ax.set_xlim(0.8, max(10, xs[-1] * 1.5))
     ax.set_ylim(0.8, max(10, max(sizes.values()) * 1.5))
-    _log_axis(ax.xaxis)
-    _log_axis(ax.yaxis)
+    _log_axis(ax.xaxis, xs[-1])
+    _log_axis(ax.yaxis, max(sizes.values()))
     ax.set_xlabel("component size (atoms)")
     ax.set_ylabel("components of that size")
     return fig
@@ -422,7 +427,7 @@ def _group_figure(report: DomainReport):
     values = [v for _, v in exact] + [e[1] + e[2] for e in est]
     ax.set_yscale("log")
     ax.set_ylim(0.8, max(10, max(values, default=1) * 3))
-    _log_axis(ax.yaxis)
+    _log_axis(ax.yaxis, max(values, default=1))
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlim(0.5, max([g["level"] for g in report.groups], default=1) + 0.5)
     ax.set_xlabel("level N (atoms per group)")
@@ -447,9 +452,13 @@ def _yield_figure(report: DomainReport):
     from matplotlib.ticker import PercentFormatter
 
     what, paper = PAPER_YIELDS.get(report.domain, ("", {}))
-    fig, ax = _new_figure(report, "admission yield by level",
-                          "admitted / attempted groups of the stored tasks (n = attempted)"
-                          + ("; the paper's figures beside" if paper else ""))
+    if report.yields:
+        about = "admitted / attempted groups of the stored tasks (n = attempted)" \
+            + ("; the paper's figures beside" if paper else "")
+    else:
+        about = "no tasks attempted in this store yet (cw walk stores every attempt)" \
+            + ("; the paper's figures alone" if paper else "")
+    fig, ax = _new_figure(report, "admission yield by level", about)
     ours = {r["level"]: r for r in report.yields}
     theirs = {n: (v[0] / v[1] if isinstance(v, tuple) else v) for n, v in paper.items()}
     levels = sorted(set(ours) | set(theirs))
@@ -475,8 +484,7 @@ def _yield_figure(report: DomainReport):
     if levels:
         ax.legend(loc="upper right", fontsize=8, ncols=2)
     else:
-        ax.text(0.5, 0.5, "no tasks attempted yet (cw walk stores every attempt)", ha="center", va="center",
-                transform=ax.transAxes)
+        ax.text(0.5, 0.5, "no tasks attempted yet", ha="center", va="center", transform=ax.transAxes)
     return fig
 
 
