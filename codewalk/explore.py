@@ -62,8 +62,8 @@ class DomainReport:
     largest_level: int
     largest_level_basis: str
     yields: list[dict[str, Any]]  # {level, attempted, admitted, rejected, errors, yield}
-    # chain walks only: how long the searching walks (one in SEARCHERS) grew before a dead end, as
-    # {length, walks}; a walk that reached CHAIN_SEARCH stopped there without a dead end
+    # chain walks only: how long the sampling walks grew, as {length, walks}: each grows until a dead end,
+    # or MAX_LEVEL atoms (CHAIN_SEARCH for one walk in SEARCHERS, which look for long chains)
     chain_lengths: list[dict[str, int]] = field(default_factory=list)
     plots: list[str] = field(default_factory=list)
 
@@ -114,7 +114,7 @@ def _explore_domain(store: GraphStore, domain: str, samples: int, rng: random.Ra
         chains, largest, basis = [], components[0], "size of the largest connected component"
     else:
         chains = _longest(walks)
-        found = Counter(len(w) for k, w in enumerate(walks) if k % SEARCHERS == 0)
+        found = Counter(len(w) for w in walks)
         lengths = [{"length": n, "walks": found[n]} for n in sorted(found)]
         largest = max([len(chains[0]) if chains else 1] + [n for n, c in exact.items() if c])
         basis = ("a chain through every atom" if largest == len(ids)
@@ -393,19 +393,20 @@ def _chain_figure(report: DomainReport):
     rows = report.chain_lengths
     walks = sum(r["walks"] for r in rows)
     fig, ax = _new_figure(report, "chain lengths the walks reached",
-                          f"{walks:,} random walks grown until a dead end (at most {CHAIN_SEARCH} atoms); "
-                          f"largest level: N = {report.largest_level}")
+                          f"{walks:,} random walks, each grown until a dead end or {MAX_LEVEL} atoms "
+                          f"(one in {SEARCHERS}: {CHAIN_SEARCH} atoms); largest level found: "
+                          f"N\u00a0=\u00a0{report.largest_level}")
     ax.bar([r["length"] for r in rows], [r["walks"] for r in rows], width=0.8, color="C0",
            label="walks that stopped at this length")
     ax.axvline(report.largest_level, color="C3", linestyle="--", linewidth=1.2,
-               label=f"largest level found: N = {report.largest_level}")
+               label=f"largest level found: N\u00a0=\u00a0{report.largest_level}")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=12))
     ax.yaxis.set_major_locator(MaxNLocator(integer=True, nbins=8))
     ax.set_xlim(0, max(r["length"] for r in rows + [{"length": report.largest_level}]) + 1.5)
     ax.set_ylim(0, max(r["walks"] for r in rows) * 1.15)
     ax.set_xlabel("chain length (atoms)")
     ax.set_ylabel("walks")
-    ax.legend(loc="upper right", fontsize=8)
+    ax.legend(loc="best", fontsize=8)
     return fig
 
 

@@ -88,6 +88,7 @@ def test_demo_report_counts_chains_yields_and_draws_its_figures(demo_store_path,
     assert [g["exact"] for g in report.groups[1:3]] == brute
     chain = report.longest_chains[0]
     assert max(r["length"] for r in report.chain_lengths) == len(chain)
+    assert sum(r["walks"] for r in report.chain_lengths) == 200  # every sampling walk, by its length
     assert len(chain) == len(set(chain)) == report.largest_level >= 3
     for row in report.yields:
         assert row["admitted"] == stored[(row["level"], "admitted")] == 3
