@@ -4,6 +4,7 @@ next '&' or '#'), hold codewalk's whole style, and refuse what is not a task id.
 
 from __future__ import annotations
 
+import json
 import re
 from urllib.parse import unquote
 
@@ -55,3 +56,26 @@ def test_anything_but_a_task_id_is_refused(bad):
 def test_the_embedded_store_has_no_browser(capsys, store_path):
     code, _, err = cw(capsys, "--store", store_path, "tasks", "show", "t1", "--browser")
     assert code == 2 and "Neo4j Browser needs a Neo4j store" in err
+
+
+@pytest.mark.neo4j
+def test_cw_tasks_show_browser_prints_both_addresses_for_a_neo4j_task(capsys, neo4j, neo4j_http, tmp_path):
+    from codewalk.admission import walk_and_admit
+    from codewalk.loading import load
+
+    source = tmp_path / "toy.txt"
+    source.write_text("".join(f"a{i}\n" for i in range(5)))
+    load(neo4j, "toychain", source)
+    task = walk_and_admit(neo4j, "toychain", 2, count=1, seed=1).admitted_ids[0]
+    code, out, _ = cw(capsys, "--store", neo4j.location, "tasks", "show", task, "--browser", "--json")
+    urls = json.loads(out)
+    assert code == 0 and urls["setup"].startswith(f"{neo4j_http}/browser/?dbms={neo4j.location}&")
+    [text] = _browser_reads(urls["provenance"], "arg")
+    assert f"{{id: '{task}'}}" in text and "FEEDS" not in text
+    code, out, _ = cw(capsys, "--store", neo4j.location, "tasks", "show", task, "--browser", "--relations",
+                      "--http", "http://browser.example:80", "--json")
+    urls = json.loads(out)
+    assert code == 0 and urls["provenance"].startswith("http://browser.example:80/browser/?")
+    assert "FEEDS" in _browser_reads(urls["provenance"], "arg")[0]
+    code, _, err = cw(capsys, "--store", neo4j.location, "tasks", "show", "tnosuch", "--browser")
+    assert code == 2 and "no task 'tnosuch'" in err
