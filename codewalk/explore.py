@@ -469,6 +469,10 @@ def _yield_figure(report: DomainReport):
         shift = -width / 2 if theirs else 0
         ax.bar([x[n] + shift for n in ours], [r["yield"] for r in ours.values()], width=width, color="C0",
                label="this store")
+        if len(levels) <= 6:  # room above each bar for admitted/attempted (a 0% bar is otherwise invisible)
+            for n, r in ours.items():
+                ax.annotate(f"{r['admitted']:,}/{r['attempted']:,}", (x[n] + shift, r["yield"]), ha="center",
+                            va="bottom", fontsize=7, xytext=(0, 2), textcoords="offset points")
     if theirs:
         shift = width / 2 if ours else 0
         ax.bar([x[n] + shift for n in theirs], list(theirs.values()), width=width, color="0.75",
