@@ -396,8 +396,15 @@ def _chain_figure(report: DomainReport):
                           f"{walks:,} random walks, each grown until a dead end or {MAX_LEVEL} atoms "
                           f"(one in {SEARCHERS}: {CHAIN_SEARCH} atoms); largest level found: "
                           f"N\u00a0=\u00a0{report.largest_level}")
-    ax.bar([r["length"] for r in rows], [r["walks"] for r in rows], width=0.8, color="C0",
-           label="walks that stopped at this length")
+    capped = (MAX_LEVEL, CHAIN_SEARCH)  # where walks stop without a dead end
+    ended = [r for r in rows if r["length"] not in capped]
+    stopped = [r for r in rows if r["length"] in capped]
+    if ended:
+        ax.bar([r["length"] for r in ended], [r["walks"] for r in ended], width=0.8, color="C0",
+               label="walks that hit a dead end at this length")
+    if stopped:
+        ax.bar([r["length"] for r in stopped], [r["walks"] for r in stopped], width=0.8, color="0.75",
+               edgecolor="0.45", hatch="//", label=f"walks stopped at {MAX_LEVEL} or {CHAIN_SEARCH} atoms")
     ax.axvline(report.largest_level, color="C3", linestyle="--", linewidth=1.2,
                label=f"largest level found: N\u00a0=\u00a0{report.largest_level}")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=12))
