@@ -25,7 +25,7 @@ from importlib.resources import files
 from typing import Any
 from urllib.parse import quote, urlsplit
 
-from .errors import UsageError
+from .errors import CodewalkError, UsageError
 from .queries import query
 
 QUERIES = {False: "explore/provenance", True: "explore/provenance_relations"}
@@ -94,7 +94,10 @@ def http_address(store: Any, bolt_uri: str) -> str:
     """Where the server serves Browser: its advertised HTTP address (else its listening one), with the
     Bolt URI's host where the setting leaves the host out or binds every interface."""
     host = urlsplit(bolt_uri).hostname or "127.0.0.1"
-    settings = {r["name"]: r["value"] for r in store.run(query("http_address", "neo4j"), {})}
+    try:
+        settings = {r["name"]: r["value"] for r in store.run(query("http_address", "neo4j"), {})}
+    except CodewalkError:  # a server that does not show its settings (Aura, a restricted user)
+        settings = {}
     if settings.get("server.http.enabled") == "false":
         raise UsageError("this Neo4j serves no HTTP (server.http.enabled=false), so no Browser")
     for name in ("server.http.advertised_address", "server.http.listen_address"):
