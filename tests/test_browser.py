@@ -143,7 +143,7 @@ def _xy(transform: str) -> tuple[float, float]:
 def _open_and_run(page, url: str, first: str) -> None:
     """Open a Browser address and press Run once it has connected and run its initial command `first`."""
     page.goto(url)
-    page.locator("[data-testid=frameCommand]", has_text=first).first.wait_for(timeout=60_000)
+    page.locator("[data-testid=frameCommand]", has_text=first).first.wait_for(timeout=120_000)
     page.locator("[data-testid=editor-Run]").click()
 
 
@@ -172,6 +172,9 @@ def test_cw_tasks_show_browser_draws_ten_atoms_in_order_without_relation_edges(n
         try:
             _open_and_run(page, urls["setup"], ":play start")  # once per browser: style on connect, no "connect result nodes"
             page.locator("[data-testid=frameCommand]", has_text=":config").wait_for()
+            # Browser writes its settings to local storage a moment later: leave the page only after
+            page.wait_for_function("() => /\"initCmd\":\":style /.test(localStorage.getItem('neo4j.settings'))",
+                                   timeout=60_000)
             _open_and_run(page, urls["provenance"], ":style")
             nodes, rels = page.locator("svg g.node"), page.locator("svg g.relationship")
             nodes.nth(len(atoms) + 1).wait_for(timeout=30_000)  # the task, its atoms and the run
