@@ -101,16 +101,62 @@ def _print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
 
 
-def _table(title: str, rows: list[dict[str, Any]], columns: list[str] | None = None) -> Table:
+WORD = 24  # a cell word up to this long stays whole in a table; longer ones (paths, JSON) fold
+IDS = ("id", "run", "atom", "task")  # columns whose values stay whole and on one line, to be copied
+
+
+def _table(title: str, rows: list[dict[str, Any]], columns: list[str] | None = None):
+    """Rows as a table that reads in the console's width (rich assumes 80 columns without a terminal):
+    every column is at least as wide as its header's longest word and its cells' longest words (up to
+    WORD; ids whole), so text wraps between words, never inside one. When that does not fit with
+    borders, the borders go; when it does not fit at all, each row becomes a block of `column value`
+    lines. `--json` is the form for scripts."""
+    from rich import box
+    from rich.console import Group
+
     columns = columns or (list(rows[0]) if rows else [])
-    table = Table(title=title, title_justify="left")
-    for c in columns:
-        # ids must stay whole and on one line, to be copied; other columns wrap
-        width = max((len(str(r.get(c) or "")) for r in rows), default=0) if c in ("id", "run", "atom") else None
-        table.add_column(c, overflow="fold", min_width=width)
-    for row in rows:
-        table.add_row(*(_cell(row.get(c)) for c in columns))
-    return table
+    cells = [[_cell(row.get(c)) for c in columns] for row in rows]
+    widths = []
+    for k, c in enumerate(columns):
+        if c in IDS:
+            width = max((len(row[k].plain) for row in cells), default=0)
+        else:
+            width = min(WORD, max((len(w) for row in cells for w in row[k].plain.split()), default=0))
+        widths.append(max(width, *(len(w) for w in c.split())))
+    room = out.width
+    natural = [max([len(c), *(len(line) for row in cells for line in row[k].plain.splitlines())])
+               for k, c in enumerate(columns)]
+    heavy, compact = 3 * len(widths) + 1, 2 * (len(widths) - 1)  # what borders and padding take
+    if sum(widths) + heavy <= room:
+        table = Table()
+        spare = room - heavy
+    elif sum(widths) + compact <= room:
+        table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, collapse_padding=True)
+        spare = room - compact
+    else:
+        blocks: list[Any] = [Text(title, style="italic")]
+        label = max((len(c) for c in columns), default=0)
+        for row in cells:
+            grid = Table.grid(padding=(0, 2))
+            grid.add_column(style="bold", min_width=label, no_wrap=True)
+            grid.add_column(overflow="fold")
+            for c, text in zip(columns, row, strict=True):
+                grid.add_row(c, text)
+            blocks += [grid, Text("")]
+        return Group(*blocks)
+    if sum(natural) > spare:  # too wide as it is: from the least that keeps words whole, widen the
+        for _ in range(spare - sum(widths)):  # column that lacks the most, a column at a time
+            k = max(range(len(widths)), key=lambda k: natural[k] - widths[k])
+            if natural[k] <= widths[k]:
+                break
+            widths[k] += 1
+    else:
+        widths = natural
+    for c, width in zip(columns, widths, strict=True):
+        table.add_column(c, overflow="fold", width=width, no_wrap=c in IDS)
+    for row in cells:
+        table.add_row(*row)
+    return Group(Text(title, style="italic"), table)  # a title above, not wrapped to a narrow table
 
 
 def _cell(value: Any) -> Text:
@@ -187,8 +233,9 @@ def load_cmd(
                       "several times faster")
     if as_json:
         return _print_json(summary.as_dict())
-    out.print(_table(f"Loaded into {summary.store}", [summary.as_dict()],
-                     ["domain", "source", "atoms", "edges", "seconds"]))
+    row = summary.as_dict() | {"edges": ", ".join(f"{rel} {n:,}" for rel, n in summary.edges.items()) or "none",
+                               "atoms": f"{summary.atoms:,}", "seconds": f"{summary.seconds:.1f}"}
+    out.print(_table(f"Loaded into {summary.store}", [row], ["domain", "source", "atoms", "edges", "seconds"]))
 
 
 @app.command()
@@ -309,16 +356,35 @@ def tasks_list(
     if as_json:
         return _print_json(rows)
     title = f"{total} tasks" if total == len(rows) else f"showing {len(rows)} of {total} tasks (--limit)"
-    out.print(_table(title, rows, ["id", "domain", "level", "status", "reason", "created_at"]))
+    # 80 columns: one domain goes in the title, the time to the minute (--json has it all)
+    domains = {r["domain"] for r in rows}
+    columns = ["id", "level", "status", "reason", "created"]
+    if len(domains) == 1:
+        title += f" of domain {next(iter(domains))}"
+    else:
+        columns.insert(1, "domain")
+    out.print(_table(title, [r | {"created": str(r.get("created_at") or "")[:16].replace("T", " ")} for r in rows],
+                     columns))
 
 
 @tasks_app.command("show")
 def tasks_show(
     ctx: typer.Context,
     task_id: Annotated[str, typer.Argument(metavar="ID", help="Task id (from `cw tasks list`).")],
+    browser: Annotated[bool, typer.Option(
+        "--browser", help="Neo4j stores: print (and open, on a desktop) the Neo4j Browser address that "
+                          "connects and holds this task's provenance query, ready to run.")] = False,
+    relations: Annotated[bool, typer.Option(
+        "--relations", help="With --browser: draw the relation edges among the atoms too.")] = False,
+    http: Annotated[str | None, typer.Option(
+        help="With --browser: the server's HTTP address (default: the local server's, or what the "
+             "server says).")] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """One task: its atoms in order, status, reason, and the evidence of both admission checks."""
+    """One task: its atoms in order, status, reason, and the evidence of both admission checks. With
+    --browser, the Neo4j Browser address that draws it instead."""
+    if browser:
+        return _show_in_browser(ctx, task_id, relations, http, as_json)
     with _store(ctx) as store:
         task = store.get_task(task_id)
     if task is None:
@@ -340,6 +406,24 @@ def tasks_show(
         out.print(f"[red]infrastructure error:[/] {escape(ev['error'])}")
     if "compose" in ev:
         out.print(Text(f"composition rejected: {ev['compose']}"))
+
+
+def _show_in_browser(ctx: typer.Context, task_id: str, relations: bool, http: str | None, as_json: bool) -> None:
+    from .browser import addresses, can_open
+
+    with _store(ctx) as store:
+        urls = addresses(store, task_id, relations, http)
+    if as_json:
+        return _print_json(urls)
+    out.print("Neo4j Browser, once per browser: open this address and press Run (Browser then applies "
+              "codewalk's style on every connect and draws only what a query returns):")
+    out.print(Text(urls["setup"]), soft_wrap=True)
+    out.print(f"The provenance of {task_id}: open this address and press Run:")
+    out.print(Text(urls["provenance"]), soft_wrap=True)
+    if can_open():
+        import webbrowser
+
+        webbrowser.open(urls["provenance"])
 
 
 @tasks_app.command("export")
@@ -391,15 +475,16 @@ def explore(
 
 
 def _print_explore(r) -> None:
-    edges = ", ".join(f"{rel} {n}" for rel, n in r.edges.items() if n)
-    sizes = ", ".join(map(str, r.components[:10])) + (" ..." if len(r.components) > 10 else "")
-    out.print(f"[bold]{escape(r.domain)}[/]: {r.atoms} atoms; edges: {edges or 'none'}; {r.walk} walks on "
-              f"{r.relation}; {len(r.components)} connected component(s), sizes {sizes}")
+    from .explore import components_summary
+
+    edges = ", ".join(f"{rel} {n:,}" for rel, n in r.edges.items() if n)
+    out.print(f"[bold]{escape(r.domain)}[/]: {r.atoms:,} atoms; edges: {edges or 'none'}; {r.walk} walks on "
+              f"{r.relation}; {components_summary(r)}")
     out.print(_table("Groups of N atoms (exact, or estimated ± std. error)", [
-        {"level": g["level"], "exact": g["exact"],
+        {"level": g["level"], "exact": "" if g["exact"] is None else f"{g['exact']:,}",
          "estimate": "" if g["estimate"] is None else f"{g['estimate']:,.0f} ± {g['stderr']:,.0f}"}
         for g in r.groups]))
-    out.print(_table("Degree distribution (atoms per degree)", r.degrees))
+    out.print(_table("Degree distribution (atoms per range of degrees)", _degree_bins(r.degrees)))
     if r.longest_chains:
         out.print(_table("Longest chains found", [{"length": len(c), "chain": " -> ".join(c)}
                                                   for c in r.longest_chains]))
@@ -408,6 +493,19 @@ def _print_explore(r) -> None:
         out.print(_table("Admission yield by level (stored tasks)", r.yields))
     for path in r.plots:
         out.print(f"wrote {path}")
+
+
+def _degree_bins(degrees: list[dict[str, int]]) -> list[dict[str, Any]]:
+    """Degrees 0, 1, 2-3, 4-7, 8-15, ...: a real graph has hundreds of distinct degrees."""
+    bins: dict[int, dict[str, Any]] = {}
+    for row in degrees:
+        k = row["degree"]
+        low = 0 if k == 0 else 1 << (k.bit_length() - 1)
+        entry = bins.setdefault(low, {"degree": str(low) if low < 2 else f"{low}-{2 * low - 1}"})
+        for name, count in row.items():
+            if name != "degree":
+                entry[name] = entry.get(name, 0) + count
+    return [bins[low] for low in sorted(bins)]
 
 
 @grade_app.command("predictions", hidden=True)
