@@ -241,7 +241,8 @@ def load_cmd(
 @app.command()
 def walk(
     ctx: typer.Context,
-    n: Annotated[int, typer.Option("--n", min=1, help="Level N: atoms per group.")],
+    n: Annotated[int, typer.Option("--n", "--level", min=1, help="Level N: atoms per group (--level, as in "
+                                                                  "`cw tasks list`, is the same option).")],
     domain: Annotated[str | None, typer.Option(help="Domain; inferred when only one is loaded.")] = None,
     count: Annotated[int, typer.Option(min=1, help="Admitted tasks wanted.")] = 10,
     max_attempts: Annotated[int | None, typer.Option(help="Stop after this many attempts (default: 20 x count).")] = None,
@@ -294,19 +295,38 @@ def _yield_row(s) -> dict[str, Any]:
             "in tools": f"{s.cost.busy:.1f}s ({share:.0%})" if (share := s.cost_report()["in_processes_share"]) else "-"}
 
 
-class _progress:
-    """A rich progress bar on stderr fed by the admission loop's per-task callback. Ctrl-C inside it
-    becomes a clear message: finished tasks are already saved."""
+class _Bar:
+    """A rich progress bar on stderr (on a terminal, or with CODEWALK_PROGRESS set) for work that reports
+    (done, total); entered, it gives that callback. Ctrl-C inside it becomes one clear message."""
 
-    def __init__(self, label: str, total: int | None = None):
+    def __init__(self, label: str, total: int | None = None,
+                 interrupted: str = "interrupted: the grades finished so far are saved"):
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-        self.label = label
+        self.label, self.total, self.interrupted = label, total, interrupted
         self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                             TextColumn("{task.fields[status]}"), TimeElapsedColumn(), console=err,
                             disable=not err.is_terminal and not os.environ.get("CODEWALK_PROGRESS"))
         self.task = self.bar.add_task(label, total=total, status="")
-        self.total, self.summary = total, None
+
+    def __enter__(self):
+        self.bar.start()
+        return lambda done, total: self.bar.update(self.task, completed=done, total=total)
+
+    def message(self) -> str:
+        return self.interrupted
+
+    def __exit__(self, kind, value, tb) -> None:
+        self.bar.stop()
+        if kind is KeyboardInterrupt:
+            raise Interrupted(self.message())
+
+
+class _progress(_Bar):
+    """The bar of a walk, fed by the admission loop's per-task callback; its Ctrl-C message says what a
+    rerun does."""
+
+    summary = None
 
     def __enter__(self):
         self.bar.start()
@@ -318,10 +338,8 @@ class _progress:
 
         return on_task
 
-    def __exit__(self, kind, value, tb) -> None:
-        self.bar.stop()
-        if kind is KeyboardInterrupt:
-            raise Interrupted(_interrupted(self.summary, self.total))
+    def message(self) -> str:
+        return _interrupted(self.summary, self.total)
 
 
 def _interrupted(summary, total: int | None) -> str:
@@ -335,6 +353,51 @@ def _interrupted(summary, total: int | None) -> str:
     return (f"interrupted: {attempted} attempts saved, {admitted} admitted of --count {total}{run}. A rerun "
             f"admits --count more and skips groups already attempted: to reach {total}, rerun with --count "
             f"{left}" + ("" if left > 0 else " (nothing left)"))
+
+
+# -- mine ---------------------------------------------------------------------------------------
+@mine_app.command("repair")
+def mine_repair(
+    repo: Annotated[str, typer.Argument(metavar="REPO", help="A git clone (path) or a URL git can clone.")],
+    out_path: Annotated[Path, typer.Option("--out", help="Rows (JSON lines) to append to; OUT.state records "
+                                                         "every commit decided, so a re-run resumes.")],
+    since: Annotated[str, typer.Option(help="Only main-line commits from this date (ISO 8601).")] = "",
+    until: Annotated[str, typer.Option(help="Only main-line commits up to this date (ISO 8601).")] = "",
+    install_config: Annotated[str, typer.Option(
+        help="SWE-rebench install_config for every candidate: JSON or a file holding it (default: inferred "
+             "from the repository at each fix commit).")] = "",
+    runs: Annotated[int, typer.Option(help="Runs of the tests before and after each gold patch; a test "
+                                           "whose outcome changes is dropped as flaky.")] = 3,
+    runtime: Annotated[str, typer.Option(help="local (virtualenvs; docker is not available yet).")] = "local",
+    name: Annotated[str, typer.Option(help="owner/name for the rows (default: from the origin URL, else "
+                                           "local/FOLDER).")] = "",
+    workers: WorkersOpt = CORES,
+    as_json: JsonOpt = False,
+) -> None:
+    """Bug instances from REPO's main line: merges and direct commits touching tests and Python source, each
+    split into gold and test patch and kept only if its tests fail before the gold patch and pass after it
+    (each state run --runs times). Writes SWE-rebench rows that `cw load repair OUT` loads as they are."""
+    from .domains.repair.mine import DROPS, SKIPS, mine
+
+    with _Bar("mine", interrupted="interrupted: every commit decided so far is saved; run the same command "
+                                  "again to continue") as on_count:
+        summary = mine(repo, out_path, name=name, since=since, until=until, install_config=install_config,
+                       runs=runs, runtime=runtime, workers=workers,
+                       on_progress=lambda done, total, _: on_count(done, total))
+    if as_json:
+        return _print_json(summary.as_dict())
+    s = summary
+    out.print(_table(f"Mined {s.repo} into {s.out} ({s.seconds:.1f}s)", [{
+        "commits scanned": s.scanned, "candidates": s.candidates, "kept": s.kept,
+        "yield": "-" if s.yield_ is None else f"{s.yield_:.0%}", "flaky tests dropped": s.flaky_tests,
+        "resumed": s.resumed}]))
+    reasons = [{"outcome": "not a candidate", "reason": r, "commits": n, "why": SKIPS[r]} for r, n in
+               sorted(s.skipped.items())] + [{"outcome": "dropped", "reason": r, "commits": n, "why": DROPS[r]}
+                                             for r, n in sorted(s.dropped.items())]
+    if reasons:
+        out.print(_table("Commits not kept, by reason", reasons))
+    if s.kept:
+        out.print(f"Next: cw load repair {out_path} · cw walk --domain repair --n 2")
 
 
 # -- tasks --------------------------------------------------------------------------------------
@@ -532,7 +595,7 @@ def grade(
     warning = check_isolation(require_isolation)
     if warning:
         err.print(f"[yellow]warning:[/] {escape(warning)}")
-    with _store(ctx) as store, _count(f"grade {run or predictions.stem}") as on_grade:
+    with _store(ctx) as store, _Bar(f"grade {run or predictions.stem}") as on_grade:
         report = grade_predictions(store, domain, predictions, run=run, workers=workers, plots=plots,
                                    on_grade=on_grade)
     if as_json:
@@ -582,28 +645,6 @@ def grade_report(
                      "graded alone)", rows))
     if report.plot:
         out.print(f"wrote {report.plot}")
-
-
-class _count:
-    """A rich progress bar on stderr for work that reports (done, total)."""
-
-    def __init__(self, label: str, interrupted: str = "interrupted: the grades finished so far are saved"):
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-        self.interrupted = interrupted
-        quiet = not err.is_terminal and not os.environ.get("CODEWALK_PROGRESS")
-        self.bar = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                            console=err, disable=quiet)
-        self.task = self.bar.add_task(label, total=None)
-
-    def __enter__(self):
-        self.bar.start()
-        return lambda done, total: self.bar.update(self.task, completed=done, total=total)
-
-    def __exit__(self, kind, value, tb) -> None:
-        self.bar.stop()
-        if kind is KeyboardInterrupt:
-            raise Interrupted(self.interrupted)
 
 
 # -- query, domains -------------------------------------------------------------------------------
