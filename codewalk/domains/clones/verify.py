@@ -168,6 +168,7 @@ def _method_a(r: Verification, unit: CallUnit, result: CallResult) -> None:
 # -- (b) EvoSuite cross-substitution ----------------------------------------------------------------------
 def suite_unit(pair: Pair, suite_of: str, target: str) -> SuiteUnit:
     """`suite_of`'s EvoSuite suite against `target`, wrapped as `Target.__target__` in its own package."""
+    assert pair.suites is not None, pair.pair_id  # only pairs with suites are cross-substituted
     suite = pair.suites[suite_of]
     test = Path(suite.test).read_text(encoding="utf-8")
     scaffolding = Path(suite.scaffolding).read_text(encoding="utf-8")
