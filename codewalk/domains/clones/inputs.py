@@ -20,7 +20,6 @@ import functools
 import json
 import random
 import re
-from collections.abc import Sequence
 from typing import Any
 
 INTEGRAL = {"byte": 8, "short": 16, "int": 32, "long": 64}
@@ -57,9 +56,10 @@ FLOATS = [0.0, "-0.0", 1.0, -1.0, 0.5, -0.5, 2.0, 3.0, 10.0, 100.0, 0.1, 1e-9, 1
           "NaN", "Infinity", "-Infinity"]
 FLOAT_LIMITS = {"float": [3.4028234663852886e38, 1.401298464324817e-45], "double": [1.7976931348623157e308, 5e-324]}
 PRINTABLE = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789     .,;:-_/+*=()[]!?#@'\""
-# a random string's alphabet one time in six: letters with special case mappings, a supplementary letter (one
-# element, two UTF-16 units), a combining mark, Unicode digits and spaces, beside plain ones
+# the alphabet of the family sweep's random strings: letters with special case mappings, supplementary
+# letters (one element, two UTF-16 units), a combining mark, Unicode digits and spaces, beside plain ones
 UNICODE: tuple[str, ...] = (*"aİıßΣςﬁ", "😀", "𝔸", "\u0301", "٣", "１", "\u00a0", "\u2003", "a", "A", "1", " ", ".")
+FAMILY_INPUTS = 40  # random strings over UNICODE per String parameter, after its family values
 
 
 def base(t: str) -> tuple[str, int]:
@@ -78,14 +78,24 @@ def supported(t: str) -> bool:
     return base(t)[0] in SCALARS
 
 
-def generate(params: list[str] | tuple[str, ...], seed: str, count: int) -> list[list[Any]]:
-    """`count` distinct inputs for a parameter list (read-only: the lists are cached and shared).
+def generate(params: list[str] | tuple[str, ...], seed: str, count: int, families: bool = False) -> list[list[Any]]:
+    """`count` distinct inputs for a parameter list, then with `families` the family sweep (read-only: the
+    lists are cached and shared). Labels are verified with the families; a task's input set goes without.
 
     In order: one plain input; every boundary value of every parameter at least once (the others from
     their core boundary values); every pair of core boundary values of two parameters (greedy pairwise
-    covering, up to 70% of `count`); then random inputs in which specials still appear.
+    covering, up to 70% of `count`); then random inputs in which specials still appear. The family sweep
+    comes after these `count`: for each String or char parameter (alone or as array elements), the Unicode
+    and numeric families (every value once, then FAMILY_INPUTS random strings over UNICODE), drawn from a
+    stream of their own. So the first `count` inputs are the previous check's, input for input, and no
+    witness it found is lost (mixing the families into the boundary lists shifted every later draw: 11 neq
+    pairs lost their witness that way).
     """
-    return _generate(tuple(params), seed, count)
+    first = _generate(tuple(params), seed, count)
+    if not families:
+        return first
+    seen = {json.dumps(row) for row in first}
+    return first + [row for row in _families(tuple(params), seed) if json.dumps(row) not in seen]
 
 
 @functools.lru_cache(maxsize=4096)
@@ -115,6 +125,30 @@ def _generate(params: tuple[str, ...], seed: str, count: int) -> list[list[Any]]
             break
         add([_value(t, rng, special=rng.random() < 0.2) for t in params])
     return inputs
+
+
+@functools.lru_cache(maxsize=4096)
+def _families(params: tuple[str, ...], seed: str) -> list[list[Any]]:
+    """The family sweep: each String/char parameter takes every family value (and random strings over
+    UNICODE), alone or as a one-element array, the other parameters their core values."""
+    rng = random.Random(f"{seed}/families")
+    out: list[list[Any]] = []
+    for k, t in enumerate(params):
+        name, dims = base(t)
+        name = BOXED.get(name, name)
+        if name == "String":
+            values: list[Any] = UNICODE_STRINGS + ["".join(rng.choice(UNICODE) for _ in range(rng.randint(1, 8)))
+                                                   for _ in range(FAMILY_INPUTS)]
+        elif name == "char":
+            values = list(UNICODE_CHARS)
+        else:
+            continue
+        for v in _unique(values):
+            value = v
+            for _ in range(dims):
+                value = [value]
+            out.append([value if j == k else rng.choice(core(p)) for j, p in enumerate(params)])
+    return out
 
 
 def _pairwise(cores: list[list[Any]], rng: random.Random, limit: int) -> list[list[Any]]:
@@ -195,9 +229,8 @@ def _scalar_specials(name: str) -> list[Any]:
     if name == "boolean":
         return nullable + [True, False]
     if name == "char":
-        return CHARS + UNICODE_CHARS
-    return (nullable + STRINGS + NUMERIC_STRINGS + UNICODE_STRINGS + CHARS + [c * 3 for c in CHARS[:8]]
-            + ["a" * 40, " " * 5])
+        return CHARS
+    return nullable + STRINGS + NUMERIC_STRINGS + CHARS + [c * 3 for c in CHARS[:8]] + ["a" * 40, " " * 5]
 
 
 def _boundary(t: str) -> list[Any]:
@@ -231,9 +264,8 @@ def _core(t: str) -> list[Any]:
         if name_ == "boolean":
             return ([None] if name in BOXED else []) + [True, False]
         if name_ == "char":
-            return ["a", "0", " ", "A", "z", ".", "\0", "\uffff", "İ", "\u00a0", "\ud83d"]
-        return [None, "", "a", "0", "aaa", " ", "abc", "A b,C", "12", "-1", "00", "a.b", "İ", "a😀b", "e\u0301",
-                "1.0", "\u00a0a"]
+            return ["a", "0", " ", "A", "z", ".", "\0", "\uffff"]
+        return [None, "", "a", "0", "aaa", " ", "abc", "A b,C", "12", "-1", "00", "a.b"]
     element = name + "[]" * (dims - 1)
     inner = _core(element)
     runs = _runs(element)
@@ -314,10 +346,9 @@ def _value(t: str, rng: random.Random, special: bool) -> Any:
     if name == "boolean":
         return rng.random() < 0.5
     if name == "char":
-        return rng.choice(PRINTABLE) if rng.random() < 0.9 else rng.choice(UNICODE_CHARS)
+        return rng.choice(PRINTABLE)
     size = rng.choice([0, 1, 2, 3, 4, 5, 6, 8, 10, 12, 16])
-    alphabet: Sequence[str] = rng.choice(["abc", "abcdefghijklmnopqrstuvwxyz", PRINTABLE, "0123456789", "ab ,.;",
-                                          UNICODE])
+    alphabet = rng.choice(["abc", "abcdefghijklmnopqrstuvwxyz", PRINTABLE, "0123456789", "ab ,.;"])
     return "".join(rng.choice(alphabet) for _ in range(size))
 
 
