@@ -37,6 +37,7 @@ NAMED = {
     26: ["1.0"],  # Long.valueOf against a strip of ".0" first: null against 1
     9031: ["12", "İ"],  # Character.toLowerCase maps 'İ' to 'i'; an ASCII-only fold leaves it: -56 against -255
     13013: ["İ"],  # toLowerCase("İ") is "i̇", an ASCII letter and a combining mark; an ASCII fold drops it: 9 against 0
+    9404: ["a.b", ".aı"],  # a random string of the family sweep: Damerau counts the transposition once, 2 against 3
 }
 verify_module = importlib.import_module("codewalk.domains.clones.verify")
 inputs_module = importlib.import_module("codewalk.domains.clones.inputs")  # the package exports a function `verify`
@@ -117,7 +118,7 @@ def test_named_input_separates_the_pair(named, pair_id):
     expected = {12651: ('r:""', 'r:"0"'), 12754: ("r:127\ns:[[127]]", "r:0\ns:[[127]]"),
                 4494: ('r:"NaN"\ns:[[1.0,"NaN"]]', 'r:1.0\ns:[[1.0,"NaN"]]'),
                 7750: ("x:java.lang.ArrayIndexOutOfBoundsException\ns:[[1.0,2.0,3.0]]", "r:-2\ns:[[1.0,2.0,3.0]]"),
-                26: ("r:null", "r:1"), 9031: ("r:-56", "r:-255"), 13013: ("r:9", "r:0")}
+                26: ("r:null", "r:1"), 9031: ("r:-56", "r:-255"), 13013: ("r:9", "r:0"), 9404: ("r:2", "r:3")}
     if pair_id in expected:
         assert (first, second) == expected[pair_id]
 
