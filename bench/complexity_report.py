@@ -10,7 +10,9 @@
 2. Candidates per level N = 1, 2, 3, 10: distinct chains grown by the walk (uniform start, each step
    uniform among the last atom's unvisited successors, a dead end starts over). Each is composed
    (a derivation outside the seven labels is rejected there) and checked by admission (1), Ref(G) !=
-   max label and != stage 1's label, for all of them; admission (2), running the composite on the
+   max label and != stage 1's label, for all of them (composition itself rejects a chain through a value
+   reduced modulo a constant, bounded_link, and one whose stage 1 holds an input to a constant range,
+   unscaled_input: see codewalk/domains/complexity/model.py); admission (2), running the composite on the
    inputs of two seeds, on every level-1 atom and every longer chain passing (1) (--check2 K: a seeded
    sample of K). The paper's check (1) rates are 100%, 83.4%, 56.7%,
    3.6% of evaluated candidates. Beside them, three trivial baselines over the admitted tasks: the share
@@ -226,7 +228,7 @@ def main() -> None:
     print("\nADMISSION per level: check (1) on every composed candidate; check (2) on all N = 1 atoms\n"
           "and on every chain passing (1) above (--check2 K: on a seeded sample of K)")
     print(f"  {'N':>3} {'walked':>7} {'composed':>9} {'check (1)':>14} {'paper':>6} "
-          f"{'check (2)':>12} {'admitted':>9} {'=stage 1':>9} {'=max':>6} {'majority':>9}  rejections")
+          f"{'check (2)':>12} {'admitted':>9} {'=stage 1':>9} {'=max':>6} {'majority':>20}  rejections")
     report["levels"] = {}
     for level in levels:
         chains = walks(ids, out, level, args.walks, rng)
@@ -236,13 +238,20 @@ def main() -> None:
               f"({100 * r['check1_rate']:5.1f}%) {PAPER_CHECK1.get(level, float('nan')):>5}% "
               f"{r['check2_admitted']:>4}/{r['check2_run']:<3}"
               f"({100 * r['check2_rate']:3.0f}%) {100 * r['admitted_rate']:8.1f}% "
-              f"{_pct(r['baseline_first']):>9} {_pct(r['baseline_max']):>6} {_pct(r['baseline_majority']):>9}  "
+              f"{_pct(r['baseline_first']):>9} {_pct(r['baseline_max']):>6} "
+              f"{_pct(r['baseline_majority']) + ' ' + (r['majority_class'] or ''):>20}  "
               + ", ".join(f"{k} {v}" for k, v in r["rejections"].items()))
+    for level in levels:  # what a guesser would need to know: the admitted tasks' answers
+        answers = report["levels"][level]["answers"]
+        if answers:
+            print(f"  N={level} admitted answers: " + ", ".join(f"{k} {v}" for k, v in
+                                                               sorted(answers.items(), key=lambda kv: -kv[1])))
 
     print("\nBaselines: '=stage 1' is the share of admitted tasks whose answer is stage 1's label, '=max'\n"
           "the share whose answer is the largest label (check (1) rejects both for N > 1: the paper's Ref != max,\n"
           "and Ref != stage 1's label, as stage 1 alone reads the program's input; at N = 1 both are 100%);\n"
-          "'majority' the share whose answer is the level's most common answer (a guesser that knows it)")
+          "'majority' the share whose answer is the level's most common answer, and that answer (a guesser that\n"
+          "knows it scores this much: the yield of a level says little unless its answers are spread)")
 
     # 3. longest chains
     if args.no_longest:

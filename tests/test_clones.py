@@ -64,7 +64,8 @@ def chain(atoms, ids):
 def test_equivalent_pair_is_confirmed_by_inputs_and_by_its_evosuite_suites(verified):
     r = verified[EQ]  # getArg vs findOptionalStringValue: the same loop written twice
     assert (r.a, r.b, r.reason) == ("eq", "eq", "confirmed")
-    assert r.a_evidence["agree"] == r.a_evidence["inputs"] == INPUTS and r.witness is None
+    # every input agrees: the INPUTS and, its parameters being Strings, the Unicode and numeric families
+    assert r.a_evidence["agree"] == r.a_evidence["inputs"] == r.a_evidence["planned"] > INPUTS and r.witness is None
     for suite in ("method1", "method2"):  # each suite ran on its own method and on the other one
         evidence = r.b_evidence[suite]
         assert evidence["tests"] == 5 and evidence["own_passes"] == evidence["cross_passes"] == 5

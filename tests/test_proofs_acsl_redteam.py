@@ -183,9 +183,9 @@ def test_a_trigraph_directive_is_refused(fill, no_prover):
 
 
 def test_a_directive_after_a_comment_on_its_line_is_refused(fill, no_prover):
-    # a comment before `#` still leaves a directive; the line check does not see it, the token comparison does
+    # a comment before `#` still leaves a directive: cpp reads a comment as one space
     cheat = _edit(fill.reference, "void chain_driver", "/* x */ #define step1 triv1\nvoid chain_driver")
-    _refused(fill, cheat, "differs from the task", "# define step1")
+    _refused(fill, cheat, "preprocessor directives", "#define step1 triv1")
 
 
 def test_a_preprocessor_operator_inside_an_annotation_is_refused(fill, no_prover):
@@ -282,6 +282,92 @@ def test_a_candidate_missing_a_component_is_malformed(fill, no_prover):
     assert (check.ok, check.reason) == (False, "malformed_candidate") and "f1_fill" in check.detail
 
 
+# -- held-out audit, round 3: the contract region, literals, every clause -------------------------------
+INVARIANTS = "    loop invariant bound:    0 <= i <= n;\n    loop invariant constant: AllEqual(a, i, v);\n"
+ENSURES = "  ensures    constant: AllEqual(a, n, v);\n*/"
+
+
+def _no_invariant(fill: Composite) -> str:
+    return _edit(fill.reference, INVARIANTS, "")
+
+
+def test_a_macro_after_the_contracts_end_that_makes_the_step_assert_a_tautology_is_refused(fill, no_prover):
+    # graded solved before: `#` after `*/` starts a directive for cpp (the comment is one space), the line
+    # did not start with `#`, and the guard read the contract as from the last `/*@` to the definition
+    cheat = _edit(_no_invariant(fill), ENSURES, "  ensures \\true;\n*/ #define step1 1 || step1 //@ */")
+    _refused(fill, cheat, "preprocessor directives", "#define step1 1 || step1")
+
+
+def test_text_between_the_contract_and_the_definition_is_refused(fill, no_prover):
+    # no directive this time: only the one annotation right before the definition is a contract
+    cheat = _edit(fill.reference, ENSURES, ENSURES + " int hidden; //@ */")
+    check = ProofsDomain().grade(fill, cheat)
+    assert (check.ok, check.reason) == (False, "malformed_candidate"), check
+    assert "no contract directly before its definition" in check.detail
+
+
+def test_admit_after_a_string_holding_a_comment_marker_is_refused(fill, no_prover):
+    # graded solved before: the guard stripped from `//` as from a comment, Frama-C read a string
+    cheat = _edit(_no_invariant(fill), ENSURES,
+                  '  ensures \\true || "//" == "//"; admit ensures AllEqual(a, n, v);\n*/')
+    _refused(fill, cheat, "admit")
+
+
+def test_a_char_literal_paren_hiding_a_requires_in_a_behavior_is_refused(clamp, no_prover):
+    # `'('` opened a bracket for the old splitter, so the requires stayed inside the assumes
+    cheat = _edit(clamp.reference, "    assumes          v < lower;",
+                  "    assumes          v < lower || '(' == 'x'; requires v == 0;")
+    _refused(clamp, cheat, "requires clause in a behavior")
+
+
+def test_a_char_literal_paren_hiding_a_requires_after_the_ensures_is_refused(clamp, no_prover):
+    cheat = _edit(clamp.reference, "  behavior lower_bound:", "  ensures '(' != 'x'; requires lower == 0;\n"
+                  "  behavior lower_bound:")
+    _refused(clamp, cheat, "requires/assigns/terminates/exits")
+
+
+def test_a_char_literal_paren_hiding_a_terminates_is_refused(clamp, no_prover):
+    cheat = _edit(clamp.reference, "  behavior lower_bound:", "  ensures '(' != 'x'; terminates \\true;\n"
+                  "  behavior lower_bound:")
+    _refused(clamp, cheat, "requires/assigns/terminates/exits")
+
+
+def test_a_requires_hidden_behind_a_binder_is_refused(clamp, no_prover):
+    # a clause that opens with a binder's `;` and goes on with a clause keyword is not split by guessing
+    cheat = _edit(clamp.reference, "  behavior lower_bound:", "  ensures \\forall integer k; requires k == k;\n"
+                  "  behavior lower_bound:")
+    _refused(clamp, cheat, "holds `requires`")
+
+
+def test_a_check_modifier_on_a_clause_is_refused(clamp, no_prover):
+    cheat = _edit(clamp.reference, "  complete behaviors;", "  check requires lower < upper;\n  complete behaviors;")
+    _refused(clamp, cheat, "adds a check clause")
+
+
+def test_every_clause_of_a_body_annotation_is_checked(fill, no_prover):
+    # the block opens with a loop invariant, as before; its second clause is a statement contract's
+    cheat = _edit(fill.reference, "    loop variant n-i;\n", "    loop variant n-i;\n    ensures AllEqual(a, n, v);\n")
+    _refused(fill, cheat, "loop invariants/assigns/variants and asserts", "ensures")
+
+
+@needs_frama_c
+def test_a_parse_error_frama_c_places_in_an_included_file_is_the_texts_failure():
+    # grade() raised InfraError on such a candidate; a `#line` moves the error into AllSomeNot.acsl here
+    _, found, _ = read(ACSL, {})
+    fill = ProofsDomain().compose([next(a for a in found if a.payload["program"].split("/")[1] == "fill")])
+    text = _edit(fill.reference, "  //@ assert S1:", '#line 3 "AllSomeNot.acsl"\n  //@ assert x y z;\n  //@ assert S1:')
+    run = acsl.verify(text, fill.verifier)
+    assert not run.well_formed and "AllSomeNot.acsl:3" in run.message, run
+
+
+def test_a_failed_run_without_a_place_in_the_input_is_not_the_texts_failure():
+    # a setup failure names no file of the task: no verdict (the caller raises InfraError)
+    out = "[kernel] User Error: cannot load the Why3 configuration\n[kernel] Frama-C aborted: invalid user input.\n"
+    assert not acsl._input_error(out, {"task.c", "AllSomeNot.acsl"})
+    assert acsl._input_error("[kernel:annot-error] AllSomeNot.acsl:3: Warning: expecting ';'\n",
+                             {"task.c", "AllSomeNot.acsl"})
+
+
 # -- check (1) is per atom -------------------------------------------------------------------------
 def test_check1_marks_a_position_unsolved_only_if_its_own_goals_fail(atoms, monkeypatch):
     d = ProofsDomain()
@@ -344,6 +430,16 @@ def test_an_equivalent_but_different_loop_invariant_passes(fill):
     candidate = _edit(fill.reference, "    loop invariant constant: AllEqual(a, i, v);",
                       "    loop invariant \\forall integer k; 0 <= k < i ==> a[k] == v;")
     candidate = _edit(candidate, "    loop invariant bound:    0 <= i <= n;", "    loop invariant i <= n;")
+    _passes(fill, candidate)
+
+
+@needs_frama_c
+def test_let_at_unicode_symbols_and_comments_in_annotations_pass(fill):
+    candidate = _edit(fill.reference, "  ensures    constant: AllEqual(a, n, v);",
+                      "  ensures    constant: \\let m = n; AllEqual(a, m, v); // \\let binds m\n"
+                      "  ensures \\forall integer k; 0 <= k < n ==> \\at(a[k], Post) == v;")
+    candidate = _edit(candidate, "    loop invariant constant: AllEqual(a, i, v);",
+                      "    loop invariant constant: ∀ ℤ k; 0 ≤ k < i ⇒ a[k] ≡ v;\n    loop invariant \\at(n, Pre) == n;")
     _passes(fill, candidate)
 
 

@@ -1,8 +1,9 @@
 """Re-verifying FEMPD pairs by execution, with two independent methods (paper App. B.4).
 
 (a) Type-driven generation: seeded inputs from the shared signature (every boundary value, boundary
-values combined pairwise across parameters, then random values; see inputs.generate), up to INPUTS
-per pair or BUDGET_MS of running; both methods run on each in one JVM per batch. An outcome is the
+values combined pairwise across parameters, then random values; then, for String and char parameters,
+the Unicode and numeric families: see inputs.generate), INPUTS per pair plus the families, or BUDGET_MS
+of running; both methods run on each in one JVM per batch. An outcome is the
 return value, the exception class, or the exit status, and the state of every array argument after the
 call. eq is confirmed when no input separates them, neq when one does: the witness is an input on which
 both methods terminated with different outcomes. A call past its deadline is re-run with 4x, then 20x
@@ -135,7 +136,7 @@ def pair_unit(p: Pair, inputs: list[list[Any]], stop_after: int = WITNESSES) -> 
 
 
 def pair_inputs(pair: Pair, seed: int, count: int = INPUTS) -> list[list[Any]]:
-    return generate(pair.param_types, f"{seed}:{pair.pair_id}", count)
+    return generate(pair.param_types, f"{seed}:{pair.pair_id}", count, families=True)
 
 
 def _method_a(r: Verification, unit: CallUnit, result: CallResult) -> None:
@@ -168,6 +169,7 @@ def _method_a(r: Verification, unit: CallUnit, result: CallResult) -> None:
 # -- (b) EvoSuite cross-substitution ----------------------------------------------------------------------
 def suite_unit(pair: Pair, suite_of: str, target: str) -> SuiteUnit:
     """`suite_of`'s EvoSuite suite against `target`, wrapped as `Target.__target__` in its own package."""
+    assert pair.suites is not None, pair.pair_id  # only pairs with suites are cross-substituted
     suite = pair.suites[suite_of]
     test = Path(suite.test).read_text(encoding="utf-8")
     scaffolding = Path(suite.scaffolding).read_text(encoding="utf-8")

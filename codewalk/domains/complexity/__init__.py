@@ -50,7 +50,7 @@ from codewalk.errors import UsageError
 from codewalk.loaders import codecomplex as loader
 from codewalk.records import Atom, Check, Composite, Edge
 
-from . import extract, growth, run
+from . import extract, growth, model, run
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +79,7 @@ READ = {  # how the driver reads stage 1's parameters; the composite's input fol
 class ComplexityDomain(Domain):
     name = "complexity"
     relation = "FEEDS"
-    composer_version = "complexity-1"
+    composer_version = "complexity-2"  # 2: the prompt states the size model; bounded links rejected
     data_source = "CodeComplex (Baik et al., arXiv:2401.08719), sybaik1/CodeComplex@75ec12fc, Python test split"
     load_options = (Option("ids", "comma-separated program ids to load (default: all)"),
                     Option("workers", "processes that verify programs (default: all cores)", int))
@@ -121,9 +121,10 @@ class ComplexityDomain(Domain):
             if len(atom.payload["params"]) == 1:
                 by_in_type[atom.summary["in_type"]].append(atom)
         for src in atoms:
-            if src.payload.get("growth") in (None, "constant"):
-                # without a growth no derivation passes through this atom; a constant-size value (YES/NO)
-                # starves the next stage, whose cost then says nothing about its label
+            if src.payload.get("growth") in (None, "constant") or bounded(src):
+                # without a growth no derivation passes through this atom; a constant-size value (YES/NO,
+                # or a count taken modulo 998244353) starves the next stage, whose cost then says nothing
+                # about its label
                 continue
             for dst in by_in_type[src.summary["out_type"]]:
                 if dst.id != src.id:
@@ -144,11 +145,20 @@ class ComplexityDomain(Domain):
             if a.payload["growth"] == "constant":
                 raise Rejected("constant_link", f"{a.id} hands on a value of constant size; the next stage "
                                                 "would be starved")
+            if c := bounded(a):
+                raise Rejected("bounded_link", f"{a.id} hands on a value reduced modulo {c}: bounded by a "
+                                               "constant, whatever its measured sizes up to the modulus")
+        if len(atoms) > 1 and (pinned := model.unscaled_inputs(atoms[0].payload)):
+            # the generator kept them small so that the program runs; the problem does not bound them, and
+            # the value handed on may grow with them (n << k, 1 << max(a)): the reference would hang on them
+            raise Rejected("unscaled_input", f"stage 1 ({atoms[0].id}) is measured with {', '.join(pinned)} held to "
+                                             "a constant range: the chained value may hang on an input that is "
+                                             "not a size")
         derivation = derive(atoms)
         functions, driver, names = _program(atoms)
         program = functions + "\n\n\n" + driver
         return Composite(
-            prompt=f"```python\n{program}```\n\n{INSTRUCTION}",
+            prompt=f"```python\n{program}```\n\n{model.describe(atoms[0].payload)}\n\n{INSTRUCTION}",
             reference=str(derivation.label),  # derive() refuses a chain without a label
             verifier={
                 "label": derivation.label,
@@ -174,6 +184,8 @@ class ComplexityDomain(Domain):
             if not unsolved.ok:
                 return Check(False, unsolved.detail, {"check_1_first": True, **unsolved.evidence},
                              reason=unsolved.reason)
+        if len(atoms) > 1 and (why := value_inputs(atoms[0])):
+            return Check(False, why, {"first_link": atoms[0].payload["growth"]}, reason="value_input")
         runs: list[dict[str, Any]] = []  # evidence per seed: the first in front, the others beside it
         cap_at = None
         for seed in MEASURE_SEEDS:  # a class that holds on one draw of inputs only is not the task's
@@ -237,6 +249,29 @@ class ComplexityDomain(Domain):
             return Check(False, f"predicted {predicted}, the reference is {expected}", evidence,
                          reason="wrong_label")
         return Check(True, f"predicted {predicted}", evidence)
+
+
+def value_inputs(first: Atom) -> str | None:
+    """Why the value stage 1 hands on hangs on ints it reads besides n, or None: its output growth changes
+    when they are held in 1..3 instead of drawn up to n (str(m % (1 << n)) is log n digits with m <= n, but
+    up to n digits with m unbounded, and a logn chain through it is linear). Such an int is a value the
+    problem bounds on its own, not a size: a reference derived through it holds only if it grows with n."""
+    names = model.other_ints(first.payload)
+    if not names:
+        return None
+    pinned = model.pinned_growth(first.payload, first.id)
+    if pinned == first.payload["growth"]:
+        return None
+    return (f"stage 1 hands on a value that grows like {first.payload['growth']} with {', '.join(names)} drawn "
+            f"up to n, and like {pinned or 'no class'} with {'them' if len(names) > 1 else 'it'} held in 1..3: "
+            "the chain hangs on an input that is not a size")
+
+
+def bounded(atom: Atom) -> str | None:
+    """The modulus an atom's int result is reduced by (model.modulus), or None."""
+    if atom.summary["out_type"] != "int":
+        return None
+    return model.modulus(atom.payload["source"], atom.payload["entry"])
 
 
 COST_DROPS = ("cost_unmeasured", "cost_unlabelled")  # the atom rule's drops (extract.label_rule)

@@ -69,8 +69,7 @@ SMOKE = ("-wp-smoke-tests", "-wp-no-smoke-dead-code", "-wp-no-smoke-dead-call", 
 FRAME = ("requires", "assigns", "terminates", "exits")  # contract clauses a candidate must keep as given
 # What a candidate may add is exactly what the task strips: after the frame, a contract's postconditions ...
 POSTCONDITION = ("ensures", "behavior", "assumes", "assigns", "complete", "disjoint")  # (assigns: of a behavior)
-# ... and, in a body, loop invariants/assigns/variants and asserts (one kind per annotation block).
-BODY_ANNOTATION = re.compile(r"(for\s+\w+(\s*,\s*\w+)*\s*:\s*)?(loop\s+(invariant|assigns|variant)|assert)\b")
+# ... and, in a body, loop invariants/assigns/variants and asserts (_body_clause), every clause of every block.
 # Words that define, assume or preprocess instead of prove: a candidate's annotations may not hold more of
 # them than the task's own (its step predicates, its `exits \false`). Includes define nothing inline.
 BANNED = {
@@ -488,18 +487,29 @@ def grade(composite: Composite, candidate: str) -> Check:
     return Check(True, f"all {run.total} goals proved with the original step predicates and driver", evidence)
 
 
-_ANNOTATION = re.compile(r"/\*@(.*?)\*/|//@([^\n]*)", re.DOTALL)
-# a plain comment, a string or char literal (so that a comment marker inside one is not one), an annotation
+# a plain comment, a string or char literal (so that a comment marker inside one is not one), an annotation;
+# the one lexer of the guard: everything below splits and strips along these lexemes, never by a plain regex
 _LEXEME = re.compile(r'/\*(?!@).*?\*/|//(?!@)[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|/\*@.*?\*/|//@[^\n]*',
                      re.DOTALL)
+# inside an annotation: a `//` comment (ACSL allows them there), a string or char literal
+_ANNOTATION_LEXEME = re.compile(r'//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'')
 # C and ACSL tokens, longest first, so that `a++ +b` and `a+ ++b` differ
 _TOKEN = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|\\?[A-Za-z_]\w*|\.?\d(?:[eEpP][+-]|\w|\.(?!\.))*'
                     r'|<==>|==>|<-->|-->|\^\^|\.\.\.|\.\.|<<=|>>=|->|\+\+|--|<<|>>|[-+*/%&|^!=<>]=|&&|\|\||##|\S')
 # a directive: `#` (or its digraph `%:`, trigraph `??=`) first on a line (ACSL reads `@` as a blank);
 # the preprocessor also runs inside annotations (-pp-annot): one there defines macros for the rest of the file
 _DIRECTIVE = re.compile(r"^[ \t@]*(?:#|%:|\?\?=).*$", re.MULTILINE)
+_HASH = re.compile(r"#|%:|\?\?=")
 _SPLICE = re.compile(r"\\[ \t]*\n|\?\?/")  # a line splice joins the next line to a `//@` or `//` comment
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # a lone CR is a line break to cpp, not to these checks
+# Words that open a clause (or change what one means: admit, check). A clause may hold none of them past its
+# own keyword, so that no clause can hide in another, whatever the splitting below gets wrong.
+_KEYWORDS = {"requires", "ensures", "assigns", "terminates", "exits", "behavior", "behaviors", "assumes", "complete",
+             "disjoint", "decreases", "allocates", "frees", "admit", "check", "loop", "invariant", "variant",
+             "assert", "ghost", "for", "reads", "writes", "calls"}
+# binders, each closed by one `;` that does not end its clause: `\forall integer i; P`, `\let x = e; P`
+_BINDERS = {"\\forall", "\\exists", "\\let", "\\lambda", "∀", "∃", "λ"}
+_OPEN, _CLOSE = set("([{"), set(")]}")
 
 
 def _bypass(composite: Composite, text: str) -> str | None:
@@ -509,18 +519,37 @@ def _bypass(composite: Composite, text: str) -> str | None:
     task = composite.prompt
     if len(_SPLICE.findall(text)) > len(_SPLICE.findall(task)):
         return "the candidate splices lines (a backslash or ??/ at a line end)"
-    if (mine := [" ".join(d.split()) for d in _DIRECTIVE.findall(text)]) != [
-            " ".join(d.split()) for d in _DIRECTIVE.findall(task)]:
-        new = [d for d in mine if d not in task] or mine
-        return f"the candidate adds or changes preprocessor directives: {', '.join(new[:3])}"
-    ours, theirs = (" ".join(_annotation_bodies(_decomment(t))) for t in (text, task))
+    for find in (_directive_lines, _code_directives):
+        if (mine := find(text)) != find(task):
+            new = [d for d in mine if d not in task] or mine
+            return f"the candidate adds or changes preprocessor directives: {', '.join(new[:3])}"
+    ours, theirs = (" ".join(_annotation_bodies(t)) for t in (text, task))
     if banned := [w for w, p in BANNED.items() if len(re.findall(p, ours)) > len(re.findall(p, theirs))]:
         return f"the candidate uses {', '.join(banned)}"
     return None
 
 
+def _directive_lines(text: str) -> list[str]:
+    return [" ".join(d.split()) for d in _DIRECTIVE.findall(text)]
+
+
+def _code_directives(text: str) -> list[str]:
+    """The lines cpp reads a `#` on outside literals: a comment or an annotation is one space to it, so
+    `/* x */ #define` and `*/ #define` after a contract start a directive that no line-start check sees."""
+    view = _LEXEME.sub(lambda m: m[0] if m[0][0] in "\"'" else " ", text)
+    lines = []
+    for line in view.splitlines():
+        if _HASH.search(re.sub(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', " ", line)):
+            lines.append(" ".join(line.split()))
+    return lines
+
+
 def _candidate_component(candidate: str, name: str) -> tuple[str, str, int, int] | str:
-    """(contract, definition, start, end) of a component in a program, or why it cannot be found."""
+    """(contract, definition, start, end) of a component in a program, or why it cannot be found.
+
+    The contract is exactly one `/*@ ... */` annotation (as the lexer reads it: strings and comments
+    included) with only blanks between its `*/` and the definition: text there would be part of no
+    component and of nothing compared with the task."""
     try:
         definition = function_definition(candidate, name)
     except ValueError as e:
@@ -528,32 +557,118 @@ def _candidate_component(candidate: str, name: str) -> tuple[str, str, int, int]
     if definition is None:
         return f"the candidate has no definition of {name}()"
     at = candidate.index(definition)
-    before = candidate[:at].rstrip()
-    if not before.endswith("*/") or "/*@" not in before:
-        return f"{name}() has no contract"
-    start = before.rindex("/*@")
-    return before[start:], definition, start, at + len(definition)
+    end = len(candidate[:at].rstrip())
+    contract = next((m for m in _LEXEME.finditer(candidate, 0, at) if m.end() == end), None)
+    if contract is None or not contract[0].startswith("/*@"):
+        return f"{name}() has no contract directly before its definition"
+    return contract[0], definition, contract.start(), at + len(definition)
 
 
 def _refusal(component: dict[str, Any], contract: str, definition: str) -> str | None:
     """A component minus what may be added (postconditions, body annotations) must be the task's."""
     name = component["name"]
-    if _tokens(strip_annotations(definition)) != _tokens(component["code"]):
+    if _tokens(_strip(definition)) != _tokens(component["code"]):
         return f"the code of {name}() was changed"
-    for m in _ANNOTATION.finditer(definition):
-        if not BODY_ANNOTATION.match(_annotation_bodies(m[0])[0].strip()):
-            return (f"{name}() has an annotation other than loop invariants/assigns/variants and asserts: "
-                    f"{' '.join(m[0].split())[:80]}")
-    given = sorted((k, *_tokens(t)) for k, t in _frame_clauses(component["contract"][3:-2]))
-    if sorted((k, *_tokens(t)) for k, t in _frame_clauses(contract[3:-2])) != given:  # in any order
+    for body in _annotation_bodies(definition):
+        for clause in _clauses(_TOKEN.findall(body)):
+            if why := _body_clause(clause):
+                return f"{name}() has an annotation other than loop invariants/assigns/variants and asserts: {why}"
+    given, mine = _lexed_contract(component["contract"]), _lexed_contract(contract)
+    if isinstance(mine, str):
+        return f"{name}(): {mine}"
+    if isinstance(given, str):
+        raise InfraError(f"the task's contract of {name}() cannot be read: {given}")
+    if sorted(_fixed(given)) != sorted(_fixed(mine)):  # in any order
         return f"the requires/assigns/terminates/exits clauses of {name}() were changed"
     in_behavior = False
-    for kind, _ in contract_clauses(contract[3:-2]):
+    for kind, _ in mine:
         in_behavior = in_behavior or kind == "behavior"
         if kind == "requires" and in_behavior:
             return f"{name}() adds a requires clause in a behavior"
         if not (kind in FRAME and not in_behavior) and kind not in POSTCONDITION:
             return f"{name}() adds a {kind} clause: only ensures and behaviors may be added to a contract"
+    return None
+
+
+def _clauses(tokens: list[str]) -> list[list[str]]:
+    """An annotation's tokens split into clauses at each `;` outside brackets that closes no binder."""
+    clauses: list[list[str]] = []
+    current: list[str] = []
+    depth = binders = 0
+    for t in tokens:
+        if t == ";" and depth == 0:
+            if binders:
+                binders -= 1
+            else:
+                clauses.append(current)
+                current = []
+                continue
+        elif t in _OPEN:
+            depth += 1
+        elif t in _CLOSE:
+            depth -= 1
+        elif t in _BINDERS and depth == 0:
+            binders += 1
+        current.append(t)
+    if current:
+        clauses.append(current)
+    return clauses
+
+
+def _lexed_contract(annotation: str) -> list[tuple[str, list[str]]] | str:
+    """A contract's clauses as (keyword, tokens after it), a behavior's header as ("behavior", [name]);
+    or why it is not a contract of the clauses a task's may hold."""
+    if not annotation.startswith("/*@"):
+        return "its contract is not one annotation"
+    out: list[tuple[str, list[str]]] = []
+    for clause in _clauses(_TOKEN.findall(_annotation_bodies(annotation)[0])):
+        while clause[:1] == ["behavior"]:  # `behavior b:` is glued to its first clause
+            if len(clause) < 3 or clause[2] != ":" or not re.fullmatch(r"[A-Za-z_]\w*", clause[1]):
+                return f"a behavior without a name: {' '.join(clause[:6])}"
+            out.append(("behavior", [clause[1]]))
+            clause = clause[3:]
+        if not clause:
+            continue
+        kind, rest = clause[0], clause[1:]
+        if kind in ("complete", "disjoint"):
+            if rest[:1] != ["behaviors"]:
+                return f"a {kind} clause without `behaviors`"
+            rest = rest[1:]
+        if kind not in (*FRAME, *POSTCONDITION):
+            return f"adds a {kind} clause: only ensures and behaviors may be added to a contract"
+        if hidden := [t for t in rest if t in _KEYWORDS]:
+            return f"a {kind} clause holds `{hidden[0]}`: {' '.join(clause[:8])}"
+        out.append((kind, rest))
+    return out
+
+
+def _fixed(clauses: list[tuple[str, list[str]]]) -> list[tuple[str, ...]]:
+    """The requires, assigns, terminates and exits before any behavior: what the task fixes."""
+    frame = []
+    for kind, rest in clauses:
+        if kind == "behavior":
+            break
+        if kind in FRAME:
+            frame.append((kind, *rest))
+    return frame
+
+
+def _body_clause(clause: list[str]) -> str | None:
+    """Why a clause of an annotation in a body is not a loop invariant/assigns/variant or an assert."""
+    rest = clause
+    if not rest:  # `;;`: nothing
+        return None
+    if rest[:1] == ["for"]:  # `for b1, b2:` names behaviors
+        colon = rest.index(":") if ":" in rest else len(rest)
+        rest = rest[colon + 1:]
+    if rest[:1] == ["loop"] and rest[1:2] in (["invariant"], ["assigns"], ["variant"]):
+        rest = rest[2:]
+    elif rest[:1] == ["assert"]:
+        rest = rest[1:]
+    else:
+        return " ".join(clause[:8])
+    if hidden := [t for t in rest if t in _KEYWORDS]:
+        return f"`{hidden[0]}` inside {' '.join(clause[:8])}"
     return None
 
 
@@ -579,21 +694,37 @@ def _decomment(text: str) -> str:
     return _LEXEME.sub(lambda m: " " if m[0][:2] in ("/*", "//") and m[0][2:3] != "@" else m[0], text)
 
 
+def _strip(code: str) -> str:
+    """The code without its annotations, lexed (a `/*@` inside a literal is not one)."""
+    return _LEXEME.sub(lambda m: " " if m[0].startswith(("/*@", "//@")) else m[0], code)
+
+
 def _annotation_bodies(text: str) -> list[str]:
-    """The inside of each annotation, without its `//` comments and the `@`s ACSL reads as blanks."""
-    return [re.sub(r"//[^\n]*", " ", m[1] if m[1] is not None else m[2]).replace("@", " ")
-            for m in _ANNOTATION.finditer(text)]
+    """The inside of each annotation, lexed: without its `//` comments and the `@`s ACSL reads as blanks
+    (outside string and char literals, which stay as they are: a `//` in a string starts no comment)."""
+    bodies = []
+    for m in _LEXEME.finditer(text):
+        if m[0].startswith(("/*@", "//@")):
+            inside = m[0][3:-2] if m[0].startswith("/*@") else m[0][3:]
+            bodies.append(_ANNOTATION_LEXEME.sub(lambda t: " " if t[0].startswith("//") else t[0].replace("@", "\0"),
+                                                 inside).replace("@", " ").replace("\0", "@"))
+    return bodies
 
 
 def _tokens(text: str) -> list[str]:
     """C and ACSL tokens, comments and spaces aside; an annotation is `/*@ <tokens> */` either way."""
-    out = []
-    for piece in re.split(r"(/\*@.*?\*/|//@[^\n]*)", _decomment(text), flags=re.DOTALL):
-        if piece.startswith(("/*@", "//@")):
-            out += ["/*@", *_TOKEN.findall(_annotation_bodies(piece)[0]), "*/"]
+    out: list[str] = []
+    code, at = [], 0
+    for m in _LEXEME.finditer(text):
+        code.append(text[at:m.start()])
+        at = m.end()
+        if m[0].startswith(("/*@", "//@")):
+            out += _TOKEN.findall("".join(code))
+            out += ["/*@", *_TOKEN.findall(_annotation_bodies(m[0])[0]), "*/"]
+            code = []
         else:
-            out += _TOKEN.findall(piece)
-    return out
+            code.append(" " if m[0].startswith(("/*", "//")) else m[0])
+    return out + _TOKEN.findall("".join([*code, text[at:]]))
 
 
 # -- running Frama-C -------------------------------------------------------------------------------
@@ -645,8 +776,8 @@ def _run(text: str, command: list[str], spec: dict[str, Any]) -> WPRun:
         if done.timed_out:
             raise InfraError(f"frama-c timed out after {RUN_TIMEOUT:g}s")
         output = done.stdout + done.stderr
-        errors = [line for line in output.splitlines() if "rror" in line or "syntax" in line]
-        if done.returncode != 0 and "task.c:" in output and ("syntax error" in output or errors):
+        errors = [line for line in output.splitlines() if "rror" in line or "syntax" in line or _KERNEL_AT.match(line)]
+        if done.returncode != 0 and _input_error(output, {"task.c", *_files(spec)}):
             return WPRun(False, message=" ".join(errors)[-600:] or output[-600:], seconds=done.duration)
         if any("User Error" in e for e in errors):  # about its setup (Why3 config, files), not the program:
             raise InfraError(f"frama-c failed on its environment: {output[-600:]}")  # no verdict, not cached
@@ -670,6 +801,17 @@ def _run(text: str, command: list[str], spec: dict[str, Any]) -> WPRun:
     if total == 0 or not expected & set(data.get("wp:functions", {})):
         raise InfraError(f"frama-c reported no goals for {sorted(expected)}")
     return WPRun(True, total, valid, sorted(failed), seconds=done.duration)
+
+
+# A kernel message placed in a file (`[kernel] AllSomeNot.acsl:3:`, `[kernel:annot-error] task.c:22:`): parsing
+# and typing. Which file it names is no matter: a `#line`, a macro or a clause can move the place Frama-C reports
+# into an included file, and the input is still the candidate's (or the reference's) and nothing of the machine's.
+_KERNEL_AT = re.compile(r"^\[kernel[\w:-]*\] ([\w.-]+):\d+:", re.MULTILINE)
+
+
+def _input_error(output: str, names: set[str]) -> bool:
+    """Whether a failed run failed on its input (a verdict on the text) rather than on its environment."""
+    return bool({m[1] for m in _KERNEL_AT.finditer(output)} & names) or 'stopping on file "task.c"' in output
 
 
 def view(spec: dict[str, Any]) -> list[Path]:
