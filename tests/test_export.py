@@ -196,7 +196,8 @@ def test_hf_card_of_a_real_codecomplex_export_names_licence_source_generation_ci
     assert meta["configs"][0]["config_name"] == "complexity" and "codewalk" in meta["tags"]
     assert "| complexity | CodeComplex (LLM test split, Python rows) | github.com/sybaik1/CodeComplex@75ec12fc" in body
     assert "none stated upstream" in body
-    assert "- seeds: 5\n- levels (N): 1\n" in body and "composer version: complexity-1" in body
+    composer = get_domain("complexity").composer_version  # the one the tasks were composed with
+    assert "- seeds: 5\n- levels (N): 1\n" in body and f"composer version: {composer}" in body
     assert '"n": 1' in body and "runs: 1, with parameters:" in body
     assert "the atoms carry no dates" in body
     assert "arXiv:2610.15345" in body and "Baik et al., CodeComplex" in body
