@@ -64,3 +64,10 @@ class InfraError(Exception):
     Not a CodewalkError: admission records it as status 'error' and goes on; it never means
     'atom unsolved' or 'reference fails'.
     """
+
+
+class RuntimeUnavailable(CodewalkError):
+    """The runtime asked for cannot be used here: no Docker daemon at DOCKER_HOST, or an image that cannot be
+    had (`--no-pull`). Exit code 8."""
+
+    exit_code = 8

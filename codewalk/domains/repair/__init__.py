@@ -26,7 +26,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from codewalk import meter, paths
+from codewalk import meter, paths, runtime
 from codewalk.domain import Domain, Option, Rejected
 from codewalk.errors import InfraError, InputError
 from codewalk.loaders import swebench
@@ -34,7 +34,7 @@ from codewalk.loaders.diff import parse_patch, patch_files
 from codewalk.records import Atom, Check, Composite, Edge, Task
 from codewalk.relations import FILES, shares_file
 
-from .env import Env, Envs, EnvSpec, TestRun, run_tests
+from .env import Env, Envs, EnvSpec, Image, TestRun, run_tests
 from .git import Mirrors, Worktree, Worktrees, digest
 from .guard import refusal
 from .misplaced import touched, units
@@ -55,7 +55,11 @@ class RepairDomain(Domain):
     test_timeout = 900.0  # seconds for one run of the tests
     memory_mb = 4096  # address-space limit of a test run
 
+    runtimes = ("local", "docker")
+    no_pull = False  # docker: a row's image that is not here is an error, not pulled (`--no-pull`)
+
     def __init__(self, cache: Path | None = None):
+        self.runtime = runtime.resolve()
         root = cache / "repair" if cache else paths.cache("repair")
         self.mirrors = Mirrors(root / "repos")
         self.worktrees = Worktrees(root / "worktrees")
@@ -241,16 +245,28 @@ class RepairDomain(Domain):
         return Check(False, f"{_title(atom)} is already solved at x_G: all {len(tests)} of its tests pass at "
                      f"c* {v['base_commit'][:12]}", evidence, reason="atom_solved")
 
-    def _run(self, v: dict[str, Any], patch: str, tests: list[str]) -> tuple[TestRun, Env]:
-        """tests on x_G with patch applied, in the cached worktree of c*."""
+    def _run(self, v: dict[str, Any], patch: str, tests: list[str]) -> tuple[TestRun, Env | Image]:
+        """tests on x_G with patch applied (prepared in the cached worktree of c*, run in a one-commit copy);
+        with a patch, the FAIL_TO_PASS tests also run renamed (channel.py)."""
         spec = EnvSpec.from_config(v["install_config"])
         with self.worktrees.checkout(self._mirror(v), v["base_commit"]) as tree:
-            env = self.envs.get(v["repo"], spec, tree)
-            for part in (v["test_patch"], patch):
-                if tree.apply(part, ("strict",)) is None:
-                    raise InfraError(f"a stored patch no longer applies to {v['base_commit'][:12]}")
-            run = run_tests(env, tree, tests, spec.test_cmd, self.test_timeout, self.memory_mb)
+            env = self._env(v, spec, tree)
+            if tree.apply(v["test_patch"], ("strict",)) is None:
+                raise InfraError(f"a stored patch no longer applies to {v['base_commit'][:12]}")
+            x_g = tree.tree()
+            if tree.apply(patch, ("strict",)) is None:
+                raise InfraError(f"a stored patch no longer applies to {v['base_commit'][:12]}")
+            run = run_tests(env, tree, tests, spec.test_cmd, self.test_timeout, self.memory_mb, base=x_g,
+                            renamed=v["FAIL_TO_PASS"] if patch else ())
         return run, env
+
+    def _env(self, v: Mapping[str, Any], spec: EnvSpec, tree: Worktree) -> Env | Image:
+        """Where the tests run: a cached virtualenv (local) or the task's image (docker)."""
+        if self.runtime == "docker":
+            from . import containers  # the docker SDK only where the docker runtime is used
+
+            return containers.image_for(v, spec, self._mirror(v), self.no_pull)
+        return self.envs.get(v["repo"], spec, tree)
 
     def _mirror(self, fields: Mapping[str, Any]) -> Path:
         return self.mirrors.ensure(fields["repo"], fields["clone_from"])
@@ -278,7 +294,7 @@ class RepairDomain(Domain):
         spec = EnvSpec.from_config(v["install_config"])
         tests = list(dict.fromkeys(v["FAIL_TO_PASS"] + v["PASS_TO_PASS"]))
         with self.worktrees.fresh(self._mirror(v), v["base_commit"]) as tree:
-            env = self.envs.get(v["repo"], spec, tree)
+            env = self._env(v, spec, tree)
             if tree.apply(v["test_patch"], ("strict",)) is None:
                 raise InfraError(f"the task's test patch no longer applies to {v['base_commit'][:12]}")
             escapes = [p for d in parse_patch(candidate) for p in d.paths if _escapes(tree.path, p)]
@@ -297,7 +313,7 @@ class RepairDomain(Domain):
             if why:
                 return _refused(why, apply=method)
             run = run_tests(env, tree, tests, spec.test_cmd, self.test_timeout, self.memory_mb,
-                            config_from=x_g)
+                            config_from=x_g, renamed=v["FAIL_TO_PASS"])
         failing = run.failing(tests)
         evidence = {"apply": method, "tests": run.status, "seconds": run.seconds, "env": env.summary()}
         if failing:

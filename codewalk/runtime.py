@@ -1,0 +1,104 @@
+"""Where code from a repository or a model runs: the `local` runtime or the `docker` runtime.
+
+`local` (the default, no daemon needed) runs host tools in the sandbox (codewalk.sandbox: bubblewrap where
+installed). `docker` runs each test run in a fresh container of an image pinned to the task's environment,
+as the paper and SWE-rebench run repair (codewalk.domains.repair.containers). A domain lists the runtimes
+it supports in `Domain.runtimes`; asking another one is a usage error (exit 2). `cw load`, `cw walk` and
+`cw grade` take `--runtime`, else CODEWALK_RUNTIME, else local.
+
+The docker runtime talks to the daemon at DOCKER_HOST through the `docker` SDK. Everything codewalk creates
+there carries the label LABEL (value: this host's name), so `docker ps -a --filter label=codewalk` lists it
+and Ctrl-C or a test removes only its own containers (`forget`, `remove_all`).
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import socket
+import threading
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from .errors import RuntimeUnavailable, UsageError
+
+if TYPE_CHECKING:
+    from .domain import Domain
+
+RUNTIMES = ("local", "docker")
+ENV = "CODEWALK_RUNTIME"
+LABEL = "codewalk"  # on every container and image codewalk makes
+KIND = "codewalk.kind"  # "run" (a test run's container) or "environment" (an image codewalk built)
+
+_live: dict[str, Any] = {}  # id -> container started by this process and not removed yet
+_lock = threading.Lock()
+
+
+def resolve(name: str | None = None) -> str:
+    """The runtime asked for (argument, else CODEWALK_RUNTIME, else local); an unknown name is a UsageError."""
+    name = (name or os.environ.get(ENV) or "local").strip().lower()
+    if name not in RUNTIMES:
+        raise UsageError(f"unknown runtime {name!r} (--runtime or {ENV}): choose one of {', '.join(RUNTIMES)}")
+    return name
+
+
+def choose(domain: Domain, name: str | None = None) -> str:
+    """Set the domain's runtime: a UsageError when the domain does not support it, RuntimeUnavailable when
+    the docker runtime is asked and no daemon answers. Returns the runtime's name."""
+    name = resolve(name)
+    if name not in domain.runtimes:
+        raise UsageError(f"domain {domain.name!r} does not support --runtime {name} "
+                         f"(it supports: {', '.join(domain.runtimes)})")
+    if name == "docker":
+        client()
+    domain.runtime = name
+    return name
+
+
+def labels(kind: str, **more: str) -> dict[str, str]:
+    return {LABEL: socket.gethostname(), KIND: kind, **more}
+
+
+@cache
+def client() -> Any:  # docker.DockerClient (mypy takes the repository's docker/ folder for the SDK)
+    """The Docker client for DOCKER_HOST (else the SDK's default socket); RuntimeUnavailable if no daemon."""
+    from docker.errors import DockerException
+
+    import docker
+
+    where = os.environ.get("DOCKER_HOST") or "unix:///var/run/docker.sock (DOCKER_HOST is not set)"
+    try:
+        found = docker.from_env(timeout=120)  # type: ignore[attr-defined]
+        found.ping()
+    except (DockerException, OSError) as e:
+        raise RuntimeUnavailable(f"--runtime docker: no Docker daemon answers at DOCKER_HOST={where} "
+                                 f"({type(e).__name__}); start one (.ci/docker.sh) or use --runtime local") \
+            from None
+    return found
+
+
+def track(container: Any) -> None:
+    """Remember a started container, so that Ctrl-C or the end of the process removes it."""
+    with _lock:
+        _live[container.id] = container
+
+
+def forget(container: Any) -> None:
+    """Remove a container (forced: it may still run) and stop tracking it."""
+    from docker.errors import DockerException
+
+    with _lock:
+        _live.pop(container.id, None)
+    try:
+        container.remove(force=True)
+    except DockerException:  # already gone
+        pass
+
+
+@atexit.register
+def remove_all() -> None:
+    """Remove every container this process started and has not removed (Ctrl-C, an exception, exit)."""
+    with _lock:
+        left = list(_live.values())
+    for container in left:
+        forget(container)
