@@ -93,6 +93,7 @@ class Domain(ABC):
     walk_settings: Mapping[str, Any] = MappingProxyType({})  # the walk's options, set by configure_walk
     runtimes: ClassVar[tuple[str, ...]] = ("local",)  # where its verifier can run (codewalk.runtime)
     runtime: str = "local"  # the one chosen (codewalk.runtime.choose)
+    pull: bool = True  # docker: pull an image that is not here (False: `--no-pull`, such an image is an error)
 
     def parse_options(self, raw: dict[str, str]) -> dict[str, Any]:
         """Validated, typed loader options; an unknown key is a UsageError that lists the known ones."""

@@ -7,8 +7,9 @@ it supports in `Domain.runtimes`; asking another one is a usage error (exit 2). 
 `cw grade` take `--runtime`, else CODEWALK_RUNTIME, else local.
 
 The docker runtime talks to the daemon at DOCKER_HOST through the `docker` SDK. Everything codewalk creates
-there carries the label LABEL (value: this host's name), so `docker ps -a --filter label=codewalk` lists it
-and Ctrl-C or a test removes only its own containers (`forget`, `remove_all`).
+there carries the label LABEL (value: CODEWALK_DOCKER_LABEL, else this host's name), so `docker ps -a --filter
+label=codewalk` lists it, a test can find only its own, and Ctrl-C removes the containers a process started
+(`forget`, `remove_all`).
 """
 
 from __future__ import annotations
@@ -42,21 +43,22 @@ def resolve(name: str | None = None) -> str:
     return name
 
 
-def choose(domain: Domain, name: str | None = None) -> str:
-    """Set the domain's runtime: a UsageError when the domain does not support it, RuntimeUnavailable when
-    the docker runtime is asked and no daemon answers. Returns the runtime's name."""
+def choose(domain: Domain, name: str | None = None, *, pull: bool = True, check: bool = True) -> str:
+    """Set the domain's runtime (and whether a missing image may be pulled): a UsageError when the domain
+    does not support it, RuntimeUnavailable when docker is asked and no daemon answers (unless not check:
+    a worker process, after its parent checked). Returns the runtime's name."""
     name = resolve(name)
     if name not in domain.runtimes:
         raise UsageError(f"domain {domain.name!r} does not support --runtime {name} "
                          f"(it supports: {', '.join(domain.runtimes)})")
-    if name == "docker":
+    if name == "docker" and check:
         client()
-    domain.runtime = name
+    domain.runtime, domain.pull = name, pull
     return name
 
 
 def labels(kind: str, **more: str) -> dict[str, str]:
-    return {LABEL: socket.gethostname(), KIND: kind, **more}
+    return {LABEL: os.environ.get("CODEWALK_DOCKER_LABEL") or socket.gethostname(), KIND: kind, **more}
 
 
 @cache

@@ -10,9 +10,9 @@ members' tests that exist and pass before and after Ref(G)). Grading (guard, env
 FAIL_TO_PASS and PASS_TO_PASS test to pass. Each patch is applied strict, else 3-way, else fuzzy, and
 the method is recorded; a group whose test patch lands a hunk in the wrong function is rejected
 even when the apply was clean (misplaced). Runs use the repository's own runner in a cached
-virtualenv, on a cached worktree per c*, with results read from JUnit XML (env, junit).
-Not supported yet: non-Python repositories, conda environment files, and container images (a row's
-image_name is kept in the payload but runs are local virtualenvs).
+virtualenv (the local runtime) or in a fresh container of the environment's image (the docker runtime:
+containers), on a copy of x_G whose history is one commit, with outcomes read through the harness's
+channel (channel). Not supported yet: non-Python repositories and conda environment files.
 """
 
 from __future__ import annotations
@@ -56,7 +56,6 @@ class RepairDomain(Domain):
     memory_mb = 4096  # address-space limit of a test run
 
     runtimes = ("local", "docker")
-    no_pull = False  # docker: a row's image that is not here is an error, not pulled (`--no-pull`)
 
     def __init__(self, cache: Path | None = None):
         self.runtime = runtime.resolve()
@@ -89,6 +88,8 @@ class RepairDomain(Domain):
                     raise InputError(str(source), instance.line,
                                      f"base_commit {instance.base_commit} is not in {origin}")
             origins[repo] = origin
+        if self.runtime == "docker":
+            self._prepare_images(source, instances)
         for instance in instances:
             yield Atom(
                 id=f"repair/{instance.instance_id}",
@@ -96,6 +97,21 @@ class RepairDomain(Domain):
                 summary={"title": instance.instance_id, "repo": instance.repo, "files": list(instance.files)},
                 payload={**instance.row, "clone_from": origins[instance.repo]},
             )
+
+    def _prepare_images(self, source: Path, instances: list[swebench.Instance]) -> None:
+        """docker: pull or build each environment's image now, so that walks find it (a failure names its row)."""
+        from . import containers
+
+        for instance in instances:
+            row = instance.row
+            v = {"repo": instance.repo, "base_commit": instance.base_commit,
+                 "environment_setup_commit": row.get("environment_setup_commit") or instance.base_commit,
+                 "image_name": row.get("image_name") or row.get("docker_image") or ""}
+            spec = EnvSpec.from_config(row.get("install_config"))
+            try:
+                containers.image_for(v, spec, self.mirrors.path(instance.repo), no_pull=not self.pull)
+            except InfraError as e:
+                raise InputError(str(source), instance.line, f"cannot prepare its docker image: {e}") from None
 
     def edges(self, atoms: Sequence[Atom]) -> Iterable[Edge]:
         """b_i ~ b_j iff files(g_i) and files(g_j) meet, within a repository; edges keep the shared files
@@ -147,6 +163,9 @@ class RepairDomain(Domain):
             "fail_to_pass_by_atom": by_atom, "apply": applied,
             "install_config": first.payload.get("install_config"),
             "created_at": ordered[-1].payload["created_at"],
+            # the environment: the row's (the group shares first's repository and c*), else the one built for it
+            "environment_setup_commit": first.payload.get("environment_setup_commit") or c_star,
+            "image_name": first.payload.get("image_name") or first.payload.get("docker_image") or "",
         }
         if conflict:
             verifier["reference_conflict"] = conflict
@@ -265,15 +284,21 @@ class RepairDomain(Domain):
         if self.runtime == "docker":
             from . import containers  # the docker SDK only where the docker runtime is used
 
-            return containers.image_for(v, spec, self._mirror(v), self.no_pull)
+            return containers.image_for(v, spec, self._mirror(v), no_pull=not self.pull)
         return self.envs.get(v["repo"], spec, tree)
 
     def _mirror(self, fields: Mapping[str, Any]) -> Path:
         return self.mirrors.ensure(fields["repo"], fields["clone_from"])
 
     def export_row(self, task: Task) -> dict[str, Any]:
-        """The SWE-bench fields `cw tasks export` adds to a repair task's row."""
-        return to_swebench_row(task)
+        """The SWE-bench fields `cw tasks export` adds to a repair task's row; image_name is the row's image,
+        else the one codewalk builds for the task's environment (codewalk-env/...)."""
+        row = to_swebench_row(task)
+        if not row["image_name"]:
+            from . import containers  # names the image; talks to no daemon
+
+            row["image_name"] = containers.built_image_name(task.verifier, self._mirror(task.verifier))
+        return row
 
     # -- grading -----------------------------------------------------------------------------------
     def grade(self, composite: Composite, candidate: str) -> Check:
@@ -346,7 +371,8 @@ def to_swebench_row(task: Task | Mapping[str, Any]) -> dict[str, Any]:
         "instance_id": field("id"), "repo": v["repo"], "base_commit": v["base_commit"],
         "patch": field("reference"), "test_patch": v["test_patch"], "problem_statement": field("prompt"),
         "FAIL_TO_PASS": v["FAIL_TO_PASS"], "PASS_TO_PASS": v["PASS_TO_PASS"], "created_at": v["created_at"],
-        "environment_setup_commit": v["base_commit"], "install_config": v["install_config"],
+        "environment_setup_commit": v.get("environment_setup_commit") or v["base_commit"],
+        "image_name": v.get("image_name") or "", "install_config": v["install_config"],
         "atoms": v["order"], "apply_methods": v["apply"],
     }
 
