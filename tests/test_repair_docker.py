@@ -16,7 +16,8 @@ import pytest
 from codewalk import runtime
 from codewalk.admission import evaluate, walk_and_admit
 from codewalk.domains.repair import RepairDomain
-from codewalk.domains.repair.env import EnvSpec, TestRun, run_tests
+from codewalk.domains.repair import env as repair_env
+from codewalk.domains.repair.env import EnvSpec, run_tests
 from codewalk.domains.repair.git import Worktree
 from codewalk.errors import InfraError
 from codewalk.export import task_record
@@ -62,7 +63,8 @@ def walked(daemon, fixture, module_home, tmp_path_factory) -> Iterator[dict]:
 def _verdicts(store) -> dict[str, tuple]:
     """Each task's status, reason, and the outcome of every test its checks ran."""
     found = {}
-    for t in store.select_tasks("repair"):
+    for row in store.select_tasks("repair"):
+        t = store.get_task(row["id"])
         ev = t["evidence"]
         found[t["id"]] = (t["level"], t["status"], t["reason"], ev.get("reference", {}).get("tests"),
                           [a["tests"] for a in ev.get("atoms", [])])
@@ -82,7 +84,8 @@ def test_admission_gives_the_same_statuses_and_test_outcomes_under_local_and_doc
 
 
 def test_runs_under_docker_used_a_built_image_and_left_no_container(walked):
-    task = next(t for t in walked["docker"].select_tasks("repair", status="admitted") if t["level"] == 2)
+    row = next(t for t in walked["docker"].select_tasks("repair", status="admitted") if t["level"] == 2)
+    task = walked["docker"].get_task(row["id"])
     env = task["evidence"]["reference"]["env"]
     assert env["source"] == "built" and env["image"].startswith("codewalk-env/tally__tally:")
     image = runtime.client().images.get(env["image"])
@@ -121,7 +124,7 @@ def _x_g(fixture: repair_fixture.Fixture, name: str, *bugs: str) -> Iterator[tup
         yield domain, composite, tree, tree.tree(), env
 
 
-def _run(tree: Worktree, x_g: str, env, tests: list[str], renamed: list[str] = ()) -> TestRun:
+def _run(tree: Worktree, x_g: str, env, tests: list[str], renamed: list[str] = ()) -> repair_env.TestRun:
     return run_tests(env, tree, tests, "", 300, config_from=x_g, renamed=renamed)
 
 
@@ -263,10 +266,10 @@ def test_an_unknown_runtime_is_a_usage_error(tmp_path, capsys):
 
 
 def test_exported_rows_carry_the_image_and_the_real_environment_setup_commit(walked, fixture):
-    task = next(t for t in walked["docker"].select_tasks("repair", status="admitted", level=2)
-                if t["verifier"]["base_commit"] != fixture.commits["initial"])
-    row = RepairDomain().export_row(task_record(task))
-    env = task["evidence"]["reference"]["env"]
-    assert row["image_name"] == env["image"]
-    assert row["environment_setup_commit"] == fixture.commits["initial"]  # the rows' own, not c*
-    assert row["base_commit"] != row["environment_setup_commit"]
+    store = walked["docker"]
+    row = next(r for r in store.select_tasks("repair", status="admitted", level=2)
+               if json.loads(r["verifier"])["base_commit"] != fixture.commits["initial"])
+    exported = RepairDomain().export_row(task_record(row))
+    assert exported["image_name"] == store.get_task(row["id"])["evidence"]["reference"]["env"]["image"]
+    assert exported["environment_setup_commit"] == fixture.commits["initial"]  # the rows' own, not c*
+    assert exported["base_commit"] != exported["environment_setup_commit"]
