@@ -250,7 +250,9 @@ def test_no_daemon_is_a_one_line_error_naming_docker_host(tmp_path, capsys, monk
     finally:
         runtime.client.cache_clear()
     assert code == 8
-    assert f"DOCKER_HOST=unix://{tmp_path}/no-daemon.sock" in err and len(err.strip().splitlines()) <= 2
+    flat = err.replace("\n", "")  # one message; the console wraps it at its width
+    assert f"DOCKER_HOST=unix://{tmp_path}/no-daemon.sock" in flat
+    assert err.count("error:") == 1 and "Traceback" not in err
 
 
 def test_a_domain_without_a_docker_runtime_refuses_it_with_exit_2(tmp_path, capsys, monkeypatch):
@@ -273,3 +275,62 @@ def test_exported_rows_carry_the_image_and_the_real_environment_setup_commit(wal
     assert exported["image_name"] == store.get_task(row["id"])["evidence"]["reference"]["env"]["image"]
     assert exported["environment_setup_commit"] == fixture.commits["initial"]  # the rows' own, not c*
     assert exported["base_commit"] != exported["environment_setup_commit"]
+
+
+def _candidate(fixture: repair_fixture.Fixture, composite: Composite, tmp_path, path: str, old: str, new: str) -> str:
+    """A model patch: the diff of one replacement made on x_G in a scratch clone."""
+    def git(*args: str, cwd=tmp_path / "candidate") -> str:
+        return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True).stdout
+
+    git("clone", "-q", str(fixture.clone), str(tmp_path / "candidate"), cwd=tmp_path)
+    git("checkout", "-q", composite.verifier["base_commit"])
+    (tmp_path / "tests.diff").write_text(composite.verifier["test_patch"])
+    git("apply", "--index", str(tmp_path / "tests.diff"))
+    x_g = git("write-tree").strip()
+    file = tmp_path / "candidate" / path
+    file.write_text(file.read_text().replace(old, new))
+    git("add", "-A")
+    return git("diff", "--cached", x_g)
+
+
+INTERRUPTED = '''
+import json, sys
+from pathlib import Path
+from codewalk.domains.repair import RepairDomain
+from codewalk.records import Composite
+task = json.loads(Path(sys.argv[1]).read_text())
+domain = RepairDomain()
+print("grading", flush=True)
+domain.grade(Composite(task["prompt"], task["reference"], task["verifier"]), task["candidate"])
+'''
+
+
+def test_ctrl_c_removes_the_container_it_started(daemon, fixture, tmp_path, module_home):
+    """A grade whose tests never end, interrupted once its container exists: none is left behind."""
+    import os
+    import signal
+    import sys
+
+    rows = fixture.write_rows(tmp_path / "rows.jsonl", ("W1",))
+    domain = RepairDomain()
+    composite = domain.compose(list(domain.load(rows, {"repos": str(fixture.repos)})))
+    loop = _candidate(fixture, composite, tmp_path, "tally/words.py", '    return [w for w in text.split(" ") if w]',
+                      "    while True:\n        pass")
+    spec = {"prompt": composite.prompt, "reference": composite.reference, "verifier": composite.verifier,
+            "candidate": loop}
+    (tmp_path / "task.json").write_text(json.dumps(spec))
+    (tmp_path / "grade.py").write_text(INTERRUPTED)
+    proc = subprocess.Popen([sys.executable, str(tmp_path / "grade.py"), str(tmp_path / "task.json")],
+                            env={**os.environ, "CODEWALK_RUNTIME": "docker", "CODEWALK_HOME": str(module_home)},
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        while not docker_runtime.ours():  # until the grade's container exists (or the grade ended)
+            if proc.poll() is not None:
+                pytest.fail(f"the grade ended before its container was seen: {proc.communicate()}")
+            subprocess.run(["sleep", "0.2"], check=True)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    assert "KeyboardInterrupt" in err
+    assert docker_runtime.ours() == []

@@ -19,7 +19,7 @@ from codewalk.domains.repair import RepairDomain
 from codewalk.domains.repair.env import EnvSpec, run_tests
 from codewalk.domains.repair.guard import refusal
 from codewalk.records import Check, Composite
-from tests import repair_fixture
+from tests import docker_runtime, repair_fixture
 from tests.host_probes import host_places, loopback_port
 
 Edit = Callable[[Path], None]
@@ -36,6 +36,15 @@ def pytest_runtest_makereport(item, call):
 
 
 pytestmark = pytest.mark.usefixtures("shared_home")  # one home: the virtualenv is built once
+
+
+@pytest.fixture(autouse=True, params=["local", "docker"])
+def graded_in(request, monkeypatch) -> str:
+    """Every test grades under both runtimes: the sandbox on the host, and a fresh container per grade."""
+    if request.param == "docker":
+        docker_runtime.require()
+    monkeypatch.setenv("CODEWALK_RUNTIME", request.param)
+    return request.param
 
 
 @pytest.fixture(scope="module")
