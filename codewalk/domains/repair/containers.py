@@ -4,7 +4,8 @@ Images. A row that names its image (SWE-rebench's `image_name` or `docker_image`
 when it is not here (refused with `--no-pull`). Otherwise codewalk builds one from the row's install_config on
 the base image CODEWALK_DOCKER_BASE (default `python:{python}-slim`, `{python}` the config's version): a
 virtualenv at /opt/cw-env with pytest, the config's pip_packages and requirements (read at the row's
-environment_setup_commit), its pre_install and install commands. The tag is a hash of everything that defines
+environment_setup_commit), its pre_install commands, and its install command run in /testbed, a copy of the
+repository at that commit (so an editable install finds the tree each run puts there). The tag is a hash of everything that defines
 the environment, so an image is built once and reused by every commit and group of that environment; it is
 labelled (codewalk.runtime.labels). Builds use the host's network, CA bundle and pip settings (an image's own
 CA bundle may not trust the path this machine reaches PyPI by). A build or pull that fails is an InfraError
@@ -55,22 +56,28 @@ def image_for(v: Mapping[str, Any], spec: EnvSpec, mirror: Path, no_pull: bool =
     named = v.get("image_name") or ""
     if named:
         if named not in _images:
-            _images[named] = Image(named, spec.python, "row")
             _ensure_pulled(named, no_pull)
+            _images[named] = Image(named, spec.python, "row")  # its own /testbed goes before each run
         return _images[named]
-    base = base_image(spec)
     setup = v.get("environment_setup_commit") or v["base_commit"]
-    files = _context_files(spec, mirror, setup)
-    key = digest(v["repo"], json.dumps(spec.identity(), sort_keys=True), base,
-                 *(f"{name}\0{digest(text)}" for name, text in sorted(files.items())))
+    key = _key(v["repo"], spec, mirror, setup)
     meter.reuse("repair: image", key in _images)
     if key not in _images:
         tag = image_tag(v["repo"], key)
         with locked(paths.cache("repair") / "images" / f"{key}.lock"):
             if not _present(tag):
-                _build(tag, base, spec, files, v["repo"], no_pull)
-        _images[key] = Image(tag, spec.python, "built", _notes(spec, base))
+                _build(tag, base_image(spec), spec, mirror, setup, v["repo"], no_pull)
+        _images[key] = Image(tag, spec.python, "built", _notes(spec, base_image(spec)), tree=bool(spec.install))
     return _images[key]
+
+
+def _key(repo: str, spec: EnvSpec, mirror: Path, setup: str) -> str:
+    """What defines a built environment: repository, install_config, base image, the requirements files it
+    reads, and the setup commit when the install command runs in a copy of the repository."""
+    files = _context_files(spec, mirror, setup)
+    return digest(repo, json.dumps(spec.identity(), sort_keys=True), base_image(spec),
+                  *(f"{name}\0{digest(text)}" for name, text in sorted(files.items())),
+                  setup if spec.install else "")
 
 
 def base_image(spec: EnvSpec) -> str:
@@ -85,9 +92,7 @@ def image_tag(repo: str, key: str) -> str:
 def built_image_name(v: Mapping[str, Any], mirror: Path) -> str:
     """The image name a task's row gets when the row named none: the tag codewalk builds for it."""
     spec = EnvSpec.from_config(v.get("install_config"))
-    files = _context_files(spec, mirror, v.get("environment_setup_commit") or v["base_commit"])
-    return image_tag(v["repo"], digest(v["repo"], json.dumps(spec.identity(), sort_keys=True), base_image(spec),
-                                       *(f"{n}\0{digest(t)}" for n, t in sorted(files.items()))))
+    return image_tag(v["repo"], _key(v["repo"], spec, mirror, v.get("environment_setup_commit") or v["base_commit"]))
 
 
 def _notes(spec: EnvSpec, base: str) -> tuple[str, ...]:
@@ -134,11 +139,12 @@ def _context_files(spec: EnvSpec, mirror: Path, commit: str) -> dict[str, str]:
     return files
 
 
-def _build(tag: str, base: str, spec: EnvSpec, files: dict[str, str], repo: str, no_pull: bool) -> None:
+def _build(tag: str, base: str, spec: EnvSpec, mirror: Path, setup: str, repo: str, no_pull: bool) -> None:
     """Build the environment image on the base (pulled if absent, unless no_pull); InfraError with the
     build log's end when it fails."""
     from docker.errors import BuildError, DockerException
 
+    files = _context_files(spec, mirror, setup)
     if not _present(base):
         _ensure_pulled(base, no_pull)
     lines = [f"FROM {base}", "USER root"]
@@ -166,14 +172,18 @@ def _build(tag: str, base: str, spec: EnvSpec, files: dict[str, str], repo: str,
     if spec.packages not in ("", "requirements.txt", "environment.yml"):
         wanted += spec.packages.split()
     lines.append(f"RUN {json.dumps([f'{VENV}/bin/python', '-m', 'pip', 'install', '--quiet', *wanted])}")
-    if spec.install:
-        lines.append(f"RUN {json.dumps(['/bin/sh', '-c', f'. {VENV}/bin/activate && {spec.install}'])}")
+    tree = None
+    if spec.install:  # run where every test run's tree will be, in a copy of the repository at the setup commit
+        tree = Path(paths.cache("repair")) / "images" / f"{tag.rsplit(':', 1)[1]}.tar"
+        git(["archive", "--format=tar", "--prefix=testbed/", "-o", str(tree), setup], mirror)
+        lines += [f"COPY testbed {TREE}", f"WORKDIR {TREE}",
+                  f"RUN {json.dumps(['/bin/sh', '-c', f'. {VENV}/bin/activate && {spec.install}'])}"]
     context["Dockerfile"] = ("\n".join(lines) + "\n").encode()
     labels = runtime.labels("environment", **{"codewalk.repo": repo, "codewalk.base": base,
                                               "codewalk.install_config": json.dumps(spec.identity(), sort_keys=True)})
     log: list[str] = []
     try:
-        stream = runtime.client().api.build(fileobj=_tar(context), custom_context=True, tag=tag, labels=labels,
+        stream = runtime.client().api.build(fileobj=_tar(context, tree), custom_context=True, tag=tag, labels=labels,
                                             network_mode="host", rm=True, forcerm=True, buildargs=settings,
                                             decode=True)
         for chunk in stream:
@@ -184,15 +194,23 @@ def _build(tag: str, base: str, spec: EnvSpec, files: dict[str, str], repo: str,
         tail = "".join(log).strip()[-1500:]
         raise InfraError(f"could not build the environment image {tag} on {base}: {str(e).strip()[-300:]}; "
                          f"build log ends: {tail}") from None
+    finally:
+        if tree:
+            tree.unlink(missing_ok=True)
 
 
-def _tar(files: dict[str, bytes]) -> io.BytesIO:
+def _tar(files: dict[str, bytes], tree: Path | None = None) -> io.BytesIO:
+    """A build context: the files, and the members of a tree archive (git archive) as they are."""
     data = io.BytesIO()
     with tarfile.open(fileobj=data, mode="w") as tar:
         for name, content in files.items():
             info = tarfile.TarInfo(name)
             info.size, info.mode = len(content), 0o644
             tar.addfile(info, io.BytesIO(content))
+        if tree:
+            with tarfile.open(tree) as source:
+                for member in source:
+                    tar.addfile(member, source.extractfile(member) if member.isfile() else None)
     data.seek(0)
     return data
 
@@ -222,7 +240,8 @@ def run_in_container(image: Image, work: Path, harness: Path, token: str, comman
     try:
         container.start()
         marks["up"] = time.monotonic()
-        _exec(container, ["rm", "-rf", TREE, HARNESS], 120)  # an image's own checkout (and its history) goes
+        if image.tree:  # the image's own checkout (and its history) goes: the run's tree replaces it
+            _exec(container, ["rm", "-rf", TREE], 120)
         container.put_archive("/", _archive(work, harness, config, image.user))
         marks["copied"] = time.monotonic()
         shell = " ".join(f'[ -x {p} ] && exec {p} -I {HARNESS}/{channel.RUNNER} {HARNESS}/config.json;'

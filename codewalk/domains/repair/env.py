@@ -97,6 +97,7 @@ class Image:
     source: str  # "row" (the row's image_name / docker_image) or "built" (from install_config on a base image)
     notes: tuple[str, ...] = ()
     user: int = 1000  # the uid the tests run as; the harness runs as root
+    tree: bool = True  # the image holds a /testbed of its own (a row's image; a build that ran `install`)
 
     def summary(self) -> dict[str, Any]:
         return {"image": self.tag, "source": self.source, "python_asked": self.python_asked,
