@@ -165,6 +165,10 @@ def walk_and_admit(
     where = (choose_runtime(domain, runtime, pull=pull), pull)
     seed = random.SystemRandom().randrange(2**31) if seed is None else seed
     max_attempts = max_attempts or 20 * count
+    # Set up first: a level the graph cannot support is refused before anything is stored.
+    started = time.monotonic()
+    walker = Walker(store, domain, n, random.Random(seed))
+    set_up = time.monotonic() - started
     run = Run(f"r{uuid.uuid4().hex[:12]}", domain.name, seed,
               {"n": n, "count": count, "max_attempts": max_attempts, "workers": workers,
                "executor": executor or "local", "runtime": where[0], **({"options": options} if options else {})},
@@ -172,10 +176,9 @@ def walk_and_admit(
     store.write_run(run)
     summary = WalkSummary(run.id, domain.name, n, seed, store.location, workers=workers)
     clock = summary.main  # this process's time, by what it was doing
-    started = time.monotonic()
     # The frontier path: the same groups as the Cypher step for the same seed (tests/test_walk_fastpath.py).
-    groups = _fresh_groups(store, domain, Walker(store, domain, n, random.Random(seed)), summary)
-    clock["walk"] += time.monotonic() - started  # the walker's set-up: reading the relation
+    groups = _fresh_groups(store, domain, walker, summary)
+    clock["walk"] += set_up  # the walker's set-up: reading the relation
     read_atoms = _AtomReader(store)
     pending: list[Task] = []
     store_lost = False

@@ -16,7 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from . import paths, sandbox
-from .errors import CodewalkError, FewerAdmitted, Interrupted, UsageError
+from .errors import CodewalkError, FewerAdmitted, Interrupted, ServerError, UsageError
 from .records import STATUSES, Reason
 
 app = typer.Typer(
@@ -31,16 +31,22 @@ app = typer.Typer(
 tasks_app = typer.Typer(help="List, show and export tasks (admitted, rejected or error).", no_args_is_help=True)
 db_app = typer.Typer(help="Start, stop and inspect a local Neo4j 5.26 (Docker if available, else Java).",
                      no_args_is_help=True)
+mine_app = typer.Typer(help="Mine atoms from a repository's own history.", no_args_is_help=True)
+data_app = typer.Typer(help="The real datasets (CodeComplex, FEMPD, Verus-Bench, ACSL by Example): where codewalk "
+                       "looks, whether they are the pinned ones, and fetching them from upstream.",
+                       no_args_is_help=True)
 app.add_typer(tasks_app, name="tasks")
 app.add_typer(db_app, name="db")
+app.add_typer(mine_app, name="mine")
+app.add_typer(data_app, name="data")
 
 out = Console()
 err = Console(stderr=True)
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of a table.")]
 # Verifiers are processes: by default one per core (the same tasks come out for any number).
 CORES = os.cpu_count() or 1
-BULK_HINT = 100_000  # atoms: above this a Neo4j load through UNWIND upserts takes minutes (README "Performance")
-WorkersOpt = Annotated[int, typer.Option(help="Verifier processes (default: one per core).", show_default=False)]
+BULK_HINT = 100_000  # atoms: above this a Neo4j load through UNWIND upserts takes minutes (bench/README.md)
+WorkersOpt = Annotated[int, typer.Option(min=1, help="Verifier processes (default: one per core).", show_default=False)]
 RuntimeOpt = Annotated[str | None, typer.Option(
     "--runtime", envvar="CODEWALK_RUNTIME", show_default=False,
     help="Where code from a repository or a model runs: local (host tools in the sandbox; the default) or docker "
@@ -157,10 +163,10 @@ def load_cmd(
     malformed record fails the load with its file and line, and the store is left as it was."""
     from .loading import load
 
+    options = {k: str(v) for k, v in _params(option).items()}  # argument errors before the store opens
+    if repos:
+        options["repos"] = str(repos)
     with _store(ctx) as store:
-        options = {k: str(v) for k, v in _params(option).items()}
-        if repos:
-            options["repos"] = str(repos)
         summary = load(store, domain, source, options, bulk=bulk, runtime=runtime, pull=pull)
         if store.dialect == "neo4j" and not bulk and summary.atoms >= BULK_HINT:
             err.print(f"hint: {summary.atoms:,} atoms went through UNWIND upserts (any server); into a fresh "
@@ -175,9 +181,9 @@ def load_cmd(
 @app.command()
 def walk(
     ctx: typer.Context,
-    n: Annotated[int, typer.Option("--n", help="Level N: atoms per group.")],
+    n: Annotated[int, typer.Option("--n", min=1, help="Level N: atoms per group.")],
     domain: Annotated[str | None, typer.Option(help="Domain; inferred when only one is loaded.")] = None,
-    count: Annotated[int, typer.Option(help="Admitted tasks wanted.")] = 10,
+    count: Annotated[int, typer.Option(min=1, help="Admitted tasks wanted.")] = 10,
     max_attempts: Annotated[int | None, typer.Option(help="Stop after this many attempts (default: 20 x count).")] = None,
     seed: Annotated[int | None, typer.Option(help="Seed; the same seed and graph give the same groups.")] = None,
     workers: WorkersOpt = CORES,
@@ -194,13 +200,13 @@ def walk(
     unsolved in the composite and the joint reference passes the verifier. Every attempt is stored as a Task."""
     from .admission import walk_and_admit
 
+    options = {k: str(v) for k, v in _params(option).items()}  # argument errors before the store opens
     with _store(ctx) as store:
         domain = domain or _only_domain(store)
         with _progress("walk", total=count) as on_task:
             summary = walk_and_admit(store, domain, n, count, seed=seed, max_attempts=max_attempts,
-                                     workers=workers, on_task=on_task, executor=executor,
-                                     options={k: str(v) for k, v in _params(option).items()}, runtime=runtime,
-                                     pull=pull)
+                                     workers=workers, on_task=on_task, executor=executor, options=options,
+                                     runtime=runtime, pull=pull)
     if as_json:
         _print_json(summary.as_dict())
     else:
@@ -243,11 +249,13 @@ class _progress:
                             TextColumn("{task.fields[status]}"), TimeElapsedColumn(), console=err,
                             disable=not err.is_terminal and not os.environ.get("CODEWALK_PROGRESS"))
         self.task = self.bar.add_task(label, total=total, status="")
+        self.total, self.summary = total, None
 
     def __enter__(self):
         self.bar.start()
 
         def on_task(task, summary) -> None:
+            self.summary = summary
             self.bar.update(self.task, description=f"{self.label} N={summary.level}", completed=summary.admitted,
                             status=f"attempted {summary.attempted}, admitted {summary.admitted}")
 
@@ -256,7 +264,63 @@ class _progress:
     def __exit__(self, kind, value, tb) -> None:
         self.bar.stop()
         if kind is KeyboardInterrupt:
-            raise Interrupted("interrupted: finished tasks are saved; run the same command again to continue")
+            raise Interrupted(_interrupted(self.summary, self.total))
+
+
+def _interrupted(summary, total: int | None) -> str:
+    """What Ctrl-C left and exactly what a rerun does: `--count` is what a run admits, so the same command
+    again admits that many more (groups attempted before are skipped, never redone)."""
+    if summary is None or total is None:
+        return "interrupted: finished tasks are saved"
+    left = total - summary.admitted
+    return (f"interrupted: {summary.attempted} attempts saved, {summary.admitted} admitted of --count {total} "
+            f"(run {summary.run}). A rerun admits --count more and skips groups already attempted: to reach "
+            f"{total}, rerun with --count {left}" + ("" if left > 0 else " (nothing left)"))
+
+
+# -- mine ---------------------------------------------------------------------------------------
+@mine_app.command("repair")
+def mine_repair(
+    repo: Annotated[str, typer.Argument(metavar="REPO", help="A git clone (path) or a URL git can clone.")],
+    out_path: Annotated[Path, typer.Option("--out", help="Rows (JSON lines) to append to; OUT.state records "
+                                                         "every commit decided, so a re-run resumes.")],
+    since: Annotated[str, typer.Option(help="Only main-line commits from this date (ISO 8601).")] = "",
+    until: Annotated[str, typer.Option(help="Only main-line commits up to this date (ISO 8601).")] = "",
+    install_config: Annotated[str, typer.Option(
+        help="SWE-rebench install_config for every candidate: JSON or a file holding it (default: inferred "
+             "from the repository at each fix commit).")] = "",
+    runs: Annotated[int, typer.Option(help="Runs of the tests before and after each gold patch; a test "
+                                           "whose outcome changes is dropped as flaky.")] = 3,
+    runtime: Annotated[str, typer.Option(help="local (virtualenvs; docker is not available yet).")] = "local",
+    name: Annotated[str, typer.Option(help="owner/name for the rows (default: from the origin URL, else "
+                                           "local/FOLDER).")] = "",
+    workers: WorkersOpt = CORES,
+    as_json: JsonOpt = False,
+) -> None:
+    """Bug instances from REPO's main line: merges and direct commits touching tests and Python source, each
+    split into gold and test patch and kept only if its tests fail before the gold patch and pass after it
+    (each state run --runs times). Writes SWE-rebench rows that `cw load repair OUT` loads as they are."""
+    from .domains.repair.mine import DROPS, SKIPS, mine
+
+    with _count("mine", "interrupted: every commit decided so far is saved; run the same command again to "
+                        "continue") as on_count:
+        summary = mine(repo, out_path, name=name, since=since, until=until, install_config=install_config,
+                       runs=runs, runtime=runtime, workers=workers,
+                       on_progress=lambda done, total, _: on_count(done, total))
+    if as_json:
+        return _print_json(summary.as_dict())
+    s = summary
+    out.print(_table(f"Mined {s.repo} into {s.out} ({s.seconds:.1f}s)", [{
+        "commits scanned": s.scanned, "candidates": s.candidates, "kept": s.kept,
+        "yield": "-" if s.yield_ is None else f"{s.yield_:.0%}", "flaky tests dropped": s.flaky_tests,
+        "resumed": s.resumed}]))
+    reasons = [{"outcome": "not a candidate", "reason": r, "commits": n, "why": SKIPS[r]} for r, n in
+               sorted(s.skipped.items())] + [{"outcome": "dropped", "reason": r, "commits": n, "why": DROPS[r]}
+                                             for r, n in sorted(s.dropped.items())]
+    if reasons:
+        out.print(_table("Commits not kept, by reason", reasons))
+    if s.kept:
+        out.print(f"Next: cw load repair {out_path} · cw walk --domain repair --n 2")
 
 
 # -- tasks --------------------------------------------------------------------------------------
@@ -427,9 +491,10 @@ def grade(
 class _count:
     """A rich progress bar on stderr for work that reports (done, total)."""
 
-    def __init__(self, label: str):
+    def __init__(self, label: str, interrupted: str = "interrupted: the grades finished so far are saved"):
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+        self.interrupted = interrupted
         quiet = not err.is_terminal and not os.environ.get("CODEWALK_PROGRESS")
         self.bar = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                             console=err, disable=quiet)
@@ -442,7 +507,7 @@ class _count:
     def __exit__(self, kind, value, tb) -> None:
         self.bar.stop()
         if kind is KeyboardInterrupt:
-            raise Interrupted("interrupted: the grades finished so far are saved")
+            raise Interrupted(self.interrupted)
 
 
 # -- query, domains -------------------------------------------------------------------------------
@@ -467,8 +532,9 @@ def query(
         if as_json:
             return _print_json(rows)
         return out.print(_table("Named queries (cw query --name NAME)", rows))
+    params = _params(param)  # argument errors before the store opens
     with _store(ctx) as store:
-        rows = run_named(store, name, _params(param)) if name else run_checked(store, cypher or "", _params(param))
+        rows = run_named(store, name, params) if name else run_checked(store, cypher or "", params)
     if as_json:
         return _print_json(rows)
     out.print(_table(f"{len(rows)} rows", rows) if rows else "0 rows")
@@ -494,6 +560,77 @@ def domains(ctx: typer.Context, as_json: JsonOpt = False) -> None:
     if as_json:
         return _print_json(rows)
     out.print(_table("Domains", rows))
+
+
+# -- data ----------------------------------------------------------------------------------------
+DatasetArg = Annotated[str, typer.Argument(help="A dataset name (codecomplex, fempd, verus-bench, acsl-bench) or all.")]
+
+
+def _part_rows(statuses) -> list[dict[str, Any]]:
+    rows = []
+    for s in statuses:
+        for p in s.parts:
+            rows.append({"dataset": s.name, "part": p.name, "state": p.state,
+                         "files": f"{p.files}/{p.expected_files}",
+                         "pinned digest": p.expected_digest[:19] + "…",  # whole in --json and docs/datasets.md
+                         "fetch": "rebuilds it" if p.reproducible else "cannot (see docs/datasets.md)"})
+    return rows
+
+
+@data_app.command("status")
+def data_status(name: DatasetArg = "all", as_json: JsonOpt = False) -> None:
+    """Each dataset: the folder codewalk reads ($CODEWALK_SHARED/data/NAME), and whether each part of it is
+    there and matches the digest codewalk pins. Exits 8 unless every dataset asked for matches."""
+    from .datasets import DatasetError, status
+
+    found = status(name)
+    if as_json:
+        _print_json([s.as_dict() for s in found])
+    else:
+        out.print(_table(f"Datasets under {paths.shared() / 'data'} (CODEWALK_SHARED)",
+                         [{"dataset": s.name, "state": s.state, "path": s.path} for s in found]))
+        out.print(_table("Parts", _part_rows(found)))
+    if any(s.state != "matches" for s in found):
+        raise typer.Exit(DatasetError.exit_code)
+
+
+@data_app.command("fetch")
+def data_fetch(
+    name: DatasetArg,
+    origin: Annotated[list[str], typer.Option(
+        "--from", help="Where to get a source instead of https://github.com/OWNER/NAME: a local clone or bare "
+        "mirror, or a URL. OWNER/NAME=PATH_OR_URL (repeat per source), or just PATH_OR_URL for a dataset "
+        "with one source.")] = [],
+    copy: Annotated[Path | None, typer.Option(
+        "--copy", help="A copy of the dataset folder (e.g. a colleague's CODEWALK_SHARED/data/NAME) to take the "
+        "parts that cannot be rebuilt from upstream from (FEMPD's index); they are checked against their pins "
+        "too.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Build a dataset from its upstream repositories at the pinned commits (git fetch --depth 1, or read
+    a local mirror), check it against the pinned digests, and only then move it into
+    $CODEWALK_SHARED/data/NAME. A folder already there is left alone, and refused when it differs. Parts
+    that cannot be rebuilt from upstream are named; --copy takes them from a copy of the folder, checked
+    against their pins (docs/datasets.md)."""
+    from .datasets import fetch, get, names, origins
+
+    if (origin or copy) and name == "all":
+        raise UsageError("--from and --copy name the sources of one dataset: fetch them one by one")
+
+    def log(line: str) -> None:
+        err.print(line, highlight=False, soft_wrap=True)
+
+    results = [fetch(n, origins(origin, get(n)), log=log, copy_from=copy) for n in names(name)]
+    if as_json:
+        return _print_json([r.as_dict() for r in results])
+    out.print(_table("Fetched", [{"dataset": r.name, "action": r.action, "state": r.status.state, "path": r.path}
+                                 for r in results]))
+    for r in results:
+        for why in r.not_reproduced:
+            out.print(Text(f"{r.name}: not fetched: {why}"))
+        if r.not_reproduced:
+            out.print(Text(f"{r.name}: `cw data fetch {r.name} --copy DIR` adds what is absent from a copy of the "
+                           "dataset folder, checked against its pins"))
 
 
 # -- db ------------------------------------------------------------------------------------------
@@ -536,15 +673,19 @@ def db_stop() -> None:
 
 @db_app.command("status")
 def db_status(as_json: JsonOpt = False) -> None:
-    """Which Neo4j runs (Docker or Java), its URIs, and whether its data persists."""
+    """Which Neo4j runs (Docker or Java), its URIs, and whether its data persists. Exits 5 when no local
+    Neo4j is running, with or without --json (which then prints null)."""
     from . import dbserver
 
     info = dbserver.status(_db_home())
     if as_json:
-        return _print_json(info.__dict__ if info else None)
-    if info is None:
+        _print_json(info.__dict__ if info else None)
+    elif info is None:
         out.print("no local Neo4j is running (start one with `cw db start`)")
-        raise typer.Exit(1)
+    if info is None:
+        raise typer.Exit(ServerError.exit_code)
+    if as_json:
+        return
     out.print(_table("Neo4j", _server_rows(info) + [{"what": "running", "value": info.running}]))
 
 
@@ -554,5 +695,5 @@ def main() -> None:
     try:
         app()
     except CodewalkError as e:
-        err.print(f"[red]error:[/] {escape(str(e))}", highlight=False)
+        err.print(f"[red]error:[/] {escape(str(e))}", highlight=False, soft_wrap=True)  # whole, for grep
         sys.exit(e.exit_code)

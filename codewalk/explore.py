@@ -23,6 +23,7 @@ has orderings whose every prefix is connected; dividing by that number estimates
 
 from __future__ import annotations
 
+import json
 import math
 import random
 import re
@@ -306,12 +307,13 @@ def named_queries() -> dict[str, str]:
 
 
 def run_named(store: GraphStore, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
-    """Run `cypher/explore/NAME` with exactly the parameters it uses; $domain defaults to the one domain
-    loaded, when only one is."""
+    """Run `cypher/explore/NAME` with exactly the parameters it uses. A file's `// Defaults: KEY=VALUE ...`
+    line gives values for those not passed; $domain defaults to the one domain loaded, when only one is."""
     known = named_queries()
     if name not in known:
         raise UsageError(f"no named query {name!r}; available: {', '.join(known)}")
     text = query(f"explore/{name}", store.dialect)
+    params = defaults(text) | params
     if "domain" in parameters(text) and "domain" not in params and len(loaded := store.domains()) == 1:
         params = {**params, "domain": next(iter(loaded))}
     return run_checked(store, text, params, f"query {name!r}")
@@ -330,6 +332,15 @@ def run_checked(store: GraphStore, cypher: str, params: dict[str, Any], what: st
                          + (f"; missing: {', '.join(missing)}" if missing else "")
                          + (f"; not used: {', '.join(unknown)}" if unknown else ""))
     return store.run(cypher, params)
+
+
+def defaults(cypher: str) -> dict[str, Any]:
+    """The values a named query's `// Defaults: limit=10 ...` comment line gives (JSON values)."""
+    found: dict[str, Any] = {}
+    for line in re.findall(r"^//\s*Defaults:(.*)$", cypher, flags=re.M):
+        for key, value in re.findall(r"(\w+)=(\S+)", line):
+            found[key] = json.loads(value)
+    return found
 
 
 def parameters(cypher: str) -> list[str]:

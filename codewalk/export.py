@@ -26,7 +26,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from . import jsonl
+from . import card, jsonl
 from .domain import get_domain
 from .errors import InputError, StoreError, UsageError
 from .records import STATUSES, Task
@@ -71,8 +71,10 @@ def export_tasks(
     atoms = {a.id: a for a in store.get_atoms(sorted({a for row in selected for a in row["atoms"]}))}
     rows = [_row(plugin, task_record(row), row["run_params"] or "", atoms) for row in selected]
     _check_schema(domain, rows)
-    writers = {"jsonl": _write_jsonl, "parquet": _write_parquet, "hf": _write_hf, "inspect": _write_inspect}
-    writers[fmt](rows, out, domain)
+    if fmt == "hf":
+        _write_hf(rows, out, domain, card.facts(domain, plugin.data_source, atoms.values()))
+    else:
+        {"jsonl": _write_jsonl, "parquet": _write_parquet, "inspect": _write_inspect}[fmt](rows, out, domain)
     by_level = dict(sorted(Counter(row["level"] for row in rows).items()))
     return ExportSummary(domain, fmt, str(out), len(rows), by_level)
 
@@ -191,35 +193,13 @@ def _write_parquet(rows: list[dict[str, Any]], out: Path, domain: str) -> None:
     pq.write_table(_table(rows, domain), out)
 
 
-def _write_hf(rows: list[dict[str, Any]], out: Path, domain: str) -> None:
-    """`<out>/<domain>/test.parquet`, then the card is rewritten from every domain folder present, so
-    exporting several domains into one folder gives one dataset with a config per domain."""
+def _write_hf(rows: list[dict[str, Any]], out: Path, domain: str, facts: dict[str, Any]) -> None:
+    """`<out>/<domain>/test.parquet` (with what the card says of it in the schema metadata), then the card
+    is rewritten from every domain folder present, so exporting several domains into one folder gives one
+    dataset with a config per domain (codewalk.card)."""
     table = _table(rows, domain)
+    table = table.replace_schema_metadata({**(table.schema.metadata or {}),
+                                           card.META_KEY: json.dumps(facts, sort_keys=True).encode()})
     (out / domain).mkdir(parents=True, exist_ok=True)
     pq.write_table(table, out / domain / f"{SPLIT}.parquet")
-    (out / "README.md").write_text(_card(out), encoding="utf-8")
-
-
-def _card(out: Path) -> str:
-    configs, sections = [], []
-    for data in sorted(out.glob(f"*/{SPLIT}.parquet")):
-        name = data.parent.name
-        table = pq.read_table(data, columns=["level", "status", "generator_version"])
-        levels = Counter(table.column("level").to_pylist())
-        configs.append(f"- config_name: {name}\n  data_files:\n  - split: {SPLIT}\n"
-                       f"    path: {name}/{SPLIT}.parquet")
-        counts = ", ".join(f"N={n}: {c}" for n, c in sorted(levels.items()))
-        statuses = ", ".join(sorted(set(table.column("status").to_pylist())))
-        generators = ", ".join(sorted(set(table.column("generator_version").to_pylist())))
-        sections.append(f"### {name}\n\n{table.num_rows} tasks ({statuses}); {counts}. "
-                        f"Generator: {generators}.\n\n```python\nfrom datasets import load_dataset\n"
-                        f"ds = load_dataset(PATH, {name!r}, split={SPLIT!r})\n```")
-    return ("---\nconfigs:\n" + "\n".join(configs) + "\ntags:\n- code\n- compositional\n---\n\n"
-            "# CodeWalk tasks\n\n"
-            "Compositional coding tasks made by codewalk (`cw tasks export --format hf`): each task\n"
-            "joins N verified atomic problems found by a walk on a problem graph, and was admitted only\n"
-            "if every atom is still unsolved in the composite and the joint reference passes the\n"
-            "verifier that grades models.\n"
-            "The `verifier` column (JSON) is what `cw grade` needs; `seed`, `run`, `run_params`,\n"
-            "`generator_version`, `data_source` and `data_revision` say how to make the task again.\n\n"
-            "## Configs\n\n" + "\n\n".join(sections) + "\n")
+    (out / "README.md").write_text(card.render(out), encoding="utf-8")

@@ -6,7 +6,7 @@ import hashlib
 import json
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 # The summary fields an Atom node carries for exploration (Neo4j Browser captions, Cypher filters).
 # A fixed set, because LadybugDB needs a fixed table schema and because property names never come
@@ -24,7 +24,7 @@ SUMMARY_FIELDS: dict[str, type] = {
 RelType = Literal["SHARES_FILE", "FEEDS"]
 REL_TYPES: dict[str, bool] = {"SHARES_FILE": True, "FEEDS": False}  # type -> symmetric?
 TaskStatus = Literal["admitted", "rejected", "error"]
-STATUSES = ("admitted", "rejected", "error")
+STATUSES: tuple[TaskStatus, ...] = get_args(TaskStatus)  # one definition: the CLI and export check against it
 
 
 class Reason(StrEnum):

@@ -2,8 +2,9 @@
 
 Every verifier call goes through `run`. The command starts a new session, so its whole process tree
 shares one process group that is SIGKILLed when the call ends (on timeout, and also after a normal exit
-so no stray grandchild outlives it). Limits are set between fork and exec. The environment carries
-nothing of the caller's (no tokens, no store passwords).
+so no stray grandchild outlives it). Limits and the pids cgroup are set by `prlimit` and a shell just
+before the command (in the child between fork and exec only where prlimit is missing). The environment
+carries nothing of the caller's (no tokens, no store passwords).
 
 Code nobody reviewed (composites, graded predictions) runs isolated where the machine allows it, with
 bubblewrap (`bwrap`, the sandbox Flatpak uses): no network, its own PID namespace (when its first
@@ -11,8 +12,9 @@ process dies the kernel kills every process left, even one that called setsid())
 directory read-write (TMPDIR points there). What else it sees is an allow-list when the caller gives
 one (`sees`: the system directories, then only those paths read-only; /tmp, the home folder, the store
 and every cache are absent), else the whole filesystem read-only (left to runs of trusted tools on
-reviewed inputs: git and patch applying a patch to a worktree). Process count is capped by a pids
-cgroup when one is writable (root ignores RLIMIT_NPROC), else by RLIMIT_NPROC. `isolation()` says what
+reviewed inputs: git and patch applying a patch to a worktree). Process count is capped at the caller's
+`max_procs` by a pids cgroup when one is writable (root ignores RLIMIT_NPROC; bwrap's own two processes
+are added only when it runs), else by RLIMIT_NPROC. `isolation()` says what
 this machine gives; trusted tooling (git, pip building an environment) passes `isolate=False`.
 """
 
@@ -58,6 +60,9 @@ def required_by_default() -> bool:
     return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 
 
+BWRAP_PROCS = 2  # processes bwrap adds to a run: itself and the init of its PID namespace
+
+
 def run(cmd: list[str], *, cwd: Path, timeout: float, stdin: str | None = None, memory_mb: int = 1024,
         cpu_seconds: int | None = None, max_procs: int | None = 256, max_file_mb: int = 64,
         env: dict | None = None, isolate: bool = True, writable: Sequence[Path] = (),
@@ -78,10 +83,12 @@ def run(cmd: list[str], *, cwd: Path, timeout: float, stdin: str | None = None, 
     program = Path(cmd[0]).name  # what the meter counts the time under (bwrap is only its wrapper)
     if not shutil.which(cmd[0], path=(env or {}).get("PATH", os.environ.get("PATH", os.defpath))):
         raise InfraError(f"cannot start {cmd[0]}: not found")  # bwrap or prlimit would only say "exit 1"
-    if isolate and _bwrap_works():
+    wrapped = isolate and _bwrap_works()
+    if wrapped:
         cmd = _bwrap_prefix(Path(cwd), writable, sees) + list(cmd)
         env = {"TMPDIR": str(cwd), **(env or {})}  # /tmp is read-only inside
-    with _pids_cgroup(max_procs) as member:
+    # bwrap's own two processes (itself and its namespace's init) are charged to the group: only when it runs
+    with _pids_cgroup(max_procs, extra=BWRAP_PROCS if wrapped else 0) as member:
         return _run(cmd, cwd, timeout, stdin, limits, member, env, program)
 
 
@@ -279,8 +286,8 @@ _idle_groups: dict[int, deque[Path]] = {}
 
 
 @contextmanager
-def _pids_cgroup(max_procs: int | None) -> Iterator[Path | None]:
-    """A pids cgroup that no other process is in, capped at max_procs (plus bwrap's own two), as the file a
+def _pids_cgroup(max_procs: int | None, extra: int = 0) -> Iterator[Path | None]:
+    """A pids cgroup that no other process is in, capped at max_procs (plus `extra`: a wrapper's own), as the file a
     process writes itself into to join it; None where no pids cgroup is writable.
 
     A group is reused once nothing is charged to it any more (pids.current 0, about 2 s after an isolated
@@ -301,7 +308,7 @@ def _pids_cgroup(max_procs: int | None) -> Iterator[Path | None]:
         atexit.register(_remove_idle_groups)  # a process that exits normally
         multiprocessing.util.Finalize(None, _remove_idle_groups, exitpriority=0)  # a pool's worker
     idle = _idle_groups[os.getpid()]
-    cap = str((max_procs or 0) + 2)  # max_procs is set: root is not None
+    cap = str((max_procs or 0) + extra)  # max_procs is set: root is not None
     group = idle.popleft() if idle and _read(idle[0] / "pids.current").strip() == "0" else None
     try:
         if group is not None:  # the longest idle, the likeliest empty

@@ -36,6 +36,10 @@ from .errors import CodewalkError, UsageError
 from .store import GraphStore
 
 
+class LevelUnsupported(UsageError):
+    """The level asked for is above what the graph can support: known before walking."""
+
+
 class WalkExhausted(CodewalkError):
     """No group of the requested level can be found (the graph is too small or too sparse)."""
 
@@ -73,8 +77,19 @@ class Walker:
         # The frontier path holds the relation in memory; the Cypher step asks the store each step.
         self.neighbours = _Relation(store, domain, atoms.column("key")) if fast else None
         del atoms
+        if n > (most := self.largest_level()[0]):  # decided before any walk: a usage error, not a long search
+            raise LevelUnsupported(f"level N={n} is above what the graph of domain {domain.name!r} supports: "
+                                   f"N <= {most} ({self.largest_level()[1]}; see `cw explore`)")
         # Give up when this many walks in a row restart without one completing.
         self.max_restarts = 100 * max(len(self.ids), batch)
+
+    def largest_level(self) -> tuple[int, str]:
+        """An upper bound on the level the graph supports, and why: a group lies inside one connected
+        component (frontier walks), a chain inside a weakly connected one and, when the relation has no
+        cycle, along its longest path. Without the relation in memory (the Cypher step), the atom count."""
+        if self.neighbours is None:
+            return len(self.ids), "the number of atoms"
+        return self.neighbours.largest_level(self.domain.symmetric)
 
     def _start(self, walk: _Walk) -> None:
         want = self._label(walk, 0)
@@ -213,6 +228,32 @@ class _Relation:
         # Memoryviews: their slices and items are plain ints, as cheap to iterate as a list's.
         self.next = memoryview(packed.astype(np.int32))  # type: ignore[arg-type]  # an ndarray is a buffer
         self.start = memoryview(np.concatenate([[0], np.cumsum(counts)]).astype(np.int64))  # type: ignore[arg-type]
+
+    def largest_level(self, symmetric: bool) -> tuple[int, str]:
+        """See Walker.largest_level. scipy's C code finds components; a chain's longest path comes from
+        peeling the relation layer by layer (atoms with no incoming edge left), vectorised in numpy."""
+        from scipy.sparse import csr_array
+        from scipy.sparse.csgraph import connected_components
+
+        start, nxt = np.asarray(self.start), np.asarray(self.next)
+        n = len(start) - 1
+        graph = csr_array((np.ones(len(nxt), np.int8), nxt, start), shape=(n, n))
+        _, labels = connected_components(graph, directed=True, connection="weak")
+        largest = int(np.bincount(labels).max()) if n else 0
+        if symmetric:
+            return largest, "size of the largest connected component"
+        indegree = np.bincount(nxt, minlength=n)
+        layer = np.flatnonzero(indegree == 0)
+        layers, peeled = 0, 0
+        while len(layer):
+            layers, peeled = layers + 1, peeled + len(layer)
+            spans = [nxt[start[r]:start[r + 1]] for r in layer]
+            targets = np.concatenate(spans) if spans else np.zeros(0, np.int64)
+            indegree -= np.bincount(targets, minlength=n)
+            layer = np.flatnonzero((indegree == 0) & (np.bincount(targets, minlength=n) > 0))
+        if peeled == n:  # acyclic: the longest chain has one atom per layer
+            return layers, "atoms on the longest path of the relation (it has no cycle)"
+        return largest, "size of the largest weakly connected component"
 
 
 SLICE = 200_000  # atoms whose edges are read in one query (about a million edges in a repair-like graph)

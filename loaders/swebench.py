@@ -9,7 +9,8 @@ This module checks each row's shape and names the line of a bad one; it runs not
 
 Where the repository comes from: `options["repos"]` is a folder holding one git clone per repository,
 named owner__name (SWE-bench's convention); without it the repository is cloned from
-`options["remote"]`, a URL template defaulting to https://github.com/{repo}.
+`options["remote"]`, a URL template; without either, from the row's own `clone_from` when it has one
+(rows `cw mine repair` writes name the clone they were mined from), else https://github.com/{repo}.
 """
 
 from __future__ import annotations
@@ -73,6 +74,8 @@ def clone_source(instance: Instance, options: dict[str, str], source: Path) -> s
                              f"no git clone of {instance.repo} at {clone} (--repos holds one folder per "
                              "repository, named owner__name)")
         return str(clone)
+    if not options.get("remote") and isinstance(instance.row.get("clone_from"), str) and instance.row["clone_from"]:
+        return instance.row["clone_from"]  # a mined row names the repository it came from (`cw mine repair`)
     owner, name = instance.repo.split("/")
     return options.get("remote", DEFAULT_REMOTE).format(repo=instance.repo, owner=owner, name=name)
 

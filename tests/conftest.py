@@ -1,10 +1,11 @@
 """Fixtures: one `store` fixture parametrised over both stores, so every contract test runs on both.
 
-The Neo4j half needs a real Neo4j over Bolt: CODEWALK_TEST_NEO4J (default bolt://127.0.0.1:7687).
-It is looked for only when the first test that needs it runs, so `pytest tests/test_walk.py -m "not
-neo4j"` never touches it. When nothing answers there, the suite starts its own (neo4j-launcher/, Java 17
-+ Maven) on free ports for the session and stops it afterwards. If that is impossible too: under CI
-(CI=true) the Neo4j tests fail; on a developer machine they skip, saying why.
+The Neo4j half needs a real Neo4j over Bolt. The suite never writes to a server it was not given:
+it uses the one named in CODEWALK_TEST_NEO4J, or else starts its own (neo4j-launcher/, Java 17 + Maven)
+on free ports for the session and stops it afterwards. It never probes 127.0.0.1:7687, where `cw db
+start --persist` keeps a user's graph, and it wipes only a database it claimed (tests/neo4j_owner.py).
+Neo4j is looked for only when the first test that needs it runs, so `-m "not neo4j"` never touches it.
+If no server can be had: under CI (CI=true) the Neo4j tests fail; elsewhere they skip, saying why.
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ from neo4j import GraphDatabase
 from neo4j.exceptions import DriverError, Neo4jError
 
 from codewalk.store import open_store
+from tests import neo4j_owner
 
-NEO4J_URI = os.environ.get("CODEWALK_TEST_NEO4J", "bolt://127.0.0.1:7687")
+NEO4J_URI = os.environ.get("CODEWALK_TEST_NEO4J")  # None: the suite starts its own server
 
 # CI replays the same examples every run, so a landing never hinges on a lucky draw; on a developer
 # machine hypothesis explores new ones each time (and remembers failures in .hypothesis/).
@@ -69,16 +71,14 @@ def shared_home(module_home, monkeypatch):
 
 @pytest.fixture(scope="session")
 def _session_neo4j(tmp_path_factory):
-    """Use the Neo4j at CODEWALK_TEST_NEO4J, or start one for this session."""
-    try:  # reachable is enough: each test wipes the graph before it opens the store
-        with GraphDatabase.driver(NEO4J_URI, connection_timeout=5) as driver:
-            driver.verify_connectivity()
-        _neo4j["uri"] = NEO4J_URI
-        yield
-        return
-    except (Neo4jError, DriverError, OSError) as e:
-        _neo4j["why"] = f"no Neo4j at {NEO4J_URI} ({e})"
-    if "CODEWALK_TEST_NEO4J" in os.environ:  # an explicit address is not replaced by our own server
+    """The Neo4j at CODEWALK_TEST_NEO4J, or one started for this session."""
+    if NEO4J_URI:  # an explicit address is used as it is, never replaced by a server of our own
+        try:
+            with GraphDatabase.driver(NEO4J_URI, connection_timeout=5) as driver:
+                driver.verify_connectivity()
+            _neo4j["uri"] = NEO4J_URI
+        except (Neo4jError, DriverError, OSError) as e:
+            _neo4j["why"] = f"no Neo4j at CODEWALK_TEST_NEO4J={NEO4J_URI} ({e})"
         yield
         return
     from codewalk import dbserver
@@ -88,7 +88,7 @@ def _session_neo4j(tmp_path_factory):
     try:
         info = dbserver.start(home, bolt_port=_free_port(), http_port=_free_port())
     except ServerError as e:
-        _neo4j["why"] += f"; could not start one: {e}"
+        _neo4j["why"] = f"CODEWALK_TEST_NEO4J is unset and the suite could not start its own Neo4j: {e}"
         yield
         return
     _neo4j["uri"] = info.bolt_uri
@@ -104,9 +104,12 @@ def neo4j_store(request):
         if os.environ.get("CI"):
             pytest.fail(f"CI needs a real Neo4j: {_neo4j.get('why')}")
         pytest.skip(_neo4j.get("why", "no Neo4j"))
-    # Wiped before it is opened: a test may leave anything behind, even a store codewalk would refuse.
-    with GraphDatabase.driver(_neo4j["uri"]) as driver:
-        driver.execute_query("MATCH (n) DETACH DELETE n")  # test graphs are small
+    # Wiped before it is opened (a test may leave anything behind, even a store codewalk would refuse),
+    # but only if the suite claimed the database: never a user's data.
+    try:
+        neo4j_owner.wipe(_neo4j["uri"])
+    except neo4j_owner.NotOurs as e:
+        pytest.fail(str(e))
     return open_store(_neo4j["uri"])
 
 

@@ -24,8 +24,9 @@ def require(name: str, *inside: str) -> Path:
     """`$CODEWALK_SHARED/data/<name>/<inside...>`, or skip (fail under CI) saying how to point at it."""
     path = dataset(name, *inside)
     if not path.exists():
-        message = (f"dataset {name!r} not found at {path}: set CODEWALK_SHARED to the folder that holds "
-                   f"data/{name} (default: ../shared beside the checkout)")
+        message = (f"dataset {name!r} not found at {path}: get it with `cw data fetch {name}` "
+                   f"(docs/datasets.md), or set CODEWALK_SHARED to the folder that holds data/{name} "
+                   "(default: ../shared beside the checkout)")
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)

@@ -138,3 +138,65 @@ def test_a_walk_that_used_up_the_graph_says_so(capsys, store_path, tmp_path):
     cw(capsys, "--store", store_path, "load", "toychain", str(small))
     code, out, err = cw(capsys, "--store", store_path, "walk", "--n", "2", "--count", "50", "--seed", "1", "--json")
     assert code == 7 and json.loads(out)["used_up"] and "the graph is used up at this level" in err
+
+
+def test_a_level_above_what_the_graph_supports_is_a_usage_error_before_anything_is_stored(capsys, store_path, source):
+    cw(capsys, "--store", store_path, "load", "toychain", str(source))  # 10 atoms
+    code, _, err = cw(capsys, "--store", store_path, "walk", "--n", "1000", "--count", "1")
+    assert code == 2 and "level N=1000 is above what the graph" in err and "N <= 10" in err
+    code, out, _ = cw(capsys, "--store", store_path, "query", "MATCH (r:Run) RETURN count(r) AS n", "--json")
+    assert json.loads(out) == [{"n": 0}]  # no run was recorded
+
+
+def test_db_status_exits_5_without_a_server_with_or_without_json(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("CODEWALK_NEO4J_HOME", str(tmp_path / "no-server"))
+    code, out, _ = cw(capsys, "db", "status")
+    assert code == 5 and "no local Neo4j is running" in out
+    code, out, _ = cw(capsys, "db", "status", "--json")
+    assert code == 5 and json.loads(out) is None
+
+
+def test_a_named_query_runs_without_params_that_have_defaults(capsys, demo_store_path):
+    code, out, err = cw(capsys, "--store", str(demo_store_path), "query", "--name", "most_reused_atoms", "--json")
+    assert code == 0, err
+    assert 0 < len(json.loads(out)) <= 10  # the file's default limit
+    code, out, _ = cw(capsys, "--store", str(demo_store_path), "query", "--name", "most_reused_atoms",
+                      "--param", "limit=1", "--json")
+    assert code == 0 and len(json.loads(out)) == 1
+
+
+def test_an_argument_error_is_reported_without_opening_the_store(capsys, tmp_path):
+    missing = tmp_path / "no" / "such" / "folder" / "g.lbug"  # opening it would be a store error (exit 4)
+    assert cw(capsys, "--store", str(missing), "walk", "--n", "2", "--opt", "novalue")[0] == 2
+    assert cw(capsys, "--store", str(missing), "query", "RETURN 1", "--param", "novalue")[0] == 2
+    assert cw(capsys, "--store", str(missing), "walk", "--n", "0")[0] == 2
+
+
+def test_ctrl_c_says_exactly_what_a_rerun_admits_and_following_it_reaches_the_count(tmp_path):
+    import os
+    import re
+    import signal
+    import sys
+    import time
+
+    store = str(tmp_path / "demo.lbug")
+    env = {**os.environ, "CODEWALK_HOME": str(tmp_path / "home")}
+    cmd = [sys.executable, "-m", "codewalk", "--store", store]
+    subprocess.run([*cmd, "load", "demo", "loaders/demo_atoms.jsonl"], env=env, check=True, capture_output=True)
+    walk = subprocess.Popen([*cmd, "walk", "--n", "2", "--count", "60", "--seed", "3", "--workers", "1"],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(4)
+    assert walk.poll() is None, "the walk finished before Ctrl-C"
+    walk.send_signal(signal.SIGINT)
+    _, err = walk.communicate(timeout=120)
+    assert walk.returncode == 130, err
+    said = re.search(r"(\d+) admitted of --count 60.*rerun with --count (\d+)", " ".join(err.split()))
+    assert said, err
+    admitted, left = int(said[1]), int(said[2])
+    assert admitted + left == 60
+    rerun = subprocess.run([*cmd, "walk", "--n", "2", "--count", str(left), "--seed", "4", "--json"], env=env,
+                           capture_output=True, text=True, timeout=600)
+    assert rerun.returncode == 0, rerun.stderr
+    total = subprocess.run([*cmd, "query", "MATCH (t:Task {status: 'admitted'}) RETURN count(t) AS n", "--json"],
+                           env=env, capture_output=True, text=True, check=True).stdout
+    assert json.loads(total) == [{"n": 60}]

@@ -6,16 +6,21 @@ from __future__ import annotations
 import json
 from importlib.metadata import entry_points
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+import yaml
 
+from codewalk import card
 from codewalk.admission import walk_and_admit
 from codewalk.domain import get_domain
 from codewalk.errors import StoreError, UsageError
 from codewalk.export import export_tasks
 from codewalk.loading import load
+from codewalk.records import Atom
 from codewalk.store import open_store
 from tests.run_cw import cw as run_cw
+from tests.shared_data import require
 from tests.toy import ToyChain
 
 GENERIC = ["id", "domain", "level", "atoms", "prompt", "reference", "verifier", "status", "seed", "run",
@@ -33,7 +38,19 @@ class ToyExport(ToyChain):
                 "FAIL_TO_PASS": json.dumps(task.atoms)}
 
 
-DOMAINS = (ToyExport,)  # registered for this module's tests by conftest's `_domains`
+class ToyDated(ToyChain):
+    """Atoms that carry a fix date and a repository, as repair's do (payload created_at, summary repo)."""
+
+    name = "toydated"
+    data_source = "toy dated rows"
+
+    def load(self, source, options):
+        for i, atom in enumerate(super().load(source, options)):
+            yield Atom(atom.id, atom.domain, {**atom.summary, "repo": f"own/r{i % 2}"},
+                       {**atom.payload, "created_at": f"2021-0{i + 1}-15T00:00:00+00:00"})
+
+
+DOMAINS = (ToyExport, ToyDated)  # registered for this module's tests by conftest's `_domains`
 
 
 def _jsonl(path):
@@ -156,3 +173,82 @@ def test_every_installed_domain_says_where_its_atoms_come_from():
     installed = [ep.name for ep in entry_points(group="codewalk.domains")]
     assert "demo" in installed
     assert [name for name in installed if not get_domain(name).data_source] == []
+
+
+# -- the dataset card (README.md of --format hf) --------------------------------------------------------
+def _front_matter(out):
+    text = (out / "README.md").read_text()
+    assert text.startswith("---\n")
+    head, _, body = text[4:].partition("\n---\n")
+    return yaml.safe_load(head), body
+
+
+def test_hf_card_of_a_real_codecomplex_export_names_licence_source_generation_citation_and_limits(tmp_path):
+    data = require("codecomplex", "python_test.jsonl")
+    ids = ",".join(f"cc-simple-test-{row}" for row in ("0501", "0505", "0512"))
+    with open_store(tmp_path / "g.lbug") as store:
+        load(store, "complexity", data, {"ids": ids, "workers": 2})
+        walk_and_admit(store, "complexity", 1, count=2, seed=5, workers=1)
+        export_tasks(store, "complexity", tmp_path / "hf", "hf")
+    meta, body = _front_matter(tmp_path / "hf")
+    assert meta["license"] == "unknown"  # CodeComplex states none
+    assert meta["source_datasets"] == ["github.com/sybaik1/CodeComplex@75ec12fc611349dfb051d86ae86e6ab368dc8978"]
+    assert meta["configs"][0]["config_name"] == "complexity" and "codewalk" in meta["tags"]
+    assert "| complexity | CodeComplex (LLM test split, Python rows) | github.com/sybaik1/CodeComplex@75ec12fc" in body
+    assert "none stated upstream" in body
+    assert "- seeds: 5\n- levels (N): 1\n" in body and "composer version: complexity-1" in body
+    assert '"n": 1' in body and "runs: 1, with parameters:" in body
+    assert "the atoms carry no dates" in body
+    assert "arXiv:2610.15345" in body and "Baik et al., CodeComplex" in body
+    assert "## Limitations" in body and "490 Python programs" in body and "research and testing use only" in body
+
+
+def test_hf_card_gives_the_date_window_and_repositories_of_dated_atoms_beside_another_config(
+        demo_store_path, tmp_path):
+    out = tmp_path / "hf"
+    source = tmp_path / "toy.txt"
+    source.write_text("".join(f"a{i}\n" for i in range(6)))
+    with open_store(demo_store_path) as store:
+        export_tasks(store, "demo", out, "hf")
+        load(store, "toydated", source)
+        walk_and_admit(store, "toydated", 2, count=2, seed=3)
+        used = {a for t in store.list_tasks("toydated", "admitted", 2) for a in store.get_task(t["id"])["atoms"]}
+        dates = sorted(a.payload["created_at"] for a in store.get_atoms(sorted(used)))
+        export_tasks(store, "toydated", out, "hf")
+    meta, body = _front_matter(out)
+    assert meta["license"] == ["mit", "unknown"]  # demo's own MIT; the toy domain states no licence
+    assert [c["config_name"] for c in meta["configs"]] == ["demo", "toydated"]
+    assert (f"Date window of the atoms (`created_at`, {len(used)} of {len(used)} atoms dated): "
+            f"{dates[0]} to {dates[-1]}.") in body
+    assert "Repositories: own/r0, own/r1." in body
+    assert "| toydated | toy dated rows |" in body and "not stated by the domain" in body
+    assert "### demo" in body and "composer version: demo-1" in body
+
+
+def test_card_facts_give_fempd_cc_by_nc_and_proofs_its_backend_s_dataset():
+    def atom(domain, **payload):
+        return Atom(f"{domain}/x", domain, {"title": "x"}, payload)
+
+    clones = card.facts("clones", "FEMPD", [atom("clones", pair_id=3)])
+    assert [(s["name"], s["license_id"]) for s in clones["sources"]] == [("fempd", "cc-by-nc-4.0")]
+    assert "CC BY-NC 4.0" in clones["sources"][0]["licence"] and "Higo" in clones["sources"][0]["citation"]
+    acsl = card.facts("proofs", "", [atom("proofs", backend="acsl")])
+    both = card.facts("proofs", "", [atom("proofs", backend="acsl"), atom("proofs", backend="verus")])
+    assert [s["name"] for s in acsl["sources"]] == ["acsl-bench"]
+    assert sorted(s["name"] for s in both["sources"]) == ["acsl-bench", "verus-bench"]
+    repair = card.facts("repair", "rows", [atom("repair", created_at="2020-01-01T00:00:00+00:00")])
+    assert repair["sources"][0]["license_id"] == "other" and repair["dates"]["first"] == "2020-01-01T00:00:00+00:00"
+
+
+def test_hf_card_says_what_an_older_export_did_not_record(demo_store_path, tmp_path):
+    out = tmp_path / "hf"
+    (out / "old").mkdir(parents=True)
+    pq.write_table(pa.Table.from_pylist([{"level": 1, "status": "admitted", "seed": 0, "run": "r", "run_params": "",
+                                          "generator_version": "codewalk 0.0.1"}]), out / "old" / "test.parquet")
+    with open_store(demo_store_path) as store:
+        export_tasks(store, "demo", out, "hf")
+    meta, body = _front_matter(out)
+    assert [c["config_name"] for c in meta["configs"]] == ["demo", "old"]
+    assert "| old | not recorded by this export |" in body
+    assert "Sources, licence and dates: not recorded by the codewalk that exported this config." in body
+    assert "composer version: not recorded" in body

@@ -15,8 +15,9 @@ import random
 
 import pytest
 
-from codewalk.domains.proofs import ProofsDomain, read, verus
-from codewalk.domains.proofs.verus import Accepted, VerusRun
+from codewalk.domains.proofs import ProofsDomain, read, verus, verus_guard
+from codewalk.domains.proofs.verus import VerusRun
+from codewalk.domains.proofs.verus_guard import Accepted
 from codewalk.loaders.verusbench import lex, render
 from codewalk.records import Check, Composite
 from tests.shared_data import dataset, require
@@ -70,7 +71,7 @@ def no_verus(request, monkeypatch, tmp_path) -> str:
     monkeypatch.setattr(verus, "verify", _no_verus)
     monkeypatch.setenv("PATH", str(tmp_path))  # and no verus to find either
     if request.param == "the comparison alone":
-        monkeypatch.setattr(verus, "_added", lambda *_: [])
+        monkeypatch.setattr(verus_guard, "_added", lambda *_: [])
     return request.param
 
 
@@ -452,7 +453,7 @@ def test_every_reference_of_the_benchmark_passes_the_structure(atoms):
     by_id = {a.id: a for a in atoms.values()}
     for chain in [[atom] for atom in atoms.values()] + [[by_id[e.src], by_id[e.dst]] for e in pairs]:
         c = d.compose(chain)
-        shape = verus.structure(c.prompt, c.reference, [x["name"] for x in c.verifier["components"]])
+        shape = verus_guard.structure(c.prompt, c.reference, [x["name"] for x in c.verifier["components"]])
         assert isinstance(shape, Accepted), ([a.id for a in chain], shape)
         for text in shape.components + shape.lemmas:  # what Verus would read lexes back to the same tokens
             assert render(lex(text)) == text

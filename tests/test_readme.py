@@ -1,4 +1,5 @@
-"""The README's command table lists every option each command takes (it drifted before)."""
+"""The README's command table lists every option each command takes, and docs/commands.md is what `--help`
+prints (both drifted before)."""
 
 from __future__ import annotations
 
@@ -45,3 +46,12 @@ def test_every_command_and_option_is_in_the_readme_table():
                 if opt.startswith("--") and opt not in EVERYWHERE and not re.search(rf"{re.escape(opt)}(?![\w-])", row):
                     missing.append(f"cw {name} {opt}")
     assert not missing, "README command table misses: " + ", ".join(missing)
+
+
+def test_the_command_reference_is_what_help_prints():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_commands", README.parent / "docs" / "make_commands.py")
+    make = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make)
+    assert make.OUT.read_text(encoding="utf-8") == make.reference(), "run: python docs/make_commands.py"

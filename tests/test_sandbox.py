@@ -163,7 +163,12 @@ def launch(request, monkeypatch):
     return request.param
 
 
-def test_a_fork_bomb_is_capped_and_the_next_run_is_unaffected(launch):
+@pytest.mark.parametrize("bwrap", [True, False], ids=["bwrap", "no-bwrap"])
+def test_a_fork_bomb_is_capped_at_max_procs_with_or_without_bwrap(launch, bwrap, monkeypatch):
+    if not bwrap:  # the cap is the caller's number either way: bwrap's own processes count only when it runs
+        monkeypatch.setattr(sandbox, "_bwrap_works", lambda: False)
+    elif not sandbox._bwrap_works():
+        pytest.skip("bubblewrap is not usable here")
     if "no process cap" in sandbox.isolation():
         if os.environ.get("CI"):
             pytest.fail(f"CI needs a process cap: {sandbox.isolation()}")

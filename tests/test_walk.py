@@ -1,4 +1,4 @@
-"""Walk semantics (README "The graph", Walks), on both stores."""
+"""Walk semantics (docs/graph.md, Walks), on both stores."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from codewalk.domain import WalkPlan, get_domain
 from codewalk.records import Atom, Edge
 from codewalk.store import open_store
-from codewalk.walk import Walker, WalkExhausted
+from codewalk.walk import LevelUnsupported, Walker, WalkExhausted
 
 # A small symmetric graph with unequal multiplicities: c touches both a and b, hubs and a tail.
 SYM_EDGES = [("a", "b"), ("a", "c"), ("b", "c"), ("a", "d"), ("b", "e"), ("e", "f"), ("c", "g"), ("g", "h")]
@@ -163,8 +163,19 @@ def test_position_labels_and_source_caps_constrain_the_walk(store, monkeypatch):
 
 
 def test_a_level_the_graph_cannot_support_stops_with_a_clear_error(store):
-    _load(store, "toychain", [("a", "b")])
+    _load(store, "toychain", [("a", "b"), ("c", "b")])  # three atoms, no chain of three
     walker = Walker(store, get_domain("toychain"), 3, random.Random(0), batch=4, fast=False)
     walker.max_restarts = 50
     with pytest.raises(WalkExhausted, match="no group of 3 atoms"):
         next(iter(walker))
+
+
+@pytest.mark.parametrize("fast", [True, False])
+def test_a_level_above_the_largest_possible_is_refused_before_walking(store, fast):
+    _load(store, "toychain", [("a", "b"), ("b", "c"), ("d", "e")])  # the longest chain: a-b-c
+    with pytest.raises(LevelUnsupported, match="N <= 3" if fast else "N <= 5"):
+        Walker(store, get_domain("toychain"), 4 if fast else 6, random.Random(0), fast=fast)
+    _load(store, "toysym", [("a", "b"), ("b", "c"), ("d", "e")])
+    with pytest.raises(LevelUnsupported, match="N <= 3 \\(size of the largest connected component"):
+        Walker(store, get_domain("toysym"), 4, random.Random(0))
+    assert Walker(store, get_domain("toysym"), 3, random.Random(0)).largest_level()[0] == 3

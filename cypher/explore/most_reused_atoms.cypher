@@ -1,5 +1,6 @@
 // The atoms that appear in the most admitted tasks of a domain.
-// Params: $domain, $limit (e.g. 10).
+// Params: $domain, $limit.
+// Defaults: limit=10
 MATCH (t:Task)-[:COMPOSES]->(a:Atom)
 WHERE t.domain = $domain AND t.status = 'admitted'
 RETURN a.id AS atom, a.title AS title, count(DISTINCT t) AS tasks, min(t.level) AS min_level,

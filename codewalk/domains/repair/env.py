@@ -21,7 +21,7 @@ import shlex
 import shutil
 import sys
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -32,6 +32,7 @@ from codewalk.locks import locked
 
 from . import channel
 from .git import Worktree, digest, network_env
+from .junit import node_key
 
 log = logging.getLogger(__name__)
 MARKER = "codewalk-env.json"  # written last: an environment without it is unfinished
@@ -111,6 +112,9 @@ class TestRun:
     seconds: float
     unsigned: int = 0  # lines on the outcome channel without the run's nonce (channel.py)
     python: str = ""  # the interpreter the tests ran on
+    # every case the run reported, (classname, name) -> outcome, as JUnit names it: what a run of whole
+    # files found (mining; junit.node_key maps a node id to its key)
+    cases: dict[tuple[str, str], str] = field(default_factory=dict)
 
     def failing(self, tests: list[str]) -> list[str]:
         return [t for t in tests if self.status.get(t) != "passed"]
@@ -279,7 +283,9 @@ def run_tests(env: Env | Image, tree: Worktree, tests: list[str], test_cmd: str,
     for copy, original in copies.nodes.items():
         if status[original] == "passed" and found.get(copy) != "passed":
             status[original] = f"renamed copy {found.get(copy, 'missing')}"
-    return TestRun(status, report.exit, round(report.seconds, 3), unsigned=report.unsigned, python=report.python)
+    cases = {node_key(node): outcome for node, outcome in found.items() if node not in copies.nodes}
+    return TestRun(status, report.exit, round(report.seconds, 3), unsigned=report.unsigned, python=report.python,
+                   cases=cases)
 
 
 def _run_local(env: Env, work: Path, harness: Path, token: str, command: str, timeout: float,

@@ -1,0 +1,656 @@
+"""Repair atoms mined from a repository's own history (`cw mine repair`): the paper's "code repository with
+commit history, from which we extract bug instances", with git and test runs only.
+
+Candidates are the commits of the main line (first parents from HEAD): a merge brings in what its
+branch changed (base = first parent), a direct commit its own diff. A candidate's change must touch
+both test files and non-test Python source; it is split by the repair domain's test-path convention
+(`patch.is_test_path`) into the gold patch (everything outside the tests but documentation: docs
+folders, changelogs, .md/.rst files, recorded in the row as left out) and the test patch. Diffs are
+taken without rename detection, so a renamed file is a deletion and an addition on its own side.
+
+Each candidate is run in the repair domain's own machinery (its mirror, worktree pool, virtualenv cache
+and `run_tests`): the Python test files the test patch touches, K times at base + test patch and K times
+at base + test patch + gold. A test whose outcome changes between runs of one state is flaky: dropped
+and counted. FAIL_TO_PASS: fails (or is absent) in every run before and passes in every run after;
+PASS_TO_PASS: passes in every run of both. A candidate is kept only with a FAIL_TO_PASS test; every
+other candidate is dropped with a reason (DROPS).
+
+The environment is `--install-config` for every candidate, or inferred from the repository at the fix
+commit (pyproject dependencies and test extras / dependency groups, setup.cfg, setup.py, requirements
+files) and recorded in the row, so `cw load` and `cw walk` rebuild exactly the environment mining used.
+
+Rows are SWE-rebench compatible plus `fix_commit`, `clone_from` (where `cw load repair` clones from
+with no option) and `mined` (how the row was found). Mining is resumable: every commit decided is
+appended to OUT.state, rows to OUT, both flushed at once; a re-run skips what either file holds.
+"""
+
+from __future__ import annotations
+
+import ast
+import configparser
+import json
+import os
+import platform
+import re
+import time
+import tomllib
+from collections import Counter
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from codewalk.errors import InfraError, InputError, UsageError
+from codewalk.executors import open_executor
+from codewalk.loaders.diff import patch_files
+
+from . import RepairDomain
+from .env import EnvSpec, TestRun, run_tests
+from .git import git
+from .junit import node_key
+from .patch import is_test_path
+
+RUNTIMES = ("local", "docker")
+# Why a commit of the window is not a candidate.
+SKIPS = {
+    "root_commit": "the first commit: nothing to compare with",
+    "no_test_change": "touches no test file (a fix without tests)",
+    "no_source_change": "touches tests but no Python source outside tests and documentation",
+}
+# Why a candidate is dropped.
+DROPS = {
+    "no_runnable_tests": "the test patch touches no Python test module that exists after it",
+    "test_patch_does_not_apply": "the test patch does not apply to the base commit",
+    "gold_does_not_apply": "the gold patch does not apply on top of the test patch",
+    "environment_failed": "the environment could not be built",
+    "tests_did_not_run": "a test run gave no verdict (timeout, crash, no report)",
+    "only_flaky": "every test that went from failing to passing changed outcome between runs",
+    "no_test_passes": "not one test passes even with the gold patch (often an incomplete environment)",
+    "no_fail_to_pass": "no test fails before the gold patch and passes after it",
+    "infra_error": "git or the sandbox failed; not recorded as decided, so the next run tries again",
+}
+# Extras, dependency groups and requirement files that hold what the tests need.
+TEST_EXTRAS = ("test", "tests", "testing")
+DEV_EXTRAS = ("dev",)  # used only when none of TEST_EXTRAS is declared anywhere
+REQUIREMENT_FILES = ("requirements.txt", "requirements-test.txt", "requirements_test.txt", "requirements-tests.txt",
+                     "test-requirements.txt", "test_requirements.txt", "requirements/test.txt",
+                     "requirements/tests.txt", "requirements/testing.txt")
+DEV_REQUIREMENT_FILES = ("requirements-dev.txt", "requirements_dev.txt", "dev-requirements.txt",
+                         "requirements/dev.txt")
+NAME = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A main-line change touching tests and source, split into its gold and test patches."""
+
+    commit: str  # the fix commit (a merge, or a direct commit)
+    base: str  # its first parent
+    kind: str  # "merge" or "commit"
+    date: str  # the fix's committer date, ISO 8601 in UTC
+    message: str
+    patch: str  # gold: every change outside the tests but documentation
+    test_patch: str
+    left_out: tuple[str, ...] = ()  # documentation the change touched, in neither patch
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What became of one commit of the window."""
+
+    commit: str
+    status: str  # "kept", "dropped" (a candidate), "skipped" (not a candidate) or "error" (retried on resume)
+    reason: str  # "" when kept; a key of DROPS or SKIPS otherwise
+    detail: str = ""
+    flaky: tuple[str, ...] = ()  # tests dropped as flaky
+    row: dict[str, Any] | None = None
+    seconds: float = 0.0
+
+    def state(self) -> dict[str, Any]:
+        return {"commit": self.commit, "status": self.status, "reason": self.reason, "detail": self.detail,
+                "flaky": list(self.flaky), "seconds": self.seconds}
+
+
+@dataclass
+class MineSummary:
+    repo: str
+    out: str
+    window: dict[str, str]
+    runs: int
+    scanned: int = 0  # main-line commits in the window
+    candidates: int = 0
+    kept: int = 0
+    skipped: Counter[str] = field(default_factory=Counter)  # not candidates, by SKIPS reason
+    dropped: Counter[str] = field(default_factory=Counter)  # candidates, by DROPS reason
+    flaky_tests: int = 0
+    resumed: int = 0  # commits decided by an earlier run and not examined again
+    seconds: float = 0.0
+
+    def add(self, outcome: Outcome) -> None:
+        self.scanned += 1
+        if outcome.status == "skipped":
+            self.skipped[outcome.reason] += 1
+            return
+        self.candidates += 1
+        self.flaky_tests += len(outcome.flaky)
+        if outcome.status == "kept":
+            self.kept += 1
+        else:
+            self.dropped[outcome.reason] += 1
+
+    @property
+    def yield_(self) -> float | None:
+        return self.kept / self.candidates if self.candidates else None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"repo": self.repo, "out": self.out, "window": self.window, "runs": self.runs,
+                "scanned": self.scanned, "candidates": self.candidates, "kept": self.kept,
+                "yield": self.yield_, "skipped": dict(sorted(self.skipped.items())),
+                "dropped": dict(sorted(self.dropped.items())), "flaky_tests": self.flaky_tests,
+                "resumed": self.resumed, "seconds": round(self.seconds, 1)}
+
+
+Progress = Callable[[int, int, MineSummary], None]  # (commits decided, commits in the window, summary)
+
+
+def mine(source: str, out: Path, *, name: str = "", since: str = "", until: str = "",
+         install_config: str = "", runs: int = 3, runtime: str = "local", workers: int = 1,
+         cache: Path | None = None, test_timeout: float = 900.0, on_progress: Progress | None = None) -> MineSummary:
+    """Mine source's main line into SWE-rebench rows appended to out; the summary of the whole window."""
+    started = time.monotonic()
+    if runtime not in RUNTIMES:
+        raise UsageError(f"unknown --runtime {runtime!r}: choose local or docker")
+    if runtime == "docker":
+        raise UsageError("--runtime docker is not available yet in this version of codewalk: mining runs the "
+                         "tests in local virtualenvs (--runtime local)")
+    if runs < 1:
+        raise UsageError(f"--runs must be at least 1, got {runs}")
+    window = {"since": _date(since, "--since"), "until": _date(until, "--until")}
+    config = read_install_config(install_config) if install_config else None
+    origin = _origin(source)
+    name = name or default_name(origin)
+    if not NAME.match(name):
+        raise UsageError(f"--name {name!r} is not owner/name (letters, digits, '_', '.', '-')")
+    domain = RepairDomain(cache)
+    try:
+        head = _head(origin)
+        mirror = domain.mirrors.ensure(name, origin, [head])
+    except InfraError as e:
+        raise InputError(source, None, f"cannot read the repository: {e}") from None
+    miner = Miner(name, origin, str(mirror), cache, config, runs, test_timeout)
+    commits = miner.main_line(head, window)
+    summary = MineSummary(name, str(out), {k: v for k, v in window.items() if v}, runs)
+    store = Rows(out)
+    done = store.decided()
+    todo: list[str] = []
+    for commit in commits:
+        if commit in done:
+            summary.add(done[commit])
+            summary.resumed += 1
+        else:
+            todo.append(commit)
+
+    def decided(outcome: Outcome) -> None:
+        store.write(outcome)
+        summary.add(outcome)
+        if on_progress:
+            on_progress(summary.scanned, len(commits), summary)
+
+    if on_progress:
+        on_progress(summary.scanned, len(commits), summary)
+    executor, ahead = open_executor("local", workers)
+    try:
+        pending: list[Future[Outcome]] = []
+        for commit in todo:
+            candidate = miner.candidate(commit)
+            if isinstance(candidate, Outcome):
+                decided(candidate)
+                continue
+            pending.append(executor.submit(miner.examine, candidate))
+            while len(pending) >= ahead:
+                decided(pending.pop(0).result())
+        for future in pending:
+            decided(future.result())
+    finally:
+        executor.shutdown(wait=True, cancel_futures=True)
+    summary.seconds = time.monotonic() - started
+    return summary
+
+
+# -- the miner: scanning in the main process, examining in workers ---------------------------------
+@dataclass(frozen=True)
+class Miner:
+    """Everything a worker needs to examine a candidate (picklable)."""
+
+    repo: str
+    origin: str
+    mirror: str
+    cache: Path | None
+    install_config: dict[str, Any] | None
+    runs: int
+    test_timeout: float
+
+    def git(self, *args: str, check: bool = True) -> str:
+        return git(list(args), Path(self.mirror), check=check).stdout
+
+    def main_line(self, head: str, window: dict[str, str]) -> list[str]:
+        """The first-parent commits from head inside the window, oldest first."""
+        limits = [f"--since={window['since']}"] if window["since"] else []
+        limits += [f"--until={window['until']}"] if window["until"] else []
+        return self.git("rev-list", "--first-parent", "--reverse", *limits, head).split()
+
+    def candidate(self, commit: str) -> Candidate | Outcome:
+        """The commit as a candidate, or the outcome saying why it is not one."""
+        parents, date, message = self.git("show", "-s", "--format=%P%x00%cI%x00%B", commit).split("\0", 2)
+        if not parents.split():
+            return Outcome(commit, "skipped", "root_commit")
+        base = parents.split()[0]
+        changed = [p for p in self.git("diff", "--name-only", "--no-renames", "-z", base, commit).split("\0") if p]
+        tests = [p for p in changed if is_test_path(p)]
+        source = [p for p in changed if not is_test_path(p) and not documentation(p) and p.endswith(".py")]
+        if not tests:
+            return Outcome(commit, "skipped", "no_test_change", f"changes {len(changed)} file(s), none a test")
+        if not source:
+            return Outcome(commit, "skipped", "no_source_change", f"changes tests ({', '.join(tests[:3])}) and "
+                           "no Python source")
+        gold = [p for p in changed if not is_test_path(p) and not documentation(p)]
+        return Candidate(commit, base, "merge" if len(parents.split()) > 1 else "commit", _utc(date),
+                         message.strip(), self._diff(base, commit, gold), self._diff(base, commit, tests),
+                         tuple(p for p in changed if documentation(p)))
+
+    def _diff(self, base: str, commit: str, paths: list[str]) -> str:
+        return self.git("diff", "--binary", "--full-index", "--no-renames", "--no-color", "--no-ext-diff",
+                        base, commit, "--", *[f":(literal){p}" for p in paths])
+
+    def examine(self, c: Candidate) -> Outcome:
+        """Run the candidate's tests K times before and after its gold patch; its row, or why it is dropped.
+        An infrastructure failure (git, the sandbox) is an outcome with status "error", retried on resume."""
+        started = time.monotonic()
+        try:
+            return self._examine(c, started)
+        except InfraError as e:
+            return Outcome(c.commit, "error", "infra_error", str(e)[-500:], (), None,
+                           round(time.monotonic() - started, 2))
+
+    def _examine(self, c: Candidate, started: float) -> Outcome:
+        def drop(reason: str, detail: str, flaky: Iterable[str] = ()) -> Outcome:
+            return Outcome(c.commit, "dropped", reason, detail, tuple(flaky), None,
+                           round(time.monotonic() - started, 2))
+
+        files = [p for p in patch_files(c.test_patch) if _test_module(p)
+                 and self.git("cat-file", "-t", f"{c.commit}:{p}", check=False).strip() == "blob"]
+        if not files:
+            return drop("no_runnable_tests", f"test files touched: {', '.join(patch_files(c.test_patch))}")
+        config = self.install_config or infer_install_config(lambda p: self._show(c.commit, p), self.repo)
+        spec = EnvSpec.from_config(config)
+        domain = RepairDomain(self.cache)
+        with domain.worktrees.checkout(Path(self.mirror), c.base) as tree:
+            try:
+                env = domain.envs.get(self.repo, spec, tree)
+            except InfraError as e:
+                return drop("environment_failed", str(e)[-500:])
+            if tree.apply(c.test_patch, ("strict",)) is None:
+                return drop("test_patch_does_not_apply", f"to {c.base[:12]}")
+            with_tests = tree.tree()
+            if tree.apply(c.patch, ("strict",)) is None:
+                return drop("gold_does_not_apply", f"on {c.base[:12]} with the test patch")
+            with_gold = tree.tree()
+            states: list[list[dict[str, str]]] = []
+            for state in (with_tests, with_gold):
+                tree.restore(state)
+                found = []
+                for _ in range(self.runs):
+                    try:
+                        run = run_tests(env, tree, files, spec.test_cmd, self.test_timeout, domain.memory_mb)
+                    except InfraError as e:
+                        where = "before" if state == with_tests else "after"
+                        return drop("tests_did_not_run", f"{where} the gold patch: {str(e)[-500:]}")
+                    found.append(node_outcomes(run, files))
+                states.append(found)
+        fail_to_pass, pass_to_pass, flaky = classify(*states)
+        if not any(status == "passed" for run in states[1] for status in run.values()):
+            seen = sorted({n for run in states[1] for n in run})
+            return drop("no_test_passes", f"{len(seen)} test(s) reported after the gold patch, none passed"
+                        + (f", e.g. {seen[0]}" if seen else " (the test modules do not import)"), flaky)
+        if not fail_to_pass:
+            if flaky:
+                return drop("only_flaky", f"flaky: {', '.join(flaky[:3])}", flaky)
+            return drop("no_fail_to_pass", f"{len(pass_to_pass)} test(s) pass before and after", flaky)
+        row = {
+            "instance_id": f"{self.repo.replace('/', '__')}-{c.commit[:12]}", "repo": self.repo,
+            "base_commit": c.base, "patch": c.patch, "test_patch": c.test_patch,
+            "problem_statement": c.message, "hints_text": "", "version": "",
+            "FAIL_TO_PASS": fail_to_pass, "PASS_TO_PASS": pass_to_pass, "created_at": c.date,
+            "environment_setup_commit": c.commit, "install_config": config,
+            "fix_commit": c.commit, "clone_from": self.origin,
+            "mined": {"kind": c.kind, "runs": self.runs, "flaky": flaky, "test_files": files,
+                      "left_out": list(c.left_out),
+                      "env": env.summary() | {"venv": None}},
+        }
+        return Outcome(c.commit, "kept", "", f"{len(fail_to_pass)} FAIL_TO_PASS, {len(pass_to_pass)} PASS_TO_PASS",
+                       tuple(flaky), row, round(time.monotonic() - started, 2))
+
+    def _show(self, commit: str, path: str) -> str | None:
+        done = git(["cat-file", "blob", f"{commit}:{path}"], Path(self.mirror), check=False)
+        return done.stdout if done.returncode == 0 else None
+
+
+def documentation(path: str) -> bool:
+    """Prose the gold patch leaves out (docs folders, changelogs, .md/.rst): every fix touching a changelog
+    would otherwise share a file with every other one, and their patches would conflict there."""
+    parts = PurePosixPath(path).parts
+    name = parts[-1].lower() if parts else ""
+    return (parts[0].lower() in ("doc", "docs") or name.endswith((".md", ".rst", ".adoc"))
+            or name.startswith(("changelog", "changes", "news", "history", "authors", "contributors")))
+
+
+def _test_module(path: str) -> bool:
+    name = PurePosixPath(path).name
+    return is_test_path(path) and name.endswith(".py") and (name.startswith("test") or name.endswith("_test.py")
+                                                            or name.endswith("_tests.py"))
+
+
+def node_outcomes(run: TestRun, files: list[str]) -> dict[str, str]:
+    """node id -> outcome for every test case a run of whole files reported (a collection error, which
+    names no test, is left out: its tests are absent)."""
+    modules = sorted(((re.sub(r"\.py$", "", f.replace("/", ".")), f) for f in files), key=lambda m: -len(m[0]))
+    found: dict[str, str] = {}
+    for (classname, name), status in run.cases.items():
+        for module, file in modules:
+            if classname == module:
+                node = f"{file}::{name}"
+            elif classname.startswith(module + "."):
+                node = f"{file}::{classname[len(module) + 1:].replace('.', '::')}::{name}"
+            else:
+                continue
+            if node_key(node) == (classname, name):
+                found[node] = status
+            break
+    return found
+
+
+def classify(before: list[dict[str, str]], after: list[dict[str, str]]) -> tuple[list[str], list[str], list[str]]:
+    """(FAIL_TO_PASS, PASS_TO_PASS, flaky) from K runs before and K runs after the gold patch."""
+    def kind(status: str | None) -> str:
+        return "passed" if status == "passed" else "skipped" if status == "skipped" else "failed"
+
+    nodes = list(dict.fromkeys(n for run in after for n in run))
+    fail_to_pass, pass_to_pass, flaky = [], [], []
+    for node in nodes:
+        was = {kind(run.get(node)) for run in before}
+        now = {kind(run.get(node)) for run in after}
+        if len(was) > 1 or len(now) > 1:
+            flaky.append(node)
+        elif now == {"passed"} and was == {"failed"}:
+            fail_to_pass.append(node)
+        elif now == {"passed"} and was == {"passed"}:
+            pass_to_pass.append(node)
+    return fail_to_pass, pass_to_pass, flaky
+
+
+# -- environments -------------------------------------------------------------------------------------
+def read_install_config(value: str) -> dict[str, Any]:
+    """--install-config: a JSON object, or a file holding one."""
+    text, where = value, "--install-config"
+    if not value.lstrip().startswith(("{", "[")):
+        where = value
+        try:
+            text = Path(value).read_text(encoding="utf-8")
+        except OSError as e:
+            raise InputError(value, None, f"cannot read the install config: {e.strerror}") from None
+    try:
+        config = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InputError(where, None, f"not JSON: {e}") from None
+    if not isinstance(config, dict):
+        raise InputError(where, None, "the install config must be a JSON object (SWE-rebench keys)")
+    return config
+
+
+def infer_install_config(read: Callable[[str], str | None], repo: str) -> dict[str, Any]:
+    """SWE-rebench install_config keys from the repository's files (read(path) -> text or None): this
+    interpreter's version, and as pip_packages the project's dependencies and test requirements."""
+    own = {_canonical(repo.split("/")[-1])}
+    test: list[str] = []
+    dev: list[str] = []
+    base: list[str] = []
+    used: list[str] = []
+    notes: list[str] = []
+
+    pyproject = read("pyproject.toml")
+    if pyproject is not None:
+        try:
+            data = tomllib.loads(pyproject)
+        except tomllib.TOMLDecodeError as e:
+            notes.append(f"pyproject.toml does not parse: {e}")
+            data = {}
+        project = data.get("project") or {}
+        if project.get("name"):
+            own.add(_canonical(str(project["name"])))
+        if project or data.get("dependency-groups"):
+            used.append("pyproject.toml")
+        base += _strings(project.get("dependencies"))
+        for table in (project.get("optional-dependencies") or {}, data.get("dependency-groups") or {}):
+            for key, value in table.items():
+                into = test if key in TEST_EXTRAS else dev if key in DEV_EXTRAS else None
+                if into is not None:
+                    into += _strings(value)
+        if (data.get("tool") or {}).get("poetry"):
+            notes.append("poetry dependencies ([tool.poetry]) are not read")
+    setup_cfg = read("setup.cfg")
+    if setup_cfg is not None:
+        parser = configparser.ConfigParser(interpolation=None)
+        try:
+            parser.read_string(setup_cfg)
+        except configparser.Error as e:
+            notes.append(f"setup.cfg does not parse: {e}")
+        else:
+            if parser.has_option("metadata", "name"):
+                own.add(_canonical(parser.get("metadata", "name")))
+            if parser.has_option("options", "install_requires"):
+                base += _lines(parser.get("options", "install_requires"))
+                used.append("setup.cfg")
+            if parser.has_section("options.extras_require"):
+                for key, value in parser.items("options.extras_require"):
+                    into = test if key in TEST_EXTRAS else dev if key in DEV_EXTRAS else None
+                    if into is not None:
+                        into += _lines(value)
+                        used.append("setup.cfg")
+    setup_py = read("setup.py")
+    if setup_py is not None:
+        found = _setup_py(setup_py)
+        if found is None:
+            notes.append("setup.py does not parse")
+        else:
+            requires, extras = found
+            base += requires
+            for key, value in extras.items():
+                into = test if key in TEST_EXTRAS else dev if key in DEV_EXTRAS else None
+                if into is not None:
+                    into += value
+            if requires or extras:
+                used.append("setup.py")
+    for files, into in ((REQUIREMENT_FILES, test), (DEV_REQUIREMENT_FILES, dev)):
+        for path in files:
+            text = read(path)
+            if text is not None:
+                into += _requirements(path, text, read, notes)
+                used.append(path)
+    wanted = base + (test or dev)
+    packages = list(dict.fromkeys(w for w in wanted if _canonical(_project(w)) not in own))
+    return {"python": ".".join(platform.python_version_tuple()[:2]), "pip_packages": packages, "install": "",
+            "test_cmd": "", "inferred_from": list(dict.fromkeys(used)), "notes": notes}
+
+
+def _strings(value: Any) -> list[str]:
+    return [v.strip() for v in value if isinstance(v, str) and v.strip()] if isinstance(value, list) else []
+
+
+def _lines(value: str) -> list[str]:
+    return [line.split("#")[0].strip() for line in value.splitlines() if line.split("#")[0].strip()]
+
+
+def _requirements(path: str, text: str, read: Callable[[str], str | None], notes: list[str],
+                  depth: int = 0) -> list[str]:
+    """The requirement specifiers of a requirements file, following -r; options and paths are left out."""
+    found: list[str] = []
+    for line in _lines(text):
+        if line.startswith(("-r ", "--requirement ")) and depth < 5:
+            nested = str(PurePosixPath(path).parent / line.split(maxsplit=1)[1])
+            nested_text = read(nested.removeprefix("./"))
+            if nested_text is None:
+                notes.append(f"{path} includes {nested}, which is not in the repository")
+            else:
+                found += _requirements(nested, nested_text, read, notes, depth + 1)
+        elif line.startswith("-") or line.startswith((".", "/")) or line == ".":
+            notes.append(f"{path}: {line!r} was not installed (an option or a path)")
+        else:
+            found.append(line)
+    return found
+
+
+def _setup_py(text: str) -> tuple[list[str], dict[str, list[str]]] | None:
+    """install_requires and extras_require of setup.py's setup(...) call, where they are literals."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    requires: list[str] = []
+    extras: dict[str, list[str]] = {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", "")) == "setup"):
+            continue
+        for keyword in node.keywords:
+            try:
+                value = ast.literal_eval(keyword.value)
+            except (ValueError, TypeError, SyntaxError, RecursionError):
+                continue
+            if keyword.arg == "install_requires":
+                requires += _strings(list(value) if isinstance(value, list | tuple) else None)
+            elif keyword.arg == "extras_require" and isinstance(value, dict):
+                for key, listed in value.items():
+                    extras[str(key)] = _strings(list(listed) if isinstance(listed, list | tuple) else None)
+    return requires, extras
+
+
+def _project(requirement: str) -> str:
+    return re.split(r"[\s\[<>=!~;@(]", requirement, maxsplit=1)[0]
+
+
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+# -- the output file and its state --------------------------------------------------------------------
+class Rows:
+    """OUT (rows, JSON lines) and OUT.state (one line per decided commit), both appended and flushed."""
+
+    def __init__(self, out: Path):
+        self.out, self.state = out, out.with_name(out.name + ".state")
+
+    def decided(self) -> dict[str, Outcome]:
+        """Commits decided by an earlier run: from the state file, and kept rows whose state line was lost."""
+        found: dict[str, Outcome] = {}
+        for path in (self.state, self.out):
+            self._drop_partial_line(path)
+        if self.state.is_file():
+            for number, line in enumerate(self.state.read_text(encoding="utf-8").splitlines(), 1):
+                try:
+                    data = json.loads(line)
+                    if data["status"] == "error":
+                        found.pop(data["commit"], None)
+                        continue
+                    found[data["commit"]] = Outcome(data["commit"], data["status"], data["reason"],
+                                                    data.get("detail", ""), tuple(data.get("flaky", ())))
+                except (ValueError, KeyError, TypeError):
+                    raise InputError(str(self.state), number, "not a mining state line (delete the file to "
+                                     "examine every commit again)") from None
+        if self.out.is_file():
+            for number, line in enumerate(self.out.read_text(encoding="utf-8").splitlines(), 1):
+                try:
+                    commit = json.loads(line)["fix_commit"]
+                except (ValueError, KeyError, TypeError):
+                    raise InputError(str(self.out), number, "not a row `cw mine repair` wrote (no fix_commit): "
+                                     "mine into a new file") from None
+                flaky = found[commit].flaky if commit in found else ()
+                found[commit] = Outcome(commit, "kept", "", flaky=flaky)
+        return found
+
+    def write(self, outcome: Outcome) -> None:
+        if outcome.row is not None:  # the row first: a kill between the two lines leaves it decided
+            self._append(self.out, outcome.row)
+        self._append(self.state, outcome.state())
+
+    @staticmethod
+    def _append(path: Path, data: dict[str, Any]) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="utf-8") as f:
+            f.write(json.dumps(data) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+
+    @staticmethod
+    def _drop_partial_line(path: Path) -> None:
+        """A line cut by a kill mid-write is removed: its commit is examined again."""
+        if not path.is_file():
+            return
+        data = path.read_bytes()
+        if data and not data.endswith(b"\n"):
+            path.write_bytes(data[: data.rfind(b"\n") + 1])
+
+
+# -- helpers ----------------------------------------------------------------------------------------
+def _origin(source: str) -> str:
+    """Where to clone from: a local repository's absolute path, or a URL as given."""
+    if re.match(r"^[a-z][a-z0-9+.-]*://", source) or re.match(r"^[\w.-]+@[\w.-]+:", source):
+        return source
+    path = Path(source).expanduser().resolve()
+    if not path.exists():
+        raise InputError(source, None, "no such repository (a path to a git clone, or a URL)")
+    done = git(["rev-parse", "--git-dir"], path, check=False)
+    if done.returncode != 0:
+        raise InputError(source, None, "not a git repository")
+    return str(path)
+
+
+def _head(origin: str) -> str:
+    """The commit the source's HEAD names."""
+    if Path(origin).is_dir():
+        done = git(["rev-parse", "--verify", "HEAD^{commit}"], Path(origin), check=False)
+        if done.returncode != 0:
+            raise InfraError("its HEAD names no commit (an empty repository?)")
+        return done.stdout.strip()
+    done = git(["ls-remote", origin, "HEAD"], Path.cwd())
+    if not done.stdout.split():
+        raise InfraError("the remote has no HEAD")
+    return done.stdout.split()[0]
+
+
+def default_name(origin: str) -> str:
+    """owner/name: from a GitHub-style URL (the source's or its origin remote's), else local/<folder>."""
+    url = origin
+    if Path(origin).is_dir():
+        url = git(["config", "--get", "remote.origin.url"], Path(origin), check=False).stdout.strip() or origin
+    m = re.search(r"[/:]([\w.-]+)/([\w.-]+?)(?:\.git)?/?$", url)
+    if m and not Path(url).is_dir():
+        return f"{m.group(1)}/{m.group(2)}"
+    folder = Path(origin).name.removesuffix(".git")
+    return "local/" + (re.sub(r"[^A-Za-z0-9_.-]+", "-", folder) or "repository")
+
+
+def _date(value: str, option: str) -> str:
+    if not value:
+        return ""
+    try:
+        stamp = datetime.fromisoformat(value.strip())
+    except ValueError:
+        raise UsageError(f"{option} {value!r} is not an ISO 8601 date (e.g. 2024-06-01)") from None
+    if stamp.tzinfo is None:
+        stamp = stamp.replace(tzinfo=UTC)
+    return stamp.isoformat()
+
+
+def _utc(date: str) -> str:
+    return datetime.fromisoformat(date.strip()).astimezone(UTC).isoformat(timespec="seconds")
