@@ -21,6 +21,7 @@ import json
 import os
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -224,14 +225,15 @@ class RepairDomain(Domain):
         if v.get("reference_conflict"):
             return Check(False, v["reference_conflict"], evidence, reason="reference_conflict")
         wanted = list(dict.fromkeys(v["FAIL_TO_PASS"] + v["PASS_TO_PASS_listed"]))
-        run, env = self._run(v, composite.reference, wanted)
-        evidence.update(tests={t: run.status[t] for t in v["FAIL_TO_PASS"]}, seconds=run.seconds,
-                        env=env.summary())
-        failing = run.failing(v["FAIL_TO_PASS"])
-        if failing:
-            return Check(False, f"{len(failing)} of {len(v['FAIL_TO_PASS'])} tests of F do not pass with the "
-                         f"gold patches: {_listing(failing, run)}", evidence)
-        before = self._xg_run(v, wanted)
+        with self._session() as session:  # docker: the run with Ref(G) and the one at x_G share a container
+            run, env = self._run(v, composite.reference, wanted, session)
+            evidence.update(tests={t: run.status[t] for t in v["FAIL_TO_PASS"]}, seconds=run.seconds,
+                            env=env.summary())
+            failing = run.failing(v["FAIL_TO_PASS"])
+            if failing:
+                return Check(False, f"{len(failing)} of {len(v['FAIL_TO_PASS'])} tests of F do not pass with the "
+                             f"gold patches: {_listing(failing, run)}", evidence)
+            before = self._xg_run(v, wanted, session)
         listed = [t for t in wanted if t not in v["FAIL_TO_PASS"]]
         dropped = {t: (f"{before.status[t]} at x_G" if before.status[t] != "passed"
                        else f"{run.status[t]} with the gold patches")
@@ -242,12 +244,20 @@ class RepairDomain(Domain):
                      f"{len(v['PASS_TO_PASS'])} PASS_TO_PASS tests pass before and after "
                      f"({len(dropped)} listed ones dropped)", evidence)
 
-    def _xg_run(self, v: dict[str, Any], tests: list[str]) -> TestRun:
+    def _xg_run(self, v: dict[str, Any], tests: list[str], session: Any = None) -> TestRun:
         key = digest(v["repo"], v["base_commit"], v["test_patch"], json.dumps(tests))
         meter.reuse("repair: tests at x_G", key in self._xg_runs)
         if key not in self._xg_runs:  # one run at x_G answers (1) for every position
-            self._xg_runs[key] = self._run(v, "", tests)[0]
+            self._xg_runs[key] = self._run(v, "", tests, session)[0]
         return self._xg_runs[key]
+
+    def _session(self) -> AbstractContextManager[Any]:
+        """docker: a container the group's runs share (containers.Session); local: nothing to share."""
+        if self.runtime == "docker":
+            from . import containers
+
+            return containers.Session()
+        return nullcontext()
 
     def check_unsolved(self, composite: Composite, atoms: Sequence[Atom], position: int) -> Check:
         """(1) for one atom: at x_G (no gold patch) at least one of its F_i tests fails."""
@@ -264,7 +274,8 @@ class RepairDomain(Domain):
         return Check(False, f"{_title(atom)} is already solved at x_G: all {len(tests)} of its tests pass at "
                      f"c* {v['base_commit'][:12]}", evidence, reason="atom_solved")
 
-    def _run(self, v: dict[str, Any], patch: str, tests: list[str]) -> tuple[TestRun, Env | Image]:
+    def _run(self, v: dict[str, Any], patch: str, tests: list[str], session: Any = None) \
+            -> tuple[TestRun, Env | Image]:
         """tests on x_G with patch applied (prepared in the cached worktree of c*, run in a one-commit copy);
         with a patch, the FAIL_TO_PASS tests also run renamed (channel.py)."""
         spec = EnvSpec.from_config(v["install_config"])
@@ -276,7 +287,7 @@ class RepairDomain(Domain):
             if tree.apply(patch, ("strict",)) is None:
                 raise InfraError(f"a stored patch no longer applies to {v['base_commit'][:12]}")
             run = run_tests(env, tree, tests, spec.test_cmd, self.test_timeout, self.memory_mb, base=x_g,
-                            renamed=v["FAIL_TO_PASS"] if patch else ())
+                            renamed=v["FAIL_TO_PASS"] if patch else (), session=session)
         return run, env
 
     def _env(self, v: Mapping[str, Any], spec: EnvSpec, tree: Worktree) -> Env | Image:

@@ -216,57 +216,99 @@ def _tar(files: dict[str, bytes], tree: Path | None = None) -> io.BytesIO:
 
 
 def run_in_container(image: Image, work: Path, harness: Path, token: str, command: str, timeout: float,
-                     memory_mb: int) -> channel.Report:
-    """The harness in a fresh container of image: the tree at /testbed, the harness at /cw-harness."""
-    from docker.errors import DockerException
-
-    paths_ = [HARNESS, TREE] + ([f"{TREE}/src"] if (work / "src").is_dir() else [])
-    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "PYTHONPATH": ":".join(paths_), "HOME": HOME, "TMPDIR": HOME,
-           "USER": "cwtest", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1",
-           "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
-    argv = ["bash", "-c", command.replace("{harness}", HARNESS)]
-    config = channel.config(token, argv, TREE, env, timeout, uid=image.user).encode()
-    client = runtime.client()
-    marks = {"started": time.monotonic()}
-    try:
-        container = client.containers.create(
-            image.tag, entrypoint=["sleep", "infinity"], command=[], network_mode="none", user="root",
-            working_dir="/", mem_limit=f"{memory_mb}m", memswap_limit=f"{memory_mb}m", pids_limit=512,
-            nano_cpus=int(min(2, os.cpu_count() or 1) * 1e9), security_opt=["no-new-privileges"],
-            labels=runtime.labels("run"), detach=True)
-    except DockerException as e:
-        raise InfraError(f"cannot create a container of {image.tag}: {str(e).strip()[-300:]}") from None
-    runtime.track(container)
-    try:
-        container.start()
-        marks["up"] = time.monotonic()
-        if image.tree:  # the image's own checkout (and its history) goes: the run's tree replaces it
-            _exec(container, ["rm", "-rf", TREE], 120)
-        container.put_archive("/", _archive(work, harness, config, image.user))
-        marks["copied"] = time.monotonic()
-        shell = " ".join(f'[ -x {p} ] && exec {p} -I {HARNESS}/{channel.RUNNER} {HARNESS}/config.json;'
-                         for p in PYTHONS)
-        code, out = _exec(container, ["/bin/sh", "-c", shell + " echo 'no python in the image' >&2; exit 127"],
-                          timeout + 60)
-        marks["ran"] = time.monotonic()
-    except DockerException as e:
-        raise InfraError(f"the container of {image.tag} failed: {str(e).strip()[-300:]}") from None
-    finally:
-        runtime.forget(container)
-        marks["removed"] = time.monotonic()
-        _meter(marks)
-    if code is None:
-        raise InfraError(f"the tests timed out after {timeout:g}s (the container was killed)")
-    return channel.read(out, token, code)
+                     memory_mb: int, session: Session | None = None) -> channel.Report:
+    """The harness in a container of image: the tree at /testbed, the harness at /cw-harness. The container
+    is a fresh one, or the session's (a group's checks share one; it is reset before each further run)."""
+    if session is None:
+        with Session() as own:
+            return own.run(image, work, harness, token, command, timeout, memory_mb)
+    return session.run(image, work, harness, token, command, timeout, memory_mb)
 
 
-def _exec(container: Any, cmd: list[str], timeout: float) -> tuple[int | None, str]:
-    """Run cmd in the container as root; (None, output) when it outlived timeout (the container is killed)."""
+class Session:
+    """One container for the test runs of one group's checks (1) and (2), removed when the block ends (Ctrl-C
+    too). Before a further run the container is reset: every process of the test user killed, its tree,
+    the harness and the test user's home removed. A grade never shares one (Session per grade)."""
+
+    def __init__(self) -> None:
+        self.container: Any = None
+        self.image: Image | None = None
+        self.runs = 0
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.container is not None:
+            mark = time.monotonic()
+            runtime.forget(self.container)
+            meter.overhead("docker: teardown", time.monotonic() - mark)
+            self.container = None
+
+    def run(self, image: Image, work: Path, harness: Path, token: str, command: str, timeout: float,
+            memory_mb: int) -> channel.Report:
+        from docker.errors import DockerException
+
+        paths_ = [HARNESS, TREE] + ([f"{TREE}/src"] if (work / "src").is_dir() else [])
+        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "PYTHONPATH": ":".join(paths_), "HOME": HOME,
+               "TMPDIR": HOME, "USER": "cwtest", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
+               "PYTHONNOUSERSITE": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+        argv = ["bash", "-c", command.replace("{harness}", HARNESS)]
+        config = channel.config(token, argv, TREE, env, timeout, uid=image.user).encode()
+        mark = time.monotonic()
+        try:
+            if self.container is None:
+                self._start(image, memory_mb)
+                if image.tree:  # the image's own checkout (and its history) goes: the run's tree replaces it
+                    _exec(self.container, ["rm", "-rf", TREE], 120)
+                meter.overhead("docker: start", time.monotonic() - mark)
+            else:
+                if self.image != image:
+                    raise ValueError(f"a session of {self.image} asked to run {image.tag}")
+                _exec(self.container, ["sh", "-c", "kill -9 -1"], 120, user=str(image.user))
+                _exec(self.container, ["/bin/sh", "-c", f"rm -rf {TREE} {HARNESS} /tmp/* /tmp/.[!.]* /dev/shm/*; true"],
+                      120)
+                meter.overhead("docker: reset", time.monotonic() - mark)
+            mark = time.monotonic()
+            self.container.put_archive("/", _archive(work, harness, config, image.user))
+            copied = time.monotonic()
+            meter.overhead("docker: copy", copied - mark)
+            shell = " ".join(f'[ -x {p} ] && exec {p} -I {HARNESS}/{channel.RUNNER} {HARNESS}/config.json;'
+                             for p in PYTHONS)
+            code, out = _exec(self.container,
+                              ["/bin/sh", "-c", shell + " echo 'no python in the image' >&2; exit 127"], timeout + 60)
+            meter.process("pytest (in a container)", copied, time.monotonic())  # the tests' run, as on the host
+        except DockerException as e:
+            raise InfraError(f"the container of {image.tag} failed: {str(e).strip()[-300:]}") from None
+        self.runs += 1
+        if code is None:
+            raise InfraError(f"the tests timed out after {timeout:g}s (the container was killed)")
+        return channel.read(out, token, code)
+
+    def _start(self, image: Image, memory_mb: int) -> None:
+        from docker.errors import DockerException
+
+        try:
+            self.container = runtime.client().containers.create(
+                image.tag, entrypoint=["sleep", "infinity"], command=[], network_mode="none", user="root",
+                working_dir="/", mem_limit=f"{memory_mb}m", memswap_limit=f"{memory_mb}m", pids_limit=512,
+                nano_cpus=int(min(2, os.cpu_count() or 1) * 1e9), security_opt=["no-new-privileges"],
+                labels=runtime.labels("run"), detach=True)
+        except DockerException as e:
+            raise InfraError(f"cannot create a container of {image.tag}: {str(e).strip()[-300:]}") from None
+        runtime.track(self.container)
+        self.image = image
+        self.container.start()
+
+
+def _exec(container: Any, cmd: list[str], timeout: float, user: str = "root") -> tuple[int | None, str]:
+    """Run cmd in the container (as root by default); (None, output) when it outlived timeout (the container
+    is killed)."""
     result: dict[str, Any] = {}
 
     def target() -> None:
         try:
-            result["done"] = container.exec_run(cmd, user="root", demux=False)
+            result["done"] = container.exec_run(cmd, user=user, demux=False)
         except Exception as e:  # noqa: BLE001 - re-raised in the caller's thread
             result["error"] = e
 
@@ -309,15 +351,3 @@ def _archive(work: Path, harness: Path, config: bytes, user: int) -> bytes:
             info.uid = info.gid = 0 if part == "tmp" else user
             tar.addfile(info)
     return data.getvalue()
-
-
-def _meter(marks: dict[str, float]) -> None:
-    """The container's own cost beside the tests' time (bench/admission.py reads it): start, copy, teardown."""
-    if "up" in marks:
-        meter.overhead("docker: start", marks["up"] - marks["started"])
-    if "copied" in marks:
-        meter.overhead("docker: copy", marks["copied"] - marks["up"])
-    if "ran" in marks:  # the tests' run, as a tool process would count on the host
-        meter.process("pytest (in a container)", marks["copied"], marks["ran"])
-    last = marks.get("ran") or marks.get("copied") or marks.get("up") or marks["started"]
-    meter.overhead("docker: teardown", marks["removed"] - last)

@@ -244,8 +244,8 @@ CONFIGS = (("pytest.ini", "[pytest]"), (".pytest.ini", "[pytest]"), ("pyproject.
 
 
 def run_tests(env: Env | Image, tree: Worktree, tests: list[str], test_cmd: str, timeout: float,
-              memory_mb: int = 4096, config_from: str = "", *, base: str = "", renamed: Sequence[str] = ()) \
-        -> TestRun:
+              memory_mb: int = 4096, config_from: str = "", *, base: str = "", renamed: Sequence[str] = (),
+              session: Any = None) -> TestRun:
     """Run the files holding tests and report each test's outcome; InfraError when there is no verdict.
 
     The run is the harness's, not the repository's. It runs in a copy of the tree whose git history is one
@@ -255,7 +255,8 @@ def run_tests(env: Env | Image, tree: Worktree, tests: list[str], test_cmd: str,
     repository's own at config_from, which a graded candidate may not change), plugins load only from the
     trusted environment (autoload off, each installed one named with -p), and outcomes come through the
     harness's channel (channel.py), never from a file or output the tests can write. Each test of
-    `renamed` also runs as a renamed copy and passes only if both pass.
+    `renamed` also runs as a renamed copy and passes only if both pass. `session` (docker: a
+    containers.Session) lets several runs of one group share a container.
     """
     files = sorted({t.split("::")[0] for t in tests})
     present = [f for f in files if (tree.path / f).is_file()]
@@ -275,7 +276,7 @@ def run_tests(env: Env | Image, tree: Worktree, tests: list[str], test_cmd: str,
         if isinstance(env, Image):
             from . import containers  # the docker SDK only where the docker runtime is used
 
-            report = containers.run_in_container(env, work, harness, token, command, timeout, memory_mb)
+            report = containers.run_in_container(env, work, harness, token, command, timeout, memory_mb, session)
         else:
             report = _run_local(env, work, harness, token, command, timeout, memory_mb)
     found = channel.outcomes(report)
