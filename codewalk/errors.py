@@ -67,7 +67,7 @@ class InfraError(Exception):
 
 
 class RuntimeUnavailable(CodewalkError):
-    """The runtime asked for cannot be used here: no Docker daemon at DOCKER_HOST, or an image that cannot be
-    had (`--no-pull`). Exit code 8."""
+    """The runtime asked for cannot be used here: `--runtime docker` and no Docker daemon answers at
+    DOCKER_HOST (an image that cannot be had is a group's error, not this)."""
 
-    exit_code = 8
+    exit_code = 9

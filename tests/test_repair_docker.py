@@ -249,7 +249,7 @@ def test_no_daemon_is_a_one_line_error_naming_docker_host(tmp_path, capsys, monk
                           "--runtime", "docker")
     finally:
         runtime.client.cache_clear()
-    assert code == 8
+    assert code == 9
     flat = err.replace("\n", "")  # one message; the console wraps it at its width
     assert f"DOCKER_HOST=unix://{tmp_path}/no-daemon.sock" in flat
     assert err.count("error:") == 1 and "Traceback" not in err
