@@ -18,6 +18,7 @@ import atexit
 import os
 import socket
 import threading
+import uuid
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +32,7 @@ ENV = "CODEWALK_RUNTIME"
 LABEL = "codewalk"  # on every container and image codewalk makes
 KIND = "codewalk.kind"  # "run" (a test run's container) or "environment" (an image codewalk built)
 
-_live: dict[str, Any] = {}  # id -> container started by this process and not removed yet
+_live: set[str] = set()  # names of the containers this process created (or is creating) and has not removed
 _lock = threading.Lock()
 
 
@@ -79,28 +80,31 @@ def client() -> Any:  # docker.DockerClient (mypy takes the repository's docker/
     return found
 
 
-def track(container: Any) -> None:
-    """Remember a started container, so that Ctrl-C or the end of the process removes it."""
+def container_name(kind: str) -> str:
+    """A new container's name, remembered before the container is asked for: Ctrl-C while the daemon creates
+    it (the reply not yet read) or the end of the process still removes it by that name."""
+    name = f"codewalk-{kind}-{uuid.uuid4().hex[:16]}"
     with _lock:
-        _live[container.id] = container
+        _live.add(name)
+    return name
 
 
-def forget(container: Any) -> None:
-    """Remove a container (forced: it may still run) and stop tracking it."""
+def forget(name: str) -> None:
+    """Remove a container by name (forced: it may still run; absent: nothing to do) and stop tracking it."""
     from docker.errors import DockerException
 
-    with _lock:
-        _live.pop(container.id, None)
     try:
-        container.remove(force=True)
-    except DockerException:  # already gone
+        client().api.remove_container(name, force=True)
+    except DockerException:  # never created, or already gone
         pass
+    with _lock:
+        _live.discard(name)
 
 
 @atexit.register
 def remove_all() -> None:
-    """Remove every container this process started and has not removed (Ctrl-C, an exception, exit)."""
+    """Remove every container this process created and has not removed (Ctrl-C, an exception, exit)."""
     with _lock:
-        left = list(_live.values())
-    for container in left:
-        forget(container)
+        left = sorted(_live)
+    for name in left:
+        forget(name)

@@ -215,6 +215,40 @@ def test_a_fix_that_answers_by_its_callers_name_fails_the_renamed_copy(fixture, 
     assert caught.status == {W1_TEST: "renamed copy failed"}
 
 
+LEAVES = """import os
+import subprocess
+
+
+def test_leaves_things_behind():
+    subprocess.Popen(["sleep", "1000"], start_new_session=True)
+    open("/tmp/left-behind", "w").write("x")
+"""
+FINDS = """import os
+
+
+def test_finds_nothing_left():
+    assert not os.path.exists("/tmp/left-behind")
+    others = [p for p in os.listdir("/proc") if p.isdigit() and open(f"/proc/{p}/cmdline", "rb").read() == b"sleep\\x001000\\x00"]
+    assert others == []
+"""
+
+
+def test_a_shared_container_is_reset_between_a_groups_runs(daemon, fixture):
+    from codewalk.domains.repair.containers import Session
+
+    with _x_g(fixture, "docker", "W1") as (*_, tree, x_g, env), Session() as session:
+        (tree.path / "tests" / "test_zz_leaves.py").write_text(LEAVES)
+        (tree.path / "tests" / "test_zz_finds.py").write_text(FINDS)
+        first = run_tests(env, tree, ["tests/test_zz_leaves.py::test_leaves_things_behind"], "", 300,
+                          config_from=x_g, session=session)
+        second = run_tests(env, tree, ["tests/test_zz_finds.py::test_finds_nothing_left"], "", 300,
+                           config_from=x_g, session=session)
+        assert session.runs == 2
+    assert first.status == {"tests/test_zz_leaves.py::test_leaves_things_behind": "passed"}
+    assert second.status == {"tests/test_zz_finds.py::test_finds_nothing_left": "passed"}
+    assert docker_runtime.ours() == []
+
+
 # -- bad input ---------------------------------------------------------------------------------------
 def test_an_image_that_cannot_be_built_makes_the_group_an_error_with_the_build_log(daemon, fixture, tmp_path):
     rows = fixture.write_rows(tmp_path / "rows.jsonl", ("W1",))

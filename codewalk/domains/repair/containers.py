@@ -48,6 +48,10 @@ USER = 1000
 PYTHONS = (f"{VENV}/bin/python", "/opt/miniconda3/envs/testbed/bin/python", "/opt/conda/envs/testbed/bin/python",
            "/usr/local/bin/python3", "/usr/bin/python3")
 CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt"
+# Between two runs in one container (root): every process of the test user killed, then what runs leave
+# behind removed. No procps in a minimal image: the owners are read from /proc.
+RESET = ("for p in /proc/[0-9]*; do [ \"$(stat -c %u $p 2>/dev/null)\" = {uid} ] && kill -9 ${{p#/proc/}} 2>/dev/null; "
+         f"done; rm -rf {TREE} {HARNESS} /tmp/* /tmp/.[!.]* /dev/shm/*; true")
 _images: dict[str, Image] = {}  # in this process: environment key -> image known to be present
 
 
@@ -232,6 +236,7 @@ class Session:
 
     def __init__(self) -> None:
         self.container: Any = None
+        self.name = ""
         self.image: Image | None = None
         self.runs = 0
 
@@ -239,11 +244,11 @@ class Session:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.container is not None:
+        if self.name:  # created, or being created when Ctrl-C came
             mark = time.monotonic()
-            runtime.forget(self.container)
+            runtime.forget(self.name)
             meter.overhead("docker: teardown", time.monotonic() - mark)
-            self.container = None
+            self.container, self.name = None, ""
 
     def run(self, image: Image, work: Path, harness: Path, token: str, command: str, timeout: float,
             memory_mb: int) -> channel.Report:
@@ -265,9 +270,7 @@ class Session:
             else:
                 if self.image != image:
                     raise ValueError(f"a session of {self.image} asked to run {image.tag}")
-                _exec(self.container, ["sh", "-c", "kill -9 -1"], 120, user=str(image.user))
-                _exec(self.container, ["/bin/sh", "-c", f"rm -rf {TREE} {HARNESS} /tmp/* /tmp/.[!.]* /dev/shm/*; true"],
-                      120)
+                _exec(self.container, ["/bin/sh", "-c", RESET.format(uid=image.user)], 120)
                 meter.overhead("docker: reset", time.monotonic() - mark)
             mark = time.monotonic()
             self.container.put_archive("/", _archive(work, harness, config, image.user))
@@ -288,15 +291,15 @@ class Session:
     def _start(self, image: Image, memory_mb: int) -> None:
         from docker.errors import DockerException
 
+        self.name = runtime.container_name("run")
         try:
             self.container = runtime.client().containers.create(
-                image.tag, entrypoint=["sleep", "infinity"], command=[], network_mode="none", user="root",
+                image.tag, name=self.name, entrypoint=["sleep", "infinity"], command=[], network_mode="none", user="root",
                 working_dir="/", mem_limit=f"{memory_mb}m", memswap_limit=f"{memory_mb}m", pids_limit=512,
                 nano_cpus=int(min(2, os.cpu_count() or 1) * 1e9), security_opt=["no-new-privileges"],
-                labels=runtime.labels("run"), detach=True)
+                labels=runtime.labels("run"), init=True, detach=True)  # init: orphans are reaped
         except DockerException as e:
             raise InfraError(f"cannot create a container of {image.tag}: {str(e).strip()[-300:]}") from None
-        runtime.track(self.container)
         self.image = image
         self.container.start()
 
