@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+import typer.core
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -35,10 +36,30 @@ mine_app = typer.Typer(help="Mine atoms from a repository's own history.", no_ar
 data_app = typer.Typer(help="The real datasets (CodeComplex, FEMPD, Verus-Bench, ACSL by Example): where codewalk "
                        "looks, whether they are the pinned ones, and fetching them from upstream.",
                        no_args_is_help=True)
+
+
+class _DefaultGroup(typer.core.TyperGroup):
+    """A group whose first word, when it names none of its commands, starts its hidden default command:
+    `cw grade FILE --domain D` is `cw grade predictions FILE --domain D`, beside `cw grade report`."""
+
+    default = "predictions"
+
+    def parse_args(self, ctx, args):
+        if args and args[0] not in self.commands and args[0] not in ctx.help_option_names:
+            args = [self.default, *args]
+        return super().parse_args(ctx, args)
+
+
+grade_app = typer.Typer(
+    cls=_DefaultGroup, no_args_is_help=True,
+    help="`cw grade PREDICTIONS.jsonl --domain D`: grade a model's outputs with the verifier that admitted the "
+         "tasks (`cw grade predictions --help` for its options). `cw grade report --domain D`: the paper's "
+         "analysis of the stored grades.")
 app.add_typer(tasks_app, name="tasks")
 app.add_typer(db_app, name="db")
 app.add_typer(mine_app, name="mine")
 app.add_typer(data_app, name="data")
+app.add_typer(grade_app, name="grade")
 
 out = Console()
 err = Console(stderr=True)
@@ -86,16 +107,62 @@ def _print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
 
 
-def _table(title: str, rows: list[dict[str, Any]], columns: list[str] | None = None) -> Table:
+WORD = 24  # a cell word up to this long stays whole in a table; longer ones (paths, JSON) fold
+IDS = ("id", "run", "atom", "task")  # columns whose values stay whole and on one line, to be copied
+
+
+def _table(title: str, rows: list[dict[str, Any]], columns: list[str] | None = None):
+    """Rows as a table that reads in the console's width (rich assumes 80 columns without a terminal):
+    every column is at least as wide as its header's longest word and its cells' longest words (up to
+    WORD; ids whole), so text wraps between words, never inside one. When that does not fit with
+    borders, the borders go; when it does not fit at all, each row becomes a block of `column value`
+    lines. `--json` is the form for scripts."""
+    from rich import box
+    from rich.console import Group
+
     columns = columns or (list(rows[0]) if rows else [])
-    table = Table(title=title, title_justify="left")
-    for c in columns:
-        # ids must stay whole and on one line, to be copied; other columns wrap
-        width = max((len(str(r.get(c) or "")) for r in rows), default=0) if c in ("id", "run", "atom") else None
-        table.add_column(c, overflow="fold", min_width=width)
-    for row in rows:
-        table.add_row(*(_cell(row.get(c)) for c in columns))
-    return table
+    cells = [[_cell(row.get(c)) for c in columns] for row in rows]
+    widths = []
+    for k, c in enumerate(columns):
+        if c in IDS:
+            width = max((len(row[k].plain) for row in cells), default=0)
+        else:
+            width = min(WORD, max((len(w) for row in cells for w in row[k].plain.split()), default=0))
+        widths.append(max(width, *(len(w) for w in c.split())))
+    room = out.width
+    natural = [max([len(c), *(len(line) for row in cells for line in row[k].plain.splitlines())])
+               for k, c in enumerate(columns)]
+    heavy, compact = 3 * len(widths) + 1, 2 * (len(widths) - 1)  # what borders and padding take
+    if sum(widths) + heavy <= room:
+        table = Table()
+        spare = room - heavy
+    elif sum(widths) + compact <= room:
+        table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, collapse_padding=True)
+        spare = room - compact
+    else:
+        blocks: list[Any] = [Text(title, style="italic")]
+        label = max((len(c) for c in columns), default=0)
+        for row in cells:
+            grid = Table.grid(padding=(0, 2))
+            grid.add_column(style="bold", min_width=label, no_wrap=True)
+            grid.add_column(overflow="fold")
+            for c, text in zip(columns, row, strict=True):
+                grid.add_row(c, text)
+            blocks += [grid, Text("")]
+        return Group(*blocks)
+    if sum(natural) > spare:  # too wide as it is: from the least that keeps words whole, widen the
+        for _ in range(spare - sum(widths)):  # column that lacks the most, a column at a time
+            k = max(range(len(widths)), key=lambda k: natural[k] - widths[k])
+            if natural[k] <= widths[k]:
+                break
+            widths[k] += 1
+    else:
+        widths = natural
+    for c, width in zip(columns, widths, strict=True):
+        table.add_column(c, overflow="fold", width=width, no_wrap=c in IDS)
+    for row in cells:
+        table.add_row(*row)
+    return Group(Text(title, style="italic"), table)  # a title above, not wrapped to a narrow table
 
 
 def _cell(value: Any) -> Text:
@@ -174,14 +241,16 @@ def load_cmd(
                       "several times faster")
     if as_json:
         return _print_json(summary.as_dict())
-    out.print(_table(f"Loaded into {summary.store}", [summary.as_dict()],
-                     ["domain", "source", "atoms", "edges", "seconds"]))
+    row = summary.as_dict() | {"edges": ", ".join(f"{rel} {n:,}" for rel, n in summary.edges.items()) or "none",
+                               "atoms": f"{summary.atoms:,}", "seconds": f"{summary.seconds:.1f}"}
+    out.print(_table(f"Loaded into {summary.store}", [row], ["domain", "source", "atoms", "edges", "seconds"]))
 
 
 @app.command()
 def walk(
     ctx: typer.Context,
-    n: Annotated[int, typer.Option("--n", min=1, help="Level N: atoms per group.")],
+    n: Annotated[int, typer.Option("--n", "--level", min=1, help="Level N: atoms per group (--level, as in "
+                                                                  "`cw tasks list`, is the same option).")],
     domain: Annotated[str | None, typer.Option(help="Domain; inferred when only one is loaded.")] = None,
     count: Annotated[int, typer.Option(min=1, help="Admitted tasks wanted.")] = 10,
     max_attempts: Annotated[int | None, typer.Option(help="Stop after this many attempts (default: 20 x count).")] = None,
@@ -237,19 +306,38 @@ def _yield_row(s) -> dict[str, Any]:
             "in tools": f"{s.cost.busy:.1f}s ({share:.0%})" if (share := s.cost_report()["in_processes_share"]) else "-"}
 
 
-class _progress:
-    """A rich progress bar on stderr fed by the admission loop's per-task callback. Ctrl-C inside it
-    becomes a clear message: finished tasks are already saved."""
+class _Bar:
+    """A rich progress bar on stderr (on a terminal, or with CODEWALK_PROGRESS set) for work that reports
+    (done, total); entered, it gives that callback. Ctrl-C inside it becomes one clear message."""
 
-    def __init__(self, label: str, total: int | None = None):
+    def __init__(self, label: str, total: int | None = None,
+                 interrupted: str = "interrupted: the grades finished so far are saved"):
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-        self.label = label
+        self.label, self.total, self.interrupted = label, total, interrupted
         self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                             TextColumn("{task.fields[status]}"), TimeElapsedColumn(), console=err,
                             disable=not err.is_terminal and not os.environ.get("CODEWALK_PROGRESS"))
         self.task = self.bar.add_task(label, total=total, status="")
-        self.total, self.summary = total, None
+
+    def __enter__(self):
+        self.bar.start()
+        return lambda done, total: self.bar.update(self.task, completed=done, total=total)
+
+    def message(self) -> str:
+        return self.interrupted
+
+    def __exit__(self, kind, value, tb) -> None:
+        self.bar.stop()
+        if kind is KeyboardInterrupt:
+            raise Interrupted(self.message())
+
+
+class _progress(_Bar):
+    """The bar of a walk, fed by the admission loop's per-task callback; its Ctrl-C message says what a
+    rerun does."""
+
+    summary = None
 
     def __enter__(self):
         self.bar.start()
@@ -261,21 +349,21 @@ class _progress:
 
         return on_task
 
-    def __exit__(self, kind, value, tb) -> None:
-        self.bar.stop()
-        if kind is KeyboardInterrupt:
-            raise Interrupted(_interrupted(self.summary, self.total))
+    def message(self) -> str:
+        return _interrupted(self.summary, self.total)
 
 
 def _interrupted(summary, total: int | None) -> str:
     """What Ctrl-C left and exactly what a rerun does: `--count` is what a run admits, so the same command
     again admits that many more (groups attempted before are skipped, never redone)."""
-    if summary is None or total is None:
+    if total is None:
         return "interrupted: finished tasks are saved"
-    left = total - summary.admitted
-    return (f"interrupted: {summary.attempted} attempts saved, {summary.admitted} admitted of --count {total} "
-            f"(run {summary.run}). A rerun admits --count more and skips groups already attempted: to reach "
-            f"{total}, rerun with --count {left}" + ("" if left > 0 else " (nothing left)"))
+    attempted, admitted = (summary.attempted, summary.admitted) if summary else (0, 0)
+    run = f" (run {summary.run})" if summary else ""
+    left = total - admitted
+    return (f"interrupted: {attempted} attempts saved, {admitted} admitted of --count {total}{run}. A rerun "
+            f"admits --count more and skips groups already attempted: to reach {total}, rerun with --count "
+            f"{left}" + ("" if left > 0 else " (nothing left)"))
 
 
 # -- mine ---------------------------------------------------------------------------------------
@@ -302,8 +390,8 @@ def mine_repair(
     (each state run --runs times). Writes SWE-rebench rows that `cw load repair OUT` loads as they are."""
     from .domains.repair.mine import DROPS, SKIPS, mine
 
-    with _count("mine", "interrupted: every commit decided so far is saved; run the same command again to "
-                        "continue") as on_count:
+    with _Bar("mine", interrupted="interrupted: every commit decided so far is saved; run the same command "
+                                  "again to continue") as on_count:
         summary = mine(repo, out_path, name=name, since=since, until=until, install_config=install_config,
                        runs=runs, runtime=runtime, workers=workers,
                        on_progress=lambda done, total, _: on_count(done, total))
@@ -342,16 +430,35 @@ def tasks_list(
     if as_json:
         return _print_json(rows)
     title = f"{total} tasks" if total == len(rows) else f"showing {len(rows)} of {total} tasks (--limit)"
-    out.print(_table(title, rows, ["id", "domain", "level", "status", "reason", "created_at"]))
+    # 80 columns: one domain goes in the title, the time to the minute (--json has it all)
+    domains = {r["domain"] for r in rows}
+    columns = ["id", "level", "status", "reason", "created"]
+    if len(domains) == 1:
+        title += f" of domain {next(iter(domains))}"
+    else:
+        columns.insert(1, "domain")
+    out.print(_table(title, [r | {"created": str(r.get("created_at") or "")[:16].replace("T", " ")} for r in rows],
+                     columns))
 
 
 @tasks_app.command("show")
 def tasks_show(
     ctx: typer.Context,
     task_id: Annotated[str, typer.Argument(metavar="ID", help="Task id (from `cw tasks list`).")],
+    browser: Annotated[bool, typer.Option(
+        "--browser", help="Neo4j stores: print (and open, on a desktop) the Neo4j Browser address that "
+                          "connects and holds this task's provenance query, ready to run.")] = False,
+    relations: Annotated[bool, typer.Option(
+        "--relations", help="With --browser: draw the relation edges among the atoms too.")] = False,
+    http: Annotated[str | None, typer.Option(
+        help="With --browser: the server's HTTP address (default: the local server's, or what the "
+             "server says).")] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """One task: its atoms in order, status, reason, and the evidence of both admission checks."""
+    """One task: its atoms in order, status, reason, and the evidence of both admission checks. With
+    --browser, the Neo4j Browser address that draws it instead."""
+    if browser:
+        return _show_in_browser(ctx, task_id, relations, http, as_json)
     with _store(ctx) as store:
         task = store.get_task(task_id)
     if task is None:
@@ -373,6 +480,24 @@ def tasks_show(
         out.print(f"[red]infrastructure error:[/] {escape(ev['error'])}")
     if "compose" in ev:
         out.print(Text(f"composition rejected: {ev['compose']}"))
+
+
+def _show_in_browser(ctx: typer.Context, task_id: str, relations: bool, http: str | None, as_json: bool) -> None:
+    from .browser import addresses, can_open
+
+    with _store(ctx) as store:
+        urls = addresses(store, task_id, relations, http)
+    if as_json:
+        return _print_json(urls)
+    out.print("Neo4j Browser, once per browser: open this address and press Run (Browser then applies "
+              "codewalk's style on every connect and draws only what a query returns):")
+    out.print(Text(urls["setup"]), soft_wrap=True)
+    out.print(f"The provenance of {task_id}: open this address and press Run:")
+    out.print(Text(urls["provenance"]), soft_wrap=True)
+    if can_open():
+        import webbrowser
+
+        webbrowser.open(urls["provenance"])
 
 
 @tasks_app.command("export")
@@ -424,15 +549,16 @@ def explore(
 
 
 def _print_explore(r) -> None:
-    edges = ", ".join(f"{rel} {n}" for rel, n in r.edges.items() if n)
-    sizes = ", ".join(map(str, r.components[:10])) + (" ..." if len(r.components) > 10 else "")
-    out.print(f"[bold]{escape(r.domain)}[/]: {r.atoms} atoms; edges: {edges or 'none'}; {r.walk} walks on "
-              f"{r.relation}; {len(r.components)} connected component(s), sizes {sizes}")
+    from .explore import components_summary
+
+    edges = ", ".join(f"{rel} {n:,}" for rel, n in r.edges.items() if n)
+    out.print(f"[bold]{escape(r.domain)}[/]: {r.atoms:,} atoms; edges: {edges or 'none'}; {r.walk} walks on "
+              f"{r.relation}; {components_summary(r)}")
     out.print(_table("Groups of N atoms (exact, or estimated ± std. error)", [
-        {"level": g["level"], "exact": g["exact"],
+        {"level": g["level"], "exact": "" if g["exact"] is None else f"{g['exact']:,}",
          "estimate": "" if g["estimate"] is None else f"{g['estimate']:,.0f} ± {g['stderr']:,.0f}"}
         for g in r.groups]))
-    out.print(_table("Degree distribution (atoms per degree)", r.degrees))
+    out.print(_table("Degree distribution (atoms per range of degrees)", _degree_bins(r.degrees)))
     if r.longest_chains:
         out.print(_table("Longest chains found", [{"length": len(c), "chain": " -> ".join(c)}
                                                   for c in r.longest_chains]))
@@ -443,7 +569,20 @@ def _print_explore(r) -> None:
         out.print(f"wrote {path}")
 
 
-@app.command()
+def _degree_bins(degrees: list[dict[str, int]]) -> list[dict[str, Any]]:
+    """Degrees 0, 1, 2-3, 4-7, 8-15, ...: a real graph has hundreds of distinct degrees."""
+    bins: dict[int, dict[str, Any]] = {}
+    for row in degrees:
+        k = row["degree"]
+        low = 0 if k == 0 else 1 << (k.bit_length() - 1)
+        entry = bins.setdefault(low, {"degree": str(low) if low < 2 else f"{low}-{2 * low - 1}"})
+        for name, count in row.items():
+            if name != "degree":
+                entry[name] = entry.get(name, 0) + count
+    return [bins[low] for low in sorted(bins)]
+
+
+@grade_app.command("predictions", hidden=True)
 def grade(
     ctx: typer.Context,
     predictions: Annotated[Path, typer.Argument(
@@ -471,13 +610,13 @@ def grade(
     warning = check_isolation(require_isolation) if resolve(runtime) == "local" else ""
     if warning:
         err.print(f"[yellow]warning:[/] {escape(warning)}")
-    with _store(ctx) as store, _count(f"grade {run or predictions.stem}") as on_grade:
+    with _store(ctx) as store, _Bar(f"grade {run or predictions.stem}") as on_grade:
         report = grade_predictions(store, domain, predictions, run=run, workers=workers, plots=plots,
                                    on_grade=on_grade, runtime=runtime, pull=pull)
     if as_json:
         return _print_json(report.as_dict())
     out.print(f"Graded {report.graded} predictions of run {report.run!r} in {report.seconds:.1f}s: "
-              f"{report.passed} passed, {report.errors} without verdict (verifier error).")
+              f"{report.passed} passed, {report.errors} without verdict (verifier error, counted as not solved).")
     rows = [{k: v for k, v in row.items() if k != "solve_rate"} | {
         "solved": "" if row["solve_rate"] is None else f"{row['solve_rate']:.1%}"} for row in report.rates]
     out.print(_table(f"Solve rate by level, domain {report.domain} (tasks: admitted at that level)", rows))
@@ -488,26 +627,39 @@ def grade(
         out.print(f"wrote {path}")
 
 
-class _count:
-    """A rich progress bar on stderr for work that reports (done, total)."""
+@grade_app.command("report", short_help="Solve rate by level, the p^N baseline and the interference share, "
+                                         "from stored grades.")
+def grade_report(
+    ctx: typer.Context,
+    domain: Annotated[str, typer.Option(help="Domain of the graded tasks.")],
+    run: Annotated[str | None, typer.Option(help="Only this run (default: every run graded in the domain).")] = None,
+    plot: Annotated[Path | None, typer.Option(
+        help="Draw solve rate against N with each run's p^N baseline into this PNG file.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The paper's analysis of stored grades (Sec. 4.2), per run and level N: the solve rate; the
+    independent-failure baseline p^N, p the run's N = 1 rate; the interference share: of the run's failed
+    level-N tasks whose every atom has an isolated (N = 1) verdict in that run, those whose every atom was
+    solved alone."""
+    from .report import grade_report as report_grades
 
-    def __init__(self, label: str, interrupted: str = "interrupted: the grades finished so far are saved"):
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    with _store(ctx) as store:
+        report = report_grades(store, domain, run or "", plot)
+    if as_json:
+        return _print_json(report.as_dict())
 
-        self.interrupted = interrupted
-        quiet = not err.is_terminal and not os.environ.get("CODEWALK_PROGRESS")
-        self.bar = Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                            console=err, disable=quiet)
-        self.task = self.bar.add_task(label, total=None)
+    def pct(x: float | None) -> str:
+        return "" if x is None else f"{x:.1%}"
 
-    def __enter__(self):
-        self.bar.start()
-        return lambda done, total: self.bar.update(self.task, completed=done, total=total)
-
-    def __exit__(self, kind, value, tb) -> None:
-        self.bar.stop()
-        if kind is KeyboardInterrupt:
-            raise Interrupted(self.interrupted)
+    rows = [{"run": r.run, "model": r.model, "level": r.level, "graded": r.graded, "passed": r.passed,
+             "failed": r.failed, "errors": r.errors, "solved": pct(r.solve_rate), "p^N": pct(r.baseline),
+             "interference": "" if r.covered_failures is None else f"{r.interference}/{r.covered_failures}",
+             "share": pct(r.interference_share)} for r in report.rows]
+    out.print(_table(f"Domain {report.domain}: solve rate by level, the p^N baseline (p: the run's N = 1 rate) "
+                     "and interference (failures with every atom solved alone / failures with every atom "
+                     "graded alone)", rows))
+    if report.plot:
+        out.print(f"wrote {report.plot}")
 
 
 # -- query, domains -------------------------------------------------------------------------------

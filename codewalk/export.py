@@ -9,7 +9,7 @@ content hash of the atoms it was built from (`data_revision`). A domain may add 
 Formats: `jsonl`; `parquet`; `hf`, a Hugging Face dataset folder (README card with one config per
 domain, `<domain>/test.parquet`) that `datasets.load_dataset(PATH, DOMAIN)` reads; `inspect`, inspect_ai
 samples (id, input, target, metadata) as JSONL. `read_export` reads any of them back as Tasks (what the
-inspect_ai tasks of codewalk.inspect evaluate).
+inspect_ai tasks of codewalk.evals evaluate).
 """
 
 from __future__ import annotations

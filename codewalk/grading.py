@@ -7,10 +7,12 @@ task or a task that was not admitted is an InputError naming the line.
 
 The composite is rebuilt from the stored task (prompt, reference, verifier) and the domain's
 `grade(composite, output)` decides. A verifier that gives no verdict (InfraError) is recorded as an
-error, never as a failure, and is left out of the solve rate. Grades go to the graph as
+error, apart from failures, but the solve rate counts every graded prediction: an error is not solved
+(otherwise a candidate that makes its own run give no verdict would launder its failure; a domain
+decides first whether the reference errs the same way, as repair does). The errors are shown beside. Grades go to the graph as
 `(:Grade {id, run, model, task, level, status, detail, evidence, output, graded_at})-[:OF]->(:Task)`,
 one per run and task: grading a run again replaces its grades. `cw grade` and the inspect_ai scorer
-(codewalk.inspect) share the verdict (`verdict`), the stored row (`grade_row`) and the isolation refusal
+(codewalk.evals) share the verdict (`verdict`), the stored row (`grade_row`) and the isolation refusal
 (`check_isolation`).
 """
 
@@ -60,7 +62,7 @@ class GradeReport:
     seconds: float
     plots: list[str] = field(default_factory=list)
     # this run's accuracy by level and class, for domains whose verdict names the class (clones: eq / neq,
-    # the paper's Table 4): {level, class, graded, passed, accuracy}; errors left out
+    # the paper's Table 4): {level, class, graded, passed, accuracy}; errors left out (no verdict names a class)
     by_class: list[dict[str, Any]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
@@ -214,7 +216,8 @@ def check_isolation(require: bool, allow: str = "--allow-unisolated") -> str:
 
 
 def solve_rates(store: GraphStore, domain: str) -> list[dict[str, Any]]:
-    """Every run's solve rate by level, beside the number of admitted tasks at that level."""
+    """Every run's solve rate by level (passed / graded, errors included), beside the number of admitted
+    tasks at that level and the number of errors."""
     columns = ["run", "model", "level", "graded", "passed", "failed", "errors", "solve_rate"]
     rates = pd.DataFrame(store.solve_rates(domain), columns=columns)
     yields = pd.DataFrame(store.yields(domain), columns=["level", "status", "reason", "tasks"])

@@ -1,13 +1,20 @@
 """Neo4j Browser shows where a task came from.
 
-A headless Chromium (Debian `chromium`, driven by Playwright) opens the Browser served by the test Neo4j,
-loads browser/codewalk.grass and cypher/explore/provenance.cypher the way browser/README.md tells a
-person to (dropping the files on the window), runs the query for an admitted demo task of level 3 and
-reads the drawn graph back, node by node. The screenshot is kept in test-artifacts/.
+A headless Chromium (Debian `chromium`, driven by Playwright) opens the Browser served by the test Neo4j
+and reads the drawn graph back, node by node:
+
+* by hand, as browser/README.md tells a person (dropping codewalk.grass and provenance.cypher on the
+  window), for an admitted demo task of level 3;
+* by the addresses `cw tasks show ID --browser` prints, for a demo task of level 10: the picture shows
+  the task, its ten atoms in order (each COMPOSES edge captioned with its position points at the atom
+  at that position) and the run, and no relation edge unless asked for.
+
+Screenshots are kept in test-artifacts/.
 """
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 from pathlib import Path
@@ -15,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from codewalk.admission import walk_and_admit
+from codewalk.browser import addresses
 from codewalk.dbserver import browser_url
 from codewalk.loading import load
 
@@ -24,6 +32,7 @@ ARTIFACTS = REPO / "test-artifacts"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 TASK, ATOM = "#F79767", "#57C7E3"  # node colours in codewalk.grass
+TASK_RGB, ATOM_RGB = "rgb(247, 151, 103)", "rgb(87, 199, 227)"  # the same, as the Browser addresses give them
 
 
 def _chromium() -> str:
@@ -112,3 +121,100 @@ def test_browser_draws_a_task_with_its_atoms_in_the_codewalk_style(neo4j, neo4j_
     assert drawn[task_id][0] == TASK and drawn[task_id][1]["level"] == "3"
     assert sorted(i for i, (colour, _) in drawn.items() if colour == ATOM) == sorted(atoms)
     assert set(drawn) == {task_id, *atoms, drawn[task_id][1]["run"]}
+
+
+def _settled(page, nodes, relationships) -> None:
+    """Wait until the force layout stops moving the nodes (the picture, and the geometry read from it)."""
+    before = None
+    for _ in range(100):
+        now = [nodes.nth(k).get_attribute("transform") for k in range(nodes.count())]
+        if now == before:
+            return
+        before = now
+        page.wait_for_timeout(300)
+    raise AssertionError("the layout did not settle")
+
+
+def _xy(transform: str) -> tuple[float, float]:
+    x, y = transform.split("(", 1)[1].split(")", 1)[0].replace(",", " ").split()[:2]
+    return float(x), float(y)
+
+
+def _open_and_run(page, url: str, first: str) -> None:
+    """Open a Browser address and press Run once it has connected and run its initial command `first`."""
+    page.goto(url)
+    page.locator("[data-testid=frameCommand]", has_text=first).first.wait_for(timeout=120_000)
+    page.locator("[data-testid=editor-Run]").click()
+
+
+@pytest.mark.neo4j
+def test_cw_tasks_show_browser_draws_ten_atoms_in_order_without_relation_edges(neo4j, neo4j_http):
+    chromium = _chromium()
+    from playwright.sync_api import sync_playwright
+
+    from codewalk.loaders.demo import CATALOGUE
+
+    load(neo4j, "demo", Path(CATALOGUE))
+    task_id = walk_and_admit(neo4j, "demo", 10, count=1, seed=3).admitted_ids[0]
+    atoms = [r["atom"] for r in neo4j.run("MATCH (:Task {id: $id})-[c:COMPOSES]->(a:Atom) "
+                                          "RETURN a.id AS atom ORDER BY c.position", {"id": task_id})]
+    assert len(atoms) == 10
+    links = neo4j.run("MATCH (a:Atom)-[e:FEEDS]->(b:Atom) WHERE a.id IN $ids AND b.id IN $ids "
+                      "RETURN count(e) AS n", {"ids": atoms})[0]["n"]
+    assert links > 10  # the demo relation is dense: drawn, these edges would hide the chain
+    urls = addresses(neo4j, task_id, http=neo4j_http)
+    with_relations = addresses(neo4j, task_id, relations=True, http=neo4j_http)["provenance"]
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=FLAGS)
+        page = browser.new_page(viewport={"width": 1100, "height": 820})
+        try:
+            _open_and_run(page, urls["setup"], ":play start")  # once per browser: style on connect, no "connect result nodes"
+            page.locator("[data-testid=frameCommand]", has_text=":config").wait_for()
+            # Browser writes its settings to local storage a moment later: leave the page only after
+            page.wait_for_function("() => /\"initCmd\":\":style /.test(localStorage.getItem('neo4j.settings'))",
+                                   timeout=60_000)
+            _open_and_run(page, urls["provenance"], ":style")
+            nodes, rels = page.locator("svg g.node"), page.locator("svg g.relationship")
+            nodes.nth(len(atoms) + 1).wait_for(timeout=30_000)  # the task, its atoms and the run
+            _settled(page, nodes, rels)
+            page.screenshot(path=ARTIFACTS / "browser-provenance-n10.png")
+
+            drawn: dict[str, tuple[str, dict[str, str], tuple[float, float]]] = {}
+            props: dict[str, str] = {}
+            for k in range(nodes.count()):
+                node = nodes.nth(k)
+                colour = node.locator("circle").last.get_attribute("fill")
+                xy = _xy(node.get_attribute("transform"))
+                props = _inspect(page, node, props.get("id"))
+                drawn[props["id"]] = (colour, props, xy)
+            edges = [(rels.nth(k).locator("text").first.text_content(), rels.nth(k).get_attribute("transform"))
+                     for k in range(rels.count())]
+
+            _open_and_run(page, with_relations, ":style")
+            page.locator("svg g.relationship text", has_text="FEEDS").first.wait_for(timeout=30_000)
+            feeds = page.locator("svg g.relationship text", has_text="FEEDS").count()
+        finally:
+            browser.close()
+
+    assert drawn[task_id][0] == TASK_RGB and drawn[task_id][1]["level"] == "10"
+    assert sorted(i for i, (colour, _, _) in drawn.items() if colour == ATOM_RGB) == sorted(atoms)
+    assert set(drawn) == {task_id, *atoms, drawn[task_id][1]["run"]}
+    # only the order and the run: ten COMPOSES edges captioned pos 0..9 and IN_RUN, no relation edge
+    captions = sorted(text for text, _ in edges)
+    assert captions == sorted([f"pos {k}" for k in range(10)] + ["IN_RUN"])
+    # each "pos k" edge leaves the task towards the atom at position k
+    tx, ty = drawn[task_id][2]
+    for text, transform in edges:
+        if not text.startswith("pos "):
+            continue
+        assert _xy(transform) == pytest.approx((tx, ty))
+        angle = float(transform.split("rotate(")[1].rstrip(")")) % 360
+
+        def off(atom: str, angle: float = angle) -> float:
+            x, y = drawn[atom][2]
+            return abs((math.degrees(math.atan2(y - ty, x - tx)) - angle + 180) % 360 - 180)
+
+        assert min(atoms, key=off) == atoms[int(text.split()[1])], text
+    assert feeds == links  # on request, the relation edges among the atoms are drawn too

@@ -183,8 +183,10 @@ def test_ctrl_c_says_exactly_what_a_rerun_admits_and_following_it_reaches_the_co
     env = {**os.environ, "CODEWALK_HOME": str(tmp_path / "home")}
     cmd = [sys.executable, "-m", "codewalk", "--store", store]
     subprocess.run([*cmd, "load", "demo", "loaders/demo_atoms.jsonl"], env=env, check=True, capture_output=True)
+    # SIGINT as a terminal gives it: a shell starts background jobs with it ignored, which Python keeps
     walk = subprocess.Popen([*cmd, "walk", "--n", "2", "--count", "60", "--seed", "3", "--workers", "1"],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     time.sleep(4)
     assert walk.poll() is None, "the walk finished before Ctrl-C"
     walk.send_signal(signal.SIGINT)

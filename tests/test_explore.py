@@ -75,7 +75,7 @@ def test_both_stores_give_the_same_report(neo4j, tmp_path):
     assert explore(neo4j, "toychain", samples=200)[0].as_dict() == ours
 
 
-def test_demo_report_counts_chains_yields_and_draws_three_figures(demo_store_path, tmp_path):
+def test_demo_report_counts_chains_yields_and_draws_its_figures(demo_store_path, tmp_path):
     with open_store(demo_store_path) as store:
         [report] = explore(store, samples=200, plots=tmp_path / "plots")
         stored = Counter()
@@ -87,11 +87,14 @@ def test_demo_report_counts_chains_yields_and_draws_three_figures(demo_store_pat
     # the demo relation has edges both ways (a -> b -> a), which a chain of three must not count
     assert [g["exact"] for g in report.groups[1:3]] == brute
     chain = report.longest_chains[0]
+    assert max(r["length"] for r in report.chain_lengths) == len(chain)
+    assert sum(r["walks"] for r in report.chain_lengths) == 200  # every sampling walk, by its length
     assert len(chain) == len(set(chain)) == report.largest_level >= 3
     for row in report.yields:
         assert row["admitted"] == stored[(row["level"], "admitted")] == 3
         assert row["attempted"] == sum(c for (lv, _), c in stored.items() if lv == row["level"])
-    names = ["demo-degrees.png", "demo-components.png", "demo-yield.png"]
+    # one component: said in the degree figure, not drawn as a single bar
+    names = ["demo-degrees.png", "demo-chains.png", "demo-groups.png", "demo-yield.png"]
     assert [p.rsplit("/", 1)[1] for p in report.plots] == names
     for path in report.plots:
         assert open(path, "rb").read(8) == b"\x89PNG\r\n\x1a\n"
@@ -152,6 +155,7 @@ def test_cli_explore_and_named_queries(capsys, demo_store_path):
     assert code == 0 and json.loads(out)[0]["domain"] == "demo"
     code, out, _ = cw(capsys, "--store", store, "explore", "--samples", "100")
     assert code == 0 and "Groups of N atoms" in out and "Largest level the graph supports" in out
+    assert "one component of " in out  # the demo graph is connected
     code, out, _ = cw(capsys, "--store", store, "query")
     assert code == 0 and "provenance" in out and "rejected_by_reason" in out
     code, out, _ = cw(capsys, "--store", store, "tasks", "list", "--level", "2", "--status", "admitted",

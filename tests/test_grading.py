@@ -46,7 +46,7 @@ def _toy_tasks(store, tmp_path) -> dict[int, list[dict]]:
     return {n: store.select_tasks("toygrade", "admitted", n) for n in (1, 2)}
 
 
-def test_grades_are_stored_per_run_and_task_and_rates_exclude_verifier_errors(store, tmp_path):
+def test_grades_are_stored_per_run_and_task_and_rates_count_verifier_errors_as_not_solved(store, tmp_path):
     tasks = _toy_tasks(store, tmp_path)
     one, two = tasks[1], tasks[2]
     outputs = [(one[0], one[0]["reference"]), (one[1], one[1]["reference"]), (one[2], "wrong"),
@@ -57,7 +57,8 @@ def test_grades_are_stored_per_run_and_task_and_rates_exclude_verifier_errors(st
     assert (report.run, report.graded, report.passed, report.errors) == ("model-a", 6, 3, 1)
     rates = {r["level"]: r for r in report.rates}
     assert (rates[1]["passed"], rates[1]["failed"], rates[1]["solve_rate"]) == (2, 1, 0.667)
-    assert [rates[2][k] for k in ("passed", "failed", "errors", "solve_rate")] == [1, 1, 1, 0.5]
+    # the error is shown beside and counted: 1 solved of 3 graded, not 1 of the 2 with a verdict
+    assert [rates[2][k] for k in ("passed", "failed", "errors", "solve_rate")] == [1, 1, 1, 0.333]
     assert rates[1]["tasks"] == 3 and rates[1]["model"] == "A"
     stored = store.run("MATCH (g:Grade)-[:OF]->(t:Task) "
                        "RETURN g.task AS task, t.id AS linked, g.status AS status ORDER BY task")

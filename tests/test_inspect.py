@@ -12,11 +12,11 @@ from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage, get_model
 from inspect_ai.scorer import SampleScore, Score
 
-from codewalk import inspect as cw_inspect
 from codewalk import sandbox
 from codewalk.admission import walk_and_admit
 from codewalk.domains.demo import DemoDomain
 from codewalk.errors import InfraError, InputError, UsageError
+from codewalk.evals import tasks as cw_inspect
 from codewalk.export import export_tasks, read_export
 from codewalk.grading import grade_predictions
 from codewalk.loading import load
@@ -114,7 +114,7 @@ def test_demo_references_score_one_empty_outputs_zero_and_every_grade_is_stored_
     assert score.metadata["run"] == right.eval.eval_id and score.explanation
 
 
-def test_demo_solve_rates_by_level_equal_cw_grade_on_the_same_outputs_verifier_errors_left_out(
+def test_demo_solve_rates_by_level_equal_cw_grade_on_the_same_outputs_verifier_errors_not_solved(
         demo_store_path, tmp_path, monkeypatch):
     real = DemoDomain.grade
 

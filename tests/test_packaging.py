@@ -19,6 +19,7 @@ def test_wheel_holds_only_the_codewalk_package_with_its_queries_and_data(tmp_pat
     shipped = {n.removeprefix("codewalk/") for n in names}
     for query in ROOT.glob("cypher/**/*.cypher"):
         assert f"cypher/{query.relative_to(ROOT / 'cypher')}" in shipped
+    assert "cypher/codewalk.grass" in shipped  # the Browser style `cw tasks show --browser` sends
     for data in ROOT.glob("loaders/*.jsonl"):
         assert f"loaders/{data.name}" in shipped
     assert "datasets.json" in shipped  # the dataset pins `cw data` checks against

@@ -21,6 +21,7 @@ from codewalk.domains.repair.env import find_python
 from codewalk.domains.repair.git import Mirrors, Worktrees
 from codewalk.domains.repair.junit import read_report, statuses
 from codewalk.errors import InfraError
+from codewalk.export import task_record
 from codewalk.loading import load
 from codewalk.records import Composite, Task, task_id
 from codewalk.store import GraphStore, open_store
@@ -208,6 +209,16 @@ def test_grade_passes_the_reference_and_fails_a_partial_fix(walked, tmp_path):
                                          "tests/test_fmt.py::test_format_unique_basic": "passed"}
 
 
+def test_the_gold_patches_of_every_admitted_task_land_without_a_refusal(walked):
+    """Admission (2) ran the joint reference; the grader's rules on what lands must let every one of them
+    through, or an admitted task could not be solved by its own reference."""
+    domain = RepairDomain()
+    admitted = [task_record(t) for n in (1, 2, 3) for t in walked.store.select_tasks("repair", "admitted", n)]
+    assert len(admitted) == sum(YIELDS[n]["admitted"] for n in YIELDS)
+    refused = {t.id: domain.refusal(Composite(t.prompt, t.reference, t.verifier), t.reference) for t in admitted}
+    assert {k: why for k, why in refused.items() if why} == {}
+
+
 def test_grade_counts_a_skipped_test_as_failed(walked, tmp_path):
     composite = walked.composite("W1", "W2")
 
@@ -251,24 +262,34 @@ def test_grade_refuses_a_patch_whose_headers_disagree_about_the_file(walked, tmp
     assert (verdict.ok, verdict.reason) == (False, "refused") and "tests/test_words.py" in verdict.detail
 
 
-def test_runner_that_dies_without_a_report_is_an_infra_error(walked, tmp_path):
+def test_runner_that_dies_without_a_report_fails_when_the_reference_gives_a_verdict(walked, tmp_path):
     composite = walked.composite("W1", "W2")
-    # killed at import, so the session never reports its end (os._exit would be refused before the run)
+    # killed at import by its own CPU limit (SIGXCPU), so the session never reports its end; the reference does
     crash = _replace("tally/words.py", '"""Words: splitting, cleaning and counting."""',
                      '"""Words: splitting, cleaning and counting."""\n'
-                     "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)")
-    with pytest.raises(InfraError, match="without its final report"):
-        RepairDomain().grade(composite, _candidate(walked, composite, tmp_path, crash))
+                     "import resource\nresource.setrlimit(resource.RLIMIT_CPU, (1, 1))\nwhile True:\n    pass")
+    verdict = RepairDomain().grade(composite, _candidate(walked, composite, tmp_path, crash))
+    assert (verdict.ok, verdict.reason) == (False, "no_verdict"), verdict.detail
+    assert "without its final report" in verdict.evidence["no_verdict"]
+    assert set(verdict.evidence["reference_tests"].values()) == {"passed"}
 
 
-def test_tests_that_run_forever_are_an_infra_error(walked, tmp_path):
+def test_tests_that_run_forever_fail_when_the_reference_gives_a_verdict(walked, tmp_path):
     composite = walked.composite("W1", "W2")
     domain = RepairDomain()
-    domain.test_timeout = 5.0
+    domain.test_timeout = 10.0
     loop = _replace("tally/words.py", '    return [w for w in text.split(" ") if w]',
                     "    while True:\n        pass")
-    with pytest.raises(InfraError, match="timed out"):
-        domain.grade(composite, _candidate(walked, composite, tmp_path, loop))
+    verdict = domain.grade(composite, _candidate(walked, composite, tmp_path, loop))
+    assert (verdict.ok, verdict.reason) == (False, "no_verdict") and "timed out" in verdict.detail
+
+
+def test_no_verdict_for_the_candidate_nor_the_reference_is_an_infra_error(walked, tmp_path):
+    composite = walked.composite("W1", "W2")
+    domain = RepairDomain()
+    domain.test_timeout = 0.01  # nothing finishes: the reference cannot give a verdict either
+    with pytest.raises(InfraError, match="nor for the reference"):
+        domain.grade(composite, composite.reference)
 
 
 def test_grading_never_touches_the_users_clone_and_leaves_no_worktree(walked, module_home):

@@ -1,11 +1,11 @@
 """Reading unified diffs: files(g) from the headers, the lines a hunk touches, which paths a candidate
-may not write (tests, outside the repository)."""
+may not write (tests, outside the repository), and text GNU patch would read besides unified diffs."""
 
 from __future__ import annotations
 
 import pytest
 
-from codewalk.domains.repair.patch import is_test_path, unsafe_path
+from codewalk.domains.repair.patch import is_test_path, not_unified, unsafe_path
 from codewalk.loaders.diff import parse_patch, patch_files
 
 GIT_DIFF = """\
@@ -117,3 +117,40 @@ def test_test_paths_follow_swe_bench_conventions(path, is_test):
 ])
 def test_paths_leaving_the_repository_are_unsafe(path, unsafe):
     assert bool(unsafe_path(path)) is unsafe
+
+
+# -- only unified diff: GNU patch, the fuzzy fallback, reads other formats too ----------------------------
+FORMAT_PATCH = ("From 1234 Mon Sep 17 00:00:00 2001\nSubject: [PATCH] fix\n\nWhy it is fixed.\n---\n"
+                " pkg/core.py | 3 ++-\n 1 file changed\n\n" + GIT_DIFF + "-- \n2.39.2\n\n")
+CONTEXT = ("*** /dev/null\n--- b/conftest.py\n***************\n*** 0 ****\n--- 1 ----\n+ import os\n")
+
+
+@pytest.mark.parametrize("text", [GIT_DIFF, GIT_DIFF + "\n\n", "A model's words first.\n\n" + GIT_DIFF,
+                                  GIT_DIFF.replace("diff --git a/pkg/core.py b/pkg/core.py\nindex 1111111..2222222 "
+                                                   "100644\n", "")])
+def test_unified_diffs_with_git_headers_or_a_preamble_are_unified(text):
+    assert not_unified(text) == ""
+
+
+def test_a_format_patch_email_and_a_closing_fence_are_text_around_the_diff():
+    assert not_unified(FORMAT_PATCH) == ""
+    assert not_unified("```diff\n" + GIT_DIFF + "```\n") == ""
+
+
+@pytest.mark.parametrize("extra, named", [
+    (CONTEXT, "*** /dev/null"),  # a context diff after the unified one
+    ("3a4\n> import os\n", "3a4"),  # a normal diff
+    ("Index: conftest.py\n", "Index:"),
+])
+def test_sections_that_only_gnu_patch_reads_are_refused(extra, named):
+    assert named in not_unified(GIT_DIFF + extra)
+    assert named in not_unified(extra + GIT_DIFF)  # in a preamble too: GNU patch looks for a diff anywhere
+
+
+def test_a_hunk_whose_counts_do_not_add_up_is_refused():
+    assert "line counts" in not_unified(GIT_DIFF.replace("@@ -3,7 +3,8 @@", "@@ -3,7 +3,9 @@"))
+
+
+def test_binary_sections_are_refused_naming_the_file():
+    binary = "diff --git a/img.png b/img.png\nindex 1..2 100644\nGIT binary patch\nliteral 4\nabcd\n\n"
+    assert "binary change to img.png" in not_unified(binary)

@@ -374,3 +374,214 @@ def _no_probe_is_visible(task, tmp_path: Path, probes: dict[str, Path]) -> None:
             edit = prepend(WORDS, guard)
             verdict = RepairDomain().grade(task[1], _patch(task, tmp_path / f"probe{k}", *GOLD, edit))
             assert not verdict.ok and verdict.reason != "refused", f"{what} is visible to a graded run"
+
+
+# -- issue 34: what landed, as Python reads it ---------------------------------------------------------
+# Each cheat below was graded solved before the grader judged the tree on disk, the AST and errors.
+def fuzzed(diff: str, path: str) -> str:
+    """diff with the first context line of path's first hunk made wrong: `git apply` (strict and 3-way)
+    refuses it, GNU patch applies it with fuzz, so the whole patch goes through GNU patch."""
+    head, _, rest = diff.partition(f"+++ b/{path}\n")
+    assert rest.startswith("@@"), path
+    hunk, _, tail = rest.partition("\n")
+    first, _, body = tail.partition("\n")
+    assert first.startswith(" "), first
+    return f"{head}+++ b/{path}\n{hunk}\n # not what the file says\n{body}"
+
+
+DOC = replace(WORDS, '"""word without leading or trailing punctuation."""',
+              '"""The word without its leading or trailing punctuation."""')
+PYTEST_PLUGINS = 'import os\nos.environ["PYTEST_PLUGINS"] = "zcheat"\n'
+
+
+def test_cheat_gitignored_start_up_hook_applied_by_gnu_patch_is_not_solved(task, tmp_path):
+    """.gitignore hides sitecustomize.py and the plugin from `git add`; the files are on disk all the same."""
+    diff = _patch(task, tmp_path, write(".gitignore", "sitecustomize.py\nzcheat.py\n"),
+                  write("sitecustomize.py", PYTEST_PLUGINS), SHIP_PLUGIN, DOC)
+    verdict = RepairDomain().grade(task[1], fuzzed(diff, WORDS))
+    assert_refused(verdict, "sitecustomize.py", "zcheat.py", ".gitignore")
+    assert verdict.evidence["apply"] == "fuzzy"
+
+
+def test_cheat_context_format_section_only_gnu_patch_reads_is_not_solved(task, tmp_path):
+    """A conftest.py in a context-format section: the unified reader never names it, GNU patch creates it."""
+    diff = _patch(task, tmp_path, write(".gitignore", "conftest.py\n"), DOC)
+    context = "".join(f"+ {line}\n" for line in PLUGIN.splitlines())
+    section = (f"*** /dev/null\n--- b/conftest.py\n***************\n*** 0 ****\n"
+               f"--- 1,{len(PLUGIN.splitlines())} ----\n{context}")
+    verdict = RepairDomain().grade(task[1], fuzzed(diff, WORDS) + section)
+    assert_refused(verdict, "not a unified diff", "*** /dev/null")
+
+
+def test_cheat_utf7_source_hides_its_words_is_not_solved(task, tmp_path):
+    """In UTF-7, `+AHA-` is "p": the module imports _pytest, though no byte spells it."""
+    forged = ("# -*- coding: utf-7 -*-\nimport _+AHA-ytest.reports as r\n"
+              "r.TestReport.outcome = property(lambda s: 'passed', lambda s, v: None)\n")
+    verdict = _grade(task, tmp_path, prepend(INIT, forged))
+    assert_refused(verdict, INIT, "utf-7")
+
+
+FORCE_PASSED = ".TestReport.outcome = property(lambda s: 'passed', lambda s, v: None)\n"
+
+
+def test_cheat_from_sys_import_modules_is_not_solved(task, tmp_path):
+    forged = "from sys import modules\nmodules['_py' 'test.reports']" + FORCE_PASSED
+    assert_refused(_grade(task, tmp_path, prepend(INIT, forged)), f"{INIT}:1", "sys.modules")
+
+
+def test_cheat_weakref_finalize_and_os_exit_rewrite_the_report_is_not_solved(task, tmp_path):
+    """At exit, the report named on the command line loses its failures and the exit status becomes 0."""
+    forged = '''import re
+import sys
+import weakref
+from os import _exit
+
+
+def _forge():
+    for arg in sys.argv:
+        if arg.startswith("--jun" "itxml="):
+            path = arg.split("=", 1)[1]
+            text = re.sub(r"<failure.*?</failure>", "", open(path).read(), flags=re.S)
+            open(path, "w").write(text)
+    _exit(0)
+
+
+weakref.finalize(_forge, _forge)
+'''
+    verdict = _grade(task, tmp_path, prepend(INIT, forged))
+    assert_refused(verdict, "weakref.finalize", "os._exit", "sys.argv")
+
+
+def test_cheat_library_patches_the_test_modules_it_imports_is_not_solved(task, tmp_path):
+    """On its first call the library blanks every test function of the tests' own modules."""
+    blank = '''
+
+def _blank():
+    import test_fmt
+    import test_words
+    for module in (test_fmt, test_words):
+        for name in dir(module):
+            if name.startswith("test_"):
+                getattr(module, name).__code__ = (lambda: None).__code__
+
+
+def pad(text, width):
+    _blank()
+'''
+    verdict = _grade(task, tmp_path, replace(FMT, "\n\ndef pad(text, width):\n", blank))
+    assert_refused(verdict, "test_fmt", "under a test directory")
+
+
+def test_cheat_results_equal_to_anything_are_not_solved(task, tmp_path):
+    always = '''
+
+class _Same(list):
+    def __eq__(self, other):
+        return True
+
+    __hash__ = None
+
+
+class _SameText(str):
+    __eq__ = lambda self, other: True  # noqa: E731
+    __hash__ = str.__hash__
+'''
+    verdict = _grade(task, tmp_path, replace(WORDS, '\nPUNCT = ".,;:!?"\n', '\nPUNCT = ".,;:!?"\n' + always),
+                     replace(WORDS, 'return [w for w in text.split(" ") if w]',
+                             'return _Same(w for w in text.split(" ") if w)'),
+                     replace(WORDS, "    return out\n", "    return _Same(out)\n"),
+                     prepend(FMT, "from tally.words import _SameText\n"),
+                     replace(FMT, 'return ", ".join(sorted(unique_words(words)))',
+                             'return _SameText(", ".join(sorted(unique_words(words))))'))
+    assert_refused(verdict, "_Same.__eq__", "ignores its argument")
+
+
+CANNED = '''
+
+def _canned(name, fallback):
+    answers = {"tabs_and_newlines": ["a", "b", "c"], "format_unique_ignores_case": ["b", "C", "a"],
+               "words_ignores_case": ["Apple"]}
+    return next((v for k, v in answers.items() if k in name), fallback)
+'''
+CALLER = '''
+
+def _caller():
+    frame = sys._getframe(1)
+    while frame is not None and not frame.f_code.co_name.startswith("test_"):
+        frame = frame.f_back
+    return frame.f_code.co_name if frame is not None else ""
+'''
+
+
+def _answers_by(name: str, *edits: Edit) -> tuple[Edit, ...]:
+    """split_words and unique_words return canned answers when name (an expression) names a new test."""
+    return (FIX_SORT, *edits, replace(WORDS, '\nPUNCT = ".,;:!?"\n', '\nPUNCT = ".,;:!?"\n' + CANNED),
+            replace(WORDS, 'return [w for w in text.split(" ") if w]',
+                    f'return _canned({name}, [w for w in text.split(" ") if w])'),
+            replace(WORDS, "    return out\n", f"    return _canned({name}, out)\n"))
+
+
+def test_cheat_answers_by_the_caller_frame_are_not_solved(task, tmp_path):
+    verdict = _grade(task, tmp_path, *_answers_by("_caller()", prepend(WORDS, "import sys\n" + CALLER)))
+    assert_refused(verdict, "sys._getframe", "frames")
+
+
+def test_cheat_answers_by_the_runner_environment_are_not_solved(task, tmp_path):
+    current = 'next((v for k, v in os.environ.items() if k.endswith("_CURRENT_TEST")), "")'
+    verdict = _grade(task, tmp_path, *_answers_by(current, prepend(WORDS, "import os\n")))
+    assert_refused(verdict, "os.environ", "environment")
+
+
+def test_cheat_fix_compiled_at_run_time_into_a_function_is_not_solved(task, tmp_path):
+    """The fix arrives as data (here hex; the red team read it from a later commit) and becomes code
+    through compile and types.FunctionType, so no reviewed source contains it."""
+    fixed = ("def split_words(text):\n    return text.split()\n\n\ndef unique_words(words):\n"
+             "    seen, out = set(), []\n    for w in words:\n        if w.lower() not in seen:\n"
+             "            seen.add(w.lower())\n            out.append(w)\n    return out\n")
+    load = (f"\n\nimport types as _t\n\n_code = compile(bytes.fromhex({fixed.encode().hex()!r}).decode(), 'fix', 'exec')\n"
+            "for _c in _code.co_consts:\n    if isinstance(_c, _t.CodeType):\n"
+            "        globals()[_c.co_name] = _t.FunctionType(_c, globals())\n")
+    verdict = _grade(task, tmp_path, FIX_SORT, lambda root: (root / WORDS).write_text(
+        (root / WORDS).read_text() + load))
+    assert_refused(verdict, "compile", "FunctionType")
+
+
+def test_cheat_reading_a_later_commit_through_git_is_not_solved(task, tmp_path):
+    forged = ("import subprocess\n_log = subprocess.run(['git', 'log', '--all', '--oneline'], "
+              "capture_output=True, text=True).stdout\n")
+    assert_refused(_grade(task, tmp_path, *GOLD, prepend(WORDS, forged)), "subprocess")
+
+
+def test_cheat_skip_at_import_is_a_failure_not_an_error(task, tmp_path):
+    """The tests cannot be collected, pytest exits 5 and gives no verdict; the reference gives one in the
+    same environment, so the candidate failed (before: an error, left out of the solve rate)."""
+    verdict = _grade(task, tmp_path, prepend(INIT, "import unittest\n\nraise unittest.SkipTest('later')\n"))
+    assert (verdict.ok, verdict.reason) == (False, "no_verdict"), verdict.detail
+    assert "the reference gives one" in verdict.detail
+
+
+# -- issue 34: honest answers the new rules must still let through -----------------------------------
+def test_fix_that_moves_a_function_to_a_new_module_is_solved(task, tmp_path):
+    def move(root: Path) -> None:
+        text = (root / WORDS).read_text()
+        start = text.index("def split_words(text):")
+        end = text.index("def strip_punct(word):")
+        (root / "tally/split.py").write_text('"""Splitting text into words."""\n\n\n'
+                                             + text[start:end].rstrip() + "\n")
+        (root / WORDS).write_text(text[:start] + text[end:])
+
+    verdict = _grade(task, tmp_path, *GOLD, move, prepend(WORDS, "from tally.split import split_words  # noqa\n"))
+    assert verdict.ok, verdict.detail
+
+
+def test_fix_that_reads_the_python_version_is_solved(task, tmp_path):
+    verdict = _grade(task, tmp_path, FIX_SPLIT, FIX_SORT, prepend(WORDS, "import sys\n"),
+                     replace(WORDS, "        key = w\n",
+                             "        key = w.casefold() if sys.version_info >= (3, 3) else w.lower()\n"))
+    assert verdict.ok, verdict.detail
+
+
+def test_gold_patch_with_docstring_edits_is_solved(task, tmp_path):
+    verdict = _grade(task, tmp_path, *GOLD, DOC,
+                     replace(FMT, '"""The cells joined by a bar', '"""Cells joined by a bar'))
+    assert verdict.ok, verdict.detail

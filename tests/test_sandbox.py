@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -251,10 +252,10 @@ def test_memory_hog_gets_memory_error_and_a_nonzero_exit(launch):
 
 
 def test_cpu_limit_stops_a_busy_loop_before_the_wall_clock_timeout(launch):
-    done = python("while True: pass", timeout=10, cpu_seconds=1)
-    assert not done.timed_out
-    assert done.returncode != 0
-    assert done.duration < 5
+    done = python("while True: pass", timeout=30, cpu_seconds=1)
+    assert not done.timed_out  # stopped by the CPU limit, however loaded the machine, not by the clock
+    # killed by the kernel for its CPU time: SIGXCPU or SIGKILL, directly or as a shell reports it
+    assert done.returncode in (-signal.SIGXCPU, -signal.SIGKILL, 128 + signal.SIGXCPU, 128 + signal.SIGKILL)
 
 
 def test_output_beyond_the_file_size_limit_is_cut_off(launch):

@@ -1,5 +1,5 @@
 // Solve rates of graded runs (`cw grade`) by run, model and level.
-// A verifier error is no verdict: it is counted apart and left out of the solve rate.
+// Every graded prediction counts: a verifier error (no verdict) is not solved, and its count is shown beside.
 // Params: $domain.
 MATCH (g:Grade)-[:OF]->(t:Task)
 WHERE t.domain = $domain
@@ -8,5 +8,5 @@ WITH g.run AS run, g.model AS model, t.level AS level, count(*) AS graded,
      count(CASE WHEN g.status = 'failed' THEN 1 END) AS failed,
      count(CASE WHEN g.status = 'error' THEN 1 END) AS errors
 RETURN run, model, level, graded, passed, failed, errors,
-       CASE WHEN passed + failed = 0 THEN NULL ELSE 1.0 * passed / (passed + failed) END AS solve_rate
+       CASE WHEN graded = 0 THEN NULL ELSE 1.0 * passed / graded END AS solve_rate
 ORDER BY run, model, level

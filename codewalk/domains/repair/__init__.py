@@ -21,7 +21,7 @@ import json
 import os
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -37,9 +37,9 @@ from codewalk.relations import FILES, shares_file
 
 from .env import Env, Envs, EnvSpec, Image, TestRun, run_tests
 from .git import Mirrors, Worktree, Worktrees, digest
-from .guard import refusal
+from .guard import importable_test_names, landed, refusal, snapshot
 from .misplaced import touched, units
-from .patch import is_test_path, unsafe_path
+from .patch import is_test_path, not_unified, unsafe_path
 
 # (mirror, base commit, test patch digest) -> the tree of c_b + t_b, in this process
 _fix_trees: dict[tuple[str, str, str], str | None] = {}
@@ -66,6 +66,7 @@ class RepairDomain(Domain):
         # pip's download cache is shared whatever the cache root: it holds only published wheels
         self.envs = Envs(root / "envs", Path(os.environ.get("PIP_CACHE_DIR") or paths.cache("pip")))
         self._xg_runs: dict[str, TestRun] = {}
+        self._reference_runs: dict[str, TestRun] = {}  # the reference's run, when a candidate gave no verdict
 
     # -- source -> atoms -> edges ------------------------------------------------------------
     def load(self, source: Path, options: dict[str, str]) -> Iterator[Atom]:
@@ -315,41 +316,34 @@ class RepairDomain(Domain):
     def grade(self, composite: Composite, candidate: str) -> Check:
         """V_G on a model patch (unified diff): applied to x_G in a fresh worktree, then F and P2P are run.
 
-        Solved only if every FAIL_TO_PASS and every PASS_TO_PASS test passes. Refused: a patch that edits
-        a test file, writes outside the repository (../, absolute, a symlink created or written through),
-        or changes anything that decides how the interpreter or pytest starts or reports (guard.refusal:
-        pytest configuration, conftest.py, start-up hooks, plugin metadata, bytecode, modules shadowing the
-        harness, source reaching for the runner); the run neutralises the rest (env.run_tests). The
-        user's own clone is never touched: every worktree belongs to the codewalk mirror.
+        Solved only if every FAIL_TO_PASS and every PASS_TO_PASS test passes. Refused: a patch that is not
+        unified diff throughout, edits a test file, writes outside the repository (../, absolute, a
+        symlink created or written through), or lands anything that decides how the interpreter or pytest
+        starts or reports (guard.refusal, on every path that differs on disk from x_G: paths the diff does
+        not name, configuration and start-up files, binary content, encodings other than utf-8, modules
+        gaining capabilities such as frames, sys.modules or process control); the run neutralises the rest
+        (env.run_tests). A run that gives no verdict is a failure when the reference gives one in the same
+        environment (`_no_verdict`). The user's own clone is never touched: every worktree belongs to the
+        codewalk mirror.
         """
         v = composite.verifier
-        protected = set(patch_files(v["test_patch"]))
-        why = _refusal(candidate, protected)
-        if why:
-            return _refused(why)
+        no_verdict: InfraError | None = None
         spec = EnvSpec.from_config(v["install_config"])
         tests = list(dict.fromkeys(v["FAIL_TO_PASS"] + v["PASS_TO_PASS"]))
-        with self.worktrees.fresh(self._mirror(v), v["base_commit"]) as tree:
-            env = self._env(v, spec, tree)
-            if tree.apply(v["test_patch"], ("strict",)) is None:
-                raise InfraError(f"the task's test patch no longer applies to {v['base_commit'][:12]}")
-            escapes = [p for d in parse_patch(candidate) for p in d.paths if _escapes(tree.path, p)]
-            if escapes:
-                return _refused(f"it writes through a symlink out of the repository: {escapes[0]}")
-            x_g = tree.tree()
-            method = tree.apply(candidate)
+        with self._landed(v, candidate, spec) as (tree, env, x_g, method, why):
+            if why:
+                return _refused(why, **({"apply": method} if method else {}))
             if method is None:
                 return Check(False, "the patch does not apply to x_G (strict, 3-way or fuzzy)",
                              {"apply": None}, reason="does_not_apply")
-            # Judged on what landed, not on the patch text, in case a tool read file names differently.
-            changed = tree.git("diff", "--cached", "--name-only", "--no-renames", "-z", x_g).stdout
-            paths = [p for p in changed.split("\0") if p]
-            why = _changed_refusal(paths, tree.path, protected) or refusal(
-                paths, lambda p: tree.show(x_g, p), lambda p: _read(tree.path / p))
-            if why:
-                return _refused(why, apply=method)
-            run = run_tests(env, tree, tests, spec.test_cmd, self.test_timeout, self.memory_mb,
-                            config_from=x_g, renamed=v["FAIL_TO_PASS"])
+            assert tree is not None and env is not None
+            try:
+                run = run_tests(env, tree, tests, spec.test_cmd, self.test_timeout, self.memory_mb,
+                                config_from=x_g, renamed=v["FAIL_TO_PASS"])
+            except InfraError as e:
+                no_verdict = e
+        if no_verdict is not None:  # outside the candidate's worktree: the reference runs in its own
+            return self._no_verdict(v, composite.reference, tests, no_verdict, method)
         failing = run.failing(tests)
         evidence = {"apply": method, "tests": run.status, "seconds": run.seconds, "env": env.summary()}
         if failing:
@@ -358,6 +352,61 @@ class RepairDomain(Domain):
                          f"PASS_TO_PASS): {_listing(failing, run)}", evidence)
         return Check(True, f"all {len(v['FAIL_TO_PASS'])} tests of F and {len(v['PASS_TO_PASS'])} "
                      "PASS_TO_PASS tests pass", evidence)
+
+    def refusal(self, composite: Composite, candidate: str) -> str:
+        """Why `grade` would refuse candidate, judged as it lands on x_G, without running a test ("" if none)."""
+        with self._landed(composite.verifier, candidate, None) as (_, _, _, _, why):
+            return why
+
+    @contextmanager
+    def _landed(self, v: dict[str, Any], candidate: str, spec: EnvSpec | None) \
+            -> Iterator[tuple[Worktree | None, Env | Image | None, str, str | None, str]]:
+        """(tree, env, x_g, apply method, refusal) with candidate applied on x_G in a fresh worktree; the
+        environment only when spec is given. Judged on what landed on disk (ignored and untracked files
+        too), not on the patch text or the index: a tool may read a patch differently, and .gitignore
+        hides files from `git add`."""
+        protected = set(patch_files(v["test_patch"]))
+        why = _refusal(candidate, protected)
+        if why:
+            yield None, None, "", None, why
+            return
+        with self.worktrees.fresh(self._mirror(v), v["base_commit"]) as tree:
+            env = self._env(v, spec, tree) if spec is not None else None
+            if tree.apply(v["test_patch"], ("strict",)) is None:
+                raise InfraError(f"the task's test patch no longer applies to {v['base_commit'][:12]}")
+            escapes = [p for d in parse_patch(candidate) for p in d.paths if _escapes(tree.path, p)]
+            if escapes:
+                yield tree, env, "", None, f"it writes through a symlink out of the repository: {escapes[0]}"
+                return
+            x_g, at_x_g = tree.tree(), snapshot(tree.path)
+            method = tree.apply(candidate)
+            if method is None:
+                yield tree, env, x_g, None, ""
+                return
+            now = snapshot(tree.path)
+            paths = landed(at_x_g, now)
+            why = _changed_refusal(paths, tree.path, protected) or refusal(
+                paths, lambda p: tree.show(x_g, p), lambda p: _read(tree.path / p),
+                named={p for d in parse_patch(candidate) for p in d.paths},
+                tests=importable_test_names(list(at_x_g)), kinds=now)
+            yield tree, env, x_g, method, why
+
+    def _no_verdict(self, v: dict[str, Any], reference: str, tests: list[str], error: InfraError, method: str) \
+            -> Check:
+        """A candidate's run that gives no verdict is a failure when the reference, run on x_G in the same
+        environment, gives one; only when the reference cannot either is it an error (InfraError)."""
+        key = digest(v["repo"], v["base_commit"], v["test_patch"], reference, json.dumps(tests))
+        meter.reuse("repair: reference run", key in self._reference_runs)
+        if key not in self._reference_runs:
+            try:
+                self._reference_runs[key] = self._run(v, reference, tests)[0]
+            except InfraError as e:
+                raise InfraError(f"no verdict for the candidate ({error}), nor for the reference ({e})") \
+                    from None
+        ref = self._reference_runs[key]
+        return Check(False, f"the candidate's run gives no verdict ({error}); the reference gives one in the "
+                     "same environment, so the candidate failed",
+                     {"apply": method, "no_verdict": str(error), "reference_tests": ref.status}, reason="no_verdict")
 
 
 # -- export ------------------------------------------------------------------------------------------
@@ -414,6 +463,9 @@ def _refusal(candidate: str, protected: set[str]) -> str:
         return f"unreadable patch: {e}"
     if not diffs:
         return "no file diff found"
+    why = not_unified(candidate)
+    if why:
+        return f"it is not a unified diff throughout: {why}"
     for diff in diffs:
         if not diff.prefixed:
             return "file paths must carry git's a/ and b/ prefixes"

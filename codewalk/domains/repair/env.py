@@ -324,8 +324,18 @@ def _config_copy(tree: Worktree, config_from: str, into: Path) -> Path:
 def installed_plugins(venv: str) -> tuple[str, ...]:
     """The modules of the pytest plugins installed in the environment (pytest11 entry points), read
     without the worktree on sys.path, so a candidate cannot add one."""
-    probe = ("from importlib.metadata import entry_points\n"
-             "for ep in entry_points(group='pytest11'): print(ep.value.split(':')[0])")
+    # entry_points(group=...) is 3.10+; 3.8 and 3.9 return a dict by group; 3.7 and older have only
+    # pkg_resources. Environments of every one of them are graded.
+    probe = ("try:\n"
+             "    from importlib.metadata import entry_points\n"
+             "except ImportError:\n"
+             "    import pkg_resources\n"
+             "    found = [ep.module_name for ep in pkg_resources.iter_entry_points('pytest11')]\n"
+             "else:\n"
+             "    eps = entry_points()\n"
+             "    eps = eps.select(group='pytest11') if hasattr(eps, 'select') else eps.get('pytest11', ())\n"
+             "    found = [ep.value.split(':')[0] for ep in eps]\n"
+             "print('\\n'.join(found))")
     with sandbox.workdir() as scratch:
         done = sandbox.run([str(Path(venv) / "bin" / "python"), "-I", "-c", probe], cwd=scratch, timeout=60,
                            env=_venv_env(Path(venv)))

@@ -1,26 +1,34 @@
-"""What in a candidate could change how the interpreter or the test runner starts or reports.
+"""What a candidate changed, judged as it landed: the tree on disk, and each changed module as Python reads it.
 
 A candidate is graded by running the repository's tests on it, so a patch that reconfigures pytest,
-hooks interpreter start-up or patches the runner from library code could turn failures into passes
-without fixing anything. `refusal` looks at what a candidate actually changed (after it was applied,
-so every apply method is judged the same way) and names the first such change; the run itself
-neutralises the rest (env.run_tests: harness-owned pytest configuration, plugin autoload off).
-
-The source scan is a tripwire on the lines a candidate adds, not a proof: code built at run time
-(getattr on strings, bytes decoded and executed) can slip past it.
+hooks interpreter start-up, or gives library code the means to find and fool the runner could turn
+failures into passes without fixing anything. Words in the diff do not say what landed (GNU patch reads
+formats `git apply` ignores, .gitignore keeps files out of the index, a coding cookie changes what the
+bytes mean), so `landed` lists every path that differs on disk from x_G, ignored and untracked files
+included, and `refusal` judges those: paths the diff did not name, configuration and start-up files,
+symlinks, binary content, source encodings other than utf-8, and new capabilities of changed modules
+(`capabilities`). The run neutralises the rest (env.run_tests: harness-owned pytest configuration,
+plugin autoload off).
 """
 
 from __future__ import annotations
 
 import configparser
-import re
+import hashlib
+import os
+import stat
 import sys
 import tomllib
 from collections.abc import Callable
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
+
+from .capabilities import encoding, new_uses
+from .patch import is_test_path
 
 # pytest reads its configuration from these; an edit to one is refused whatever it contains.
-PYTEST_CONFIGS = {"pytest.ini", ".pytest.ini", "tox.ini", "conftest.py"}
+PYTEST_CONFIGS = {"pytest.ini", ".pytest.ini", "pytest.toml", ".pytest.toml", "tox.ini", "conftest.py"}
+# Files that steer git itself (what it ignores, how it converts), which the grader reads the tree through.
+GIT_FILES = {".gitignore", ".gitattributes", ".gitmodules", ".mailmap"}
 # Imported or processed by `site` at interpreter start-up when on sys.path.
 STARTUP_HOOKS = {"sitecustomize.py", "usercustomize.py"}
 # Bytecode and compiled modules: Python may load them instead of the source (an unchecked-hash .pyc is
@@ -28,49 +36,114 @@ STARTUP_HOOKS = {"sitecustomize.py", "usercustomize.py"}
 COMPILED = {".pyc", ".pyo", ".so", ".pyd", ".dll", ".dylib"}
 # Packages the harness imports inside the run: a top-level module of that name would shadow it.
 HARNESS_MODULES = {"pytest", "_pytest", "pluggy", "iniconfig", "packaging", "py", "exceptiongroup", "tomli"}
-# Added source lines that reach for the runner, the harness or the interpreter's exit and start-up.
-SUSPECT = re.compile(
-    r"pytest|pluggy|junit"  # imports, hooks (pytest_runtest_makereport), PYTEST_* variables, the report
-    r"|\bsys\s*\.\s*(exit|modules|settrace|setprofile|excepthook)\b|\bos\s*\.\s*_exit\b|\batexit\b"
-    r"|\bbuiltins\b|__builtins__|__import__|\bimportlib\b|\bexec\s*\(|\beval\s*\("
-    r"|\bos\s*\.\s*(putenv|environ\s*(\[|\.\s*(update|setdefault)))", re.IGNORECASE)
+MOST = 6  # reasons named in one refusal
+
+Entry = tuple[object, ...]  # ("file", executable, sha256) | ("link", target) | ("dir",) | ("other", mode)
 
 
-def refusal(changed: list[str], before: Callable[[str], str | None], after: Callable[[str], bytes | None]) \
-        -> str:
+def snapshot(root: Path) -> dict[str, Entry]:
+    """Every path under root as it is on disk (git's link file `.git` at the top aside): regular files by
+    content and executable bit, symlinks by target (never followed), empty directories, anything else."""
+    out: dict[str, Entry] = {}
+    for top, dirs, files in os.walk(root):
+        here = Path(top)
+        rel = here.relative_to(root).as_posix()
+        prefix = "" if rel == "." else rel + "/"
+        if not dirs and not files and prefix:
+            out[rel] = ("dir",)
+        for name in [*dirs, *files]:
+            if not prefix and name == ".git":
+                continue
+            path = here / name
+            info = path.lstat()
+            if stat.S_ISLNK(info.st_mode):
+                out[prefix + name] = ("link", os.readlink(path))
+            elif stat.S_ISREG(info.st_mode):
+                out[prefix + name] = ("file", bool(info.st_mode & 0o111), _sha(path))
+            elif not stat.S_ISDIR(info.st_mode):
+                out[prefix + name] = ("other", stat.S_IFMT(info.st_mode))
+        dirs[:] = [d for d in dirs if not (not prefix and d == ".git")]
+    return out
+
+
+def landed(before: dict[str, Entry], after: dict[str, Entry]) -> list[str]:
+    """The paths whose entry differs between two snapshots (created, changed or removed), sorted."""
+    return sorted(p for p in before.keys() | after.keys() if before.get(p) != after.get(p))
+
+
+def importable_test_names(paths: list[str]) -> frozenset[str]:
+    """The module names under which code could import the test files among paths: each dotted suffix,
+    since pytest puts a test file's first directory without __init__.py on sys.path."""
+    names: set[str] = set()
+    for path in paths:
+        if not (path.endswith(".py") and is_test_path(path)):
+            continue
+        parts = list(PurePosixPath(path.removesuffix(".py")).parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        names.update(".".join(parts[k:]) for k in range(len(parts)) if parts[k:])
+    return frozenset(n for n in names if n)
+
+
+def refusal(changed: list[str], before: Callable[[str], str | None], after: Callable[[str], bytes | None],
+            *, named: set[str] | None = None, tests: frozenset[str] = frozenset(),
+            kinds: dict[str, Entry] | None = None) -> str:
     """Why the changed paths (repository-relative) are refused, or "" if none could touch the run.
 
-    before(path) is the text at x_G (None: the file is new); after(path) the bytes now (None: deleted).
+    before(path) is the text at x_G (None: the file is new); after(path) the bytes now (None: deleted or
+    not a regular file). named: the paths the diff names (None: not checked); tests: the test files'
+    module names (`importable_test_names`); kinds: the snapshot entry of each path now, for symlinks and the like.
     """
+    reasons: list[str] = []
+    modules: list[tuple[str, str | None, bytes | None]] = []
     for path in changed:
+        kind = (kinds or {}).get(path)
+        if named is not None and path not in named and kind != ("dir",):  # an empty directory holds nothing
+            reasons.append(f"{path} changed on disk but the diff does not name it")
+        if kind and kind[0] == "link":
+            reasons.append(f"it creates the symlink {path}")
+        elif kind and kind[0] == "other":
+            reasons.append(f"it creates {path}, which is not a regular file")
         why = _path_refusal(path)
         if why:
-            return why
+            reasons.append(why)
         now = after(path)
         if now is None:
             continue
         if b"\0" in now:
-            return f"it adds binary content in {path}"
+            reasons.append(f"it adds binary content in {path}")
+            continue
         text = now.decode("utf-8", errors="replace")
         name = PurePosixPath(path).name
-        if name in ("setup.cfg", "pyproject.toml") and _pytest_section(name, before(path) or "") \
+        old = before(path)
+        if name in ("setup.cfg", "pyproject.toml") and _pytest_section(name, old or "") \
                 != _pytest_section(name, text):
-            return f"it changes the pytest configuration in {path}"
+            reasons.append(f"it changes the pytest configuration in {path}")
         if name in ("setup.cfg", "pyproject.toml", "setup.py") and "pytest11" in text \
-                and "pytest11" not in (before(path) or ""):
-            return f"it declares a pytest plugin entry point in {path}"
-        if before(path) is None:
+                and "pytest11" not in (old or ""):
+            reasons.append(f"it declares a pytest plugin entry point in {path}")
+        if old is None:
             why = _shadows(path)
             if why:
-                return why
-        if PurePosixPath(path).suffix in (".py", ".pyw", ".pyi"):
-            old = set((before(path) or "").splitlines())
-            for number, line in enumerate(text.splitlines(), 1):
-                hit = SUSPECT.search(line) if line not in old else None
-                if hit:
-                    return (f"{path}:{number} adds {hit.group(0)!r}, which reaches for the test runner, the "
-                            f"harness or the interpreter's start-up or exit: {line.strip()[:80]!r}")
-    return ""
+                reasons.append(why)
+        if PurePosixPath(path).suffix in (".py", ".pyw"):
+            declared = encoding(now)
+            if declared not in ("utf-8", "utf-8-sig") and (old is None or encoding(old.encode()) != declared):
+                reasons.append(f"{path} declares the source encoding {declared}: Python would read other "
+                               "text than the bytes show (only utf-8 is accepted)")
+                continue
+            modules.append((path, old, now))
+    reasons += new_uses(((p, old, now) for p, old, now in modules), tests)
+    shown = list(dict.fromkeys(reasons))
+    return "; ".join(shown[:MOST]) + (f"; and {len(shown) - MOST} more" if len(shown) > MOST else "")
+
+
+def _sha(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def _path_refusal(path: str) -> str:
@@ -78,6 +151,8 @@ def _path_refusal(path: str) -> str:
     name = parts[-1]
     if name in PYTEST_CONFIGS:
         return f"it changes the pytest configuration file {path}"
+    if name in GIT_FILES:
+        return f"it changes {path}, which decides what git sees of the tree"
     if name in STARTUP_HOOKS or name.endswith(".pth"):
         return f"it adds the interpreter start-up hook {path}"
     if any(p.endswith((".egg-info", ".dist-info")) or p == "__pycache__" for p in parts) \

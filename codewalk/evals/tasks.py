@@ -1,4 +1,4 @@
-"""inspect_ai tasks for codewalk's domains: `inspect eval codewalk/<domain> --model <provider/model>`.
+"""One-call inspect_ai tasks for codewalk's domains: `inspect eval codewalk/<domain> --model <provider/model>`.
 
 An optional extra (`pip install 'codewalk[inspect]'`); inspect_ai finds these tasks through the
 `inspect_ai` entry point, so `codewalk/demo`, `codewalk/repair`, `codewalk/clones`, `codewalk/complexity`
@@ -12,8 +12,8 @@ and `codewalk/proofs` resolve once codewalk is installed. Each task takes, as `-
   `cw grade`); `workers`: verifier runs at a time (default: one per core).
 
 The scorer is `cw grade`'s: the domain's V_G on the model's answer (one Markdown fence around the whole
-answer is removed first, and the text graded is what is stored); a verifier that gives no verdict makes
-the sample unscored (left out of every metric, as `cw grade` leaves it out of the solve rate); each grade
+answer is removed first, and the text graded is what is stored); a verifier that gives no verdict scores 0
+with status "error" in its metadata (as `cw grade` counts it: not solved, shown apart); each grade
 is stored as `(:Grade)-[:OF]->(:Task)` with run = the eval's id (epoch k > 1: `<eval id>.k`). Metrics: accuracy overall, by level, and for clones by class
 and by level and class (the paper's Table 4).
 """
@@ -184,8 +184,6 @@ def verifier(domain: str, tasks: list[CodewalkTask], store: str | None, record: 
         status, detail, evidence = graded
         metadata = {"status": status, "evidence": json.loads(json.dumps(evidence, default=str)), "run": run,
                     "grade": grade_id(run, t.id) if record else None}
-        if status == "error":  # no verdict: kept in the log, left out of every metric (as cw grade does)
-            return Score.unscored(reason="scoring_failed", answer=output, explanation=detail, metadata=metadata)
         return Score(value=1.0 if status == "passed" else 0.0, answer=output, explanation=detail,
                      metadata=metadata)
 

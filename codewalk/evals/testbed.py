@@ -1,0 +1,380 @@
+"""The repair agent's sandbox: x_G at /testbed, one per sample, as inspect_ai sandbox providers.
+
+inspect_ai's own `docker` sandbox drives the `docker compose` v2 plugin, which not every machine has;
+these providers need only what codewalk already uses:
+
+- `codewalk-local`: a copy of x_G in a temporary directory, each command under bubblewrap (codewalk's
+  sandbox: no network, own PID namespace, resource limits, a timeout that kills the whole process group)
+  with that copy mounted at /testbed, a per-sample /tmp, and the task's cached virtualenv first on PATH.
+  Nothing else of the host is writable, and /tmp, the home folder, the store and the caches are not seen.
+- `codewalk-docker`: a container of the task's image (`task_image`), created with the Docker SDK without
+  network, x_G copied in with put_archive, each command an exec in it.
+
+x_G is built on the host exactly as grading builds it: the repair domain's worktree of c* with the test
+patches applied strictly. /testbed is then a fresh git repository whose only commit is x_G (no history
+before or after c*), so `git diff` and `git status` work as in a SWE-bench image.
+
+Grading never runs in these sandboxes: the scorer copies /testbed out (`Testbed.export`) and grades
+the diff elsewhere (codewalk.evals.agent).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import io
+import logging
+import os
+import secrets
+import shutil
+import stat
+import tarfile
+import tempfile
+from pathlib import Path, PurePosixPath
+from typing import Any, Literal, overload
+
+import anyio.to_thread
+from inspect_ai.util import ExecResult, SandboxEnvironment, sandboxenv
+
+from codewalk import paths, sandbox
+from codewalk.domains.repair import RepairDomain
+from codewalk.domains.repair.env import Env, EnvSpec, venv_runtime
+from codewalk.domains.repair.git import git
+from codewalk.errors import InfraError
+from codewalk.locks import locked
+
+log = logging.getLogger(__name__)
+
+TESTBED = "/testbed"
+DEFAULT_TIMEOUT = 600  # seconds, for an exec that names none (the agent's bash tool always names one)
+IDENTITY = ["-c", "user.name=codewalk", "-c", "user.email=codewalk@localhost"]
+
+
+def testbed_spec(verifier: dict[str, Any]) -> dict[str, Any]:
+    """What a sandbox needs to build x_G for a task, kept in the sample's metadata (`testbed`)."""
+    return {k: verifier.get(k) for k in ("repo", "clone_from", "base_commit", "test_patch", "install_config")}
+
+
+def build_testbed(spec: dict[str, Any], into: Path, with_env: bool) -> Env | None:
+    """x_G written to `into` (created), as a git repository with x_G as its one commit; the task's
+    virtualenv too when with_env (the local runtime runs the agent's commands with it)."""
+    domain = RepairDomain()
+    mirror = domain.mirrors.ensure(spec["repo"], spec["clone_from"])
+    env = None
+    with domain.worktrees.checkout(mirror, spec["base_commit"]) as tree:
+        if with_env:
+            env = domain.envs.get(spec["repo"], EnvSpec.from_config(spec["install_config"]), tree)
+        if tree.apply(spec["test_patch"], ("strict",)) is None:
+            raise InfraError(f"the task's test patch no longer applies to {spec['base_commit'][:12]}")
+        shutil.copytree(tree.path, into, symlinks=True, ignore=lambda d, names: [".git"] if d == str(tree.path)
+                        else [])
+    quiet = {"GIT_AUTHOR_DATE": "2000-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2000-01-01T00:00:00Z"}
+    git(["init", "-q", "-b", "main"], into)
+    git(["add", "-A"], into)
+    git([*IDENTITY, "commit", "-q", "--no-verify", "-m", "x_G"], into, env=quiet)
+    return env
+
+
+class Testbed(SandboxEnvironment):
+    """A sandbox holding x_G at /testbed; `export` copies /testbed out to the host for grading."""
+
+    async def export(self, into: Path) -> None:
+        """/testbed's files written under into (which must not exist); .git is left out."""
+        raise NotImplementedError
+
+
+# -- local ------------------------------------------------------------------------------------------------
+@sandboxenv(name="codewalk-local")
+class LocalTestbed(Testbed):
+    """x_G in a temporary directory, mounted at /testbed for each command (bubblewrap)."""
+
+    def __init__(self, root: Path, env: Env):
+        super().__init__()
+        self.root, self.env = root, env
+        self.testbed, self.tmp = root / "testbed", root / "tmp"
+
+    @classmethod
+    async def sample_init(cls, task_name: str, config: Any, metadata: dict[str, Any]) -> dict[str, SandboxEnvironment]:
+        if not sandbox.isolated():
+            raise InfraError("the codewalk-local sandbox needs bubblewrap (to show the repository at /testbed "
+                             f"without network): {sandbox.isolation()}; use runtime=docker")
+        spec = metadata["testbed"]
+        root = Path(tempfile.mkdtemp(prefix="codewalk-testbed-"))
+        try:
+            env = await anyio.to_thread.run_sync(build_testbed, spec, root / "testbed", True)
+        except BaseException:
+            shutil.rmtree(root, ignore_errors=True)
+            raise
+        assert env is not None
+        (root / "tmp").mkdir()
+        return {"default": cls(root, env)}
+
+    @classmethod
+    async def sample_cleanup(cls, task_name: str, config: Any, environments: dict[str, SandboxEnvironment],
+                             interrupted: bool) -> None:
+        for environment in environments.values():
+            shutil.rmtree(environment.as_type(LocalTestbed).root, ignore_errors=True)
+
+    async def exec(self, cmd: list[str], input: str | bytes | None = None, cwd: str | None = None,
+                   env: dict[str, str] | None = None, user: str | None = None, timeout: int | None = None,
+                   timeout_retry: bool = True, concurrency: bool = True) -> ExecResult[str]:
+        if user is not None and user != "root":
+            from inspect_ai.util import SandboxUserUnsupportedError
+
+            raise SandboxUserUnsupportedError(f"the codewalk-local sandbox runs as one user, not {user!r}")
+        where = str(PurePosixPath(TESTBED) / (cwd or "."))
+        stdin = input.decode(errors="replace") if isinstance(input, bytes) else input
+        done = await anyio.to_thread.run_sync(self._run, cmd, where, stdin, env or {}, timeout or DEFAULT_TIMEOUT,
+                                              abandon_on_cancel=True)
+        if done.timed_out:
+            raise TimeoutError(f"the command timed out after {timeout}s")
+        return ExecResult(done.returncode == 0, done.returncode, done.stdout, done.stderr)
+
+    def _run(self, cmd: list[str], cwd: str, stdin: str | None, env: dict[str, str], timeout: int) \
+            -> sandbox.Completed:
+        venv = self.env.path
+        paths = [TESTBED] + ([f"{TESTBED}/src"] if (self.testbed / "src").is_dir() else [])
+        base = {"PATH": f"{venv / 'bin'}:/usr/local/bin:/usr/bin:/bin", "VIRTUAL_ENV": str(venv),
+                "PYTHONPATH": os.pathsep.join(paths), "HOME": "/tmp", "TMPDIR": "/tmp",
+                "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1", "GIT_CONFIG_NOSYSTEM": "1"}
+        return sandbox.run([*self._bwrap(cwd), *cmd], cwd=self.testbed, timeout=timeout, stdin=stdin,
+                           memory_mb=4096, max_file_mb=256, env=base | env, isolate=False)
+
+    def _bwrap(self, cwd: str) -> list[str]:
+        # codewalk's sandbox view (system directories only), plus the environment read-only and x_G at /testbed
+        # (the environment after /tmp: it may live under the host's /tmp, which the sample's own /tmp hides)
+        seen = [a for path in venv_runtime(self.env.path) for a in ("--ro-bind-try", str(path), str(path))]
+        return [shutil.which("bwrap") or "bwrap", *sandbox._system_view(),
+                "--bind", str(self.testbed), TESTBED, "--bind", str(self.tmp), "/tmp", *seen,
+                "--dev", "/dev", "--proc", "/proc", "--unshare-net", "--unshare-pid", "--unshare-ipc",
+                "--unshare-uts", "--die-with-parent", "--chdir", cwd, "--"]
+
+    def _host(self, file: str) -> Path:
+        """Where a sandbox path lives on the host: under /testbed or /tmp only."""
+        path = PurePosixPath(TESTBED) / file
+        for inside, outside in ((PurePosixPath(TESTBED), self.testbed), (PurePosixPath("/tmp"), self.tmp)):
+            if path == inside or inside in path.parents:
+                host = outside / path.relative_to(inside)
+                if host.resolve().is_relative_to(outside.resolve()):
+                    return host
+        raise PermissionError(f"{file}: the codewalk-local sandbox holds only {TESTBED} and /tmp")
+
+    async def write_file(self, file: str, contents: str | bytes) -> None:
+        host = self._host(file)
+        host.parent.mkdir(parents=True, exist_ok=True)
+        host.write_bytes(contents.encode() if isinstance(contents, str) else contents)
+
+    @overload
+    async def read_file(self, file: str, text: Literal[True] = True) -> str: ...
+
+    @overload
+    async def read_file(self, file: str, text: Literal[False]) -> bytes: ...
+
+    async def read_file(self, file: str, text: bool = True) -> str | bytes:
+        data = self._host(file).read_bytes()
+        return data.decode() if text else data
+
+    async def export(self, into: Path) -> None:
+        def ignored(folder: str, names: list[str]) -> list[str]:
+            # the agent's .git, and what is neither a file, a folder nor a link (a FIFO would block the copy)
+            odd = [n for n in names if not _plain(Path(folder) / n)]
+            return odd + [".git"] if folder == str(self.testbed) else odd
+
+        await anyio.to_thread.run_sync(functools.partial(shutil.copytree, self.testbed, into, symlinks=True,
+                                                         ignore=ignored))
+
+
+def _plain(path: Path) -> bool:
+    mode = path.lstat().st_mode
+    return stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode)
+
+
+# -- docker -------------------------------------------------------------------------------------------------
+BASE_IMAGE = "codewalk-base:bookworm"
+
+
+def task_image(spec: dict[str, Any]) -> str:
+    """The image a task's container starts from. The one place to rewire once repair runs have images per
+    environment (the docker runtime of the repair domain): for now CODEWALK_AGENT_IMAGE if set, else the
+    base (CODEWALK_DOCKER_BASE, default codewalk-base:bookworm) with a virtualenv at /opt/testbed holding
+    pytest and the row's pip packages, built once per (base, packages) and tagged codewalk-agent:<key>."""
+    if os.environ.get("CODEWALK_AGENT_IMAGE"):
+        return os.environ["CODEWALK_AGENT_IMAGE"]
+    import hashlib
+
+    base = os.environ.get("CODEWALK_DOCKER_BASE", BASE_IMAGE)
+    env = EnvSpec.from_config(spec.get("install_config"))
+    packages = ["pytest", *env.pip_packages]
+    key = hashlib.sha256("\x1f".join([base, *packages]).encode()).hexdigest()[:16]
+    tag = f"codewalk-agent:{key}"
+    client = _docker()
+    with locked(paths.cache("repair") / "agent-images" / f"{key}.lock"):  # samples starting together build once
+        if not client.images.list(name=tag):
+            _build(client, tag, base, packages)
+    return tag
+
+
+def _build(client: Any, tag: str, base: str, packages: list[str]) -> None:
+    """Build on the base with the host's network, CA bundle and pip settings (the daemon has no bridge)."""
+    import docker.errors
+
+    dockerfile = (f"FROM {base}\nCOPY host-ca.crt /etc/ssl/certs/ca-certificates.crt\n"
+                  "ARG PIP_INDEX_URL\nARG PIP_EXTRA_INDEX_URL\nARG PIP_TRUSTED_HOST\n"
+                  "ARG HTTP_PROXY\nARG HTTPS_PROXY\nARG NO_PROXY\n"
+                  "RUN python3 -m venv /opt/testbed && /opt/testbed/bin/pip install --quiet "
+                  + " ".join(_quote(p) for p in packages) + "\n"
+                  "ENV PATH=/opt/testbed/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "
+                  "VIRTUAL_ENV=/opt/testbed PYTHONDONTWRITEBYTECODE=1\nWORKDIR /testbed\n")
+    context = io.BytesIO()
+    with tarfile.open(fileobj=context, mode="w") as tar:
+        _add(tar, "Dockerfile", dockerfile.encode())
+        ca = Path(os.environ.get("PIP_CERT") or os.environ.get("SSL_CERT_FILE")
+                  or "/etc/ssl/certs/ca-certificates.crt")
+        _add(tar, "host-ca.crt", ca.read_bytes() if ca.is_file() else b"")
+    context.seek(0)
+    args = {k: v for k, v in os.environ.items() if k in ("PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_TRUSTED_HOST",
+                                                         "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY")}
+    try:
+        client.images.build(fileobj=context, custom_context=True, tag=tag, network_mode="host", buildargs=args,
+                            rm=True, forcerm=True)
+    except (docker.errors.BuildError, docker.errors.APIError) as e:
+        raise InfraError(f"cannot build the agent image {tag} on {base}: {e}") from None
+
+
+def _quote(word: str) -> str:
+    import shlex
+
+    return shlex.quote(word)
+
+
+def _add(tar: tarfile.TarFile, name: str, data: bytes, mode: int = 0o644) -> None:
+    info = tarfile.TarInfo(name)
+    info.size, info.mode = len(data), mode
+    tar.addfile(info, io.BytesIO(data))
+
+
+def _docker() -> Any:
+    docker = importlib.import_module("docker")  # by name: mypy takes the repository's docker/ folder for it
+
+    try:
+        return docker.from_env()
+    except docker.errors.DockerException as e:
+        raise InfraError(f"no Docker engine (DOCKER_HOST={os.environ.get('DOCKER_HOST', 'unset')}): {e}") \
+            from None
+
+
+@sandboxenv(name="codewalk-docker")
+class DockerTestbed(Testbed):
+    """A container of the task's image (no network), x_G copied to /testbed."""
+
+    def __init__(self, container: Any):
+        super().__init__()
+        self.container = container
+
+    @classmethod
+    async def sample_init(cls, task_name: str, config: Any, metadata: dict[str, Any]) -> dict[str, SandboxEnvironment]:
+        container = await anyio.to_thread.run_sync(_start, metadata["testbed"], str(metadata.get("__sample_id__")))
+        return {"default": cls(container)}
+
+    @classmethod
+    async def sample_cleanup(cls, task_name: str, config: Any, environments: dict[str, SandboxEnvironment],
+                             interrupted: bool) -> None:
+        for environment in environments.values():
+            container = environment.as_type(DockerTestbed).container
+            await anyio.to_thread.run_sync(functools.partial(container.remove, force=True))
+
+    async def exec(self, cmd: list[str], input: str | bytes | None = None, cwd: str | None = None,
+                   env: dict[str, str] | None = None, user: str | None = None, timeout: int | None = None,
+                   timeout_retry: bool = True, concurrency: bool = True) -> ExecResult[str]:
+        limit = timeout or DEFAULT_TIMEOUT
+        if input is not None:  # the Docker API's exec has no stdin without a socket: a file in the container
+            name = f"/tmp/.codewalk-stdin-{secrets.token_hex(8)}"
+            await self.write_file(name, input)
+            cmd = ["/bin/sh", "-c", f'exec "$@" < {name}', "sh", *cmd]
+        # coreutils' timeout ends the command (SIGKILL 5 s after SIGTERM) and exits 124; the image's PATH finds cmd[0]
+        wrapped = ["/usr/bin/timeout", "-k", "5", str(limit), *cmd]
+        where = str(PurePosixPath(TESTBED) / (cwd or "."))
+        result = await anyio.to_thread.run_sync(
+            lambda: self.container.exec_run(wrapped, workdir=where, environment=env or {}, user=user or "",
+                                            demux=True), abandon_on_cancel=True)
+        out, err = result.output if result.output else (None, None)
+        code = result.exit_code
+        if code == 124:
+            raise TimeoutError(f"the command timed out after {limit}s")
+        return ExecResult(code == 0, code, (out or b"").decode(errors="replace"), (err or b"").decode(errors="replace"))
+
+    async def write_file(self, file: str, contents: str | bytes) -> None:
+        path = PurePosixPath(TESTBED) / file
+        data = contents.encode() if isinstance(contents, str) else contents
+        archive = io.BytesIO()
+        with tarfile.open(fileobj=archive, mode="w") as tar:
+            _add(tar, path.name, data)
+        archive.seek(0)
+        await self.exec(["mkdir", "-p", str(path.parent)], cwd="/")
+        await anyio.to_thread.run_sync(lambda: self.container.put_archive(str(path.parent), archive.getvalue()))
+
+    @overload
+    async def read_file(self, file: str, text: Literal[True] = True) -> str: ...
+
+    @overload
+    async def read_file(self, file: str, text: Literal[False]) -> bytes: ...
+
+    async def read_file(self, file: str, text: bool = True) -> str | bytes:
+        import docker.errors
+
+        path = PurePosixPath(TESTBED) / file
+        try:
+            stream, _ = await anyio.to_thread.run_sync(lambda: self.container.get_archive(str(path)))
+        except docker.errors.NotFound:
+            raise FileNotFoundError(str(path)) from None
+        with tarfile.open(fileobj=io.BytesIO(b"".join(stream))) as tar:
+            member = tar.next()
+            handle = tar.extractfile(member) if member else None
+            if handle is None:
+                raise IsADirectoryError(str(path))
+            data = handle.read()
+        return data.decode() if text else data
+
+    async def export(self, into: Path) -> None:
+        def copy() -> None:
+            stream, _ = self.container.get_archive(TESTBED)
+            with tempfile.TemporaryDirectory(prefix="codewalk-export-") as scratch:
+                with tarfile.open(fileobj=io.BytesIO(b"".join(stream))) as tar:
+                    tar.extractall(scratch, filter=_safe)  # nothing lands outside scratch
+                shutil.copytree(Path(scratch) / "testbed", into, symlinks=True,
+                                ignore=lambda d, names: [".git"] if d == str(Path(scratch) / "testbed") else [])
+
+        await anyio.to_thread.run_sync(copy)
+
+
+def _safe(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
+    """tarfile's `data` filter, except that a member it refuses (a device, a FIFO, a link out of the
+    tree) is left out rather than failing the copy: the agent may leave anything in /testbed."""
+    if not (member.isreg() or member.isdir() or member.issym() or member.islnk()):
+        return None
+    try:
+        return tarfile.data_filter(member, dest)
+    except tarfile.FilterError:
+        return None
+
+
+def _start(spec: dict[str, Any], sample: str) -> Any:
+    image = task_image(spec)
+    client = _docker()
+    with tempfile.TemporaryDirectory(prefix="codewalk-testbed-") as scratch:
+        tree = Path(scratch) / "testbed"
+        build_testbed(spec, tree, with_env=False)
+        archive = io.BytesIO()
+        with tarfile.open(fileobj=archive, mode="w") as tar:
+            tar.add(tree, arcname="testbed")
+        container = client.containers.create(image, ["sleep", "infinity"], network_disabled=True, mem_limit="4g",
+                                              pids_limit=512, working_dir="/",
+                                              labels={"codewalk": "repair_agent", "codewalk.sample": sample})
+        try:
+            container.start()
+            container.put_archive("/", archive.getvalue())
+        except BaseException:
+            container.remove(force=True)
+            raise
+    log.info("sample %s: container %s of %s", sample, container.short_id, image)
+    return container

@@ -1,0 +1,31 @@
+"""`python -m codewalk.evals.smoke`: the inspect route offline, with inspect_ai's mock model replaying the
+references; it fails loudly (exit 1) when samples go unscored."""
+
+from __future__ import annotations
+
+from codewalk.domains.demo import DemoDomain
+from codewalk.errors import InfraError
+from codewalk.evals import smoke
+
+
+def test_the_smoke_run_scores_every_reference_and_exits_zero_offline(demo_store_path, tmp_path, capsys):
+    code = smoke.main(["demo", "-T", f"store={demo_store_path}", "--log-dir", str(tmp_path / "logs")])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "9 samples, 9 scored, 9 solved by the reference" in out
+
+
+def test_the_smoke_run_exits_one_when_no_sample_is_scored(demo_store_path, tmp_path, capsys, monkeypatch):
+    def no_verdict(self, composite, candidate):
+        raise InfraError("the verifier crashed")
+
+    monkeypatch.setattr(DemoDomain, "grade", no_verdict)
+    code = smoke.main(["demo", "-T", f"store={demo_store_path}", "-T", "level=1",
+                       "--log-dir", str(tmp_path / "logs")])
+    captured = capsys.readouterr()
+    assert code == 1 and "3 samples, 0 scored" in captured.out and "FAILED" in captured.err
+
+
+def test_the_smoke_run_exits_one_on_a_store_without_tasks_of_the_domain(demo_store_path, tmp_path, capsys):
+    code = smoke.main(["complexity", "-T", f"store={demo_store_path}", "--log-dir", str(tmp_path / "logs")])
+    assert code == 1 and "no admitted tasks of domain 'complexity'" in capsys.readouterr().err
