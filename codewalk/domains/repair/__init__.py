@@ -169,6 +169,10 @@ class RepairDomain(Domain):
             "environment_setup_commit": first.payload.get("environment_setup_commit") or c_star,
             "image_name": first.payload.get("image_name") or first.payload.get("docker_image") or "",
         }
+        if not verifier["image_name"]:  # the image codewalk builds for this environment (named, not built here)
+            from . import containers
+
+            verifier["environment_image"] = containers.built_image_name(verifier, mirror)
         if conflict:
             verifier["reference_conflict"] = conflict
         return Composite(problem_statement(first.summary["repo"], c_star, fail), reference, verifier,
@@ -304,13 +308,8 @@ class RepairDomain(Domain):
 
     def export_row(self, task: Task) -> dict[str, Any]:
         """The SWE-bench fields `cw tasks export` adds to a repair task's row; image_name is the row's image,
-        else the one codewalk builds for the task's environment (codewalk-env/...)."""
-        row = to_swebench_row(task)
-        if not row["image_name"]:
-            from . import containers  # names the image; talks to no daemon
-
-            row["image_name"] = containers.built_image_name(task.verifier, self._mirror(task.verifier))
-        return row
+        else the one codewalk builds for the task's environment (codewalk-env/..., named at compose)."""
+        return to_swebench_row(task)
 
     # -- grading -----------------------------------------------------------------------------------
     def grade(self, composite: Composite, candidate: str) -> Check:
@@ -432,7 +431,7 @@ def to_swebench_row(task: Task | Mapping[str, Any]) -> dict[str, Any]:
         "patch": field("reference"), "test_patch": v["test_patch"], "problem_statement": field("prompt"),
         "FAIL_TO_PASS": v["FAIL_TO_PASS"], "PASS_TO_PASS": v["PASS_TO_PASS"], "created_at": v["created_at"],
         "environment_setup_commit": v.get("environment_setup_commit") or v["base_commit"],
-        "image_name": v.get("image_name") or "", "install_config": v["install_config"],
+        "image_name": v.get("image_name") or v.get("environment_image") or "", "install_config": v["install_config"],
         "atoms": v["order"], "apply_methods": v["apply"],
     }
 

@@ -245,7 +245,7 @@ CONFIGS = (("pytest.ini", "[pytest]"), (".pytest.ini", "[pytest]"), ("pyproject.
 
 def run_tests(env: Env | Image, tree: Worktree, tests: list[str], test_cmd: str, timeout: float,
               memory_mb: int = 4096, config_from: str = "", *, base: str = "", renamed: Sequence[str] = (),
-              session: Any = None) -> TestRun:
+              session: Any = None, fresh: bool = True) -> TestRun:
     """Run the files holding tests and report each test's outcome; InfraError when there is no verdict.
 
     The run is the harness's, not the repository's. It runs in a copy of the tree whose git history is one
@@ -256,7 +256,9 @@ def run_tests(env: Env | Image, tree: Worktree, tests: list[str], test_cmd: str,
     trusted environment (autoload off, each installed one named with -p), and outcomes come through the
     harness's channel (channel.py), never from a file or output the tests can write. Each test of
     `renamed` also runs as a renamed copy and passes only if both pass. `session` (docker: a
-    containers.Session) lets several runs of one group share a container.
+    containers.Session) lets several runs of one group share a container. fresh=False (mining, local
+    runtime only) runs in the worktree itself, so repeated runs of one state see what earlier ones left
+    there, as mining's flakiness check wants.
     """
     files = sorted({t.split("::")[0] for t in tests})
     present = [f for f in files if (tree.path / f).is_file()]
@@ -264,7 +266,10 @@ def run_tests(env: Env | Image, tree: Worktree, tests: list[str], test_cmd: str,
         return TestRun({t: "missing" for t in tests}, None, 0.0)
     with sandbox.workdir() as scratch:
         work, harness = scratch / "tree", scratch / "harness"
-        tree.snapshot(base or config_from or tree.tree(), work)
+        if fresh or isinstance(env, Image):
+            tree.snapshot(base or config_from or tree.tree(), work)
+        else:
+            work = tree.path
         copies = channel.renamed_copies(work, [t for t in renamed if t in tests])
         harness.mkdir()
         plugin = channel.prepare(harness)
@@ -292,7 +297,7 @@ def run_tests(env: Env | Image, tree: Worktree, tests: list[str], test_cmd: str,
 def _run_local(env: Env, work: Path, harness: Path, token: str, command: str, timeout: float,
                memory_mb: int) -> channel.Report:
     """The harness in the sandbox: the tree writable, the harness and the environment read-only."""
-    home = work.parent / "home"
+    home = harness.parent / "home"  # beside the harness, in the run's scratch folder
     home.mkdir()
     paths = [str(harness), str(work)] + ([str(work / "src")] if (work / "src").is_dir() else [])
     run_env = {**_venv_env(env.path), "PYTHONPATH": os.pathsep.join(paths), "HOME": str(home), "TMPDIR": str(home),
