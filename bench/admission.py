@@ -3,6 +3,7 @@ codewalk's own share, and the results reused instead of recomputed.
 
     python bench/admission.py --workers 2
     python bench/admission.py --domains demo --executors local,dask-local   # executors compared
+    python bench/admission.py --domains repair --runtime docker   # repair in containers (DOCKER_HOST)
 
 Per domain: a fresh embedded store with the domain's atoms (demo: the catalogue; repair: the test
 repository of tests/repair_fixture.py; clones: the confirmed FEMPD pairs of
@@ -20,6 +21,9 @@ sandbox set-up and process start-up: fork, limits, cgroup, shown apart as "(star
 (pool start-up, waiting for the walk or the writes; "(end)": the part while the run's last groups finish
 one by one), apart from waits for a lock another worker held (one worker
 builds the repair environment, the other waits for it); this process's walk, atom reads, waits and writes.
+With --runtime docker (repair), the containers' own cost (start, copy of the tree, teardown) is reported
+beside the tests' time in them, as a share of the walk's wall time; the tests' run in a container counts as
+"in processes". The environment's image is built in the run if the daemon does not have it yet.
 Writes --out (JSON) and prints a table.
 """
 
@@ -56,7 +60,8 @@ def load_repair(store: GraphStore, scratch: Path) -> None:
     from tests import repair_fixture
 
     fixture = repair_fixture.build(scratch / "tally")
-    load(store, "repair", fixture.write_rows(scratch / "rows.jsonl"), {"repos": str(fixture.repos)})
+    load(store, "repair", fixture.write_rows(scratch / "rows.jsonl"), {"repos": str(fixture.repos)},
+         runtime="local")  # an image the docker runtime needs is built in the measured run
 
 
 def load_clones(store: GraphStore, scratch: Path) -> None:
@@ -142,6 +147,10 @@ def figures(s: WalkSummary, startup: float) -> dict:
         "idle_share": round(max(0.0, slots - s.cost.seconds) / slots, 4) if slots else None,
         "tail_share": round(cost["idle_at_the_end"] / slots, 4) if slots else None,
         "processes": cost["processes"], "main": cost["main"], "reuse": cost["reuse"],
+        # the docker runtime's containers: their start, the copy of the tree, their removal (seconds, summed)
+        "container_overhead": cost.get("overheads", {}),
+        "container_overhead_share": round(sum(cost.get("overheads", {}).values()) / slots, 4)
+        if slots and cost.get("overheads") else None,
         "admitted_ids": s.admitted_ids, "loadavg": round(os.getloadavg()[0], 2),
     }
 
@@ -158,9 +167,10 @@ def run(domain: str, spec: str, args: argparse.Namespace) -> dict:
             with empty_cache(scratch / "cache"), executor(spec, args.workers) as (address, startup):
                 s = walk_and_admit(store, domain, args.level or level, count=attempts, seed=args.seed,
                                    max_attempts=attempts, workers=args.workers, executor=address,
-                                   options=options)
+                                   options=options, runtime=args.runtime if domain == "repair" else "local")
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout
-    return {"domain": domain, "executor": spec, "level": args.level or level, "load_s": round(load_s, 1),
+    return {"domain": domain, "executor": spec, "runtime": args.runtime if domain == "repair" else "local",
+            "level": args.level or level, "load_s": round(load_s, 1),
             "measured": time.strftime("%Y-%m-%d %H:%M"), "commit": commit.strip(), **figures(s, startup)}
 
 
@@ -184,6 +194,10 @@ def table(rows: list[dict]) -> str:
     for r in rows:
         procs = ", ".join(f"{p} {v['runs']} runs {v['seconds']:.1f} s" for p, v in r["processes"].items())
         lines.append(f"{r['domain']} processes: {procs or 'none'}")
+        if r.get("container_overhead"):
+            parts = ", ".join(f"{k.removeprefix('docker: ')} {v:.1f} s" for k, v in r["container_overhead"].items())
+            lines.append(f"{r['domain']} containers ({r['runtime']}): {parts}, "
+                         f"{r['container_overhead_share']:.1%} of workers x wall")
         reuse = ", ".join(f"{c} {v['hits']}/{v['hits'] + v['misses']} ({v['hits'] / (v['hits'] + v['misses']):.0%})"
                           for c, v in r["reuse"].items())
         lines.append(f"{r['domain']} reused (hits/lookups): {reuse or 'no cache: every group is new work'}")
@@ -198,6 +212,7 @@ def main() -> None:
     ap.add_argument("--attempts", type=int, default=0, help="groups attempted in every domain (default: each its own)")
     ap.add_argument("--level", type=int, default=0, help="N for every domain (default: each domain's own)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--runtime", default="local", choices=("local", "docker"), help="repair's runtime")
     ap.add_argument("--out", type=Path, default=RESULTS / "admission.json")
     ap.add_argument("--update", action="store_true",
                     help="keep the other domains' rows of --out (each row says when and at which commit it was measured)")

@@ -25,6 +25,7 @@ from .domain import Domain, Rejected, get_domain
 from .errors import InfraError, StoreUnavailable, UsageError
 from .executors import Inline, open_executor
 from .records import Atom, Composite, Reason, Run, Task, TaskStatus, task_id
+from .runtime import choose as choose_runtime
 from .store import GraphStore
 from .walk import Walker
 
@@ -121,11 +122,13 @@ def _order(composite: Composite, ids: Sequence[str]) -> tuple[str, ...]:
     return tuple(ids)
 
 
-def _evaluate_in_worker(domain_class: type[Domain], atoms: list[Atom]) -> Verdict:
+def _evaluate_in_worker(domain_class: type[Domain], atoms: list[Atom], where: tuple[str, bool]) -> Verdict:
     # The class, not its name: a worker (a Dask one too) imports it by reference, registered there or not.
     meter.take()  # counts from before this group (another caller's work) are not its cost
     started = time.monotonic()
-    verdict = evaluate(domain_class(), atoms)
+    domain = domain_class()
+    choose_runtime(domain, where[0], pull=where[1], check=False)  # the runtime the walk's process checked
+    verdict = evaluate(domain, atoms)
     return replace(verdict, cost=meter.take(started))
 
 
@@ -145,16 +148,21 @@ def walk_and_admit(
     on_task: Callable[[Task, WalkSummary], None] | None = None,
     executor: str | None = None,
     options: dict[str, str] | None = None,
+    runtime: str | None = None,
+    pull: bool = True,
 ) -> WalkSummary:
     """Walk the graph and admit groups until `count` tasks are admitted or `max_attempts` are made.
 
     `executor` says where verifiers run (codewalk.executors): local (default), dask-local, dask://HOST:PORT.
-    `options` are the domain's walk options (`cw walk --opt`, Domain.walk_options).
+    `options` are the domain's walk options (`cw walk --opt`, Domain.walk_options). `runtime` says
+    where verifiers run their tools (codewalk.runtime: local, docker; default CODEWALK_RUNTIME, else local),
+    `pull` whether the docker runtime may pull an image that is not here.
     """
     if count < 1 or workers < 1:
         raise UsageError("--count and --workers must be at least 1")
     domain = get_domain(domain_name)
     domain.configure_walk(options or {})
+    where = (choose_runtime(domain, runtime, pull=pull), pull)
     seed = random.SystemRandom().randrange(2**31) if seed is None else seed
     max_attempts = max_attempts or 20 * count
     # Set up first: a level the graph cannot support is refused before anything is stored.
@@ -163,7 +171,8 @@ def walk_and_admit(
     set_up = time.monotonic() - started
     run = Run(f"r{uuid.uuid4().hex[:12]}", domain.name, seed,
               {"n": n, "count": count, "max_attempts": max_attempts, "workers": workers,
-               "executor": executor or "local", **({"options": options} if options else {})}, now())
+               "executor": executor or "local", "runtime": where[0], **({"options": options} if options else {})},
+              now())
     store.write_run(run)
     summary = WalkSummary(run.id, domain.name, n, seed, store.location, workers=workers)
     clock = summary.main  # this process's time, by what it was doing
@@ -203,7 +212,7 @@ def walk_and_admit(
                 mark = time.monotonic()
                 atoms = read_atoms(group)
                 clock["atoms"] += time.monotonic() - mark
-                in_flight.append((group, atoms, pool.submit(_evaluate_in_worker, type(domain), atoms)))
+                in_flight.append((group, atoms, pool.submit(_evaluate_in_worker, type(domain), atoms, where)))
             if not in_flight:
                 break
             if not in_flight[0][2].done():

@@ -68,6 +68,12 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts in
 CORES = os.cpu_count() or 1
 BULK_HINT = 100_000  # atoms: above this a Neo4j load through UNWIND upserts takes minutes (bench/README.md)
 WorkersOpt = Annotated[int, typer.Option(min=1, help="Verifier processes (default: one per core).", show_default=False)]
+RuntimeOpt = Annotated[str | None, typer.Option(
+    "--runtime", envvar="CODEWALK_RUNTIME", show_default=False,
+    help="Where code from a repository or a model runs: local (host tools in the sandbox; the default) or docker "
+         "(a fresh container per run, daemon at DOCKER_HOST; repair). A domain without it refuses (exit 2).")]
+PullOpt = Annotated[bool, typer.Option(
+    "--pull/--no-pull", help="docker: pull an image that is not here (--no-pull: such a group is an error).")]
 
 
 @app.callback()
@@ -216,6 +222,8 @@ def load_cmd(
     option: Annotated[list[str], typer.Option("--opt", help="Loader option KEY=VALUE (repeatable).")] = [],
     bulk: Annotated[bool, typer.Option(help="Neo4j: build the empty database of the local server `cw db start` "
                                             "runs with Neo4j's importer (restarts it) instead of UNWIND upserts.")] = False,
+    runtime: RuntimeOpt = None,
+    pull: PullOpt = True,
     as_json: JsonOpt = False,
 ) -> None:
     """Load atoms and their relation edges into the store, in one transaction. Re-loading is idempotent; a
@@ -226,7 +234,7 @@ def load_cmd(
     if repos:
         options["repos"] = str(repos)
     with _store(ctx) as store:
-        summary = load(store, domain, source, options, bulk=bulk)
+        summary = load(store, domain, source, options, bulk=bulk, runtime=runtime, pull=pull)
         if store.dialect == "neo4j" and not bulk and summary.atoms >= BULK_HINT:
             err.print(f"hint: {summary.atoms:,} atoms went through UNWIND upserts (any server); into a fresh "
                       "database of the server `cw db start` runs, `cw load --bulk` uses Neo4j's importer, "
@@ -253,6 +261,8 @@ def walk(
              "(a Dask distributed scheduler whose workers have codewalk installed) or dask-local.")] = None,
     option: Annotated[list[str], typer.Option("--opt", help="Walk option KEY=VALUE of the domain (repeatable), "
                                                             "e.g. proofs: backend=acsl|verus.")] = [],
+    runtime: RuntimeOpt = None,
+    pull: PullOpt = True,
     as_json: JsonOpt = False,
 ) -> None:
     """Random-extension walks of level N; each group is composed and admitted only if every atom is still
@@ -264,7 +274,8 @@ def walk(
         domain = domain or _only_domain(store)
         with _progress("walk", total=count) as on_task:
             summary = walk_and_admit(store, domain, n, count, seed=seed, max_attempts=max_attempts,
-                                     workers=workers, on_task=on_task, executor=executor, options=options)
+                                     workers=workers, on_task=on_task, executor=executor, options=options,
+                                     runtime=runtime, pull=pull)
     if as_json:
         _print_json(summary.as_dict())
     else:
@@ -586,18 +597,22 @@ def grade(
         "--require-isolation/--allow-unisolated",
         help="Refuse to grade where candidates cannot be isolated (no bubblewrap). Default: on under CI "
              "(CI set), off elsewhere, with a warning.", show_default=False)] = sandbox.required_by_default(),
+    runtime: RuntimeOpt = None,
+    pull: PullOpt = True,
     as_json: JsonOpt = False,
 ) -> None:
     """Grade a model's outputs with the same verifier that admitted the tasks; store the grades in the graph
     ((:Grade)-[:OF]->(:Task), one per run and task) and print the solve rate by level of every run so far."""
     from .grading import check_isolation, grade_predictions
+    from .runtime import resolve
 
-    warning = check_isolation(require_isolation)
+    # a container isolates each run by itself: bubblewrap is the local runtime's isolation
+    warning = check_isolation(require_isolation) if resolve(runtime) == "local" else ""
     if warning:
         err.print(f"[yellow]warning:[/] {escape(warning)}")
     with _store(ctx) as store, _Bar(f"grade {run or predictions.stem}") as on_grade:
         report = grade_predictions(store, domain, predictions, run=run, workers=workers, plots=plots,
-                                   on_grade=on_grade)
+                                   on_grade=on_grade, runtime=runtime, pull=pull)
     if as_json:
         return _print_json(report.as_dict())
     out.print(f"Graded {report.graded} predictions of run {report.run!r} in {report.seconds:.1f}s: "

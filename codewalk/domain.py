@@ -20,6 +20,8 @@ The rules a plugin author needs, in one place:
   object per atom or edge, so 10^6 atoms load in seconds. `load` stays the path walks and admission use.
 - Admission makes a fresh domain instance per group, in a worker process: keep no state between calls
   that a verdict depends on (caches of tool output keyed by content are fine).
+- `runtimes` lists where the verifier can run (codewalk.runtime: local, docker); the chosen one is set on
+  `runtime` in every process before any call.
 """
 
 from __future__ import annotations
@@ -89,6 +91,9 @@ class Domain(ABC):
     load_options: ClassVar[tuple[Option, ...]] = ()  # every --opt the loader takes
     walk_options: ClassVar[tuple[Option, ...]] = ()  # every --opt `cw walk` takes
     walk_settings: Mapping[str, Any] = MappingProxyType({})  # the walk's options, set by configure_walk
+    runtimes: ClassVar[tuple[str, ...]] = ("local",)  # where its verifier can run (codewalk.runtime)
+    runtime: str = "local"  # the one chosen (codewalk.runtime.choose)
+    pull: bool = True  # docker: pull an image that is not here (False: `--no-pull`, such an image is an error)
 
     def parse_options(self, raw: dict[str, str]) -> dict[str, Any]:
         """Validated, typed loader options; an unknown key is a UsageError that lists the known ones."""

@@ -64,3 +64,10 @@ class InfraError(Exception):
     Not a CodewalkError: admission records it as status 'error' and goes on; it never means
     'atom unsolved' or 'reference fails'.
     """
+
+
+class RuntimeUnavailable(CodewalkError):
+    """The runtime asked for cannot be used here: `--runtime docker` and no Docker daemon answers at
+    DOCKER_HOST (an image that cannot be had is a group's error, not this)."""
+
+    exit_code = 9

@@ -37,6 +37,7 @@ from .domain import get_domain
 from .errors import InfraError, InputError, UsageError
 from .export import task_record
 from .records import Composite, Task
+from .runtime import choose as choose_runtime
 from .store import GraphStore
 
 FLUSH_EVERY = 25  # grades per write
@@ -113,12 +114,15 @@ def grade_predictions(
     workers: int = 1,
     plots: Path | None = None,
     on_grade: Callable[[int, int], None] | None = None,
+    runtime: str | None = None,
+    pull: bool = True,
 ) -> GradeReport:
     """Grade every prediction, store the grades, and report solve rates by level for every run graded
     in this domain so far (so a second model appears beside the first)."""
     if workers < 1:
         raise UsageError("--workers must be at least 1")
     plugin = get_domain(domain)
+    where = (choose_runtime(plugin, runtime, pull=pull), pull)  # codewalk.runtime: where V_G runs
     run = run or predictions.stem
     preds = read_predictions(predictions)
     tasks = _admitted_tasks(store, domain, predictions, preds)
@@ -126,7 +130,7 @@ def grade_predictions(
             for p in preds]
     started = time.monotonic()
     pool = ProcessPoolExecutor(workers) if workers > 1 else None
-    verdicts = (pool.map(_grade_in_worker, repeat(domain), *zip(*jobs)) if pool
+    verdicts = (pool.map(_grade_in_worker, repeat(domain), repeat(where), *zip(*jobs)) if pool
                 else map(verdict, repeat(plugin), *zip(*jobs)))
     pending: list[dict[str, Any]] = []
     counts = {"passed": 0, "failed": 0, "error": 0}
@@ -186,8 +190,10 @@ def verdict(plugin, composite: Composite, output: str) -> Verdict:
     return ("passed" if check.ok else "failed"), check.detail, check.evidence
 
 
-def _grade_in_worker(domain: str, composite: Composite, output: str) -> Verdict:
-    return verdict(get_domain(domain), composite, output)
+def _grade_in_worker(domain: str, where: tuple[str, bool], composite: Composite, output: str) -> Verdict:
+    plugin = get_domain(domain)
+    choose_runtime(plugin, where[0], pull=where[1], check=False)  # the runtime the parent checked
+    return verdict(plugin, composite, output)
 
 
 def grade_row(run: str, model: str, task: Task, output: str, graded: Verdict) -> dict[str, Any]:

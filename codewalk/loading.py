@@ -12,6 +12,7 @@ import pyarrow.compute as pc
 from .domain import Domain, get_domain
 from .errors import InputError, UsageError
 from .records import Atom
+from .runtime import choose as choose_runtime
 from .store import GraphStore
 from .store.columns import as_atom_table, as_edge_table, distinct
 
@@ -32,15 +33,18 @@ class LoadSummary:
 
 
 def load(store: GraphStore, domain_name: str, source: Path, options: dict[str, str] | None = None, *,
-         bulk: bool = False) -> LoadSummary:
+         bulk: bool = False, runtime: str | None = None, pull: bool = True) -> LoadSummary:
     """Read every record first, so a bad one fails the load before anything is written.
 
     The relation is computed over the atoms of this source; loading the same source again changes nothing.
     `bulk` writes through the store's bulk path (Neo4j: its importer into the empty database of the local
-    server `cw db start` runs; the embedded store: its usual one-transaction COPY).
+    server `cw db start` runs; the embedded store: its usual one-transaction COPY). `runtime` (and `pull`)
+    is where the domain's verifier will run (codewalk.runtime); a domain may prepare it while loading
+    (repair under docker: each environment's image is pulled or built).
     """
     started = time.monotonic()
     domain = get_domain(domain_name)
+    choose_runtime(domain, runtime, pull=pull)
     options = domain.parse_options(options or {})
     if not source.exists():
         raise UsageError(f"source not found: {source}")

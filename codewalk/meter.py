@@ -33,6 +33,8 @@ class Cost:
     hits: Counter = field(default_factory=Counter)  # cache name -> answers reused
     misses: Counter = field(default_factory=Counter)  # cache name -> answers computed (then kept)
     spans: list[tuple[float, float]] = field(default_factory=list)  # each group's evaluation (time.monotonic)
+    # named costs of running a tool that are neither the tool's time nor codewalk's (a container's start)
+    overheads: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))
 
     def add(self, other: Cost) -> None:
         self.groups += other.groups
@@ -43,6 +45,8 @@ class Cost:
         self.spans += other.spans
         for program, seconds in other.process_seconds.items():
             self.process_seconds[program] += seconds
+        for name, seconds in other.overheads.items():
+            self.overheads[name] += seconds
         for mine, theirs in ((self.process_runs, other.process_runs), (self.hits, other.hits),
                              (self.misses, other.misses)):
             mine.update(theirs)
@@ -53,7 +57,9 @@ class Cost:
                 "waited_on_locks": round(self.waited, 3), "process_start_up": round(self.start_up, 3),
                 "processes": {p: {"runs": self.process_runs[p], "seconds": round(s, 3)}
                               for p, s in sorted(self.process_seconds.items())},
-                "reuse": {c: {"hits": self.hits[c], "misses": self.misses[c]} for c in caches}}
+                "reuse": {c: {"hits": self.hits[c], "misses": self.misses[c]} for c in caches},
+                **({"overheads": {k: round(v, 3) for k, v in sorted(self.overheads.items())}}
+                   if self.overheads else {})}
 
 
 _lock = threading.Lock()  # clone lanes run processes from threads
@@ -79,6 +85,14 @@ def reuse(cache: str, hit: bool) -> None:
         return
     with _lock:
         (_now.hits if hit else _now.misses)[cache] += 1
+
+
+def overhead(name: str, seconds: float) -> None:
+    """Time spent setting up or tearing down where a tool runs (a container's start, copy, removal)."""
+    if not _armed:
+        return
+    with _lock:
+        _now.overheads[name] += seconds
 
 
 def waited(seconds: float) -> None:

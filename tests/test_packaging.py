@@ -25,3 +25,5 @@ def test_wheel_holds_only_the_codewalk_package_with_its_queries_and_data(tmp_pat
     assert "datasets.json" in shipped  # the dataset pins `cw data` checks against
     harness = list(ROOT.glob("codewalk/domains/clones/harness/*.java"))  # the clone domain compiles these at first use
     assert harness and all(f"domains/clones/harness/{java.name}" in shipped for java in harness)
+    harness = list(ROOT.glob("codewalk/domains/repair/harness/*.py"))  # copied into every repair test run
+    assert harness and all(f"domains/repair/harness/{script.name}" in shipped for script in harness)

@@ -264,13 +264,13 @@ def test_grade_refuses_a_patch_whose_headers_disagree_about_the_file(walked, tmp
 
 def test_runner_that_dies_without_a_report_fails_when_the_reference_gives_a_verdict(walked, tmp_path):
     composite = walked.composite("W1", "W2")
-    # killed at import by its own CPU limit (SIGXCPU), so pytest writes no report; the reference does
+    # killed at import by its own CPU limit (SIGXCPU), so the session never reports its end; the reference does
     crash = _replace("tally/words.py", '"""Words: splitting, cleaning and counting."""',
                      '"""Words: splitting, cleaning and counting."""\n'
                      "import resource\nresource.setrlimit(resource.RLIMIT_CPU, (1, 1))\nwhile True:\n    pass")
     verdict = RepairDomain().grade(composite, _candidate(walked, composite, tmp_path, crash))
     assert (verdict.ok, verdict.reason) == (False, "no_verdict"), verdict.detail
-    assert "no JUnit XML" in verdict.evidence["no_verdict"]
+    assert "without its final report" in verdict.evidence["no_verdict"]
     assert set(verdict.evidence["reference_tests"].values()) == {"passed"}
 
 

@@ -5,6 +5,7 @@ however they are written, must still be solved. The task is W1 + W2: three tests
 
 from __future__ import annotations
 
+import hashlib
 import os
 import py_compile
 import subprocess
@@ -19,7 +20,7 @@ from codewalk.domains.repair import RepairDomain
 from codewalk.domains.repair.env import EnvSpec, run_tests
 from codewalk.domains.repair.guard import refusal
 from codewalk.records import Check, Composite
-from tests import repair_fixture
+from tests import docker_runtime, repair_fixture
 from tests.host_probes import host_places, loopback_port
 
 Edit = Callable[[Path], None]
@@ -36,6 +37,15 @@ def pytest_runtest_makereport(item, call):
 
 
 pytestmark = pytest.mark.usefixtures("shared_home")  # one home: the virtualenv is built once
+
+
+@pytest.fixture(autouse=True, params=["local", "docker"])
+def graded_in(request, monkeypatch) -> str:
+    """Every test grades under both runtimes: the sandbox on the host, and a fresh container per grade."""
+    if request.param == "docker":
+        docker_runtime.require()
+    monkeypatch.setenv("CODEWALK_RUNTIME", request.param)
+    return request.param
 
 
 @pytest.fixture(scope="module")
@@ -350,6 +360,13 @@ def _no_probe_is_visible(task, tmp_path: Path, probes: dict[str, Path]) -> None:
         # the path hex-encoded: a temporary path names pytest, which the source scan would refuse first
         hidden = str(path).encode().hex()
         guards[what] = f"import os\nif not os.path.exists(bytes.fromhex({hidden!r}).decode()):\n    raise ImportError('blind')\n"
+        if os.environ.get("CODEWALK_RUNTIME") == "docker" and path.is_file():
+            # a container has files of its own by some of these names (the image's /etc/shadow): there the
+            # host's content is what must not be seen (only its hash goes into the patch)
+            sha = hashlib.sha256(path.read_bytes()).hexdigest()
+            guards[what] = (f"import hashlib\ntry:\n    _seen = hashlib.sha256(open(bytes.fromhex({hidden!r}).decode(), "
+                            f"'rb').read()).hexdigest()\nexcept OSError:\n    _seen = ''\n"
+                            f"if _seen != {sha!r}:\n    raise ImportError('blind')\n")
     with loopback_port() as port:  # a port on the host's loopback, as the Neo4j Bolt port is
         guards["a port on the host's loopback"] = f"import socket\nsocket.create_connection(('127.0.0.1', {port}), timeout=3).close()\n"
         for k, (what, guard) in enumerate(guards.items()):

@@ -10,9 +10,9 @@ members' tests that exist and pass before and after Ref(G)). Grading (guard, env
 FAIL_TO_PASS and PASS_TO_PASS test to pass. Each patch is applied strict, else 3-way, else fuzzy, and
 the method is recorded; a group whose test patch lands a hunk in the wrong function is rejected
 even when the apply was clean (misplaced). Runs use the repository's own runner in a cached
-virtualenv, on a cached worktree per c*, with results read from JUnit XML (env, junit).
-Not supported yet: non-Python repositories, conda environment files, and container images (a row's
-image_name is kept in the payload but runs are local virtualenvs).
+virtualenv (the local runtime) or in a fresh container of the environment's image (the docker runtime:
+containers), on a copy of x_G whose history is one commit, with outcomes read through the harness's
+channel (channel). Not supported yet: non-Python repositories and conda environment files.
 """
 
 from __future__ import annotations
@@ -21,13 +21,13 @@ import json
 import os
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 
-from codewalk import meter, paths
+from codewalk import meter, paths, runtime
 from codewalk.domain import Domain, Option, Rejected
 from codewalk.errors import InfraError, InputError
 from codewalk.loaders import swebench
@@ -35,7 +35,7 @@ from codewalk.loaders.diff import parse_patch, patch_files
 from codewalk.records import Atom, Check, Composite, Edge, Task
 from codewalk.relations import FILES, shares_file
 
-from .env import Env, Envs, EnvSpec, TestRun, run_tests
+from .env import Env, Envs, EnvSpec, Image, TestRun, run_tests
 from .git import Mirrors, Worktree, Worktrees, digest
 from .guard import importable_test_names, landed, refusal, snapshot
 from .misplaced import touched, units
@@ -56,7 +56,10 @@ class RepairDomain(Domain):
     test_timeout = 900.0  # seconds for one run of the tests
     memory_mb = 4096  # address-space limit of a test run
 
+    runtimes = ("local", "docker")
+
     def __init__(self, cache: Path | None = None):
+        self.runtime = runtime.resolve()
         root = cache / "repair" if cache else paths.cache("repair")
         self.mirrors = Mirrors(root / "repos")
         self.worktrees = Worktrees(root / "worktrees")
@@ -87,6 +90,8 @@ class RepairDomain(Domain):
                     raise InputError(str(source), instance.line,
                                      f"base_commit {instance.base_commit} is not in {origin}")
             origins[repo] = origin
+        if self.runtime == "docker":
+            self._prepare_images(source, instances)
         for instance in instances:
             yield Atom(
                 id=f"repair/{instance.instance_id}",
@@ -94,6 +99,21 @@ class RepairDomain(Domain):
                 summary={"title": instance.instance_id, "repo": instance.repo, "files": list(instance.files)},
                 payload={**instance.row, "clone_from": origins[instance.repo]},
             )
+
+    def _prepare_images(self, source: Path, instances: list[swebench.Instance]) -> None:
+        """docker: pull or build each environment's image now, so that walks find it (a failure names its row)."""
+        from . import containers
+
+        for instance in instances:
+            row = instance.row
+            v = {"repo": instance.repo, "base_commit": instance.base_commit,
+                 "environment_setup_commit": row.get("environment_setup_commit") or instance.base_commit,
+                 "image_name": row.get("image_name") or row.get("docker_image") or ""}
+            spec = EnvSpec.from_config(row.get("install_config"))
+            try:
+                containers.image_for(v, spec, self.mirrors.path(instance.repo), no_pull=not self.pull)
+            except InfraError as e:
+                raise InputError(str(source), instance.line, f"cannot prepare its docker image: {e}") from None
 
     def edges(self, atoms: Sequence[Atom]) -> Iterable[Edge]:
         """b_i ~ b_j iff files(g_i) and files(g_j) meet, within a repository; edges keep the shared files
@@ -145,7 +165,14 @@ class RepairDomain(Domain):
             "fail_to_pass_by_atom": by_atom, "apply": applied,
             "install_config": first.payload.get("install_config"),
             "created_at": ordered[-1].payload["created_at"],
+            # the environment: the row's (the group shares first's repository and c*), else the one built for it
+            "environment_setup_commit": first.payload.get("environment_setup_commit") or c_star,
+            "image_name": first.payload.get("image_name") or first.payload.get("docker_image") or "",
         }
+        if not verifier["image_name"]:  # the image codewalk builds for this environment (named, not built here)
+            from . import containers
+
+            verifier["environment_image"] = containers.built_image_name(verifier, mirror)
         if conflict:
             verifier["reference_conflict"] = conflict
         return Composite(problem_statement(first.summary["repo"], c_star, fail), reference, verifier,
@@ -203,14 +230,15 @@ class RepairDomain(Domain):
         if v.get("reference_conflict"):
             return Check(False, v["reference_conflict"], evidence, reason="reference_conflict")
         wanted = list(dict.fromkeys(v["FAIL_TO_PASS"] + v["PASS_TO_PASS_listed"]))
-        run, env = self._run(v, composite.reference, wanted)
-        evidence.update(tests={t: run.status[t] for t in v["FAIL_TO_PASS"]}, seconds=run.seconds,
-                        env=env.summary())
-        failing = run.failing(v["FAIL_TO_PASS"])
-        if failing:
-            return Check(False, f"{len(failing)} of {len(v['FAIL_TO_PASS'])} tests of F do not pass with the "
-                         f"gold patches: {_listing(failing, run)}", evidence)
-        before = self._xg_run(v, wanted)
+        with self._session() as session:  # docker: the run with Ref(G) and the one at x_G share a container
+            run, env = self._run(v, composite.reference, wanted, session)
+            evidence.update(tests={t: run.status[t] for t in v["FAIL_TO_PASS"]}, seconds=run.seconds,
+                            env=env.summary())
+            failing = run.failing(v["FAIL_TO_PASS"])
+            if failing:
+                return Check(False, f"{len(failing)} of {len(v['FAIL_TO_PASS'])} tests of F do not pass with the "
+                             f"gold patches: {_listing(failing, run)}", evidence)
+            before = self._xg_run(v, wanted, session)
         listed = [t for t in wanted if t not in v["FAIL_TO_PASS"]]
         dropped = {t: (f"{before.status[t]} at x_G" if before.status[t] != "passed"
                        else f"{run.status[t]} with the gold patches")
@@ -221,12 +249,20 @@ class RepairDomain(Domain):
                      f"{len(v['PASS_TO_PASS'])} PASS_TO_PASS tests pass before and after "
                      f"({len(dropped)} listed ones dropped)", evidence)
 
-    def _xg_run(self, v: dict[str, Any], tests: list[str]) -> TestRun:
+    def _xg_run(self, v: dict[str, Any], tests: list[str], session: Any = None) -> TestRun:
         key = digest(v["repo"], v["base_commit"], v["test_patch"], json.dumps(tests))
         meter.reuse("repair: tests at x_G", key in self._xg_runs)
         if key not in self._xg_runs:  # one run at x_G answers (1) for every position
-            self._xg_runs[key] = self._run(v, "", tests)[0]
+            self._xg_runs[key] = self._run(v, "", tests, session)[0]
         return self._xg_runs[key]
+
+    def _session(self) -> AbstractContextManager[Any]:
+        """docker: a container the group's runs share (containers.Session); local: nothing to share."""
+        if self.runtime == "docker":
+            from . import containers
+
+            return containers.Session()
+        return nullcontext()
 
     def check_unsolved(self, composite: Composite, atoms: Sequence[Atom], position: int) -> Check:
         """(1) for one atom: at x_G (no gold patch) at least one of its F_i tests fails."""
@@ -243,22 +279,36 @@ class RepairDomain(Domain):
         return Check(False, f"{_title(atom)} is already solved at x_G: all {len(tests)} of its tests pass at "
                      f"c* {v['base_commit'][:12]}", evidence, reason="atom_solved")
 
-    def _run(self, v: dict[str, Any], patch: str, tests: list[str]) -> tuple[TestRun, Env]:
-        """tests on x_G with patch applied, in the cached worktree of c*."""
+    def _run(self, v: dict[str, Any], patch: str, tests: list[str], session: Any = None) \
+            -> tuple[TestRun, Env | Image]:
+        """tests on x_G with patch applied (prepared in the cached worktree of c*, run in a one-commit copy);
+        with a patch, the FAIL_TO_PASS tests also run renamed (channel.py)."""
         spec = EnvSpec.from_config(v["install_config"])
         with self.worktrees.checkout(self._mirror(v), v["base_commit"]) as tree:
-            env = self.envs.get(v["repo"], spec, tree)
-            for part in (v["test_patch"], patch):
-                if tree.apply(part, ("strict",)) is None:
-                    raise InfraError(f"a stored patch no longer applies to {v['base_commit'][:12]}")
-            run = run_tests(env, tree, tests, spec.test_cmd, self.test_timeout, self.memory_mb)
+            env = self._env(v, spec, tree)
+            if tree.apply(v["test_patch"], ("strict",)) is None:
+                raise InfraError(f"a stored patch no longer applies to {v['base_commit'][:12]}")
+            x_g = tree.tree()
+            if tree.apply(patch, ("strict",)) is None:
+                raise InfraError(f"a stored patch no longer applies to {v['base_commit'][:12]}")
+            run = run_tests(env, tree, tests, spec.test_cmd, self.test_timeout, self.memory_mb, base=x_g,
+                            renamed=v["FAIL_TO_PASS"] if patch else (), session=session)
         return run, env
+
+    def _env(self, v: Mapping[str, Any], spec: EnvSpec, tree: Worktree) -> Env | Image:
+        """Where the tests run: a cached virtualenv (local) or the task's image (docker)."""
+        if self.runtime == "docker":
+            from . import containers  # the docker SDK only where the docker runtime is used
+
+            return containers.image_for(v, spec, self._mirror(v), no_pull=not self.pull)
+        return self.envs.get(v["repo"], spec, tree)
 
     def _mirror(self, fields: Mapping[str, Any]) -> Path:
         return self.mirrors.ensure(fields["repo"], fields["clone_from"])
 
     def export_row(self, task: Task) -> dict[str, Any]:
-        """The SWE-bench fields `cw tasks export` adds to a repair task's row."""
+        """The SWE-bench fields `cw tasks export` adds to a repair task's row; image_name is the row's image,
+        else the one codewalk builds for the task's environment (codewalk-env/..., named at compose)."""
         return to_swebench_row(task)
 
     # -- grading -----------------------------------------------------------------------------------
@@ -288,7 +338,7 @@ class RepairDomain(Domain):
             assert tree is not None and env is not None
             try:
                 run = run_tests(env, tree, tests, spec.test_cmd, self.test_timeout, self.memory_mb,
-                                config_from=x_g)
+                                config_from=x_g, renamed=v["FAIL_TO_PASS"])
             except InfraError as e:
                 no_verdict = e
         if no_verdict is not None:  # outside the candidate's worktree: the reference runs in its own
@@ -309,7 +359,7 @@ class RepairDomain(Domain):
 
     @contextmanager
     def _landed(self, v: dict[str, Any], candidate: str, spec: EnvSpec | None) \
-            -> Iterator[tuple[Worktree | None, Env | None, str, str | None, str]]:
+            -> Iterator[tuple[Worktree | None, Env | Image | None, str, str | None, str]]:
         """(tree, env, x_g, apply method, refusal) with candidate applied on x_G in a fresh worktree; the
         environment only when spec is given. Judged on what landed on disk (ignored and untracked files
         too), not on the patch text or the index: a tool may read a patch differently, and .gitignore
@@ -320,7 +370,7 @@ class RepairDomain(Domain):
             yield None, None, "", None, why
             return
         with self.worktrees.fresh(self._mirror(v), v["base_commit"]) as tree:
-            env = self.envs.get(v["repo"], spec, tree) if spec is not None else None
+            env = self._env(v, spec, tree) if spec is not None else None
             if tree.apply(v["test_patch"], ("strict",)) is None:
                 raise InfraError(f"the task's test patch no longer applies to {v['base_commit'][:12]}")
             escapes = [p for d in parse_patch(candidate) for p in d.paths if _escapes(tree.path, p)]
@@ -380,7 +430,8 @@ def to_swebench_row(task: Task | Mapping[str, Any]) -> dict[str, Any]:
         "instance_id": field("id"), "repo": v["repo"], "base_commit": v["base_commit"],
         "patch": field("reference"), "test_patch": v["test_patch"], "problem_statement": field("prompt"),
         "FAIL_TO_PASS": v["FAIL_TO_PASS"], "PASS_TO_PASS": v["PASS_TO_PASS"], "created_at": v["created_at"],
-        "environment_setup_commit": v["base_commit"], "install_config": v["install_config"],
+        "environment_setup_commit": v.get("environment_setup_commit") or v["base_commit"],
+        "image_name": v.get("image_name") or v.get("environment_image") or "", "install_config": v["install_config"],
         "atoms": v["order"], "apply_methods": v["apply"],
     }
 

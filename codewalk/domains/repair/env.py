@@ -20,6 +20,7 @@ import secrets
 import shlex
 import shutil
 import sys
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from functools import cache
 from pathlib import Path
@@ -29,8 +30,9 @@ from codewalk import meter, sandbox
 from codewalk.errors import InfraError
 from codewalk.locks import locked
 
+from . import channel
 from .git import Worktree, digest, network_env
-from .junit import cross_check, read_report, statuses
+from .junit import node_key
 
 log = logging.getLogger(__name__)
 MARKER = "codewalk-env.json"  # written last: an environment without it is unfinished
@@ -88,11 +90,30 @@ class Env:
 
 
 @dataclass(frozen=True)
+class Image:
+    """An environment in the docker runtime: the image a test run's container starts from."""
+
+    tag: str
+    python_asked: str
+    source: str  # "row" (the row's image_name / docker_image) or "built" (from install_config on a base image)
+    notes: tuple[str, ...] = ()
+    user: int = 1000  # the uid the tests run as; the harness runs as root
+    tree: bool = True  # the image holds a /testbed of its own (a row's image; a build that ran `install`)
+
+    def summary(self) -> dict[str, Any]:
+        return {"image": self.tag, "source": self.source, "python_asked": self.python_asked,
+                "notes": list(self.notes)}
+
+
+@dataclass(frozen=True)
 class TestRun:
-    status: dict[str, str]  # node id -> passed / failed / error / skipped / missing
+    status: dict[str, str]  # node id -> passed / failed / error / skipped / missing / renamed copy ...
     returncode: int | None  # None: nothing ran (no test file of the run exists)
     seconds: float
-    # every case the report holds, (classname, name) -> outcome: what a run of whole files found (mining)
+    unsigned: int = 0  # lines on the outcome channel without the run's nonce (channel.py)
+    python: str = ""  # the interpreter the tests ran on
+    # every case the run reported, (classname, name) -> outcome, as JUnit names it: what a run of whole
+    # files found (mining; junit.node_key maps a node id to its key)
     cases: dict[tuple[str, str], str] = field(default_factory=dict)
 
     def failing(self, tests: list[str]) -> list[str]:
@@ -222,41 +243,73 @@ CONFIGS = (("pytest.ini", "[pytest]"), (".pytest.ini", "[pytest]"), ("pyproject.
            ("tox.ini", "[pytest]"), ("setup.cfg", "[tool:pytest]"))
 
 
-def run_tests(env: Env, tree: Worktree, tests: list[str], test_cmd: str, timeout: float,
-              memory_mb: int = 4096, config_from: str = "") -> TestRun:
+def run_tests(env: Env | Image, tree: Worktree, tests: list[str], test_cmd: str, timeout: float,
+              memory_mb: int = 4096, config_from: str = "", *, base: str = "", renamed: Sequence[str] = (),
+              session: Any = None, fresh: bool = True) -> TestRun:
     """Run the files holding tests and report each test's outcome; InfraError when there is no verdict.
 
-    The run is the harness's, not the repository's: pytest gets its configuration with -c from a copy
-    the harness made (the repository's own, which a graded candidate may not change), plugins load only
-    from the trusted environment (autoload off, each installed plugin named with -p), and the JUnit
-    report goes to a random name in a directory of its own, away from HOME, TMPDIR and the worktree.
+    The run is the harness's, not the repository's. It runs in a copy of the tree whose git history is one
+    commit (base, default config_from, else the tree as it stands: x_G) with what changed since left
+    uncommitted; in the local runtime (env: a virtualenv) in the sandbox, in the docker runtime (env: an
+    image) in a fresh container. pytest gets its configuration with -c from a copy the harness made (the
+    repository's own at config_from, which a graded candidate may not change), plugins load only from the
+    trusted environment (autoload off, each installed one named with -p), and outcomes come through the
+    harness's channel (channel.py), never from a file or output the tests can write. Each test of
+    `renamed` also runs as a renamed copy and passes only if both pass. `session` (docker: a
+    containers.Session) lets several runs of one group share a container. fresh=False (mining, local
+    runtime only) runs in the worktree itself, so repeated runs of one state see what earlier ones left
+    there, as mining's flakiness check wants.
     """
     files = sorted({t.split("::")[0] for t in tests})
     present = [f for f in files if (tree.path / f).is_file()]
     if not present:  # the tests' files do not exist: every one of them is missing, a verdict without a run
         return TestRun({t: "missing" for t in tests}, None, 0.0)
-    runner = test_cmd or f"{shlex.quote(str(env.python))} -m pytest"
-    with sandbox.workdir() as scratch, sandbox.workdir() as private:
-        report = private / f"{secrets.token_hex(16)}.xml"
-        config = _config_copy(tree, config_from, private)
-        plugins = " ".join(f"-p {shlex.quote(p)}" for p in installed_plugins(str(env.path)))
-        command = (f"{runner} -c {shlex.quote(str(config))} --rootdir=. -p no:cacheprovider {plugins} "
-                   f"--junitxml={shlex.quote(str(report))} " + " ".join(shlex.quote(f) for f in present))
-        paths = [str(tree.path)] + ([str(tree.path / "src")] if (tree.path / "src").is_dir() else [])
-        done = sandbox.run(["bash", "-c", command], cwd=tree.path, timeout=timeout, memory_mb=memory_mb,
-                           max_file_mb=256, writable=[scratch, private], sees=venv_runtime(env.path),
-                           env={**_venv_env(env.path), "PYTHONPATH": os.pathsep.join(paths),
-                                "HOME": str(scratch), "TMPDIR": str(scratch), "PYTHONDONTWRITEBYTECODE": "1",
-                                "PYTHONNOUSERSITE": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
-        if done.timed_out:
-            raise InfraError(f"the tests timed out after {timeout:g}s")
-        try:
-            outcomes = read_report(report)
-            cross_check(outcomes, done.returncode)
-        except InfraError as e:
-            tail = (done.stdout + done.stderr).strip()[-600:]
-            raise InfraError(f"{e} (exit code {done.returncode}; output ends: {tail})") from None
-    return TestRun(statuses(outcomes, tests), done.returncode, round(done.duration, 3), outcomes)
+    with sandbox.workdir() as scratch:
+        work, harness = scratch / "tree", scratch / "harness"
+        if fresh or isinstance(env, Image):
+            tree.snapshot(base or config_from or tree.tree(), work)
+        else:
+            work = tree.path
+        copies = channel.renamed_copies(work, [t for t in renamed if t in tests])
+        harness.mkdir()
+        plugin = channel.prepare(harness)
+        config = _config_copy(tree, config_from, harness)
+        runner = test_cmd or "{python} -m pytest"
+        command = (f"{runner} -c {{harness}}/{config.name} --rootdir=. -p no:cacheprovider {{plugins}} -p {plugin} "
+                   + " ".join(shlex.quote(f) for f in [*present, *copies.files]))
+        token = secrets.token_hex(16)
+        if isinstance(env, Image):
+            from . import containers  # the docker SDK only where the docker runtime is used
+
+            report = containers.run_in_container(env, work, harness, token, command, timeout, memory_mb, session)
+        else:
+            report = _run_local(env, work, harness, token, command, timeout, memory_mb)
+    found = channel.outcomes(report)
+    status = {t: found.get(t, "missing") for t in tests}
+    for copy, original in copies.nodes.items():
+        if status[original] == "passed" and found.get(copy) != "passed":
+            status[original] = f"renamed copy {found.get(copy, 'missing')}"
+    cases = {node_key(node): outcome for node, outcome in found.items() if node not in copies.nodes}
+    return TestRun(status, report.exit, round(report.seconds, 3), unsigned=report.unsigned, python=report.python,
+                   cases=cases)
+
+
+def _run_local(env: Env, work: Path, harness: Path, token: str, command: str, timeout: float,
+               memory_mb: int) -> channel.Report:
+    """The harness in the sandbox: the tree writable, the harness and the environment read-only."""
+    home = harness.parent / "home"  # beside the harness, in the run's scratch folder
+    home.mkdir()
+    paths = [str(harness), str(work)] + ([str(work / "src")] if (work / "src").is_dir() else [])
+    run_env = {**_venv_env(env.path), "PYTHONPATH": os.pathsep.join(paths), "HOME": str(home), "TMPDIR": str(home),
+               "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    argv = ["bash", "-c", command.replace("{harness}", shlex.quote(str(harness)))]
+    stdin = channel.config(token, argv, str(work), run_env, timeout)
+    done = sandbox.run([str(env.python), "-I", str(harness / channel.RUNNER)], cwd=work, timeout=timeout + 60,
+                       memory_mb=memory_mb, max_file_mb=256, writable=[home], sees=[*venv_runtime(env.path), harness],
+                       stdin=stdin, env=run_env)
+    if done.timed_out:
+        raise InfraError(f"the tests timed out after {timeout:g}s")
+    return channel.read(done.stdout, token, done.returncode)
 
 
 def _config_copy(tree: Worktree, config_from: str, into: Path) -> Path:

@@ -27,6 +27,10 @@ NO_HOOKS = ["-c", "core.hooksPath=/dev/null", "-c", "advice.detachedHead=false",
 # Network settings a clone or pip install may need; nothing else of the caller's environment passes.
 PASS_ENV = ("http_proxy", "https_proxy", "no_proxy", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "SSL_CERT_FILE",
             "SSL_CERT_DIR", "GIT_SSL_CAINFO")
+# The author of the one commit a test run's tree holds (Worktree.snapshot): fixed, so nothing of the host shows.
+IDENTITY = {"GIT_AUTHOR_NAME": "codewalk", "GIT_AUTHOR_EMAIL": "codewalk@localhost",
+            "GIT_COMMITTER_NAME": "codewalk", "GIT_COMMITTER_EMAIL": "codewalk@localhost",
+            "GIT_AUTHOR_DATE": "2000-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2000-01-01T00:00:00Z"}
 BIG_MB = 1 << 20  # git maps whole pack files and writes large ones: no practical memory or file size cap
 
 
@@ -155,6 +159,33 @@ class Worktree:
                 return False
         self.git("add", "-A")
         return True
+
+    def snapshot(self, base: str, into: Path) -> None:
+        """The tree as it is now, copied into a new directory whose git history is one commit holding base
+        (x_G) and nothing after it: no mirror, no later commit, no other ref. What changed since base
+        (tracked, untracked and ignored files alike) is left uncommitted, as a candidate's edit would be."""
+        into.mkdir(parents=True)
+        with tempfile.TemporaryDirectory(prefix="codewalk-index-") as scratch:
+            env = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
+            self.git("read-tree", base, env=env)
+            self.git(f"--work-tree={into}", "checkout-index", "-a", "-f", env=env)
+        git(["init", "-q"], into, timeout=self.timeout)
+        git(["add", "-A", "-f"], into, timeout=self.timeout)
+        git(["commit", "-q", "--no-verify", "--allow-empty", "-m", "x_G"], into, timeout=self.timeout, env=IDENTITY)
+        changed = self.git("diff", "--name-only", "--no-renames", "-z", base).stdout.split("\0")
+        changed += self.git("ls-files", "--others", "-z").stdout.split("\0")
+        for path in sorted({p for p in changed if p}):
+            source, target = self.path / path, into / path
+            if target.is_dir() and not target.is_symlink():
+                shutil.rmtree(target)
+            elif os.path.lexists(target):
+                target.unlink()
+            if source.is_symlink():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                os.symlink(os.readlink(source), target)
+            elif source.is_file():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source, target)
 
     def tree_with(self, base: str, patch: str) -> str | None:
         """base with patch applied strictly, as a tree made in a scratch index; None if it does not apply."""

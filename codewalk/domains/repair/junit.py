@@ -1,5 +1,9 @@
 """Test results from the runner's JUnit XML, graded the way the SWE-bench harness learned to grade.
 
+codewalk's own runs no longer read a JUnit file (a file the code under test could rewrite): their outcomes
+come through the harness's channel (channel.py), which shares `cross_check` and the order of outcomes
+(`WORST`) with this module. Reading JUnit XML stays for reports of runs made the way SWE-bench makes them.
+
 Results come from the XML report, never from stdout. A test asked for but skipped or absent from the
 report counts as failed. A report that is missing, unreadable or holds no test case at all is no
 result: an InfraError, never a verdict. The runner's exit code is cross-checked against the report

@@ -303,7 +303,8 @@ class Miner:
                 found = []
                 for _ in range(self.runs):
                     try:
-                        run = run_tests(env, tree, files, spec.test_cmd, self.test_timeout, domain.memory_mb)
+                        run = run_tests(env, tree, files, spec.test_cmd, self.test_timeout, domain.memory_mb,
+                                        fresh=False)  # in place: what one run leaves, the next sees
                     except InfraError as e:
                         where = "before" if state == with_tests else "after"
                         return drop("tests_did_not_run", f"{where} the gold patch: {str(e)[-500:]}")

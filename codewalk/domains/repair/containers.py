@@ -1,0 +1,356 @@
+"""The docker runtime of the repair domain: an image per environment, a fresh container per test run.
+
+Images. A row that names its image (SWE-rebench's `image_name` or `docker_image`) runs in that image, pulled
+when it is not here (refused with `--no-pull`). Otherwise codewalk builds one from the row's install_config on
+the base image CODEWALK_DOCKER_BASE (default `python:{python}-slim`, `{python}` the config's version): a
+virtualenv at /opt/cw-env with pytest, the config's pip_packages and requirements (read at the row's
+environment_setup_commit), its pre_install commands, and its install command run in /testbed, a copy of the
+repository at that commit (so an editable install finds the tree each run puts there). The tag is a hash of everything that defines
+the environment, so an image is built once and reused by every commit and group of that environment; it is
+labelled (codewalk.runtime.labels). Builds use the host's network, CA bundle and pip settings (an image's own
+CA bundle may not trust the path this machine reaches PyPI by). A build or pull that fails is an InfraError
+with the end of its log: the group is an error, never "unsolved".
+
+Runs. Each test run gets a new container of the image: no network, memory, pids and CPU limits, no new
+privileges, removed when the run ends (Ctrl-C too: codewalk.runtime tracks it). The tree (x_G as a one-commit
+repository, the edit under test uncommitted: Worktree.snapshot) is copied in with put_archive to /testbed,
+owned by the test user (uid 1000); the harness (channel.py) goes to /cw-harness, owned by root, and runs as
+root; it starts the tests as uid 1000, so they cannot write the harness, its configuration or its output. A
+wall-clock timeout kills the container.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import tarfile
+import threading
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from codewalk import meter, paths, runtime
+from codewalk.errors import InfraError
+from codewalk.locks import locked
+
+from . import channel
+from .env import EnvSpec, Image
+from .git import digest, git, network_env
+
+BASE = "CODEWALK_DOCKER_BASE"
+DEFAULT_BASE = "python:{python}-slim"
+TREE, HARNESS, HOME, VENV = "/testbed", "/cw-harness", "/tmp/cw-home", "/opt/cw-env"
+USER = 1000
+# Where an image's test interpreter may be: codewalk's own environment, SWE-bench's and SWE-rebench's conda one.
+PYTHONS = (f"{VENV}/bin/python", "/opt/miniconda3/envs/testbed/bin/python", "/opt/conda/envs/testbed/bin/python",
+           "/usr/local/bin/python3", "/usr/bin/python3")
+CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt"
+# Between two runs in one container (root): every process of the test user killed, then what runs leave
+# behind removed. No procps in a minimal image: the owners are read from /proc.
+RESET = ("for p in /proc/[0-9]*; do [ \"$(stat -c %u $p 2>/dev/null)\" = {uid} ] && kill -9 ${{p#/proc/}} 2>/dev/null; "
+         f"done; rm -rf {TREE} {HARNESS} /tmp/* /tmp/.[!.]* /dev/shm/*; true")
+_images: dict[str, Image] = {}  # in this process: environment key -> image known to be present
+
+
+def image_for(v: Mapping[str, Any], spec: EnvSpec, mirror: Path, no_pull: bool = False) -> Image:
+    """The image the task's tests run in: the row's, or one built from its install_config."""
+    named = v.get("image_name") or ""
+    if named:
+        if named not in _images:
+            _ensure_pulled(named, no_pull)
+            _images[named] = Image(named, spec.python, "row")  # its own /testbed goes before each run
+        return _images[named]
+    setup = v.get("environment_setup_commit") or v["base_commit"]
+    key = _key(v["repo"], spec, mirror, setup)
+    meter.reuse("repair: image", key in _images)
+    if key not in _images:
+        tag = image_tag(v["repo"], key)
+        with locked(paths.cache("repair") / "images" / f"{key}.lock"):
+            if not _present(tag):
+                _build(tag, base_image(spec), spec, mirror, setup, v["repo"], no_pull)
+        _images[key] = Image(tag, spec.python, "built", _notes(spec, base_image(spec)), tree=bool(spec.install))
+    return _images[key]
+
+
+def _key(repo: str, spec: EnvSpec, mirror: Path, setup: str) -> str:
+    """What defines a built environment: repository, install_config, base image, the requirements files it
+    reads, and the setup commit when the install command runs in a copy of the repository."""
+    files = _context_files(spec, mirror, setup)
+    return digest(repo, json.dumps(spec.identity(), sort_keys=True), base_image(spec),
+                  *(f"{name}\0{digest(text)}" for name, text in sorted(files.items())),
+                  setup if spec.install else "")
+
+
+def base_image(spec: EnvSpec) -> str:
+    return (os.environ.get(BASE) or DEFAULT_BASE).replace("{python}", spec.python or "3")
+
+
+def image_tag(repo: str, key: str) -> str:
+    slug = re.sub(r"[^a-z0-9_.-]+", "-", repo.lower().replace("/", "__")).strip("-.") or "repo"
+    return f"codewalk-env/{slug}:{key}"
+
+
+def built_image_name(v: Mapping[str, Any], mirror: Path) -> str:
+    """The image name a task's row gets when the row named none: the tag codewalk builds for it."""
+    spec = EnvSpec.from_config(v.get("install_config"))
+    return image_tag(v["repo"], _key(v["repo"], spec, mirror, v.get("environment_setup_commit") or v["base_commit"]))
+
+
+def _notes(spec: EnvSpec, base: str) -> tuple[str, ...]:
+    notes = []
+    if spec.packages == "environment.yml":
+        notes.append("conda environment files are not supported: environment.yml was not installed")
+    if spec.python and "{python}" not in (os.environ.get(BASE) or DEFAULT_BASE):
+        notes.append(f"the base image {base} is fixed: python {spec.python} is used if it has it, else its python3")
+    return tuple(notes)
+
+
+def _present(tag: str) -> bool:
+    from docker.errors import ImageNotFound
+
+    try:
+        runtime.client().images.get(tag)
+        return True
+    except ImageNotFound:
+        return False
+
+
+def _ensure_pulled(tag: str, no_pull: bool) -> None:
+    from docker.errors import DockerException
+
+    if _present(tag):
+        return
+    if no_pull:
+        raise InfraError(f"the image {tag} is not here and --no-pull forbids pulling it")
+    try:
+        runtime.client().images.pull(tag)
+    except DockerException as e:
+        raise InfraError(f"cannot pull the image {tag}: {str(e).strip()[-500:]}") from None
+
+
+def _context_files(spec: EnvSpec, mirror: Path, commit: str) -> dict[str, str]:
+    """The repository files the environment is built from: its requirements files at the setup commit."""
+    if spec.packages != "requirements.txt":
+        return {}
+    files = {}
+    for path in spec.reqs_path or ("requirements.txt",):
+        done = git(["cat-file", "blob", f"{commit}:{path}"], mirror, check=False)
+        if done.returncode == 0:
+            files[path] = done.stdout
+    return files
+
+
+def _build(tag: str, base: str, spec: EnvSpec, mirror: Path, setup: str, repo: str, no_pull: bool) -> None:
+    """Build the environment image on the base (pulled if absent, unless no_pull); InfraError with the
+    build log's end when it fails."""
+    from docker.errors import BuildError, DockerException
+
+    files = _context_files(spec, mirror, setup)
+    if not _present(base):
+        _ensure_pulled(base, no_pull)
+    lines = [f"FROM {base}", "USER root"]
+    context: dict[str, bytes] = {}
+    ca = os.environ.get("SSL_CERT_FILE") or os.environ.get("PIP_CERT") or CA_BUNDLE
+    if Path(ca).is_file():  # the host's trust store: pip in the image reaches PyPI the way the host does
+        context["cw-ca.crt"] = Path(ca).read_bytes()
+        lines += ["COPY cw-ca.crt /usr/local/share/cw-ca.crt",
+                  "ENV PIP_CERT=/usr/local/share/cw-ca.crt SSL_CERT_FILE=/usr/local/share/cw-ca.crt "
+                  "REQUESTS_CA_BUNDLE=/usr/local/share/cw-ca.crt"]
+    settings = {k: v for k, v in network_env().items()
+                if k not in ("PIP_CERT", "SSL_CERT_FILE", "SSL_CERT_DIR", "GIT_SSL_CAINFO", "PIP_CONFIG_FILE")
+                and not (k.startswith("PIP_") and v.startswith("/"))}  # host paths (find-links) mean nothing there
+    lines += [f"ARG {k}" for k in sorted(settings)]
+    lines += ["ENV PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_CACHE_DIR=1 PIP_ROOT_USER_ACTION=ignore"]
+    lines += [f"RUN {json.dumps(['/bin/sh', '-c', step])}" for step in spec.pre_install]
+    python = f"python{spec.python}" if spec.python else "python3"
+    lines.append(f"RUN {json.dumps(['/bin/sh', '-c', f'$(command -v {python} || command -v python3) -m venv {VENV}'])}")
+    wanted = ["pytest", *spec.pip_packages]
+    for name, text in files.items():
+        context[f"reqs/{name}"] = text.encode()
+        wanted += ["-r", f"/cw-build/reqs/{name}"]
+    if files:
+        lines.append("COPY reqs /cw-build/reqs")
+    if spec.packages not in ("", "requirements.txt", "environment.yml"):
+        wanted += spec.packages.split()
+    lines.append(f"RUN {json.dumps([f'{VENV}/bin/python', '-m', 'pip', 'install', '--quiet', *wanted])}")
+    tree = None
+    if spec.install:  # run where every test run's tree will be, in a copy of the repository at the setup commit
+        tree = Path(paths.cache("repair")) / "images" / f"{tag.rsplit(':', 1)[1]}.tar"
+        git(["archive", "--format=tar", "--prefix=testbed/", "-o", str(tree), setup], mirror)
+        lines += [f"COPY testbed {TREE}", f"WORKDIR {TREE}",
+                  f"RUN {json.dumps(['/bin/sh', '-c', f'. {VENV}/bin/activate && {spec.install}'])}"]
+    context["Dockerfile"] = ("\n".join(lines) + "\n").encode()
+    labels = runtime.labels("environment", **{"codewalk.repo": repo, "codewalk.base": base,
+                                              "codewalk.install_config": json.dumps(spec.identity(), sort_keys=True)})
+    log: list[str] = []
+    try:
+        stream = runtime.client().api.build(fileobj=_tar(context, tree), custom_context=True, tag=tag, labels=labels,
+                                            network_mode="host", rm=True, forcerm=True, buildargs=settings,
+                                            decode=True)
+        for chunk in stream:
+            log.append(chunk.get("stream") or chunk.get("status") or "")
+            if "error" in chunk:
+                raise BuildError(chunk["error"], log)
+    except (BuildError, DockerException) as e:
+        tail = "".join(log).strip()[-1500:]
+        raise InfraError(f"could not build the environment image {tag} on {base}: {str(e).strip()[-300:]}; "
+                         f"build log ends: {tail}") from None
+    finally:
+        if tree:
+            tree.unlink(missing_ok=True)
+
+
+def _tar(files: dict[str, bytes], tree: Path | None = None) -> io.BytesIO:
+    """A build context: the files, and the members of a tree archive (git archive) as they are."""
+    data = io.BytesIO()
+    with tarfile.open(fileobj=data, mode="w") as tar:
+        for name, content in files.items():
+            info = tarfile.TarInfo(name)
+            info.size, info.mode = len(content), 0o644
+            tar.addfile(info, io.BytesIO(content))
+        if tree:
+            with tarfile.open(tree) as source:
+                for member in source:
+                    tar.addfile(member, source.extractfile(member) if member.isfile() else None)
+    data.seek(0)
+    return data
+
+
+def run_in_container(image: Image, work: Path, harness: Path, token: str, command: str, timeout: float,
+                     memory_mb: int, session: Session | None = None) -> channel.Report:
+    """The harness in a container of image: the tree at /testbed, the harness at /cw-harness. The container
+    is a fresh one, or the session's (a group's checks share one; it is reset before each further run)."""
+    if session is None:
+        with Session() as own:
+            return own.run(image, work, harness, token, command, timeout, memory_mb)
+    return session.run(image, work, harness, token, command, timeout, memory_mb)
+
+
+class Session:
+    """One container for the test runs of one group's checks (1) and (2), removed when the block ends (Ctrl-C
+    too). Before a further run the container is reset: every process of the test user killed, its tree,
+    the harness and the test user's home removed. A grade never shares one (Session per grade)."""
+
+    def __init__(self) -> None:
+        self.container: Any = None
+        self.name = ""
+        self.image: Image | None = None
+        self.runs = 0
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.name:  # created, or being created when Ctrl-C came
+            mark = time.monotonic()
+            runtime.forget(self.name)
+            meter.overhead("docker: teardown", time.monotonic() - mark)
+            self.container, self.name = None, ""
+
+    def run(self, image: Image, work: Path, harness: Path, token: str, command: str, timeout: float,
+            memory_mb: int) -> channel.Report:
+        from docker.errors import DockerException
+
+        paths_ = [HARNESS, TREE] + ([f"{TREE}/src"] if (work / "src").is_dir() else [])
+        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "PYTHONPATH": ":".join(paths_), "HOME": HOME,
+               "TMPDIR": HOME, "USER": "cwtest", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
+               "PYTHONNOUSERSITE": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+        argv = ["bash", "-c", command.replace("{harness}", HARNESS)]
+        config = channel.config(token, argv, TREE, env, timeout, uid=image.user).encode()
+        mark = time.monotonic()
+        try:
+            if self.container is None:
+                self._start(image, memory_mb)
+                if image.tree:  # the image's own checkout (and its history) goes: the run's tree replaces it
+                    _exec(self.container, ["rm", "-rf", TREE], 120)
+                meter.overhead("docker: start", time.monotonic() - mark)
+            else:
+                if self.image != image:
+                    raise ValueError(f"a session of {self.image} asked to run {image.tag}")
+                _exec(self.container, ["/bin/sh", "-c", RESET.format(uid=image.user)], 120)
+                meter.overhead("docker: reset", time.monotonic() - mark)
+            mark = time.monotonic()
+            self.container.put_archive("/", _archive(work, harness, config, image.user))
+            copied = time.monotonic()
+            meter.overhead("docker: copy", copied - mark)
+            shell = " ".join(f'[ -x {p} ] && exec {p} -I {HARNESS}/{channel.RUNNER} {HARNESS}/config.json;'
+                             for p in PYTHONS)
+            code, out = _exec(self.container,
+                              ["/bin/sh", "-c", shell + " echo 'no python in the image' >&2; exit 127"], timeout + 60)
+            meter.process("pytest (in a container)", copied, time.monotonic())  # the tests' run, as on the host
+        except DockerException as e:
+            raise InfraError(f"the container of {image.tag} failed: {str(e).strip()[-300:]}") from None
+        self.runs += 1
+        if code is None:
+            raise InfraError(f"the tests timed out after {timeout:g}s (the container was killed)")
+        return channel.read(out, token, code)
+
+    def _start(self, image: Image, memory_mb: int) -> None:
+        from docker.errors import DockerException
+
+        self.name = runtime.container_name("run")
+        try:
+            self.container = runtime.client().containers.create(
+                image.tag, name=self.name, entrypoint=["sleep", "infinity"], command=[], network_mode="none", user="root",
+                working_dir="/", mem_limit=f"{memory_mb}m", memswap_limit=f"{memory_mb}m", pids_limit=512,
+                nano_cpus=int(min(2, os.cpu_count() or 1) * 1e9), security_opt=["no-new-privileges"],
+                labels=runtime.labels("run"), init=True, detach=True)  # init: orphans are reaped
+        except DockerException as e:
+            raise InfraError(f"cannot create a container of {image.tag}: {str(e).strip()[-300:]}") from None
+        self.image = image
+        self.container.start()
+
+
+def _exec(container: Any, cmd: list[str], timeout: float, user: str = "root") -> tuple[int | None, str]:
+    """Run cmd in the container (as root by default); (None, output) when it outlived timeout (the container
+    is killed)."""
+    result: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            result["done"] = container.exec_run(cmd, user=user, demux=False)
+        except Exception as e:  # noqa: BLE001 - re-raised in the caller's thread
+            result["error"] = e
+
+    worker = threading.Thread(target=target, daemon=True)
+    worker.start()
+    worker.join(timeout)
+    if worker.is_alive():
+        container.kill()
+        worker.join(30)
+        return None, ""
+    if "error" in result:
+        raise result["error"]
+    code, output = result["done"]
+    return code, (output or b"").decode("utf-8", "replace")
+
+
+def _archive(work: Path, harness: Path, config: bytes, user: int) -> bytes:
+    """A tar of the tree (owned by the test user), the harness and its configuration (root's, 0600), and
+    the test user's home."""
+    data = io.BytesIO()
+
+    def owned(uid: int) -> Any:
+        def set_owner(info: tarfile.TarInfo) -> tarfile.TarInfo:
+            info.uid = info.gid = uid
+            info.uname = info.gname = ""
+            if uid == 0:
+                info.mode = 0o755 if info.isdir() else 0o644
+            return info
+        return set_owner
+
+    with tarfile.open(fileobj=data, mode="w") as tar:
+        tar.add(work, arcname=TREE.lstrip("/"), filter=owned(user))
+        tar.add(harness, arcname=HARNESS.lstrip("/"), filter=owned(0))
+        info = tarfile.TarInfo(f"{HARNESS.lstrip('/')}/config.json")
+        info.size, info.mode = len(config), 0o600
+        tar.addfile(info, io.BytesIO(config))
+        for part in ("tmp", HOME.lstrip("/")):
+            info = tarfile.TarInfo(part)
+            info.type, info.mode = tarfile.DIRTYPE, 0o1777 if part == "tmp" else 0o700
+            info.uid = info.gid = 0 if part == "tmp" else user
+            tar.addfile(info)
+    return data.getvalue()

@@ -1,0 +1,107 @@
+"""codewalk's test-run harness: starts the runner with the outcome channel open, and reports.
+
+Run as `python -I run.py CONFIG` (a JSON file, removed once read) or with the JSON on stdin. It makes the
+run's nonce, hands the runner two inherited descriptors (the nonce to read once, a pipe to write outcomes
+to: see outcomes.py), starts the runner in its own session (as another user when `uid` is given: in a
+container the harness is root and the code under test is not), kills the whole session at the timeout
+and when the runner exits, and prints one line: the host's token, then JSON with the exit code, the
+outcome records that carried the nonce, how many lines did not, and the end of the runner's output.
+Standard library only, for any Python 3.6 or later.
+"""
+
+import binascii
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+
+def main():
+    if len(sys.argv) > 1:
+        with open(sys.argv[1]) as handle:
+            config = json.load(handle)
+        os.unlink(sys.argv[1])
+    else:
+        config = json.loads(sys.stdin.read())
+        os.close(0)
+    nonce = binascii.hexlify(os.urandom(16)).decode()
+    out_r, out_w = os.pipe()
+    nonce_r, nonce_w = os.pipe()
+    os.write(nonce_w, nonce.encode())
+    os.close(nonce_w)
+    env = dict(config["env"])
+    env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", os.defpath)
+    env["CODEWALK_OUTCOMES_FD"], env["CODEWALK_NONCE_FD"] = str(out_w), str(nonce_r)
+    uid = config.get("uid")
+
+    def start():
+        os.setsid()
+        if uid is not None:
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
+
+    log = tempfile.TemporaryFile()
+    plugins = " ".join("-p " + p for p in _plugins()) if config.get("plugins") else ""
+    argv = [a.replace("{python}", sys.executable).replace("{plugins}", plugins) for a in config["argv"]]
+    started = time.time()
+    proc = subprocess.Popen(argv, cwd=config["cwd"], env=env, stdin=subprocess.DEVNULL, stdout=log,
+                            stderr=subprocess.STDOUT, pass_fds=(out_w, nonce_r), preexec_fn=start)
+    os.close(out_w)
+    os.close(nonce_r)
+    chunks = []
+    reader = threading.Thread(target=_drain, args=(out_r, chunks), daemon=True)
+    reader.start()
+    timed_out = False
+    try:
+        proc.wait(timeout=config["timeout"])
+    except subprocess.TimeoutExpired:
+        timed_out = True
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)  # the runner's whole session, stragglers too
+    except OSError:
+        pass
+    proc.wait()
+    reader.join(5)  # a process that left the session may hold the pipe open: do not wait for it
+    records, unsigned = [], 0
+    for line in b"".join(chunks).decode("utf-8", "replace").splitlines():
+        if line.startswith(nonce + " "):
+            records.append(json.loads(line[len(nonce) + 1:]))
+        elif line.strip():
+            unsigned += 1
+    log.seek(0, 2)
+    log.seek(max(0, log.tell() - 4000))
+    report = {"exit": proc.returncode, "timed_out": timed_out, "records": records, "unsigned": unsigned,
+              "seconds": round(time.time() - started, 3), "output": log.read().decode("utf-8", "replace"),
+              "python": ".".join(str(v) for v in sys.version_info[:3])}
+    sys.stdout.write(config["token"] + " " + json.dumps(report) + "\n")
+    sys.stdout.flush()
+
+
+def _plugins():
+    """The modules of the pytest plugins installed for this interpreter (pytest11 entry points), read by the
+    harness before the runner starts: run with -I, the tree under test is not on sys.path."""
+    try:
+        from importlib.metadata import entry_points
+    except ImportError:  # Python 3.6 and 3.7
+        import pkg_resources
+        return sorted({ep.module_name for ep in pkg_resources.iter_entry_points("pytest11")})
+    found = entry_points()
+    group = found.select(group="pytest11") if hasattr(found, "select") else found.get("pytest11", ())
+    return sorted({ep.value.split(":")[0].strip() for ep in group})
+
+
+def _drain(fd, chunks):
+    while True:
+        data = os.read(fd, 65536)
+        if not data:
+            return
+        chunks.append(data)
+
+
+if __name__ == "__main__":
+    main()
