@@ -219,6 +219,17 @@ def test_the_gold_patches_of_every_admitted_task_land_without_a_refusal(walked):
     assert {k: why for k, why in refused.items() if why} == {}
 
 
+def test_a_joint_reference_the_grader_would_refuse_is_not_admitted(walked, tmp_path):
+    """Check (2) runs the grader's rules on Ref(G): a gold fix that gains a capability the rules refuse
+    (here introspection of the caller's frame) would make a task its own reference cannot solve."""
+    composite = walked.composite("W1", "W2")
+    gains = _replace("tally/words.py", 'return [w for w in text.split(" ") if w]',
+                     'import sys\n    sys._getframe(0)\n    return text.split()')
+    reference = _candidate(walked, composite, tmp_path, gains)
+    check = RepairDomain().check_reference(Composite(composite.prompt, reference, dict(composite.verifier)), [])
+    assert not check.ok and check.reason == "reference_refused" and "frame" in check.detail
+
+
 def test_grade_counts_a_skipped_test_as_failed(walked, tmp_path):
     composite = walked.composite("W1", "W2")
 

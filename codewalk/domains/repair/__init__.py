@@ -229,6 +229,12 @@ class RepairDomain(Domain):
         evidence: dict[str, Any] = {"c_star": v["base_commit"], "order": v["order"], "apply": v["apply"]}
         if v.get("reference_conflict"):
             return Check(False, v["reference_conflict"], evidence, reason="reference_conflict")
+        # The verifier that admits is the one that grades: a reference its rules refuse (a gold patch that
+        # gains a capability, about 1 % of real commits) could not solve its own task.
+        refused = self.refusal(composite, composite.reference)
+        if refused:
+            return Check(False, f"the grader would refuse the joint reference: {refused}", evidence,
+                         reason="reference_refused")
         wanted = list(dict.fromkeys(v["FAIL_TO_PASS"] + v["PASS_TO_PASS_listed"]))
         with self._session() as session:  # docker: the run with Ref(G) and the one at x_G share a container
             run, env = self._run(v, composite.reference, wanted, session)
