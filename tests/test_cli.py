@@ -187,7 +187,11 @@ def test_ctrl_c_says_exactly_what_a_rerun_admits_and_following_it_reaches_the_co
     walk = subprocess.Popen([*cmd, "walk", "--n", "2", "--count", "60", "--seed", "3", "--workers", "1"],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    time.sleep(4)
+    wal = tmp_path / "demo.lbug.wal"  # the embedded store's log appears with the run's first write
+    deadline = time.monotonic() + 300
+    while not wal.exists() and walk.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(1)  # into the walk, however loaded the machine: not in Python's start-up or imports
     assert walk.poll() is None, "the walk finished before Ctrl-C"
     walk.send_signal(signal.SIGINT)
     _, err = walk.communicate(timeout=120)
