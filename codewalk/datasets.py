@@ -137,11 +137,8 @@ def names(which: str, pins: Mapping[str, Dataset] | None = None) -> list[str]:
 
 # -- digests -------------------------------------------------------------------------------------
 def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
     with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def tree_digest(entries: Iterable[tuple[str, str]]) -> str:

@@ -139,11 +139,8 @@ def refusal(changed: list[str], before: Callable[[str], str | None], after: Call
 
 
 def _sha(path: Path) -> str:
-    digest = hashlib.sha256()
     with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def _path_refusal(path: str) -> str:
