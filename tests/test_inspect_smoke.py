@@ -15,7 +15,8 @@ def test_the_smoke_run_scores_every_reference_and_exits_zero_offline(demo_store_
     assert "9 samples, 9 scored, 9 solved by the reference" in out
 
 
-def test_the_smoke_run_exits_one_when_no_sample_is_scored(demo_store_path, tmp_path, capsys, monkeypatch):
+def test_the_smoke_run_exits_one_when_the_verifier_gives_no_verdict(demo_store_path, tmp_path, capsys, monkeypatch):
+    """A sample without a verdict scores 0 (an error is a failure, shown as status error), never 1."""
     def no_verdict(self, composite, candidate):
         raise InfraError("the verifier crashed")
 
@@ -23,7 +24,8 @@ def test_the_smoke_run_exits_one_when_no_sample_is_scored(demo_store_path, tmp_p
     code = smoke.main(["demo", "-T", f"store={demo_store_path}", "-T", "level=1",
                        "--log-dir", str(tmp_path / "logs")])
     captured = capsys.readouterr()
-    assert code == 1 and "3 samples, 0 scored" in captured.out and "FAILED" in captured.err
+    assert code == 1 and "3 samples, 3 scored, 0 solved by the reference" in captured.out
+    assert "FAILED" in captured.err
 
 
 def test_the_smoke_run_exits_one_on_a_store_without_tasks_of_the_domain(demo_store_path, tmp_path, capsys):
