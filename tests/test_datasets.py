@@ -4,7 +4,7 @@ Two kinds of test. Synthetic ones build a small git repository and a manifest th
 every step for real (git fetch --depth 1 over file://, digests, refusals); they need only git. The
 reproduction tests rebuild each real dataset from a local mirror of its upstream repositories and
 compare with the digests in codewalk/datasets.json; they skip, saying why, when no mirror is on this
-machine (CODEWALK_TEST_MIRRORS: a folder of `<owner>+<name>/repo` git dirs, default /work/.mirror).
+machine (CODEWALK_TEST_MIRRORS: a folder of `<owner>+<name>/repo` git dirs; unset, they skip).
 """
 
 from __future__ import annotations
@@ -24,11 +24,14 @@ from codewalk.errors import UsageError
 from tests.run_cw import cw
 from tests.shared_data import require
 
-MIRRORS = Path(os.environ.get("CODEWALK_TEST_MIRRORS") or "/work/.mirror")
+MIRRORS = os.environ.get("CODEWALK_TEST_MIRRORS", "")
 
 
 def _mirror(repo: str) -> Path:
-    path = MIRRORS / repo.replace("/", "+") / "repo"
+    if not MIRRORS:
+        pytest.skip(f"no local mirror of {repo}: CODEWALK_TEST_MIRRORS is unset (a folder of <owner>+<name>/repo "
+                    "git dirs)")
+    path = Path(MIRRORS) / repo.replace("/", "+") / "repo"
     if not (path / "HEAD").exists():
         pytest.skip(f"no local mirror of {repo} at {path} (set CODEWALK_TEST_MIRRORS to a folder of "
                     "<owner>+<name>/repo git dirs)")
