@@ -36,12 +36,11 @@ from typing import Any, Literal, overload
 import anyio.to_thread
 from inspect_ai.util import ExecResult, SandboxEnvironment, sandboxenv
 
-from codewalk import paths, sandbox
-from codewalk.domains.repair import RepairDomain
+from codewalk import sandbox
+from codewalk.domains.repair import RepairDomain, containers
 from codewalk.domains.repair.env import Env, EnvSpec, venv_runtime
 from codewalk.domains.repair.git import git
 from codewalk.errors import InfraError
-from codewalk.locks import locked
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +51,8 @@ IDENTITY = ["-c", "user.name=codewalk", "-c", "user.email=codewalk@localhost"]
 
 def testbed_spec(verifier: dict[str, Any]) -> dict[str, Any]:
     """What a sandbox needs to build x_G for a task, kept in the sample's metadata (`testbed`)."""
-    return {k: verifier.get(k) for k in ("repo", "clone_from", "base_commit", "test_patch", "install_config")}
+    return {k: verifier.get(k) for k in ("repo", "clone_from", "base_commit", "test_patch", "install_config",
+                                         "image_name", "environment_setup_commit")}
 
 
 def build_testbed(spec: dict[str, Any], into: Path, with_env: bool) -> Env | None:
@@ -190,61 +190,19 @@ def _plain(path: Path) -> bool:
 
 
 # -- docker -------------------------------------------------------------------------------------------------
-BASE_IMAGE = "codewalk-base:bookworm"
+# Interpreters first on PATH in a task's image: codewalk's built environment, else a SWE-bench style conda one.
+TASK_PATH = ":".join([*dict.fromkeys(str(Path(p).parent) for p in containers.PYTHONS[:3]),
+                      "/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"])
 
 
 def task_image(spec: dict[str, Any]) -> str:
-    """The image a task's container starts from. The one place to rewire once repair runs have images per
-    environment (the docker runtime of the repair domain): for now CODEWALK_AGENT_IMAGE if set, else the
-    base (CODEWALK_DOCKER_BASE, default codewalk-base:bookworm) with a virtualenv at /opt/testbed holding
-    pytest and the row's pip packages, built once per (base, packages) and tagged codewalk-agent:<key>."""
+    """The image a task's container starts from: CODEWALK_AGENT_IMAGE if set, else the image the repair
+    domain's docker runtime runs the task's tests in (the row's own, or the one built once per environment
+    from its install_config on CODEWALK_DOCKER_BASE), so the agent works where V_G would run."""
     if os.environ.get("CODEWALK_AGENT_IMAGE"):
         return os.environ["CODEWALK_AGENT_IMAGE"]
-    import hashlib
-
-    base = os.environ.get("CODEWALK_DOCKER_BASE", BASE_IMAGE)
-    env = EnvSpec.from_config(spec.get("install_config"))
-    packages = ["pytest", *env.pip_packages]
-    key = hashlib.sha256("\x1f".join([base, *packages]).encode()).hexdigest()[:16]
-    tag = f"codewalk-agent:{key}"
-    client = _docker()
-    with locked(paths.cache("repair") / "agent-images" / f"{key}.lock"):  # samples starting together build once
-        if not client.images.list(name=tag):
-            _build(client, tag, base, packages)
-    return tag
-
-
-def _build(client: Any, tag: str, base: str, packages: list[str]) -> None:
-    """Build on the base with the host's network, CA bundle and pip settings (the daemon has no bridge)."""
-    import docker.errors
-
-    dockerfile = (f"FROM {base}\nCOPY host-ca.crt /etc/ssl/certs/ca-certificates.crt\n"
-                  "ARG PIP_INDEX_URL\nARG PIP_EXTRA_INDEX_URL\nARG PIP_TRUSTED_HOST\n"
-                  "ARG HTTP_PROXY\nARG HTTPS_PROXY\nARG NO_PROXY\n"
-                  "RUN python3 -m venv /opt/testbed && /opt/testbed/bin/pip install --quiet "
-                  + " ".join(_quote(p) for p in packages) + "\n"
-                  "ENV PATH=/opt/testbed/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "
-                  "VIRTUAL_ENV=/opt/testbed PYTHONDONTWRITEBYTECODE=1\nWORKDIR /testbed\n")
-    context = io.BytesIO()
-    with tarfile.open(fileobj=context, mode="w") as tar:
-        _add(tar, "Dockerfile", dockerfile.encode())
-        ca = Path(os.environ.get("PIP_CERT") or os.environ.get("SSL_CERT_FILE")
-                  or "/etc/ssl/certs/ca-certificates.crt")
-        _add(tar, "host-ca.crt", ca.read_bytes() if ca.is_file() else b"")
-    context.seek(0)
-    args = {k: v for k, v in os.environ.items() if k in ("PIP_INDEX_URL", "PIP_EXTRA_INDEX_URL", "PIP_TRUSTED_HOST",
-                                                         "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY")}
-    try:
-        client.images.build(fileobj=context, custom_context=True, tag=tag, network_mode="host", buildargs=args,
-                            rm=True, forcerm=True)
-    except (docker.errors.BuildError, docker.errors.APIError) as e:
-        raise InfraError(f"cannot build the agent image {tag} on {base}: {e}") from None
-
-
-def _quote(word: str) -> str:
-    import shlex
-
-    return shlex.quote(word)
+    mirror = RepairDomain().mirrors.ensure(spec["repo"], spec["clone_from"])
+    return containers.image_for(spec, EnvSpec.from_config(spec.get("install_config")), mirror).tag
 
 
 def _add(tar: tarfile.TarFile, name: str, data: bytes, mode: int = 0o644) -> None:
@@ -368,10 +326,11 @@ def _start(spec: dict[str, Any], sample: str) -> Any:
         with tarfile.open(fileobj=archive, mode="w") as tar:
             tar.add(tree, arcname="testbed")
         container = client.containers.create(image, ["sleep", "infinity"], network_disabled=True, mem_limit="4g",
-                                              pids_limit=512, working_dir="/",
+                                              pids_limit=512, working_dir="/", environment={"PATH": TASK_PATH},
                                               labels={"codewalk": "repair_agent", "codewalk.sample": sample})
         try:
             container.start()
+            container.exec_run(["rm", "-rf", TESTBED])  # an image's own /testbed (a row's, an install's) goes
             container.put_archive("/", archive.getvalue())
         except BaseException:
             container.remove(force=True)
