@@ -26,6 +26,7 @@ from .errors import InfraError, StoreUnavailable, UsageError
 from .executors import Inline, open_executor
 from .records import Atom, Composite, Reason, Run, Task, TaskStatus, task_id
 from .runtime import choose as choose_runtime
+from .runtime import release as release_containers
 from .store import GraphStore
 from .walk import Walker
 
@@ -244,6 +245,7 @@ def walk_and_admit(
         for *_, future in in_flight:  # started work beyond the count is dropped, not recorded
             future.cancel()
         pool.shutdown(wait=not summary.interrupted, cancel_futures=True)
+        release_containers()  # docker: what this process started ahead of time, and removals still under way
         summary.seconds = time.monotonic() - started
         if not store_lost:
             flush()  # what finished is kept, even on Ctrl-C

@@ -38,6 +38,7 @@ from .errors import InfraError, InputError, UsageError
 from .export import task_record
 from .records import Composite, Task
 from .runtime import choose as choose_runtime
+from .runtime import release as release_containers
 from .store import GraphStore
 
 FLUSH_EVERY = 25  # grades per write
@@ -152,6 +153,7 @@ def grade_predictions(
         store.write_grades(pending)  # what was graded is kept, even on Ctrl-C
         if pool:
             pool.shutdown(cancel_futures=True)
+        release_containers()  # docker: what this process started ahead of time, and removals still under way
     report = GradeReport(domain, run, len(preds), counts["passed"], counts["error"],
                          solve_rates(store, domain), time.monotonic() - started)
     report.by_class = [{"level": level, "class": c, "graded": n, "passed": ok, "accuracy": round(ok / n, 3)}

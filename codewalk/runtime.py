@@ -9,7 +9,10 @@ it supports in `Domain.runtimes`; asking another one is a usage error (exit 2). 
 The docker runtime talks to the daemon at DOCKER_HOST through the `docker` SDK. Everything codewalk creates
 there carries the label LABEL (value: CODEWALK_DOCKER_LABEL, else this host's name), so `docker ps -a --filter
 label=codewalk` lists it, a test can find only its own, and Ctrl-C removes the containers a process started
-(`forget`, `remove_all`).
+(`forget`, `release`). A container whose work is done is removed behind the caller's back (`forget_later`),
+off the path of the next run; `release` (the end of a walk or a grading, the end of the process, a worker
+process's end) waits for those removals, drops what was started ahead of time (`on_release`) and removes
+whatever is left.
 """
 
 from __future__ import annotations
@@ -19,7 +22,10 @@ import os
 import socket
 import threading
 import uuid
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from functools import cache
+from multiprocessing import util as mp_util
 from typing import TYPE_CHECKING, Any
 
 from .errors import RuntimeUnavailable, UsageError
@@ -34,6 +40,10 @@ KIND = "codewalk.kind"  # "run" (a test run's container) or "environment" (an im
 
 _live: set[str] = set()  # names of the containers this process created (or is creating) and has not removed
 _lock = threading.Lock()
+_removals: list[Future] = []  # forget_later's, not yet waited for
+_remover: ThreadPoolExecutor | None = None
+_hooks: list[Callable[[], None]] = []  # on_release's
+_finalized_in = 0  # the process that registered release for its own end (a worker skips atexit)
 
 
 def resolve(name: str | None = None) -> str:
@@ -83,9 +93,13 @@ def client() -> Any:  # docker.DockerClient (mypy takes the repository's docker/
 def container_name(kind: str) -> str:
     """A new container's name, remembered before the container is asked for: Ctrl-C while the daemon creates
     it (the reply not yet read) or the end of the process still removes it by that name."""
+    global _finalized_in
     name = f"codewalk-{kind}-{uuid.uuid4().hex[:16]}"
     with _lock:
         _live.add(name)
+        if _finalized_in != os.getpid():  # a multiprocessing worker ends by os._exit: atexit does not run there
+            _finalized_in = os.getpid()
+            mp_util.Finalize(None, release, exitpriority=10)
     return name
 
 
@@ -101,9 +115,48 @@ def forget(name: str) -> None:
         _live.discard(name)
 
 
+def forget_later(name: str) -> None:
+    """forget(name) in a background thread: the caller goes on while the daemon removes it."""
+    global _remover
+    with _lock:
+        if _remover is None:
+            _remover = ThreadPoolExecutor(1, thread_name_prefix="codewalk-remove")
+        _removals.append(_remover.submit(forget, name))
+
+
+def on_release(hook: Callable[[], None]) -> None:
+    """Call hook (once) at the next release, before the containers left are removed."""
+    with _lock:
+        _hooks.append(hook)
+
+
+def _in_a_new_child() -> None:
+    """A forked worker owns none of its parent's containers, threads or daemon connection."""
+    global _remover, _finalized_in, _lock
+    _lock = threading.Lock()  # another thread may have held it at the fork
+    _live.clear()
+    _removals.clear()
+    _hooks.clear()
+    _remover, _finalized_in = None, 0
+    client.cache_clear()
+
+
+os.register_at_fork(after_in_child=_in_a_new_child)
+
+
 @atexit.register
-def remove_all() -> None:
-    """Remove every container this process created and has not removed (Ctrl-C, an exception, exit)."""
+def release() -> None:
+    """The end of a walk, a grading or the process (Ctrl-C, an exception, exit): the hooks run (what was started
+    ahead of time is dropped), pending removals are waited for, and every container this process created and
+    has not removed is removed."""
+    with _lock:
+        hooks, _hooks[:] = list(_hooks), []
+    for hook in hooks:
+        hook()
+    with _lock:
+        pending, _removals[:] = list(_removals), []
+    for future in pending:
+        future.result()
     with _lock:
         left = sorted(_live)
     for name in left:

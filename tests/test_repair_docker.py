@@ -246,6 +246,34 @@ def test_a_shared_container_is_reset_between_a_groups_runs(daemon, fixture):
         assert session.runs == 2
     assert first.status == {"tests/test_zz_leaves.py::test_leaves_things_behind": "passed"}
     assert second.status == {"tests/test_zz_finds.py::test_finds_nothing_left": "passed"}
+    runtime.release()  # the end of a walk or grading: the container started ahead goes too
+    assert docker_runtime.ours() == []
+
+
+def test_a_container_started_ahead_is_fresh_and_goes_at_the_release(daemon, fixture):
+    """The next session takes a container started while the last one ran: never used, so nothing the last
+    run left (a file, a process) is in it; the release removes the one started behind it."""
+    from datetime import datetime
+
+    from codewalk.domains.repair.containers import Session
+
+    with _x_g(fixture, "docker", "W1") as (*_, tree, x_g, env):
+        (tree.path / "tests" / "test_zz_leaves.py").write_text(LEAVES)
+        (tree.path / "tests" / "test_zz_finds.py").write_text(FINDS)
+        with Session() as first:
+            left = run_tests(env, tree, ["tests/test_zz_leaves.py::test_leaves_things_behind"], "", 300,
+                             config_from=x_g, session=first)
+        began = datetime.now().astimezone()
+        with Session() as second:
+            found = run_tests(env, tree, ["tests/test_zz_finds.py::test_finds_nothing_left"], "", 300,
+                              config_from=x_g, session=second)
+            created = datetime.fromisoformat(second.container.attrs["Created"][:26] + "+00:00")
+            assert second.name != first.name
+        assert created < began  # started ahead, not on demand
+        assert len(docker_runtime.ours()) >= 1  # the one behind it
+    assert left.status == {"tests/test_zz_leaves.py::test_leaves_things_behind": "passed"}
+    assert found.status == {"tests/test_zz_finds.py::test_finds_nothing_left": "passed"}
+    runtime.release()
     assert docker_runtime.ours() == []
 
 
@@ -262,6 +290,7 @@ def test_an_image_that_cannot_be_built_makes_the_group_an_error_with_the_build_l
     assert (verdict.status, verdict.reason) == ("error", "infra_error")
     assert "could not build the environment image" in verdict.evidence["error"]
     assert "codewalk-no-such-package-0" in verdict.evidence["error"].split("build log ends:")[1]
+    runtime.release()
     assert docker_runtime.ours() == []
 
 
@@ -272,6 +301,7 @@ def test_tests_that_run_forever_are_killed_with_their_container(daemon, fixture)
                                                    "    while True:\n        pass"))
         with pytest.raises(InfraError, match="timed out"):
             run_tests(env, tree, [W1_TEST], "", 5, config_from=x_g)
+    runtime.release()  # as the end of a walk or grading does
     assert docker_runtime.ours() == []
 
 

@@ -41,6 +41,7 @@ class Report:
     seconds: float
     output: str  # the end of the runner's stdout and stderr
     python: str
+    began: float = 0.0  # when the harness started (time.time())
 
 
 def prepare(into: Path) -> str:
@@ -64,7 +65,7 @@ def read(stdout: str, token: str, returncode: int) -> Report:
         if line.startswith(token + " "):
             data = json.loads(line[len(token) + 1:])
             return Report(data["exit"], data["timed_out"], data["records"], data["unsigned"], data["seconds"],
-                          data["output"], data["python"])
+                          data["output"], data["python"], data.get("began", 0.0))
     raise InfraError(f"the test harness gave no report (exit code {returncode}): {stdout.strip()[-300:]}")
 
 

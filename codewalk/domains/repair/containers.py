@@ -12,11 +12,16 @@ CA bundle may not trust the path this machine reaches PyPI by). A build or pull 
 with the end of its log: the group is an error, never "unsolved".
 
 Runs. Each test run gets a new container of the image: no network, memory, pids and CPU limits, no new
-privileges, removed when the run ends (Ctrl-C too: codewalk.runtime tracks it). The tree (x_G as a one-commit
-repository, the edit under test uncommitted: Worktree.snapshot) is copied in with put_archive to /testbed,
-owned by the test user (uid 1000); the harness (channel.py) goes to /cw-harness, owned by root, and runs as
-root; it starts the tests as uid 1000, so they cannot write the harness, its configuration or its output. A
-wall-clock timeout kills the container.
+privileges, removed when the run ends (Ctrl-C too: codewalk.runtime tracks it). Containers are started ahead of
+time, one per image and memory limit in each process (`_Spares`), and removed in the background
+(runtime.forget_later): a group's tests do not wait for the daemon to start or remove one. A container started
+ahead was never used; it is as fresh as one started on demand. The tree (x_G as a one-commit
+repository, the edit under test uncommitted: Worktree.snapshot) goes in as a tar on the run's own exec's
+stdin, unpacked to /testbed owned by the test user (uid 1000); the harness (channel.py) goes to /cw-harness,
+owned by root, and runs as root; it starts the tests as uid 1000, so they cannot write the harness, its
+configuration or its output. One exec a run (reset, unpack, harness: one round trip; put_archive cost a
+second one and an unpacking process in the daemon). An image needs sh, tar and a Python. A wall-clock
+timeout kills the container.
 """
 
 from __future__ import annotations
@@ -25,10 +30,12 @@ import io
 import json
 import os
 import re
+import socket
 import tarfile
 import threading
 import time
 from collections.abc import Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -246,7 +253,7 @@ class Session:
     def __exit__(self, *exc: object) -> None:
         if self.name:  # created, or being created when Ctrl-C came
             mark = time.monotonic()
-            runtime.forget(self.name)
+            runtime.forget_later(self.name)
             meter.overhead("docker: teardown", time.monotonic() - mark)
             self.container, self.name = None, ""
 
@@ -263,55 +270,106 @@ class Session:
         mark = time.monotonic()
         try:
             if self.container is None:
-                self._start(image, memory_mb)
-                if image.tree:  # the image's own checkout (and its history) goes: the run's tree replaces it
-                    _exec(self.container, ["rm", "-rf", TREE], 120)
+                self.name, self.container = _spares.take(image, memory_mb)
+                self.image = image
                 meter.overhead("docker: start", time.monotonic() - mark)
+                reset = ""
             else:
                 if self.image != image:
                     raise ValueError(f"a session of {self.image} asked to run {image.tag}")
-                _exec(self.container, ["/bin/sh", "-c", RESET.format(uid=image.user)], 120)
-                meter.overhead("docker: reset", time.monotonic() - mark)
-            mark = time.monotonic()
-            self.container.put_archive("/", _archive(work, harness, config, image.user))
-            copied = time.monotonic()
-            meter.overhead("docker: copy", copied - mark)
-            shell = " ".join(f'[ -x {p} ] && exec {p} -I {HARNESS}/{channel.RUNNER} {HARNESS}/config.json;'
-                             for p in PYTHONS)
-            code, out = _exec(self.container,
-                              ["/bin/sh", "-c", shell + " echo 'no python in the image' >&2; exit 127"], timeout + 60)
-            meter.process("pytest (in a container)", copied, time.monotonic())  # the tests' run, as on the host
+                reset = RESET.format(uid=image.user) + "; "
+            # One exec: the reset, the tree unpacked from its stdin, the harness: one round trip to the daemon.
+            shell = reset + "tar -x -C / && { " + " ".join(
+                f'[ -x {p} ] && exec {p} -I {HARNESS}/{channel.RUNNER} {HARNESS}/config.json;' for p in PYTHONS)
+            shell += " echo 'no python in the image' >&2; exit 127; }"
+            asked, mark = time.time(), time.monotonic()
+            code, out = _exec(self.container, ["/bin/sh", "-c", shell], timeout + 60,
+                              stdin=_archive(work, harness, config, image.user))
+            ended = time.monotonic()
         except DockerException as e:
             raise InfraError(f"the container of {image.tag} failed: {str(e).strip()[-300:]}") from None
         self.runs += 1
         if code is None:
             raise InfraError(f"the tests timed out after {timeout:g}s (the container was killed)")
-        return channel.read(out, token, code)
-
-    def _start(self, image: Image, memory_mb: int) -> None:
-        from docker.errors import DockerException
-
-        self.name = runtime.container_name("run")
-        try:
-            self.container = runtime.client().containers.create(
-                image.tag, name=self.name, entrypoint=["sleep", "infinity"], command=[], network_mode="none", user="root",
-                working_dir="/", mem_limit=f"{memory_mb}m", memswap_limit=f"{memory_mb}m", pids_limit=512,
-                nano_cpus=int(min(2, os.cpu_count() or 1) * 1e9), security_opt=["no-new-privileges"],
-                labels=runtime.labels("run"), init=True, detach=True)  # init: orphans are reaped
-        except DockerException as e:
-            raise InfraError(f"cannot create a container of {image.tag}: {str(e).strip()[-300:]}") from None
-        self.image = image
-        self.container.start()
+        report = channel.read(out, token, code)
+        # Until the harness started: the archive made and sent, the reset, the unpacking (the container's
+        # cost); from then on the tests' run, as on the host.
+        copy = min(max(report.began - asked, 0.0), ended - mark) if report.began else 0.0
+        meter.overhead("docker: copy", copy)
+        meter.process("pytest (in a container)", mark + copy, ended)
+        return report
 
 
-def _exec(container: Any, cmd: list[str], timeout: float, user: str = "root") -> tuple[int | None, str]:
-    """Run cmd in the container (as root by default); (None, output) when it outlived timeout (the container
-    is killed)."""
+def _started(image: Image, memory_mb: int) -> tuple[str, Any]:
+    """A new container of image, running (idle) and ready for a run: an image's own checkout removed."""
+    from docker.errors import DockerException
+
+    name = runtime.container_name("run")
+    try:
+        container = runtime.client().containers.create(
+            image.tag, name=name, entrypoint=["sleep", "infinity"], command=[], network_mode="none", user="root",
+            working_dir="/", mem_limit=f"{memory_mb}m", memswap_limit=f"{memory_mb}m", pids_limit=512,
+            nano_cpus=int(min(2, os.cpu_count() or 1) * 1e9), security_opt=["no-new-privileges"],
+            labels=runtime.labels("run"), init=True, detach=True)  # init: orphans are reaped
+        container.start()
+        if image.tree:  # the image's own checkout (and its history) goes: the run's tree replaces it
+            _exec(container, ["rm", "-rf", TREE], 120)
+    except DockerException as e:
+        raise InfraError(f"cannot create a container of {image.tag}: {str(e).strip()[-300:]}") from None
+    return name, container
+
+
+class _Spares:
+    """Containers started ahead of time, one per image and memory limit: a session takes the one ready (its
+    start overlapped the last group's tests) and the next starts behind it. runtime.release drops them."""
+
+    def __init__(self) -> None:
+        self.ready: dict[tuple[str, int], Future] = {}
+        self.lock = threading.Lock()
+        self.starter: ThreadPoolExecutor | None = None
+
+    def take(self, image: Image, memory_mb: int) -> tuple[str, Any]:
+        key = (image.tag, memory_mb)
+        with self.lock:
+            ahead = self.ready.pop(key, None)
+            if not self.ready:  # the first since the last release: drop what is left at the next one
+                runtime.on_release(self.drop)
+            if self.starter is None:
+                self.starter = ThreadPoolExecutor(1, thread_name_prefix="codewalk-spare")
+            self.ready[key] = self.starter.submit(_started, image, memory_mb)
+        meter.reuse("repair: container started ahead", ahead is not None)
+        return ahead.result() if ahead else _started(image, memory_mb)
+
+    def drop(self) -> None:
+        with self.lock:
+            ready, self.ready = list(self.ready.values()), {}
+        for future in ready:
+            try:
+                name, _ = future.result()
+            except InfraError:  # never started; its name, if it got one, is removed by the release
+                continue
+            runtime.forget(name)
+
+
+_spares = _Spares()
+
+
+def _new_spares_in_child() -> None:
+    global _spares
+    _spares = _Spares()  # a forked worker has none of its parent's threads or containers
+
+
+os.register_at_fork(after_in_child=_new_spares_in_child)
+
+
+def _exec(container: Any, cmd: list[str], timeout: float, stdin: bytes = b"") -> tuple[int | None, str]:
+    """Run cmd in the container as root with stdin given, stdout and stderr together; (None, output) when it
+    outlived timeout (the container is killed)."""
     result: dict[str, Any] = {}
 
     def target() -> None:
         try:
-            result["done"] = container.exec_run(cmd, user=user, demux=False)
+            result["done"] = _exec_now(container, cmd, stdin)
         except Exception as e:  # noqa: BLE001 - re-raised in the caller's thread
             result["error"] = e
 
@@ -325,7 +383,25 @@ def _exec(container: Any, cmd: list[str], timeout: float, user: str = "root") ->
     if "error" in result:
         raise result["error"]
     code, output = result["done"]
-    return code, (output or b"").decode("utf-8", "replace")
+    return code, output.decode("utf-8", "replace")
+
+
+def _exec_now(container: Any, cmd: list[str], stdin: bytes) -> tuple[int, bytes]:
+    """The exec over an attached socket (the SDK's exec_run takes no input): stdin written and closed, the
+    multiplexed output read to its end, then the exit code."""
+    from docker.utils.socket import frames_iter
+
+    api = container.client.api
+    exec_id = api.exec_create(container.id, cmd, user="root", stdin=True)["Id"]
+    attached = api.exec_start(exec_id, socket=True)
+    sock = getattr(attached, "_sock", attached)  # the raw socket under the SDK's reader
+    try:
+        sock.sendall(stdin)
+        sock.shutdown(socket.SHUT_WR)
+        output = b"".join(data for _, data in frames_iter(sock, tty=False))
+    finally:
+        attached.close()
+    return api.exec_inspect(exec_id)["ExitCode"], output
 
 
 def _archive(work: Path, harness: Path, config: bytes, user: int) -> bytes:

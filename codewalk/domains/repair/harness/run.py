@@ -21,6 +21,7 @@ import time
 
 
 def main():
+    began = time.time()  # the host compares it with when it asked for the run: the container's cost before it
     if len(sys.argv) > 1:
         with open(sys.argv[1]) as handle:
             config = json.load(handle)
@@ -76,7 +77,7 @@ def main():
     log.seek(0, 2)
     log.seek(max(0, log.tell() - 4000))
     report = {"exit": proc.returncode, "timed_out": timed_out, "records": records, "unsigned": unsigned,
-              "seconds": round(time.time() - started, 3), "output": log.read().decode("utf-8", "replace"),
+              "seconds": round(time.time() - started, 3), "began": began, "output": log.read().decode("utf-8", "replace"),
               "python": ".".join(str(v) for v in sys.version_info[:3])}
     sys.stdout.write(config["token"] + " " + json.dumps(report) + "\n")
     sys.stdout.flush()
