@@ -26,6 +26,7 @@ start() {
   local need=()
   command -v dockerd >/dev/null || need+=(docker.io)
   command -v debootstrap >/dev/null || need+=(debootstrap)
+  command -v docker-registry >/dev/null || need+=(docker-registry)  # the pull test's own registry
   if [ ${#need[@]} -gt 0 ]; then
     say "installing ${need[*]}"
     apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >&2

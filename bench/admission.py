@@ -151,6 +151,10 @@ def figures(s: WalkSummary, startup: float) -> dict:
         "container_overhead": cost.get("overheads", {}),
         "container_overhead_share": round(sum(cost.get("overheads", {}).values()) / slots, 4)
         if slots and cost.get("overheads") else None,
+        # codewalk's share with the containers' cost taken out (it is the daemon's, reported above)
+        "codewalk_share_without_containers": round(1 - (s.cost.busy + s.cost.waited
+                                                        + sum(cost.get("overheads", {}).values())) / slots, 4)
+        if slots and cost.get("overheads") else None,
         "admitted_ids": s.admitted_ids, "loadavg": round(os.getloadavg()[0], 2),
     }
 
@@ -197,7 +201,8 @@ def table(rows: list[dict]) -> str:
         if r.get("container_overhead"):
             parts = ", ".join(f"{k.removeprefix('docker: ')} {v:.1f} s" for k, v in r["container_overhead"].items())
             lines.append(f"{r['domain']} containers ({r['runtime']}): {parts}, "
-                         f"{r['container_overhead_share']:.1%} of workers x wall")
+                         f"{r['container_overhead_share']:.1%} of workers x wall; codewalk's share without them "
+                         f"{_pct(r.get('codewalk_share_without_containers'))}")
         reuse = ", ".join(f"{c} {v['hits']}/{v['hits'] + v['misses']} ({v['hits'] / (v['hits'] + v['misses']):.0%})"
                           for c, v in r["reuse"].items())
         lines.append(f"{r['domain']} reused (hits/lookups): {reuse or 'no cache: every group is new work'}")

@@ -6,8 +6,15 @@ starts dockerd and imports a Debian base image built without any registry (CODEW
 from __future__ import annotations
 
 import os
+import shutil
+import socket
+import subprocess
 import sys
+import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 
@@ -46,3 +53,35 @@ def ours() -> list:
     """The containers this test session made that are still there (there should be none)."""
     label = f"{runtime.LABEL}={os.environ['CODEWALK_DOCKER_LABEL']}"
     return runtime.client().containers.list(all=True, filters={"label": label})
+
+
+@contextmanager
+def registry(root: Path) -> Iterator[str]:
+    """An image registry of the test's own (Debian's docker-registry, on a free port of 127.0.0.1, which
+    dockerd reaches without TLS); yields its host:port. Skips (fails under CI) when it is not installed."""
+    binary = shutil.which("docker-registry")
+    if not binary:
+        why = "no docker-registry (apt-get install docker-registry; .ci/docker.sh installs it)"
+        if sandbox.required_by_default():
+            pytest.fail(f"CI needs a registry for the pull test: {why}")
+        pytest.skip(why)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    (root / "storage").mkdir(parents=True)
+    config = root / "config.yml"
+    config.write_text(f"version: 0.1\nstorage:\n  filesystem:\n    rootdirectory: {root / 'storage'}\n"
+                      f"http:\n  addr: 127.0.0.1:{port}\n")
+    proc = subprocess.Popen([binary, "serve", str(config)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.1)
+        else:
+            pytest.fail("the test's registry did not start listening within 10 s")
+        yield f"127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        proc.wait(30)

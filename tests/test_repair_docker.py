@@ -19,7 +19,7 @@ from codewalk.domains.repair import RepairDomain
 from codewalk.domains.repair import env as repair_env
 from codewalk.domains.repair.env import EnvSpec, run_tests
 from codewalk.domains.repair.git import Worktree
-from codewalk.errors import InfraError
+from codewalk.errors import InfraError, InputError
 from codewalk.export import task_record
 from codewalk.loading import load
 from codewalk.records import Composite
@@ -302,6 +302,50 @@ def test_tests_that_run_forever_are_killed_with_their_container(daemon, fixture)
         with pytest.raises(InfraError, match="timed out"):
             run_tests(env, tree, [W1_TEST], "", 5, config_from=x_g)
     runtime.release()  # as the end of a walk or grading does
+    assert docker_runtime.ours() == []
+
+
+def test_a_row_that_names_its_image_runs_in_it_pulled_from_a_registry_and_no_pull_refuses(daemon, fixture,
+                                                                                          tmp_path):
+    """SWE-rebench rows name a pre-built image (image_name): it is pulled when missing, through a real
+    registry (the test's own), and the group runs in it; with --no-pull a missing image is an error."""
+    from codewalk.domains.repair import containers
+
+    client = runtime.client()
+    rows = fixture.write_rows(tmp_path / "rows.jsonl", ("W1",))
+    domain = RepairDomain()
+    runtime.choose(domain, "docker")
+    built = evaluate(domain, list(domain.load(rows, {"repos": str(fixture.repos)})))
+    assert built.status == "admitted"
+    with docker_runtime.registry(tmp_path / "registry") as where:
+        name = f"{where}/swerebench/sweb.eval.x86_64.tally_1-w1:latest"  # SWE-rebench's naming
+        image = client.images.get(built.evidence["reference"]["env"]["image"])
+        image.tag(name)
+        client.images.push(name)
+        client.images.remove(name)
+        row = json.loads(rows.read_text())
+        row["image_name"] = name
+        rows.write_text(json.dumps(row) + "\n")
+        try:
+            atoms = list(domain.load(rows, {"repos": str(fixture.repos)}))  # the load pulls it
+            assert client.images.list(name=name)
+            pulled = evaluate(domain, atoms)
+            client.images.remove(name)
+            containers._images.clear()  # this process remembers what it pulled: forget, as a new process would
+            runtime.choose(domain, "docker", pull=False)
+            with pytest.raises(InputError, match=r"rows.jsonl:1: cannot prepare its docker image: .*--no-pull"):
+                list(domain.load(rows, {"repos": str(fixture.repos)}))
+            refused = evaluate(domain, atoms)  # loaded before the image went
+        finally:
+            containers._images.clear()
+            if client.images.list(name=name):
+                client.images.remove(name)
+    assert (pulled.status, pulled.evidence["reference"]["env"]["image"]) == ("admitted", name)
+    assert pulled.evidence["reference"]["env"]["source"] == "row"
+    assert pulled.evidence["reference"]["tests"] == built.evidence["reference"]["tests"]
+    assert (refused.status, refused.reason) == ("error", "infra_error")
+    assert f"the image {name} is not here and --no-pull forbids pulling it" in refused.evidence["error"]
+    runtime.release()
     assert docker_runtime.ours() == []
 
 
