@@ -34,9 +34,11 @@ from __future__ import annotations
 import ast
 import copy
 import symtable
+import sys
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from codewalk.loaders.codecomplex import ENTRY
 
@@ -79,16 +81,21 @@ class Extraction:
 EXITS = {"exit", "quit", "sys.exit", "os._exit"}
 
 
+def _statement_call(stmt: ast.stmt) -> ast.Call | None:
+    """The call a statement is made of (`f(x)` alone on its line), else None."""
+    return stmt.value if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) else None
+
+
 def _call_name(stmt: ast.stmt) -> str | None:
-    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
-        return dump(stmt.value.func)
-    return None
+    call = _statement_call(stmt)
+    return dump(call.func) if call is not None else None
 
 
 def _is_exit(stmt: ast.stmt) -> bool:
-    if _call_name(stmt) not in EXITS:
+    call = _statement_call(stmt)
+    if call is None or dump(call.func) not in EXITS:
         return False
-    args = stmt.value.args
+    args = call.args
     if args and not (isinstance(args[0], ast.Constant) and args[0].value in (0, None)):
         raise Unsupported("exit_status", dump(stmt))
     return True
@@ -98,14 +105,13 @@ class _Outputs:
     def __init__(self) -> None:
         self.forms: set[str] = set()
 
-    def returned(self, stmt: ast.Expr) -> ast.Return:
-        call = stmt.value
+    def returned(self, call: ast.Call) -> ast.Return:
         name = dump(call.func)
         if name in ("sys.stdout.write", "stdout.write"):
             self.forms.add("write")
             return ast.Return(call.args[0])
         if call.keywords:
-            raise Unsupported("print_keywords", dump(stmt)[:80])
+            raise Unsupported("print_keywords", dump(call)[:80])
         args = call.args
         if len(args) == 1 and isinstance(args[0], ast.Starred):
             self.forms.add("spread")
@@ -116,7 +122,7 @@ class _Outputs:
         if len(args) == 1:
             return ast.Return(args[0])
         if any(isinstance(a, ast.Starred) for a in args):
-            raise Unsupported("print_starred", dump(stmt)[:80])
+            raise Unsupported("print_starred", dump(call)[:80])
         parts: list[ast.expr] = []
         for k, a in enumerate(args):
             if k:
@@ -139,7 +145,7 @@ class _Outputs:
                     or (isinstance(nxt, ast.Break) and loop_tail)))
                 if not ends:
                     raise Unsupported("print_not_final", dump(stmt)[:80])
-                out.append(self.returned(stmt))
+                out.append(self.returned(stmt.value))
                 k += 2 if nxt is not None and not last else 1
                 continue
             if _is_exit(stmt):
@@ -171,7 +177,7 @@ class _Outputs:
         return out
 
 
-def _is_output(node: ast.AST) -> bool:
+def _is_output(node: ast.AST) -> TypeGuard[ast.Call]:
     """A call that writes to stdout: print (not to another file) or sys.stdout.write."""
     if not isinstance(node, ast.Call):
         return False
@@ -195,7 +201,7 @@ def _collect(body: list[ast.stmt], buffer: str) -> list[ast.stmt]:
         def __init__(self) -> None:
             self.depth = 0  # inside a nested function: exit() and return mean something else there
 
-        def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        def visit_FunctionDef(self, node: ast.FunctionDef | ast.Lambda) -> ast.AST:
             self.depth += 1
             self.generic_visit(node)
             self.depth -= 1
@@ -234,7 +240,7 @@ def _collect(body: list[ast.stmt], buffer: str) -> list[ast.stmt]:
 DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)
 
 
-def _main_call(code: list[ast.stmt], defs: dict[str, ast.stmt]) -> str | None:
+def _main_call(code: list[ast.stmt], defs: Mapping[str, ast.stmt]) -> str | None:
     """The zero-argument function that the program's top-level code ends by calling, if it does."""
     if not code:
         return None
@@ -261,7 +267,7 @@ def _main_call(code: list[ast.stmt], defs: dict[str, ast.stmt]) -> str | None:
     return None
 
 
-def _main_guard(stmt: ast.stmt) -> bool:
+def _main_guard(stmt: ast.stmt) -> TypeGuard[ast.If]:
     return isinstance(stmt, ast.If) and "__name__" in dump(stmt.test) and not stmt.orelse
 
 
@@ -298,7 +304,7 @@ class _Program:
     module_code: list[ast.stmt]  # set-up that stays at module level (constants, recursion limit)
     body: list[ast.stmt]  # the computation: becomes the entry function's body
     in_function: bool  # the body was a main() function's: its names are locals already
-    aliases: dict[str, ast.AST]
+    aliases: dict[str, ast.expr]
 
 
 def extract(src: str) -> Extraction:
@@ -327,7 +333,9 @@ def extract(src: str) -> Extraction:
     arguments = [ast.arg(spelled.get(name, name), ast.parse(ptype, mode="eval").body)
                  for name, ptype in params]
     function = ast.FunctionDef(name=entry, args=ast.arguments([], arguments, None, [], [], None, []),
-                               body=body or [ast.Pass()], decorator_list=[], returns=None, type_params=[])
+                               body=body or [ast.Pass()], decorator_list=[], returns=None)
+    if sys.version_info >= (3, 12):
+        function.type_params = []  # a field of FunctionDef from 3.12 on
     kept = [s for s in program.top if any(s is k for k in program.helpers + program.module_code)]
     source = ast.unparse(ast.fix_missing_locations(ast.Module([*_reachable(kept, function), function], [])))
     try:
@@ -353,7 +361,7 @@ def _split(tree: ast.Module) -> _Program:
     code = [s for s in top if not isinstance(s, DEFS)]
     main = _main_call(code, defs)
     if main is not None:
-        helpers = [s for s in top if isinstance(s, DEFS) and getattr(s, "name", None) != main]
+        helpers: list[ast.stmt] = [s for s in top if isinstance(s, DEFS) and getattr(s, "name", None) != main]
         module_code = code[:-1]
         if any(contains_read(s) or _prints(s) for s in module_code):
             raise Unsupported("top_level_io", "reads or prints outside the main function")
@@ -427,7 +435,8 @@ def _pop_globals(body: list[ast.stmt]) -> tuple[list[ast.stmt], set[str]]:
             names.update(node.names)
             return ast.Pass()
 
-        def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
+                              | ast.Lambda) -> ast.AST:
             return node
 
         visit_Lambda = visit_ClassDef = visit_AsyncFunctionDef = visit_FunctionDef

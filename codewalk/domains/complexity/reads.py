@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import ast
 import copy
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 from .inputs import Item
 
@@ -50,7 +51,7 @@ def _read_kind(node: ast.AST) -> str | None:
     return None
 
 
-def _alias_template(value: ast.AST) -> ast.AST | None:
+def _alias_template(value: ast.expr) -> ast.expr | None:
     """What a call of an alias stands for: `X = sys.stdin.readline` -> sys.stdin.readline()."""
     if dump(value) in ("sys.stdin.readline", "stdin.readline", "input"):
         return ast.Call(value, [], [])
@@ -63,9 +64,9 @@ def _no_arguments(args: ast.arguments) -> bool:
     return not (args.args or args.vararg or args.kwonlyargs)
 
 
-def reader_aliases(stmts: list[ast.stmt]) -> tuple[dict[str, ast.AST], list[ast.stmt]]:
+def reader_aliases(stmts: list[ast.stmt]) -> tuple[dict[str, ast.expr], list[ast.stmt]]:
     """Zero-argument reader aliases defined in stmts, and stmts without their definitions."""
-    found: dict[str, ast.AST] = {}
+    found: dict[str, ast.expr] = {}
     rest = []
     for stmt in stmts:
         template = None
@@ -82,7 +83,7 @@ def reader_aliases(stmts: list[ast.stmt]) -> tuple[dict[str, ast.AST], list[ast.
     return found, rest
 
 
-def _mentions_input(node: ast.AST, aliases: dict[str, ast.AST]) -> bool:
+def _mentions_input(node: ast.AST, aliases: dict[str, ast.expr]) -> bool:
     return any(_read_kind(sub) or calls(sub, aliases) for sub in ast.walk(node))
 
 
@@ -94,13 +95,14 @@ def calls(node: ast.AST, names: dict[str, Any] | set[str]) -> bool:
 class Inline(ast.NodeTransformer):
     """Replace calls of reader aliases by what they stand for (aliases may use earlier aliases)."""
 
-    def __init__(self, aliases: dict[str, ast.AST]):
+    def __init__(self, aliases: dict[str, ast.expr]):
         self.aliases = aliases
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         self.generic_visit(node)
-        if calls(node, self.aliases) and not node.args and not node.keywords:
-            return self.visit(copy.deepcopy(self.aliases[node.func.id]))
+        func = node.func
+        if isinstance(func, ast.Name) and func.id in self.aliases and not node.args and not node.keywords:
+            return self.visit(copy.deepcopy(self.aliases[func.id]))
         return node
 
 
@@ -145,8 +147,8 @@ def _parse_of(node: ast.AST) -> _Parse | None:
     if (isinstance(node, ast.List) and len(node.elts) == 1 and isinstance(node.elts[0], ast.Starred)
             and (inner := _parse_of(node.elts[0].value)) and inner.kind == "ints_iter"):
         return _Parse("ints", False)
-    if (isinstance(node, (ast.ListComp, ast.GeneratorExp)) and _one_loop(node)
-            and dump(node.elt) == f"int({node.generators[0].target.id})"):
+    if (isinstance(node, (ast.ListComp, ast.GeneratorExp)) and (var := _loop_var(node)) is not None
+            and dump(node.elt) == f"int({var})"):
         inner = _parse_of(node.generators[0].iter)
         if inner and inner.kind == "words":
             return _Parse("ints" if isinstance(node, ast.ListComp) else "ints_iter", False)
@@ -159,10 +161,13 @@ def _spaces(split: ast.Call) -> bool:
     return not args or (len(args) == 1 and isinstance(args[0], ast.Constant) and args[0].value == " ")
 
 
-def _one_loop(node: ast.ListComp | ast.GeneratorExp) -> bool:
-    """A comprehension over one iterable, with no condition and a plain loop variable."""
-    return (len(node.generators) == 1 and not node.generators[0].ifs
-            and isinstance(node.generators[0].target, ast.Name))
+def _loop_var(node: ast.ListComp | ast.GeneratorExp) -> str | None:
+    """The loop variable of a comprehension over one iterable, with no condition and a plain loop
+    variable; None for any other comprehension."""
+    if len(node.generators) != 1 or node.generators[0].ifs:
+        return None
+    target = node.generators[0].target
+    return target.id if isinstance(target, ast.Name) else None
 
 
 FRESH = {"int": "x", "line": "s", "words": "words", "ints": "a", "ints_iter": "a"}  # names for unnamed reads
@@ -185,7 +190,7 @@ def names_loaded(node: ast.AST) -> set[str]:
     return {sub.id for sub in ast.walk(node) if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load)}
 
 
-def names_stored(nodes: list[ast.AST]) -> set[str]:
+def names_stored(nodes: Sequence[ast.AST]) -> set[str]:
     names: set[str] = set()
     for node in nodes:
         for sub in ast.walk(node):
@@ -224,23 +229,24 @@ class Reads:
     def statement(self, stmt: ast.stmt, stored_before: set[str]) -> list[ast.stmt]:
         if not contains_read(stmt):
             return [stmt]
-        target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
+        stem = None
         # `x = <read>` can become parameter x only if nothing set x before the read.
-        fresh_target = target is not None and not (names_stored([target]) & stored_before)
-        if fresh_target:
+        if (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                and not (names_stored([stmt.targets[0]]) & stored_before)):
+            target = stmt.targets[0]
             done = self._assignment(target, stmt.value)
             if done is not None:
                 return done
+            # `a = sorted(map(int, input().split()))` -> parameter a and `a = sorted(a)`
+            if isinstance(target, ast.Name) and target.id not in names_loaded(stmt.value):
+                stem = target.id
         if isinstance(stmt, ast.For):
             return [self._loop(stmt)]
         if isinstance(stmt, ast.While):
             raise Unsupported("read_in_while", "a read inside a while loop")
         if isinstance(stmt, (ast.If, ast.Try, ast.With, ast.FunctionDef, ast.ClassDef)):
             raise Unsupported("conditional_read", f"a read inside {type(stmt).__name__.lower()}")
-        # `a = sorted(map(int, input().split()))` -> parameter a and `a = sorted(a)`
-        reusable = (fresh_target and isinstance(target, ast.Name)
-                    and target.id not in names_loaded(stmt.value))
-        return [self._substitute(stmt, target.id if reusable else None)]
+        return [self._substitute(stmt, stem)]
 
     def _assignment(self, target: ast.expr, value: ast.expr) -> list[ast.stmt] | None:
         parse = _parse_of(value)
@@ -252,10 +258,10 @@ class Reads:
                 if rows is not None:
                     return [ast.Assign([target], rows)]
             return None
-        if _names_tuple(target):
+        names = _tuple_names(target)
+        if names is not None:
             if parse.kind not in ("ints_iter", "words", "ints"):
                 raise Unsupported("unpacked_read", dump(value))
-            names = [e.id for e in target.elts]
             elem = "str" if parse.kind == "words" else "int"
             for name in names:
                 self.params.append((name, elem))
@@ -312,13 +318,13 @@ class Reads:
                 return self.comprehension(node)
 
             def comprehension(self, node: ast.ListComp | ast.GeneratorExp) -> ast.AST:
-                if _parse_of(node) is not None:
-                    return self.replace(node, _parse_of(node))
+                if (parse := _parse_of(node)) is not None:
+                    return self.replace(node, parse)
                 rows = reads._rows_comprehension(node)
                 if rows is not None:
                     return rows
                 first = node.generators[0]
-                if not contains_read(ast.Module([ast.Expr(node.elt)] + node.generators[1:] + first.ifs, [])):
+                if not any(contains_read(n) for n in [node.elt, *node.generators[1:], *first.ifs]):
                     first.iter = self.visit(first.iter)  # the first iterable is evaluated once
                     return node
                 return self.repeated(node)
@@ -361,9 +367,10 @@ class Reads:
         return out
 
     def _rows_comprehension(self, node: ast.ListComp | ast.GeneratorExp,
-                            name: str | None = None) -> ast.AST | None:
+                            name: str | None = None) -> ast.expr | None:
         """[P for _ in range(c)] (or P inside a larger element) -> a rows parameter."""
-        if not _one_loop(node):
+        var = _loop_var(node)
+        if var is None:
             return None
         gen = node.generators[0]
         count = self._range_count(gen.iter)
@@ -375,12 +382,12 @@ class Reads:
             raise Unsupported("raw_line_rows", dump(node)[:80])
         name = name or self.fresh("rows")
         self._rows(name, parse, count, width=None)
-        uses_var = gen.target.id in names_loaded(node.elt)
+        uses_var = var in names_loaded(node.elt)
         if sub is node.elt and isinstance(node, ast.ListComp) and parse.kind != "ints_iter" and not uses_var:
             return ast.Name(name, ast.Load())
         row = self.fresh("row")
         elt = _replace_node(node.elt, sub, ast.Name(row, ast.Load()))
-        target, iter_ = _row_iteration(gen.target.id if uses_var else None, gen.iter, row, name)
+        target, iter_ = _row_iteration(var if uses_var else None, gen.iter, row, name)
         return type(node)(elt, [ast.comprehension(target, iter_, [], 0)])
 
     def _range_count(self, node: ast.expr) -> tuple[str | None, bool] | None:
@@ -389,7 +396,7 @@ class Reads:
         if not (isinstance(node, ast.Call) and dump(node.func) == "range" and 1 <= len(node.args) <= 2
                 and not node.keywords):
             return None
-        if len(node.args) == 1 and _parse_of(node.args[0]) and _parse_of(node.args[0]).kind == "int":
+        if len(node.args) == 1 and (parse := _parse_of(node.args[0])) and parse.kind == "int":
             return (None, True)
         simple = all(isinstance(n, COUNT_NODES) for arg in node.args for n in ast.walk(arg))
         if contains_read(node) or not simple:
@@ -430,12 +437,14 @@ class Reads:
         name = self.fresh("rows")
         body = list(loop.body)
         target: ast.expr
-        parse = _parse_of(stmt.value) if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
-        if parse is not None and not parse.raw:
-            t = stmt.targets[0]
-            if _names_tuple(t) and parse.kind in ("ints_iter", "ints", "words"):  # u, v = map(int, ...)
-                row = _Parse("words" if parse.kind == "words" else "ints", False)
-                self._rows(name, row, count, width=str(len(t.elts)))
+        assign = stmt if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
+        parse = _parse_of(assign.value) if assign is not None else None
+        if assign is not None and parse is not None and not parse.raw:
+            t = assign.targets[0]
+            names = _tuple_names(t)
+            if names is not None and parse.kind in ("ints_iter", "ints", "words"):  # u, v = map(int, ...)
+                per_row = _Parse("words" if parse.kind == "words" else "ints", False)
+                self._rows(name, per_row, count, width=str(len(names)))
                 target = t
             elif isinstance(t, ast.Name):
                 self._rows(name, parse, count, width=None)
@@ -466,7 +475,7 @@ class Reads:
         return ast.For(target, iter_, body, loop.orelse, None)
 
 
-def _row_iteration(var: str | None, range_call: ast.Call, row: ast.expr | str,
+def _row_iteration(var: str | None, range_call: ast.expr, row: ast.expr | str,
                    rows: str) -> tuple[ast.expr, ast.expr]:
     """Target and iterable that walk a rows parameter where the program looped over range(...):
     `row in rows`, or `i, row in enumerate(rows)` when the loop variable is used."""
@@ -474,15 +483,19 @@ def _row_iteration(var: str | None, range_call: ast.Call, row: ast.expr | str,
     rows_name = ast.Name(rows, ast.Load())
     if var is None:
         return row, rows_name
-    if len(range_call.args) == 1:
+    if isinstance(range_call, ast.Call) and len(range_call.args) == 1:  # range(c), as _range_count found
         iter_ = ast.Call(ast.Name("enumerate", ast.Load()), [rows_name], [])
     else:
         iter_ = ast.Call(ast.Name("zip", ast.Load()), [range_call, rows_name], [])
     return ast.Tuple([ast.Name(var, ast.Store()), row], ast.Store()), iter_
 
 
-def _names_tuple(node: ast.AST) -> bool:
-    return isinstance(node, ast.Tuple) and all(isinstance(e, ast.Name) for e in node.elts)
+def _tuple_names(node: ast.AST) -> list[str] | None:
+    """The names of a tuple of plain names (`u, v`), else None."""
+    if not isinstance(node, ast.Tuple):
+        return None
+    names = [e.id for e in node.elts if isinstance(e, ast.Name)]
+    return names if len(names) == len(node.elts) else None
 
 
 def _outer_parses(node: ast.AST) -> list[tuple[ast.AST, _Parse]]:
@@ -500,7 +513,18 @@ def _read_count(node: ast.AST) -> int:
     return sum(_read_count(child) for child in ast.iter_child_nodes(node))
 
 
-def _replace_node(tree: ast.AST, old: ast.AST, new: ast.AST) -> ast.AST:
+@overload
+def _replace_node(tree: ast.stmt, old: ast.AST, new: ast.expr) -> ast.stmt: ...
+
+
+@overload
+def _replace_node(tree: ast.expr, old: ast.AST, new: ast.expr) -> ast.expr: ...
+
+
+def _replace_node(tree: ast.AST, old: ast.AST, new: ast.expr) -> ast.AST:
+    """tree with its subexpression old replaced by new: a statement stays a statement, an expression
+    an expression."""
+
     class R(ast.NodeTransformer):
         def visit(self, node: ast.AST) -> ast.AST:
             return new if node is old else super().visit(node)

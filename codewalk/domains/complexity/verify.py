@@ -50,7 +50,7 @@ def measured(program: Program) -> tuple[dict[str, Any], dict[str, Any]] | Drop:
     failure = ""
     for strategy in STRATEGIES:
         rng = random.Random(f"{program.id}/{strategy.name}")
-        samples = []
+        samples: list[tuple[str, list[Any], str]] = []  # (stdin, arguments, the program's output)
         for scale in CHECK_SCALES:
             stdin, args = generate(payload, scale, strategy.name, rng)
             done = run.run_program(program.src, stdin, PROGRAM_TIMEOUT)
