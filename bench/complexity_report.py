@@ -36,8 +36,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from codewalk.domain import Rejected
-from codewalk.domains.complexity import COST_DROPS, RANK, ComplexityDomain
-from codewalk.domains.complexity import extract as extraction
+from codewalk.domains.complexity import COST_DROPS, RANK, ComplexityDomain, verify
 from codewalk.loaders import codecomplex as loader
 from codewalk.records import Atom
 
@@ -61,7 +60,7 @@ def build_pool(workers: int, cache: Path | None) -> tuple[list[Atom], list[dict]
         if done % 50 == 0 or done == len(programs):
             print(f"  verified {done}/{len(programs)} ({time.monotonic() - started:.0f}s)", file=sys.stderr)
 
-    kept, drops = extraction.build(programs, workers=workers, progress=progress)
+    kept, drops = verify.build(programs, workers=workers, progress=progress)
     seconds = time.monotonic() - started
     atoms = [Atom(f"complexity/{p.id}", "complexity", s, pl) for p, s, pl in kept]
     drops_rows = [{"program": d.program, "reason": d.reason, "detail": d.detail} for d in drops]

@@ -2,7 +2,7 @@
 
 Each record is a whole stdin/stdout Python program with its complexity label. Turning a program into a
 typed entry function and keeping only faithful ones is the complexity domain's work
-(`codewalk.domains.complexity.extract`); this module only reads."""
+(`codewalk.domains.complexity.extract` and `.verify`); this module only reads."""
 
 
 from __future__ import annotations

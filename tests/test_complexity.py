@@ -10,8 +10,15 @@ import pytest
 
 from codewalk.admission import evaluate
 from codewalk.domain import Rejected
-from codewalk.domains.complexity import INSTRUCTION, ComplexityDomain, growth, parse_label
-from codewalk.domains.complexity import extract as extraction
+from codewalk.domains.complexity import (
+    INSTRUCTION,
+    ComplexityDomain,
+    extract,
+    growth,
+    measure,
+    parse_label,
+    verify,
+)
 from codewalk.loaders import codecomplex as loader
 from codewalk.records import Atom
 from tests.shared_data import dataset, require
@@ -56,17 +63,17 @@ def test_subset_loads_with_signatures_labels_and_measured_growth(atoms):
 
 def test_a_function_that_differs_from_its_program_is_dropped(monkeypatch):
     src = "n = int(input())\nprint(n * n)\n"
-    real = extraction.extract(src)
-    assert not isinstance(extraction.verify(program(src)), extraction.Drop)
+    real = extract.extract(src)
+    assert not isinstance(verify.verify(program(src)), verify.Drop)
     wrong = dataclasses.replace(real, source=real.source.replace("n * n", "n * n + (n > 5)"))
-    monkeypatch.setattr(extraction, "extract", lambda _: wrong)
-    drop = extraction.verify(program(src))
-    assert isinstance(drop, extraction.Drop) and drop.reason == "output_mismatch"
+    monkeypatch.setattr(verify, "extract", lambda _: wrong)
+    drop = verify.verify(program(src))
+    assert isinstance(drop, verify.Drop) and drop.reason == "output_mismatch"
 
 
 def test_a_program_that_fails_on_every_generated_input_is_dropped():
-    drop = extraction.verify(program("n = int(input())\nprint(10 // (n - n))\n"))
-    assert isinstance(drop, extraction.Drop) and drop.reason == "no_valid_input"
+    drop = verify.verify(program("n = int(input())\nprint(10 // (n - n))\n"))
+    assert isinstance(drop, verify.Drop) and drop.reason == "no_valid_input"
     assert "ZeroDivisionError" in drop.detail
 
 
@@ -78,7 +85,7 @@ def test_a_program_that_fails_on_every_generated_input_is_dropped():
     ("n = int(input())\nprint(2 ** n)\n", "np"),
 ])
 def test_output_growth_is_measured_by_running_the_function(src, expected):
-    _, payload = extraction.verify(program(src))
+    _, payload = verify.verify(program(src))
     assert payload["growth"] == expected, payload["growth_points"]
 
 
@@ -219,18 +226,18 @@ def fake_runs(over_at: float, ran: list[list[float]]):
 def test_inputs_past_where_the_cap_stops_the_runs_are_never_made():
     made: list[float] = []
     ran: list[list[float]] = []
-    out = extraction.run_batches(extraction.EXPONENTS, lambda e: made.append(e) or e, fake_runs(9.0, ran),
+    out = measure.run_batches(measure.EXPONENTS, lambda e: made.append(e) or e, fake_runs(9.0, ran),
                                  first_end=9.0)  # a guess just right: the last size made is the one over the cap
-    assert made == [e for e in extraction.EXPONENTS if e <= 9.0] and len(ran) == 1
-    assert extraction.stopped_by(out.results, len(out.used), out.too_large) == "cap"
+    assert made == [e for e in measure.EXPONENTS if e <= 9.0] and len(ran) == 1
+    assert measure.stopped_by(out.results, len(out.used), out.too_large) == "cap"
 
 
 def test_a_guess_too_low_goes_on_to_the_cap_in_another_batch():
     ran: list[list[float]] = []
-    out = extraction.run_batches(extraction.EXPONENTS, lambda e: e, fake_runs(12.0, ran), first_end=4.0)
+    out = measure.run_batches(measure.EXPONENTS, lambda e: e, fake_runs(12.0, ran), first_end=4.0)
     assert ran[0][-1] == 4.0 and len(ran) >= 2
-    assert [r.get("count") for r in out.results[:-1]] == [2 ** e for e in extraction.EXPONENTS if e < 12.0]
-    assert extraction.stopped_by(out.results, len(out.used), out.too_large) == "cap"
+    assert [r.get("count") for r in out.results[:-1]] == [2 ** e for e in measure.EXPONENTS if e < 12.0]
+    assert measure.stopped_by(out.results, len(out.used), out.too_large) == "cap"
 
 
 def test_the_cap_predicted_from_the_atoms_is_where_the_chain_passes_it(domain, atoms):
@@ -238,7 +245,7 @@ def test_the_cap_predicted_from_the_atoms_is_where_the_chain_passes_it(domain, a
 
     group = chain(atoms, "0501", "0515")
     measured = complexity.measure_composite(domain.compose(group), group, 0)
-    over = extraction.exponents(group[0].payload)[len(measured.points)]  # the first size past the cap
+    over = measure.exponents(group[0].payload)[len(measured.points)]  # the first size past the cap
     assert abs(complexity.predicted_cap(group) - over) <= 1.0
 
 
@@ -261,7 +268,7 @@ def test_a_reference_derived_from_a_wrong_stored_growth_is_refuted_by_the_counte
 
 
 def test_a_composite_that_crashes_fails_check_2(domain, atoms):
-    summary, payload = extraction.verify(program("n = int(input())\nprint(n if n < 1000 else [][0])\n",
+    summary, payload = verify.verify(program("n = int(input())\nprint(n if n < 1000 else [][0])\n",
                                              label="constant"))
     fragile = Atom("complexity/fragile", "complexity", {**summary, "label": "linear"}, payload)
     group = [atoms["0501"], fragile]  # n^3 reaches 1000 soon
@@ -270,7 +277,7 @@ def test_a_composite_that_crashes_fails_check_2(domain, atoms):
 
 
 def test_a_derived_class_outside_the_labels_is_rejected_at_composition(domain, atoms):
-    squarer = extraction.verify(program("n = int(input())\nprint(n * n)\n", label="constant"))
+    squarer = verify.verify(program("n = int(input())\nprint(n * n)\n", label="constant"))
     square = Atom("complexity/square", "complexity", *squarer)
     with pytest.raises(Rejected) as caught:
         domain.compose([square, atoms["0501"], atoms["0515"]])  # n -> n^2 -> n^6 triples -> a loop over them
@@ -310,7 +317,7 @@ def independent_cost_class(composite, group, cap=300_000):
     import sys
 
     from codewalk.domains.complexity import composite_input, cost, growth
-    from codewalk.domains.complexity.extract import exponents, scale_of
+    from codewalk.domains.complexity.measure import exponents, scale_of
 
     class Over(Exception):
         pass

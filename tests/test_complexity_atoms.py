@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from codewalk.domains.complexity import ComplexityDomain, cost
-from codewalk.domains.complexity import extract as extraction
+from codewalk.domains.complexity import ComplexityDomain, cost, verify
 from codewalk.loaders import codecomplex as loader
 from codewalk.records import Atom
 
@@ -21,42 +20,42 @@ def program(src: str, label: str) -> loader.Program:
 
 
 def test_an_atom_whose_measured_cost_is_its_label_is_kept():
-    summary, payload = extraction.verify(program(DOUBLE_LOOP, "quadratic"))
+    summary, payload = verify.verify(program(DOUBLE_LOOP, "quadratic"))
     assert (summary["label"], payload["label_rule"], payload["cost"]["class"]) == ("quadratic", "kept", "n^2")
     assert payload["cost"]["stopped"] == "cap"  # the runs went on until one cost more than the cap
 
 
 def test_an_atom_whose_measured_cost_is_another_label_is_relabelled():
     # the sort is one line; the cost model charges it m log m, so the program is not mistaken for constant
-    summary, payload = extraction.verify(program(SORT, "linear"))
+    summary, payload = verify.verify(program(SORT, "linear"))
     assert (summary["label"], payload["stated_label"], payload["label_rule"]) == ("nlogn", "linear", "relabelled")
 
 
 def test_an_atom_whose_measured_cost_has_no_label_is_dropped():
-    drop = extraction.verify(program(LOG_SQUARED, "logn"))
-    assert isinstance(drop, extraction.Drop) and drop.reason == "cost_unlabelled" and "log^2 n" in drop.detail
+    drop = verify.verify(program(LOG_SQUARED, "logn"))
+    assert isinstance(drop, verify.Drop) and drop.reason == "cost_unlabelled" and "log^2 n" in drop.detail
 
 
 def test_the_counted_cost_is_the_same_on_every_run():
-    first, second = (extraction.measured(program(LOG_SQUARED, "logn")) for _ in range(2))
+    first, second = (verify.measured(program(LOG_SQUARED, "logn")) for _ in range(2))
     assert first[1]["cost_points"] == second[1]["cost_points"] and len(first[1]["cost_points"]) > 30
 
 
 def test_a_repeated_load_reads_the_cached_measurement(monkeypatch):
     src = program("n = int(input())\nprint(n.bit_length())\n", "logn")
-    measured = extraction.verify_cached(src)
+    measured = verify.verify_cached(src)
 
     def no_runs(_):
         raise AssertionError("measured again although the measurement is cached")
 
-    monkeypatch.setattr(extraction, "measured", no_runs)
-    assert extraction.verify_cached(src) == measured
+    monkeypatch.setattr(verify, "measured", no_runs)
+    assert verify.verify_cached(src) == measured
 
 
 def test_load_reports_the_atom_rule_counts():
     kept = [(None, {"label": "nlogn"}, {"label_rule": "relabelled", "stated_label": "linear"}),
             (None, {"label": "linear"}, {"label_rule": "kept", "stated_label": "linear"})]
-    drops = [extraction.Drop("p", "cost_unlabelled", ""), extraction.Drop("q", "read_loop", "")]
+    drops = [verify.Drop("p", "cost_unlabelled", ""), verify.Drop("q", "read_loop", "")]
     from codewalk.domains.complexity import atom_rule_counts
     report = atom_rule_counts(kept, drops, 4)
     assert report["atom_rule"] == {"kept": 1, "relabelled": 1, "dropped": 1}
@@ -64,7 +63,7 @@ def test_load_reports_the_atom_rule_counts():
 
 
 def test_a_composite_whose_cost_has_no_label_is_rejected_as_unlabelled_growth():
-    summary, payload = extraction.measured(program(LOG_SQUARED, "logn"))
+    summary, payload = verify.measured(program(LOG_SQUARED, "logn"))
     liar = Atom("complexity/liar", "complexity", summary, payload)  # claims logn, costs (log n)^2
     domain = ComplexityDomain()
     composite = domain.compose([liar])

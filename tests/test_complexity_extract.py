@@ -8,7 +8,9 @@ import re
 
 import pytest
 
-from codewalk.domains.complexity.extract import Unsupported, extract, generate, randints
+from codewalk.domains.complexity.extract import extract
+from codewalk.domains.complexity.inputs import generate, randints
+from codewalk.domains.complexity.reads import Unsupported
 from codewalk.errors import InputError
 from codewalk.loaders.codecomplex import read
 from tests.shared_data import dataset, require

@@ -67,7 +67,7 @@ def test_fit_is_stable_over_repeated_noisy_samples(f, expected):
 # -- counted costs on the measurement's own sizes: n = 2^e, numbers up to 2^4096, runs stop at the cap --------
 def counted(cost, number=True):
     """[e, cost] as a measurement records them: ascending sizes until one costs more than the cap."""
-    from codewalk.domains.complexity.extract import COST_CAP, EXPONENTS, NUMBER_EXPONENTS
+    from codewalk.domains.complexity.measure import COST_CAP, EXPONENTS, NUMBER_EXPONENTS
     points = []
     for e in EXPONENTS + (NUMBER_EXPONENTS if number else ()):
         c = cost(e)  # e = log2 n
@@ -95,13 +95,13 @@ def counted(cost, number=True):
     ("2^n", lambda x: 2.0 ** (2 ** x), True),
 ])
 def test_counted_costs_on_the_measurement_sizes_fit_their_class(expected, cost, number):
-    from codewalk.domains.complexity.extract import fit_points
+    from codewalk.domains.complexity.measure import fit_points
     fitted, _ = fit_points(counted(cost, number))
     assert str(fitted) == expected
 
 
 def test_numbers_beyond_a_float_are_fitted_in_log_space():
-    from codewalk.domains.complexity.extract import scale_of
+    from codewalk.domains.complexity.measure import scale_of
     assert scale_of(4096) == 2 ** 4096 and scale_of(2.5) == 6
     points = [(scale_of(e), 3 * e) for e in (8, 16, 64, 256, 512, 1024, 2048, 4096)]
     assert str(fit(points)[0]) == "log n"

@@ -13,8 +13,7 @@ import pytest
 
 from codewalk.domain import Rejected
 from codewalk.domains import complexity
-from codewalk.domains.complexity import INSTRUCTION, ComplexityDomain, model, value_inputs
-from codewalk.domains.complexity import extract as extraction
+from codewalk.domains.complexity import INSTRUCTION, ComplexityDomain, extract, model, value_inputs, verify
 from codewalk.loaders import codecomplex as loader
 from codewalk.records import Atom
 from tests.shared_data import dataset, require
@@ -23,8 +22,8 @@ DATA = dataset("codecomplex", "python_test.jsonl")
 
 
 def atom(name: str, src: str, label: str = "linear") -> Atom:
-    verified = extraction.verify(loader.Program(name, label, src))
-    assert not isinstance(verified, extraction.Drop), verified
+    verified = verify.verify(loader.Program(name, label, src))
+    assert not isinstance(verified, verify.Drop), verified
     summary, payload = verified
     return Atom(f"complexity/{name}", "complexity", summary, payload)
 
@@ -57,7 +56,7 @@ def test_a_result_not_always_reduced_by_a_constant_is_not_bounded(source):
 def test_the_modulus_of_a_codecomplex_program_is_found_through_its_helper():
     require("codecomplex", "python_test.jsonl")
     rows = {r["id"]: r for r in map(json.loads, DATA.read_text().splitlines())}
-    ex = extraction.extract(rows["cc-simple-test-0670"]["src"])  # ans = norm(ans * 2); norm: % 998244353
+    ex = extract.extract(rows["cc-simple-test-0670"]["src"])  # ans = norm(ans * 2); norm: % 998244353
     assert model.modulus(ex.source, ex.entry) == "998244353"
 
 

@@ -50,7 +50,7 @@ from codewalk.errors import UsageError
 from codewalk.loaders import codecomplex as loader
 from codewalk.records import Atom, Check, Composite, Edge
 
-from . import extract, growth, model, run
+from . import growth, inputs, measure, model, run, verify
 
 log = logging.getLogger(__name__)
 
@@ -98,7 +98,7 @@ class ComplexityDomain(Domain):
                 raise UsageError(f"ids not in {source}: {', '.join(sorted(unknown))}")
             programs = [p for p in programs if p.id in wanted]
         workers = options.get("workers", os.cpu_count() or 1)
-        kept, drops = extract.build(programs, workers=workers)
+        kept, drops = verify.build(programs, workers=workers)
         for drop in drops:
             log.info("dropped %s: %s: %s", drop.program, drop.reason, drop.detail)
         self._report = atom_rule_counts(kept, drops, len(programs))
@@ -191,7 +191,7 @@ class ComplexityDomain(Domain):
         for seed in MEASURE_SEEDS:  # a class that holds on one draw of inputs only is not the task's
             measured = measure_composite(composite, atoms, seed, cap_at)
             if measured.stopped == "cap":  # the next seed's runs should end about there too
-                cap_at = extract.exponents(atoms[0].payload)[len(measured.points)]
+                cap_at = measure.exponents(atoms[0].payload)[len(measured.points)]
             runs.append({"seed": seed, **measured.evidence()})
             evidence = {**runs[0], **({"other_seeds": runs[1:]} if len(runs) > 1 else {})}
             if measured.failure:
@@ -274,10 +274,10 @@ def bounded(atom: Atom) -> str | None:
     return model.modulus(atom.payload["source"], atom.payload["entry"])
 
 
-COST_DROPS = ("cost_unmeasured", "cost_unlabelled")  # the atom rule's drops (extract.label_rule)
+COST_DROPS = ("cost_unmeasured", "cost_unlabelled")  # the atom rule's drops (verify.label_rule)
 
 
-def atom_rule_counts(kept: Sequence[tuple[Any, dict[str, Any], dict[str, Any]]], drops: Sequence[extract.Drop],
+def atom_rule_counts(kept: Sequence[tuple[Any, dict[str, Any], dict[str, Any]]], drops: Sequence[verify.Drop],
                      programs: int) -> dict[str, Any]:
     """What a load did: programs read, atoms kept, drops by reason, and the atom rule's counts: of the
     programs that reached the cost measurement, those whose label it confirmed (kept), changed
@@ -327,8 +327,8 @@ class CompositeMeasurement:
 
     def evidence(self) -> dict[str, Any]:
         cost = {"points": self.points, "class": self.cost and str(self.cost),
-                "label": self.cost and growth.label(self.cost), "error": extract.round_error(self.error),
-                "stopped": self.stopped, "cap": extract.COST_CAP, "sizes": "n = 2^e; points are [e, count]"}
+                "label": self.cost and growth.label(self.cost), "error": measure.round_error(self.error),
+                "stopped": self.stopped, "cap": measure.COST_CAP, "sizes": "n = 2^e; points are [e, count]"}
         return {"cost": cost, "runs": len(self.points), "links": self.links}
 
 
@@ -348,10 +348,10 @@ def measure_composite(composite: Composite, atoms: Sequence[Atom], seed: int = 0
     chain = "\x1f".join(a.id for a in atoms) + (f"\x1e{seed}" if seed else "")  # seed 0: the draw used so far
     rng = random.Random(hashlib.sha256(chain.encode()).hexdigest())
     stages = [(name, arg) for name, arg in spec["stages"]]
-    ran = extract.run_batches(
-        extract.exponents(atoms[0].payload), lambda e: composite_input(atoms, extract.scale_of(e), rng),
+    ran = measure.run_batches(
+        measure.exponents(atoms[0].payload), lambda e: composite_input(atoms, measure.scale_of(e), rng),
         lambda batch, budget: run.run_driver(spec["functions"], spec["driver"], stages, batch,
-                                             limit=extract.COST_LIMIT, budget=budget, cap=extract.COST_CAP),
+                                             limit=measure.COST_LIMIT, budget=budget, cap=measure.COST_CAP),
         first_end=(cap_at if cap_at is not None else predicted_cap(atoms)) + 1.0)  # + one doubling: the draws vary
     used, results = ran.used, ran.results
     done = [(e, r) for e, r in zip(used, results, strict=False) if "count" in r]
@@ -361,15 +361,15 @@ def measure_composite(composite: Composite, atoms: Sequence[Atom], seed: int = 0
         # running out of memory or stack at a large size ends the measurement, as the cap does
         failure = f"the composite fails at n = 2^{used[len(done)]:g}: {results[len(done)]['error']}"
     points = [[e, r["count"]] for e, r in done]
-    cost, error = extract.fit_points(points)
+    cost, error = measure.fit_points(points)
     links = []
     for k, key in enumerate(spec["links"], start=1):
         expected = growth.Growth(*key)
-        sizes = [(extract.scale_of(e), r["inputs"][k]) for e, r in done]
+        sizes = [(measure.scale_of(e), r["inputs"][k]) for e, r in done]
         ok, fitted = growth.agrees(sizes, expected)
         links.append({"stage": k + 1, "derived": str(expected), "measured": fitted and str(fitted),
                       "points": [[e, r["inputs"][k]] for e, r in done], "agrees": ok})
-    return CompositeMeasurement(points, cost, error, extract.stopped_by(results, len(used), ran.too_large), links,
+    return CompositeMeasurement(points, cost, error, measure.stopped_by(results, len(used), ran.too_large), links,
                                 failure)
 
 
@@ -377,13 +377,13 @@ def predicted_cap(atoms: Sequence[Atom]) -> float:
     """The first n = 2^e at which the chain should cost more than the cap, from its atoms' own
     measurements: stage 1 costs what its atom cost at n and hands on a value of the size its atom's output
     had there; the next stage costs what its atom cost at that size; and so on. inf if never."""
-    for e in extract.exponents(atoms[0].payload):
+    for e in measure.exponents(atoms[0].payload):
         total, at = 0.0, e
         for k, atom in enumerate(atoms):
             total += _value_at(atom.payload.get("cost", {}).get("points", []), at)
             if k + 1 < len(atoms):
                 at = math.log2(max(_value_at(atom.payload.get("growth_points", []), at), 1.0))
-        if total > extract.COST_CAP:
+        if total > measure.COST_CAP:
             return e
     return math.inf
 
@@ -405,8 +405,8 @@ def composite_input(atoms: Sequence[Atom], scale: int, rng: random.Random) -> st
     """Stdin for the composite's driver: the inputs of stage 1, generated at size `scale` by its atom's
     own generator and written in the driver's format."""
     first = atoms[0]
-    _, args = extract.generate(first.payload, scale, first.payload["strategy"], rng,
-                               max_tokens=extract.COST_TOKENS)
+    _, args = inputs.generate(first.payload, scale, first.payload["strategy"], rng,
+                              max_tokens=measure.COST_TOKENS)
     lines = []
     for group in _input_lines(first):
         if len(group) > 1:

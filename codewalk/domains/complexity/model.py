@@ -1,7 +1,7 @@
 """The size model of a complexity task, and the links it cannot carry.
 
 A label is a bound in one variable, n, and only says something about a program once it is said what n is
-and how the other inputs grow with it. The generator has one model per atom (extract.generate under the
+and how the other inputs grow with it. The generator has one model per atom (inputs.generate under the
 atom's strategy): n is the first int read, or the length of the list it counts; the other ints, the list
 elements and the row widths are drawn in ranges that either grow with n or stay bounded. Every reference
 is derived from labels measured under such a model and checked by running the composite under stage 1's,
@@ -21,15 +21,15 @@ import functools
 import json
 from typing import Any
 
-from . import extract, growth
+from . import growth, inputs, measure
 
 
 def describe(payload: dict[str, Any]) -> str:
-    """Stage 1's size model in words, as the generator draws its inputs (extract.generate)."""
-    how = extract.STRATEGY[payload["strategy"]]
+    """Stage 1's size model in words, as the generator draws its inputs (inputs.generate)."""
+    how = inputs.STRATEGY[payload["strategy"]]
     params = payload["params"]
     size_name, size_type = params[payload["size"]]
-    items = [extract.Item(**i) if isinstance(i, dict) else i for i in payload["items"]]
+    items = [inputs.Item(**i) if isinstance(i, dict) else i for i in payload["items"]]
     if size_type == "int":
         n = f"n is the value of the integer `{size_name}` the program reads first"
     elif size_type == "str":
@@ -60,8 +60,8 @@ def describe(payload: dict[str, Any]) -> str:
 def unscaled_inputs(payload: dict[str, Any]) -> list[str]:
     """Stage 1's inputs the model holds to a constant (ints besides n drawn in 1..3, list values in 1..9):
     a chain whose later stages see a value computed from them hangs on inputs that are not sizes."""
-    how = extract.STRATEGY[payload["strategy"]]
-    items = [extract.Item(**i) if isinstance(i, dict) else i for i in payload["items"]]
+    how = inputs.STRATEGY[payload["strategy"]]
+    items = [inputs.Item(**i) if isinstance(i, dict) else i for i in payload["items"]]
     size_name = payload["params"][payload["size"]][0]
     out = []
     for item in items:
@@ -74,7 +74,7 @@ def unscaled_inputs(payload: dict[str, Any]) -> list[str]:
 
 def other_ints(payload: dict[str, Any]) -> list[str]:
     """The ints stage 1 reads besides n (the generator draws them in 1..n, or 1..3)."""
-    items = [extract.Item(**i) if isinstance(i, dict) else i for i in payload["items"]]
+    items = [inputs.Item(**i) if isinstance(i, dict) else i for i in payload["items"]]
     size_name = payload["params"][payload["size"]][0]
     return [name for item in items if item.kind == "scalars" and item.elem == "int" for name in item.names
             if name != size_name and name not in payload["scalars"][:1]]
@@ -83,7 +83,7 @@ def other_ints(payload: dict[str, Any]) -> list[str]:
 @functools.lru_cache(maxsize=1024)
 def _pinned(payload_json: str, seed: str) -> str | None:
     payload = json.loads(payload_json)
-    m = extract.measure(payload, f"{payload['strategy']}-pinned", payload["source"], payload["entry"], seed)
+    m = measure.measure(payload, f"{payload['strategy']}-pinned", payload["source"], payload["entry"], seed)
     return growth.label(m.output) if m.output else None
 
 
