@@ -38,6 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from codewalk import paths
 from codewalk.admission import walk_and_admit
 from codewalk.domains.clones import MIN_COMPLETE_SHARE, REFERENCE, ClonesDomain, atom, verdicts
 from codewalk.domains.clones.inputs import exhausted
@@ -149,12 +150,14 @@ def main() -> None:
     parser.add_argument("--store", help="store for the tasks (default: a temporary embedded store)")
     parser.add_argument("--json", type=Path, help="also write the figures here")
     parser.add_argument("--verdicts", type=Path, default=None,
-                        help="where every pair's verdict is written (default: clones-verdicts.jsonl beside the store)")
+                        help="where every pair's verdict is written (default: clones-verdicts.jsonl beside "
+                             "$CODEWALK_STORE's embedded store, else in CODEWALK_HOME)")
     parser.add_argument("--previous", type=Path, default=PREVIOUS, help="verdicts of the previous check, to compare")
     parser.add_argument("--show", type=int, metavar="PAIR_ID", help="print one pair's stored verdict and exit")
     parser.add_argument("--reuse", action="store_true",
                         help="read the stored verdicts instead of re-verifying (counts and admission still run)")
     args = parser.parse_args()
+    args.verdicts = args.verdicts or paths.beside_store(os.environ.get("CODEWALK_STORE")) / verdicts.NAME
     domain = ClonesDomain()
     figures: dict = {}
     previous = verdicts.read(args.previous) if args.previous.exists() else {}
@@ -170,7 +173,7 @@ def main() -> None:
         stored = verdicts.read(args.verdicts)
         results = [Verification.from_record(p, stored[p.pair_id]) for p in pairs if p.pair_id in stored]
         print(f"verdicts of {len(results)} of {len(pairs)} pairs read from "
-              f"{args.verdicts or verdicts.default_path()}: nothing re-verified")
+              f"{args.verdicts}: nothing re-verified")
     else:
         started = time.monotonic()
         results = domain.verify(pairs)

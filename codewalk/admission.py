@@ -16,7 +16,6 @@ from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
 from itertools import islice
 from typing import Any
 
@@ -24,7 +23,7 @@ from . import __version__, meter
 from .domain import Domain, Rejected, get_domain
 from .errors import InfraError, StoreUnavailable, UsageError
 from .executors import Inline, open_executor
-from .records import Atom, Composite, Reason, Run, Task, TaskStatus, task_id
+from .records import Atom, Composite, Reason, Run, Task, TaskStatus, now, task_id
 from .runtime import choose as choose_runtime
 from .runtime import release as release_containers
 from .store import GraphStore
@@ -131,10 +130,6 @@ def _evaluate_in_worker(domain_class: type[Domain], atoms: list[Atom], where: tu
     choose_runtime(domain, where[0], pull=where[1], check=False)  # the runtime the walk's process checked
     verdict = evaluate(domain, atoms)
     return replace(verdict, cost=meter.take(started))
-
-
-def now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def walk_and_admit(

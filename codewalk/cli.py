@@ -675,7 +675,7 @@ def query(
     """Run Cypher against the store and print the rows. The named queries (provenance of a task, tasks that
     share atoms, most reused atoms, components, yields by level, rejected groups by reason, solve rates) are
     files in cypher/explore/ that can also be pasted into Neo4j Browser."""
-    from .explore import named_queries, run_checked, run_named
+    from .queries import named_queries, run_checked, run_named
 
     if cypher and name:
         raise UsageError("give either a Cypher statement or --name, not both")

@@ -20,6 +20,8 @@ The rules a plugin author needs, in one place:
   object per atom or edge, so 10^6 atoms load in seconds. `load` stays the path walks and admission use.
 - Admission makes a fresh domain instance per group, in a worker process: keep no state between calls
   that a verdict depends on (caches of tool output keyed by content are fine).
+- A loader that keeps files beside the store (clones' verdicts) writes them in `store_folder`, which
+  `cw load` sets before `load`; a domain never reads the store setting itself.
 - `runtimes` lists where the verifier can run (codewalk.runtime: local, docker); the chosen one is set on
   `runtime` in every process before any call.
 """
@@ -94,6 +96,7 @@ class Domain(ABC):
     runtimes: ClassVar[tuple[str, ...]] = ("local",)  # where its verifier can run (codewalk.runtime)
     runtime: str = "local"  # the one chosen (codewalk.runtime.choose)
     pull: bool = True  # docker: pull an image that is not here (False: `--no-pull`, such an image is an error)
+    store_folder: Path | None = None  # beside the store being loaded (paths.beside_store), set by `cw load`
 
     def parse_options(self, raw: dict[str, str]) -> dict[str, Any]:
         """Validated, typed loader options; an unknown key is a UsageError that lists the known ones."""

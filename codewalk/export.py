@@ -28,7 +28,7 @@ import pyarrow.parquet as pq
 
 from . import card, jsonl
 from .domain import get_domain
-from .errors import InputError, StoreError, UsageError
+from .errors import InputError, UsageError
 from .records import STATUSES, Task
 from .store import GraphStore
 
@@ -69,7 +69,7 @@ def export_tasks(
         which = f"level {level}" if level else "any level"
         raise UsageError(f"nothing to export: no {status} tasks of domain {domain!r} at {which} in the store")
     atoms = {a.id: a for a in store.get_atoms(sorted({a for row in selected for a in row["atoms"]}))}
-    rows = [_row(plugin, task_record(row), row["run_params"] or "", atoms) for row in selected]
+    rows = [_row(plugin, Task.from_row(row), row["run_params"] or "", atoms) for row in selected]
     _check_schema(domain, rows)
     if fmt == "hf":
         _write_hf(rows, out, domain, card.facts(domain, plugin.data_source, atoms.values()))
@@ -77,21 +77,6 @@ def export_tasks(
         {"jsonl": _write_jsonl, "parquet": _write_parquet, "inspect": _write_inspect}[fmt](rows, out, domain)
     by_level = dict(sorted(Counter(row["level"] for row in rows).items()))
     return ExportSummary(domain, fmt, str(out), len(rows), by_level)
-
-
-def task_record(row: dict[str, Any]) -> Task:
-    """A stored task row (GraphStore.select_tasks) as a Task; a task whose atoms were not all linked, or
-    an admitted one without prompt, reference or verifier, is refused by name."""
-    if row["positions"] != list(range(row["level"])):
-        raise StoreError(f"task {row['id']} is stored incompletely: level {row['level']} but atom positions "
-                         f"{row['positions']}; re-run the walk that made it or delete it")
-    verifier = json.loads(row["verifier"] or "{}")
-    if row["status"] == "admitted" and not (row["prompt"] and row["reference"] and verifier):
-        raise StoreError(f"task {row['id']} is admitted but has no prompt, reference or verifier stored")
-    return Task(id=row["id"], domain=row["domain"], atoms=tuple(row["atoms"]), status=row["status"],
-                reason=row["reason"], seed=row["seed"], run=row["run"], created_at=row["created_at"],
-                generator_version=row["generator_version"], prompt=row["prompt"], reference=row["reference"],
-                verifier=verifier)
 
 
 def read_export(path: Path, domain: str) -> list[Task]:

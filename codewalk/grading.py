@@ -32,11 +32,9 @@ from typing import Any
 import pandas as pd
 
 from . import jsonl, sandbox
-from .admission import now
 from .domain import get_domain
 from .errors import InfraError, InputError, UsageError
-from .export import task_record
-from .records import Composite, Task
+from .records import Composite, Task, now
 from .runtime import choose as choose_runtime
 from .runtime import release as release_containers
 from .store import GraphStore
@@ -173,7 +171,7 @@ def _admitted_tasks(store: GraphStore, domain: str, path: Path, preds: list[Pred
         if row["status"] != "admitted":
             raise InputError(str(path), p.line, f"task {p.task} was not admitted ({row['status']}: "
                                                 f"{row['reason']}); only admitted tasks are graded")
-    return {p.task: task_record(stored[p.task]) for p in preds}
+    return {p.task: Task.from_row(stored[p.task]) for p in preds}
 
 
 def grade_id(run: str, task: str) -> str:

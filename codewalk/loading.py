@@ -9,6 +9,7 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from . import paths
 from .domain import Domain, get_domain
 from .errors import InputError, UsageError
 from .records import Atom
@@ -45,6 +46,7 @@ def load(store: GraphStore, domain_name: str, source: Path, options: dict[str, s
     started = time.monotonic()
     domain = get_domain(domain_name)
     choose_runtime(domain, runtime, pull=pull)
+    domain.store_folder = paths.beside_store(store.location)
     options = domain.parse_options(options or {})
     if not source.exists():
         raise UsageError(f"source not found: {source}")

@@ -27,6 +27,14 @@ def cache(domain: str = "") -> Path:
     return base / domain if domain else base
 
 
+def beside_store(store: str | None) -> Path:
+    """The folder for files that belong with a store (clones' verdicts): an embedded store's own folder;
+    CODEWALK_HOME for a server or when none is named (the default store lives there)."""
+    if store and "://" not in store:
+        return Path(store).expanduser().resolve().parent
+    return home()
+
+
 def shared() -> Path:
     return Path(os.environ.get("CODEWALK_SHARED") or Path(__file__).resolve().parents[1].parent / "shared")
 

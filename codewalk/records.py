@@ -5,8 +5,11 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, Literal, get_args
+
+from .errors import StoreError
 
 # The summary fields an Atom node carries for exploration (Neo4j Browser captions, Cypher filters).
 # A fixed set, because LadybugDB needs a fixed table schema and because property names never come
@@ -118,6 +121,21 @@ class Task:
         row["evidence"] = json.dumps(self.evidence, sort_keys=True)
         return row
 
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> Task:
+        """A stored task row (GraphStore.select_tasks) as a Task; a task whose atoms were not all linked, or
+        an admitted one without prompt, reference or verifier, is refused by name."""
+        if row["positions"] != list(range(row["level"])):
+            raise StoreError(f"task {row['id']} is stored incompletely: level {row['level']} but atom positions "
+                             f"{row['positions']}; re-run the walk that made it or delete it")
+        verifier = json.loads(row["verifier"] or "{}")
+        if row["status"] == "admitted" and not (row["prompt"] and row["reference"] and verifier):
+            raise StoreError(f"task {row['id']} is admitted but has no prompt, reference or verifier stored")
+        return cls(id=row["id"], domain=row["domain"], atoms=tuple(row["atoms"]), status=row["status"],
+                   reason=row["reason"], seed=row["seed"], run=row["run"], created_at=row["created_at"],
+                   generator_version=row["generator_version"], prompt=row["prompt"], reference=row["reference"],
+                   verifier=verifier)
+
 
 @dataclass(frozen=True)
 class Run:
@@ -129,6 +147,11 @@ class Run:
     params: dict[str, Any]
     started: str
     finished: str = ""
+
+
+def now() -> str:
+    """The time a record is written (Task.created_at, Run.started, a grade's graded_at): UTC, to the second."""
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def task_id(domain: str, atom_ids: tuple[str, ...] | list[str], composer_version: str) -> str:

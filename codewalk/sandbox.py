@@ -2,9 +2,10 @@
 
 Every verifier call goes through `run`. The command starts a new session, so its whole process tree
 shares one process group that is SIGKILLed when the call ends (on timeout, and also after a normal exit
-so no stray grandchild outlives it). Limits and the pids cgroup are set by `prlimit` and a shell just
-before the command (in the child between fork and exec only where prlimit is missing). The environment
-carries nothing of the caller's (no tokens, no store passwords).
+so no stray grandchild outlives it). The limits (`run`'s arguments, the only place they are stated) and
+the pids cgroup are set by `prlimit` and a shell just before the command; where prlimit is missing, in the
+child between fork and exec, which is slower (`isolation()` says which). The environment carries nothing
+of the caller's (no tokens, no store passwords).
 
 Code nobody reviewed (composites, graded predictions) runs isolated where the machine allows it, with
 bubblewrap (`bwrap`, the sandbox Flatpak uses): no network, its own PID namespace (when its first
@@ -14,8 +15,8 @@ one (`sees`: the system directories, then only those paths read-only; /tmp, the 
 and every cache are absent), else the whole filesystem read-only (left to runs of trusted tools on
 reviewed inputs: git and patch applying a patch to a worktree). Process count is capped at the caller's
 `max_procs` by a pids cgroup when one is writable (root ignores RLIMIT_NPROC; bwrap's own two processes
-are added only when it runs), else by RLIMIT_NPROC. `isolation()` says what
-this machine gives; trusted tooling (git, pip building an environment) passes `isolate=False`.
+are added only when it runs), else by RLIMIT_NPROC. `isolation()` says what this machine gives; trusted
+tooling (git, pip building an environment) passes `isolate=False`.
 """
 
 from __future__ import annotations
@@ -76,19 +77,20 @@ def run(cmd: list[str], *, cwd: Path, timeout: float, stdin: str | None = None, 
               resource.RLIMIT_CORE: 0}
     if cpu_seconds is not None:  # without it the wall-clock timeout is the only bound on CPU
         limits[resource.RLIMIT_CPU] = cpu_seconds
-    if max_procs is not None and os.geteuid() != 0:  # root ignores it: the pids cgroup below covers root
+    if max_procs is not None and os.geteuid() != 0:  # root ignores it; the pids cgroup covers root
         limits[resource.RLIMIT_NPROC] = max_procs
     # An unprivileged process cannot raise a hard limit, so never ask for more than the current one.
     limits = {what: _at_most_hard(what, value) for what, value in limits.items()}
     program = Path(cmd[0]).name  # what the meter counts the time under (bwrap is only its wrapper)
     if not shutil.which(cmd[0], path=(env or {}).get("PATH", os.environ.get("PATH", os.defpath))):
         raise InfraError(f"cannot start {cmd[0]}: not found")  # bwrap or prlimit would only say "exit 1"
-    wrapped = isolate and _bwrap_works()
-    if wrapped:
+    cap = max_procs
+    if isolate and _bwrap_works():
         cmd = _bwrap_prefix(Path(cwd), writable, sees) + list(cmd)
         env = {"TMPDIR": str(cwd), **(env or {})}  # /tmp is read-only inside
-    # bwrap's own two processes (itself and its namespace's init) are charged to the group: only when it runs
-    with _pids_cgroup(max_procs, extra=BWRAP_PROCS if wrapped else 0) as member:
+        if cap is not None:  # bwrap's own two processes (itself and its namespace's init) count in the group
+            cap += BWRAP_PROCS
+    with _pids_cgroup(cap) as member:
         return _run(cmd, cwd, timeout, stdin, limits, member, env, program)
 
 
@@ -102,7 +104,7 @@ def _run(cmd, cwd, timeout, stdin, limits, member, env, program) -> Completed:
                 resource.setrlimit(what, (value, value))
             if member is not None:
                 with open(member, "w") as f:
-                    f.write("0" if member.name == "tasks" else str(os.getpid()))
+                    f.write("0")  # "0": the writer itself
 
     # Output goes to files, not pipes: RLIMIT_FSIZE then caps how much a runaway writer can produce, and
     # a grandchild holding the output open cannot make the call wait past its timeout.
@@ -149,9 +151,8 @@ def _launcher(limits: dict[int, int], member: Path | None) -> list[str] | None:
     if not prlimit:
         return None
     cmd = [prlimit, *(f"{_PRLIMIT[what]}={value}" for what, value in limits.items()), "--"]
-    if member is not None:  # the shell moves itself ("0": its one thread, see _pids_cgroup), then execs
-        cmd = ["/bin/sh", "-c", f'echo {"0" if member.name == "tasks" else "$$"} > "$0" && exec "$@"',
-               str(member), *cmd]
+    if member is not None:  # the shell moves itself ("0": the writer, see _pids_cgroup), then execs
+        cmd = ["/bin/sh", "-c", 'echo 0 > "$0" && exec "$@"', str(member), *cmd]
     return cmd
 
 
@@ -180,7 +181,8 @@ def isolation() -> str:
               if _bwrap_works() else "no bubblewrap: network and filesystem are not isolated")
     procs = "pids cgroup" if _pids_root() else (
         "RLIMIT_NPROC" if os.geteuid() != 0 else "no process cap (root without a writable pids cgroup)")
-    return f"{fs_net}; process count: {procs}"
+    limits = "set by prlimit" if _prlimit() else "set in the child before exec (no prlimit: slower starts)"
+    return f"{fs_net}; process count: {procs}; limits {limits}"
 
 
 def isolated() -> bool:
@@ -280,27 +282,25 @@ def _remove_orphans(root: Path) -> None:
                 pass  # not empty yet, or another process removed it first
 
 
+# Why a pool of groups and not one group per worker: a run's group must hold no charge when a run starts
+# in it, or what is left counts against that run's cap. An isolated run leaves one for about 2 s: bwrap
+# exits before its namespace's init is reaped, so the init's zombie goes to PID 1, which may reap it late
+# (measured: one charge per run, released 1.8-2.0 s later; runs of 30 ms would pile up about 60 in one
+# group). So a group is reused only once nothing is charged to it, and runs at once (threads) never share
+# one. Moving into a group writes "0" (the writer itself) to cgroup v1's `tasks`, which moves one thread:
+# moving a whole process (cgroup.procs) waits for an RCU grace period, 13-15 ms a run, measured; a
+# process with one thread is wholly moved either way. cgroup v2 has only cgroup.procs.
 _cgroup_ids = itertools.count()
-# Per process (a forked worker must not reuse its parent's groups): the groups no run is using, oldest first.
-_idle_groups: dict[int, deque[Path]] = {}
+_idle_groups: dict[int, deque[Path]] = {}  # per process (a forked worker must not take its parent's), oldest first
 
 
 @contextmanager
-def _pids_cgroup(max_procs: int | None, extra: int = 0) -> Iterator[Path | None]:
-    """A pids cgroup that no other process is in, capped at max_procs (plus `extra`: a wrapper's own), as the file a
-    process writes itself into to join it; None where no pids cgroup is writable.
-
-    A group is reused once nothing is charged to it any more (pids.current 0, about 2 s after an isolated
-    run: the kernel releases a PID namespace's last task late), so a reused group is as good as a new one:
-    making and removing a group each run cost about half a millisecond, the removal often retried while
-    the members were reaped. The groups go when the process ends (or, if it was killed, when the next
-    codewalk process starts).
-
-    Moving a whole process (cgroup.procs) takes a global lock that waits for an RCU grace period: 13-15 ms
-    a run, measured. cgroup v1 moves the writer's own thread ("0" in `tasks`) without it, and a process
-    that has one thread is wholly moved; cgroup v2 has no such file."""
-    root = _pids_root() if max_procs is not None else None
-    if root is None:
+def _pids_cgroup(cap: int | None) -> Iterator[Path | None]:
+    """The file a process writes "0" to, to join a pids cgroup capped at `cap` that no other run is in;
+    None without a cap or where no pids cgroup is writable. This process's groups go when it ends (or,
+    if it was killed, when the next codewalk process starts)."""
+    root = _pids_root() if cap is not None else None
+    if cap is None or root is None:
         yield None
         return
     if os.getpid() not in _idle_groups:
@@ -308,30 +308,34 @@ def _pids_cgroup(max_procs: int | None, extra: int = 0) -> Iterator[Path | None]
         atexit.register(_remove_idle_groups)  # a process that exits normally
         multiprocessing.util.Finalize(None, _remove_idle_groups, exitpriority=0)  # a pool's worker
     idle = _idle_groups[os.getpid()]
-    cap = str((max_procs or 0) + extra)  # max_procs is set: root is not None
-    group = idle.popleft() if idle and _read(idle[0] / "pids.current").strip() == "0" else None
-    try:
-        if group is not None:  # the longest idle, the likeliest empty
-            (group / "pids.max").write_text(cap)
-    except OSError:
-        group = None  # removed meanwhile (another container's codewalk took it for an orphan): make one
+    group = _reusable(idle, cap)
     if group is None:
         group = root / f"codewalk-{os.getpid()}-{next(_cgroup_ids)}"
         group.mkdir()
-        (group / "pids.max").write_text(cap)
-    tasks = group / "tasks"
+        (group / "pids.max").write_text(str(cap))
     try:
-        yield tasks if tasks.exists() else group / "cgroup.procs"
+        yield group / "tasks" if (group / "tasks").exists() else group / "cgroup.procs"
     finally:
         idle.append(group)
 
 
+def _reusable(idle: deque[Path], cap: int) -> Path | None:
+    """The oldest idle group (the likeliest empty), capped at `cap`, if nothing is charged to it."""
+    if not idle or _read(idle[0] / "pids.current").strip() != "0":
+        return None
+    group = idle.popleft()
+    try:
+        (group / "pids.max").write_text(str(cap))
+    except OSError:  # removed meanwhile (another container's codewalk took it for an orphan)
+        return None
+    return group
+
+
 def _remove_idle_groups() -> None:
-    """Remove this process's groups; their last members take a moment to be reaped after a kill."""
-    idle = _idle_groups.pop(os.getpid(), deque())
-    for group in idle:
+    """Remove this process's groups, retrying for about a second while their last members are reaped."""
+    for group in _idle_groups.pop(os.getpid(), deque()):
         pause = 0.0001
-        for _ in range(28):  # about a second in all
+        for _ in range(28):
             try:
                 group.rmdir()
                 break

@@ -445,3 +445,26 @@ def test_two_workers_building_the_harness_on_an_empty_cache_both_get_it(tmp_path
         built = list(pool.map(_harness_in_a_worker, [str(tmp_path)] * 2))
     assert built[0] == built[1] and Path(built[0]).is_file()
     assert not list((tmp_path / "jars").glob("*.part"))
+
+
+# -- the verdict file -----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("named", [True, False])
+def test_cw_load_writes_the_verdict_file_beside_the_store_it_loads_whatever_codewalk_store_says(
+        named, tmp_path, monkeypatch):
+    """The folder comes from the store being loaded (cw load), not from the domain reading CODEWALK_STORE:
+    beside a named embedded store, else in CODEWALK_HOME beside the default one."""
+    from codewalk.loading import load
+    from codewalk.store import open_store
+
+    monkeypatch.setattr(fempd, "read", lambda source, only=None: [])  # no JDK or dataset: no pair to verify
+    (tmp_path / "mine").mkdir()
+    if named:  # as `cw --store mine/graph.lbug` with CODEWALK_STORE set to another store
+        monkeypatch.setenv("CODEWALK_STORE", str(tmp_path / "elsewhere" / "graph.lbug"))
+    store = open_store(tmp_path / "mine" / "graph.lbug" if named else None)
+    try:
+        load(store, "clones", tmp_path, {})
+    finally:
+        store.close()
+    home = tmp_path / "home"  # CODEWALK_HOME (conftest)
+    assert (tmp_path / "mine" if named else home).joinpath("clones-verdicts.jsonl").exists()
+    assert not (tmp_path / "elsewhere").exists()

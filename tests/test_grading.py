@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -140,3 +142,12 @@ def test_cli_grade_prints_rates_and_exits_3_on_a_bad_line(capsys, demo_store_pat
     assert code == 0 and json.loads(out)["passed"] == 3
     code, _, err = cw("grade", "--domain", "demo", str(_write(tmp_path / "bad.jsonl", ["{oops"])))
     assert code == 3 and "bad.jsonl:1" in err
+
+
+def test_grading_stands_on_records_and_the_store_without_admission_or_export():
+    """Dependencies point down: grading rebuilds tasks (Task.from_row) and stamps grades (records.now)
+    itself, so importing it loads neither the walk's admission nor the exporter."""
+    probe = ("import sys, codewalk.grading; print(sorted(m for m in sys.modules "
+             "if m in ('codewalk.admission', 'codewalk.export', 'codewalk.walk')))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

@@ -16,7 +16,6 @@ from inspect_ai.model import ChatMessage, ChatMessageTool, ModelOutput, ModelUsa
 from codewalk import sandbox
 from codewalk.admission import walk_and_admit
 from codewalk.evals import agent
-from codewalk.export import task_record
 from codewalk.loading import load
 from codewalk.records import Task
 from codewalk.store import open_store
@@ -45,7 +44,7 @@ def repair_store(tmp_path_factory, module_home) -> Path:
 
 def _tasks(store: Path) -> dict[str, Task]:
     with open_store(store) as graph:
-        return {r["id"]: task_record(r) for r in graph.select_tasks("repair", "admitted")}
+        return {r["id"]: Task.from_row(r) for r in graph.select_tasks("repair", "admitted")}
 
 
 def _call(name: str, **arguments) -> ModelOutput:

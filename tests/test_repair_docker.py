@@ -20,9 +20,8 @@ from codewalk.domains.repair import env as repair_env
 from codewalk.domains.repair.env import EnvSpec, run_tests
 from codewalk.domains.repair.git import Worktree
 from codewalk.errors import InfraError, InputError
-from codewalk.export import task_record
 from codewalk.loading import load
-from codewalk.records import Composite
+from codewalk.records import Composite, Task
 from codewalk.store import open_store
 from tests import docker_runtime, repair_fixture
 from tests.run_cw import cw
@@ -379,7 +378,7 @@ def test_exported_rows_carry_the_image_and_the_real_environment_setup_commit(wal
     store = walked["docker"]
     row = next(r for r in store.select_tasks("repair", status="admitted", level=2)
                if json.loads(r["verifier"])["base_commit"] != fixture.commits["initial"])
-    exported = RepairDomain().export_row(task_record(row))
+    exported = RepairDomain().export_row(Task.from_row(row))
     assert exported["image_name"] == store.get_task(row["id"])["evidence"]["reference"]["env"]["image"]
     assert exported["environment_setup_commit"] == fixture.commits["initial"]  # the rows' own, not c*
     assert exported["base_commit"] != exported["environment_setup_commit"]
@@ -405,7 +404,7 @@ INTERRUPTED = '''
 import json, sys
 from pathlib import Path
 from codewalk.domains.repair import RepairDomain
-from codewalk.records import Composite
+from codewalk.records import Composite, Task
 task = json.loads(Path(sys.argv[1]).read_text())
 domain = RepairDomain()
 print("grading", flush=True)

@@ -21,7 +21,6 @@ from codewalk.domains.repair.env import find_python
 from codewalk.domains.repair.git import Mirrors, Worktrees
 from codewalk.domains.repair.junit import read_report, statuses
 from codewalk.errors import InfraError
-from codewalk.export import task_record
 from codewalk.loading import load
 from codewalk.records import Composite, Task, task_id
 from codewalk.store import GraphStore, open_store
@@ -213,7 +212,7 @@ def test_the_gold_patches_of_every_admitted_task_land_without_a_refusal(walked):
     """Admission (2) ran the joint reference; the grader's rules on what lands must let every one of them
     through, or an admitted task could not be solved by its own reference."""
     domain = RepairDomain()
-    admitted = [task_record(t) for n in (1, 2, 3) for t in walked.store.select_tasks("repair", "admitted", n)]
+    admitted = [Task.from_row(t) for n in (1, 2, 3) for t in walked.store.select_tasks("repair", "admitted", n)]
     assert len(admitted) == sum(YIELDS[n]["admitted"] for n in YIELDS)
     refused = {t.id: domain.refusal(Composite(t.prompt, t.reference, t.verifier), t.reference) for t in admitted}
     assert {k: why for k, why in refused.items() if why} == {}

@@ -226,6 +226,22 @@ def test_an_emptied_pids_cgroup_is_reused_and_one_with_a_member_left_is_not(laun
         straggler.wait()
 
 
+@pytest.mark.parametrize("bwrap", [True, False], ids=["bwrap", "no-bwrap"])
+def test_back_to_back_runs_each_get_their_whole_process_cap(bwrap, monkeypatch):
+    """What an isolated run leaves charged to its group for a while (bwrap's namespace init, reaped late by
+    PID 1) must not count against the next run: one group per worker would give the fork bomb fewer."""
+    _needs_pids_cgroup()
+    if not bwrap:
+        monkeypatch.setattr(sandbox, "_bwrap_works", lambda: False)
+    elif not sandbox._bwrap_works():
+        pytest.skip("bubblewrap is not usable here")
+    for _ in range(5):
+        with workdir() as cwd:
+            run(["true"], cwd=cwd, timeout=10, max_procs=16)
+    done = python(FORK_BOMB, timeout=20, max_procs=16)
+    assert int(done.stdout) == 16 - 1  # the cap counts the bomb itself (bwrap's own two come on top)
+
+
 def _run_true() -> int:
     with workdir() as cwd:
         run(["true"], cwd=cwd, timeout=10)

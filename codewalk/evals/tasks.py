@@ -39,7 +39,7 @@ from inspect_ai.util import concurrency
 from codewalk import sandbox
 from codewalk.domain import get_domain
 from codewalk.errors import UsageError
-from codewalk.export import read_export, task_record
+from codewalk.export import read_export
 from codewalk.grading import check_isolation, grade_id, grade_row, verdict
 from codewalk.records import Composite
 from codewalk.records import Task as CodewalkTask
@@ -137,7 +137,7 @@ def _tasks(domain: str, store: str | None, export: str | None, level: int) -> li
                                  "without recording")
     else:
         with open_store(store) as graph:
-            tasks = [task_record(row) for row in graph.select_tasks(domain, "admitted", level)]
+            tasks = [CodewalkTask.from_row(row) for row in graph.select_tasks(domain, "admitted", level)]
     if not tasks:
         which = f"level {level}" if level else "any level"
         raise UsageError(f"nothing to evaluate: no admitted tasks of domain {domain!r} at {which} in "

@@ -33,7 +33,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from codewalk import meter
+from codewalk import meter, paths
 from codewalk.domain import Domain, Option, Rejected, WalkPlan
 from codewalk.errors import InfraError, UsageError
 from codewalk.loaders import fempd
@@ -96,7 +96,8 @@ class ClonesDomain(Domain):
             raise UsageError(f"--opt pairs takes comma-separated pair ids, not {options['pairs']!r}") from None
         seed, count = options.get("seed", 0), options.get("inputs", INPUTS)
         results = self.verify(fempd.read(Path(source), only), seed, count)
-        kept = verdicts.save([r.record() for r in results], options.get("verdicts") or None)
+        where = options.get("verdicts") or (self.store_folder or paths.home()) / verdicts.NAME
+        kept = verdicts.save([r.record() for r in results], where)
         log.warning("clones: every pair's verdict is in %s", kept)
         reasons = Counter(f"{r.pair.label} {r.reason}" for r in results)
         log.warning("clones: kept %d of %d pairs (%s)", reasons["eq confirmed"] + reasons["neq confirmed"],

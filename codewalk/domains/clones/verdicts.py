@@ -3,8 +3,8 @@
 Every pair loaded gets one JSON line (Verification.record): pair_id, label, status (confirmed /
 rejected), reason, the witness input with both methods' outcomes (for a rejected eq pair or a confirmed
 neq pair), inputs tried, seed, and the evidence of both methods. The file is
-`clones-verdicts.jsonl` beside the embedded store when CODEWALK_STORE names one, else in CODEWALK_HOME
-(beside the default store); `--opt verdicts=PATH` chooses another. Loading again updates the lines of
+`clones-verdicts.jsonl` in the folder `cw load` gives the domain (paths.beside_store: beside the embedded
+store, else CODEWALK_HOME); `--opt verdicts=PATH` chooses another. Loading again updates the lines of
 the pairs loaded and keeps the others. `python bench/clones_report.py --show ID` prints one.
 """
 
@@ -16,29 +16,20 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from codewalk import paths
-
 NAME = "clones-verdicts.jsonl"
 
 
-def default_path() -> Path:
-    store = os.environ.get("CODEWALK_STORE") or ""
-    if store and "://" not in store:
-        return Path(store).expanduser().resolve().parent / NAME
-    return paths.home() / NAME
-
-
-def read(path: Path | None = None) -> dict[int, dict[str, Any]]:
-    path = Path(path or default_path())
+def read(path: Path) -> dict[int, dict[str, Any]]:
+    path = Path(path)
     if not path.exists():
         return {}
     records = (json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
     return {r["pair_id"]: r for r in records}
 
 
-def save(records: Iterable[dict[str, Any]], path: Path | None = None) -> Path:
+def save(records: Iterable[dict[str, Any]], path: Path) -> Path:
     """Merge the records into the file (by pair_id), written whole and replaced atomically."""
-    path = Path(path or default_path())
+    path = Path(path)
     merged = read(path)
     merged |= {r["pair_id"]: r for r in records}
     path.parent.mkdir(parents=True, exist_ok=True)
