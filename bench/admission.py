@@ -48,6 +48,7 @@ from codewalk.admission import WalkSummary, walk_and_admit
 from codewalk.loaders.demo import CATALOGUE
 from codewalk.loading import load
 from codewalk.store import GraphStore, open_store
+from codewalk.store.columns import graph_tables
 
 RESULTS = ROOT / "bench" / "results"
 
@@ -74,7 +75,7 @@ def load_clones(store: GraphStore, scratch: Path) -> None:
     confirmed = [r for r in (Verification.from_record(p, stored[p.pair_id])
                              for p in fempd.read(paths.dataset("fempd")) if p.pair_id in stored) if r.confirmed]
     atoms = [atom(r) for r in confirmed]
-    store.write_graph(atoms, list(ClonesDomain().edges(atoms)))
+    store.write(*graph_tables(atoms, list(ClonesDomain().edges(atoms))))
 
 
 def load_complexity(store: GraphStore, scratch: Path) -> None:

@@ -39,6 +39,7 @@ from codewalk.domains.clones.verify import DEADLINE_MS as ATOM_DEADLINE_MS
 from codewalk.domains.clones.verify import pair_class, pair_inputs
 from codewalk.loaders import fempd
 from codewalk.store import open_store
+from codewalk.store.columns import graph_tables
 from codewalk.walk import Walker
 
 FEMPD = Path(os.environ.get("CODEWALK_SHARED") or ROOT / ".." / "shared") / "data" / "fempd"
@@ -100,7 +101,7 @@ def main() -> None:
         # -- level-10 groups --------------------------------------------------------------------------------
         atoms = [atom(r) for r in confirmed]
         store = open_store(Path(scratch) / "graph.lbug")
-        store.write_graph(atoms, list(domain.edges(atoms)))
+        store.write(*graph_tables(atoms, list(domain.edges(atoms))))
         by_id = {a.id: a for a in atoms}
         walker = iter(Walker(store, domain, 10, random.Random(args.seed)))
         groups = [[by_id[i] for i in next(walker)] for _ in range(args.groups + 4)]

@@ -46,6 +46,7 @@ from codewalk.domains.clones.steer import INPUT_SET
 from codewalk.domains.clones.verify import INPUTS, MIN_TERMINATING, Verification, cross_substitute
 from codewalk.loaders import fempd
 from codewalk.store import open_store
+from codewalk.store.columns import graph_tables
 
 FEMPD = Path(os.environ.get("CODEWALK_SHARED") or ROOT / ".." / "shared") / "data" / "fempd"
 PAPER = {"eq": (994, 1342), "neq": (159, 852), "neq_composable": 127}
@@ -226,7 +227,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="clones-report-") as scratch:
         store = open_store(args.store or Path(scratch) / "graph.lbug")
         started = time.monotonic()
-        store.write_graph(atoms, edges)
+        store.write(*graph_tables(atoms, edges))
         print(f"\nwrote {len(atoms)} atoms and {len(edges)} FEEDS edges to {store.location} "
               f"in {time.monotonic() - started:.0f}s")
         rows, share_rows = [], []

@@ -7,17 +7,18 @@ Python process (its peak RSS is its own) and records its process CPU seconds and
 before and after: wall seconds on a shared machine say little without them.
 
 Ladybug (a fresh store each time, one transaction each, all or nothing):
-* tables: `write_tables` from Arrow tables read off Parquet: the columnar path, no Python records;
-* records: `write_graph` from lists of Atom and Edge records, what `cw load` passes (the records are
-  built before the clock starts; their build time is printed apart);
+* tables: the store's `write` from Arrow tables read off Parquet: the columnar path, no Python records;
+* records: `write` from lists of Atom and Edge records made into tables (`graph_tables`), as a domain
+  that yields records is loaded (the records are built before the clock starts; their build time is
+  printed apart);
 * baseline (--baseline): the engine alone, the same COPYs in one transaction, with `files` kept as
   STRING[] on SHARES_FILE (schema version 1) and as the joined STRING (version 2).
 Neo4j (--neo4j-home: a folder for the servers this benchmark starts, stops and overwrites):
-* bulk: `import_graph` (what `cw load --bulk` runs) end to end: CSV files written from the Arrow
+* bulk: `import_graph` (what `cw db import` runs) end to end: CSV files written from the Arrow
   tables, Neo4j's importer, the server started on the imported database, constraints and indexes
   created and populated; then the walker's set-up on that database (atom index and relation read),
   with the reads in column chunks (now) and as one record per atom (before);
-* UNWIND (baseline): `write_graph` into a fresh server at --unwind-size atoms, extrapolated (the server
+* UNWIND (baseline): `write` (records, `graph_tables`) into a fresh server at --unwind-size atoms, extrapolated (the server
   gets a 4 GB heap and 3 GB of transaction memory: one transaction of 10^5 atoms passes the default).
 """
 
@@ -127,7 +128,7 @@ def phase_ladybug_tables(work: Path) -> dict:
     atoms, edges = _tables(work)
     with open_store(fresh(work / "tables.lbug")) as store:
         cpu, started = _usage()["cpu_s"], time.perf_counter()
-        store.write_tables(_slices(atoms, CHUNK), [("SHARES_FILE", t) for t in _slices(edges, 10 * CHUNK)])
+        store.write(_slices(atoms, CHUNK), [("SHARES_FILE", t) for t in _slices(edges, 10 * CHUNK)])
         out = {"write_s": round(time.perf_counter() - started, 2), "write_cpu_s": round(_usage()["cpu_s"] - cpu, 2)}
         _check_ladybug(store, atoms.num_rows, edges.num_rows)
     fresh(work / "tables.lbug")
@@ -136,13 +137,14 @@ def phase_ladybug_tables(work: Path) -> dict:
 
 def phase_ladybug_records(work: Path) -> dict:
     from codewalk.store import open_store
+    from codewalk.store.columns import graph_tables
 
     started = time.perf_counter()
     atoms, edges = _records(work)
     built = time.perf_counter() - started
     with open_store(fresh(work / "records.lbug")) as store:
         cpu, started = _usage()["cpu_s"], time.perf_counter()
-        store.write_graph(atoms, edges)
+        store.write(*graph_tables(atoms, edges))
         out = {"records_build_s": round(built, 1), "write_s": round(time.perf_counter() - started, 2),
                "write_cpu_s": round(_usage()["cpu_s"] - cpu, 2)}
         _check_ladybug(store, len(atoms), len(edges))
@@ -153,21 +155,21 @@ def phase_ladybug_records(work: Path) -> dict:
 def phase_ladybug_load(work: Path) -> dict:
     """`cw load` end to end (codewalk.loading.load, the function the command calls) by the columnar path:
     the atoms read from Parquet, the relation computed on columns, the checks, the write; the write's
-    seconds (store.write_tables, one transaction) are timed apart."""
+    seconds (store.write, one transaction) are timed apart."""
     import bench.walks  # noqa: F401  (registers the benchrepair domain, with its columnar loader)
     from codewalk.loading import load
     from codewalk.store import open_store
 
     with open_store(fresh(work / "load.lbug")) as store:
         timed = {}
-        write_tables = store.write_tables
+        store_write = store.write  # timed apart from the rest of the load
 
         def write(*args):
             started = time.perf_counter()
-            write_tables(*args)
+            store_write(*args)
             timed["write_s"] = round(time.perf_counter() - started, 2)
 
-        store.write_tables = write  # type: ignore[method-assign]
+        store.write = write  # type: ignore[method-assign]
         cpu, started = _usage()["cpu_s"], time.perf_counter()
         summary = load(store, DOMAIN, work / "atoms.parquet")
         out = {"load_s": round(time.perf_counter() - started, 2), **timed,
@@ -249,7 +251,7 @@ def _walker_setup(store, rows: bool = False) -> float:
 
 
 def phase_neo4j_bulk(work: Path, home: Path) -> dict:
-    """`cw load --bulk`'s path end to end (CSV files from the Arrow tables, Neo4j's importer, the server
+    """`cw db import`'s path end to end (CSV files from the Arrow tables, Neo4j's importer, the server
     started on the imported database, constraints and indexes created and populated), then the
     walker's set-up on it, with the reads in column chunks and as one record per atom."""
     from codewalk import dbserver
@@ -278,6 +280,7 @@ def phase_neo4j_unwind(work: Path, home: Path, size: int) -> dict:
     fresh local server, for the rate to extrapolate from."""
     from codewalk import dbserver
     from codewalk.store import open_store
+    from codewalk.store.columns import graph_tables
 
     atoms, edges = _records(work, size)
     shutil.rmtree(home, ignore_errors=True)
@@ -288,7 +291,7 @@ def phase_neo4j_unwind(work: Path, home: Path, size: int) -> dict:
     try:
         with open_store(info.bolt_uri) as store:
             cpu, started = _usage()["cpu_s"], time.perf_counter()
-            store.write_graph(atoms, edges)
+            store.write(*graph_tables(atoms, edges))
             seconds = time.perf_counter() - started
         rows = len(atoms) + len(edges)
         return {"write_s": round(seconds, 2), "write_cpu_s": round(_usage()["cpu_s"] - cpu, 2), "atoms": len(atoms),
@@ -352,13 +355,13 @@ def main() -> None:
              "| what | seconds | process CPU s | peak RSS MB | load average before-after |", "|---|---|---|---|---|"]
     if "ladybug" in args.stores:
         results["ladybug_tables"] = r = _run("ladybug_tables", size, work)
-        lines.append(_row("Ladybug `write_tables` (Arrow tables, one transaction)", r))
+        lines.append(_row("Ladybug `write` (Arrow tables, one transaction)", r))
         results["ladybug_load"] = r = _run("ladybug_load", size, work)
         lines.append(f"| `cw load` end to end, columnar (Parquet read, relation on columns, checks, write): "
-                     f"{r['load_s']} s, of which the write (`write_tables`, one transaction) | {r['write_s']} | "
+                     f"{r['load_s']} s, of which the write (`write`, one transaction) | {r['write_s']} | "
                      f"{r['load_cpu_s']} | {r['rss_mb']:.0f} | {'-'.join(f'{x:.1f}' for x in r['loadavg'])} |")
         results["ladybug_records"] = r = _run("ladybug_records", size, work)
-        lines.append(_row(f"Ladybug `write_graph` (Atom/Edge records, as `cw load`; building them: "
+        lines.append(_row(f"Ladybug `write` of Atom/Edge records (`graph_tables`, as `cw load`; building them: "
                           f"{r['records_build_s']} s, not counted)", r))
         if args.baseline:
             for files_type in ("STRING", "STRING[]"):
@@ -368,7 +371,7 @@ def main() -> None:
     if "neo4j" in args.stores:
         home = ["--neo4j-home", args.neo4j_home]
         results["neo4j_bulk"] = r = _run("neo4j_bulk", size, work, *home)
-        lines.append(_row("Neo4j `cw load --bulk` path: CSV, `neo4j-admin database import full`, server start, "
+        lines.append(_row("Neo4j `cw db import` path: CSV, `neo4j-admin database import full`, server start, "
                           "constraints and indexes populated", r))
         lines.append(f"| Neo4j walker set-up on it (`cw walk` before its first group, N = 10): reads in column "
                      f"chunks {r['setup_chunks_s']} s; one record per atom (before) {r['setup_rows_s']} s | | | | |")

@@ -7,7 +7,7 @@ Neo4j: --neo4j bolt://HOST:PORT (default bolt://127.0.0.1:7690); the benchmark w
 
 Each measurement runs in a fresh Python process, so its peak RSS (ru_maxrss) is its own. Measured:
 * edge building from atoms: inverted file index (repair-like) and type buckets (typed chains);
-* load: `write_graph` from a stream read off Parquet (atoms + edges per second, peak RSS), against
+* load: `write` from a stream of records read off Parquet (`graph_tables`) (atoms + edges per second, peak RSS), against
   baseline (c), one query per row (the repository's upsert with a one-row batch), time-capped;
 * walks: 5,000 walks in batches of 1,000 at N = 3 and 10 with the frontier path (Walker(fast=True)), the batched
   Cypher step (Walker(fast=False), the definition) and baseline (a), naive Cypher: one query per walk per step
@@ -165,19 +165,22 @@ def _open(store: str, work: Path):
 
 
 def phase_load(size: int, work: Path, store: str, kind: str = "") -> dict:
-    """Both graphs (or one) through write_graph, streamed: one write (one transaction) per graph."""
+    """Both graphs (or one) through the store's `write`, streamed from records (`graph_tables`): one write
+    (one transaction) per graph."""
+    from codewalk.store.columns import graph_tables
+
     out = {}
     with _open(store, work) as s:
         for graph in [kind] if kind else ("repair", "chain"):
             started = time.perf_counter()
-            s.write_graph(_read_atoms(work, graph), _read_edges(work, graph))
+            s.write(*graph_tables(_read_atoms(work, graph), _read_edges(work, graph)))
             out[graph] = {"load_s": round(time.perf_counter() - started, 2)}
     return out
 
 
 def phase_copyload(size: int, work: Path, store: str) -> dict:
-    """Not write_graph: the repair graph straight from Parquet by COPY, auto-committed (the engine's own
-    bulk path, as measured when the baselines were set), to have a 10^6 store to walk when write_graph would take
+    """Not the store's `write`: the repair graph straight from Parquet by COPY, auto-committed (the engine's own
+    bulk path, as measured when the baselines were set), to have a 10^6 store to walk when `write` would take
     too long on a busy machine. Ladybug only."""
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -381,7 +384,7 @@ def table(results: list[dict], stores: list[str]) -> list[tuple[str, list[str]]]
     load_rate = lambda r, s: (r["atoms"] + r["gen"]["repair"]["edges"]) / r[s]["load"]["repair"]["load_s"]
     add("load s (atoms+edges/s)", lambda r, s: f"{r[s]['load']['repair']['load_s']} ({load_rate(r, s):,.0f}/s)")
     add("load peak RSS MB / CPU s", lambda r, s: f"{r[s]['load']['rss_mb']:.0f} / {r[s]['load']['cpu_s']}")
-    add("Ladybug COPY from Parquet, auto-commit (not write_graph) s", lambda r, s: f"{r[s]['copyload']['repair']['copy_s']}")
+    add("Ladybug COPY from Parquet, auto-commit (not `write`) s", lambda r, s: f"{r[s]['copyload']['repair']['copy_s']}")
     add("(c) one query per row, rows/s", lambda r, s: f"{r[s]['rowload']['rows_per_s']:,.0f}")
     add("load vs (c)", lambda r, s: _ratio(load_rate(r, s), r[s]["rowload"]["rows_per_s"]))
     for n in LEVELS:
@@ -445,7 +448,7 @@ def plot(results: list[dict], stores: list[str], path: Path) -> None:
                                      ("naive", ":^", "(a) naive Cypher")):
             series(steps, lambda r, s=s, v=variant: r[s][f"walk_repair_{v}"]["N10"]["ms_per_step"], style,
                    f"{s} {name}")
-        series(load, lambda r, s=s: r[s]["load"]["repair"]["load_s"], "-o", f"{s} write_graph")
+        series(load, lambda r, s=s: r[s]["load"]["repair"]["load_s"], "-o", f"{s} write")
         series(load, lambda r, s=s: r[s]["copyload"]["repair"]["copy_s"], "-s", f"{s} COPY from Parquet (engine path)")
         series(load, lambda r, s=s: (r["atoms"] + r["gen"]["repair"]["edges"]) / r[s]["rowload"]["rows_per_s"],
                ":^", f"{s} (c) one query per row (extrapolated)")
@@ -475,7 +478,7 @@ def main() -> None:
     ap.add_argument("--report-only", action="store_true", help="measure nothing: report the parts in --work")
     ap.add_argument("--no-chains", action="store_true", help="skip loading and walking the typed chains")
     ap.add_argument("--copy-load-from", type=float, default=float("inf"),
-                    help="from this size on, fill Ladybug by COPY from Parquet instead of measuring write_graph")
+                    help="from this size on, fill Ladybug by COPY from Parquet instead of measuring `write`")
     ap.add_argument("--phase", help=argparse.SUPPRESS)
     ap.add_argument("--size", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--store", help=argparse.SUPPRESS)

@@ -17,7 +17,7 @@ from rich.table import Table
 from rich.text import Text
 
 from . import paths, sandbox
-from .errors import CodewalkError, FewerAdmitted, Interrupted, ServerError, UsageError
+from .errors import CodewalkError, FewerAdmitted, Interrupted, UsageError
 from .records import STATUSES, Reason
 
 app = typer.Typer(
@@ -218,10 +218,8 @@ def load_cmd(
     ctx: typer.Context,
     domain: Annotated[str, typer.Argument(metavar="DOMAIN", help="Domain name (see `cw domains`).")],
     source: Annotated[Path, typer.Argument(metavar="SOURCE", help="The source: a file or directory the domain's loader reads.")],
-    repos: Annotated[Path | None, typer.Option(help="repair: folder of git clones named owner__name.")] = None,
-    option: Annotated[list[str], typer.Option("--opt", help="Loader option KEY=VALUE (repeatable).")] = [],
-    bulk: Annotated[bool, typer.Option(help="Neo4j: build the empty database of the local server `cw db start` "
-                                            "runs with Neo4j's importer (restarts it) instead of UNWIND upserts.")] = False,
+    option: Annotated[list[str], typer.Option("--opt", help="Loader option KEY=VALUE (repeatable), e.g. repair: "
+                                                            "repos=DIR, a folder of git clones named owner__name.")] = [],
     runtime: RuntimeOpt = None,
     pull: PullOpt = True,
     as_json: JsonOpt = False,
@@ -231,19 +229,21 @@ def load_cmd(
     from .loading import load
 
     options = {k: str(v) for k, v in _params(option).items()}  # argument errors before the store opens
-    if repos:
-        options["repos"] = str(repos)
     with _store(ctx) as store:
-        summary = load(store, domain, source, options, bulk=bulk, runtime=runtime, pull=pull)
-        if store.dialect == "neo4j" and not bulk and summary.atoms >= BULK_HINT:
+        summary = load(store, domain, source, options, runtime=runtime, pull=pull)
+        if store.dialect == "neo4j" and summary.atoms >= BULK_HINT:
             err.print(f"hint: {summary.atoms:,} atoms went through UNWIND upserts (any server); into a fresh "
-                      "database of the server `cw db start` runs, `cw load --bulk` uses Neo4j's importer, "
+                      "database of the server `cw db start` runs, `cw db import` uses Neo4j's importer, "
                       "several times faster")
     if as_json:
         return _print_json(summary.as_dict())
+    _print_load(summary, f"Loaded into {summary.store}")
+
+
+def _print_load(summary, title: str) -> None:
     row = summary.as_dict() | {"edges": ", ".join(f"{rel} {n:,}" for rel, n in summary.edges.items()) or "none",
                                "atoms": f"{summary.atoms:,}", "seconds": f"{summary.seconds:.1f}"}
-    out.print(_table(f"Loaded into {summary.store}", [row], ["domain", "source", "atoms", "edges", "seconds"]))
+    out.print(_table(title, [row], ["domain", "source", "atoms", "edges", "seconds"]))
 
 
 @app.command()
@@ -785,60 +785,8 @@ def data_fetch(
                            "dataset folder, checked against its pins"))
 
 
-# -- db ------------------------------------------------------------------------------------------
-def _db_home() -> Path:
-    return paths.neo4j_home()
-
-
-def _server_rows(info) -> list[dict[str, Any]]:
-    return [{"what": k, "value": v} for k, v in (
-        ("runs as", info.kind), ("bolt", info.bolt_uri), ("http", info.http_uri), ("browser", info.browser_url),
-        ("data persists", "yes" if info.persist else "no (deleted on stop)"), ("pid", info.pid), ("log", info.log_path))]
-
-
-@db_app.command("start")
-def db_start(
-    persist: Annotated[bool, typer.Option(help="Keep the data across restarts.")] = False,
-    bolt_port: Annotated[int, typer.Option(help="Bolt port.")] = 7687,
-    http_port: Annotated[int, typer.Option(help="HTTP / Browser port.")] = 7474,
-    timeout: Annotated[float, typer.Option(help="Seconds to wait for the server to answer.")] = 180,
-    as_json: JsonOpt = False,
-) -> None:
-    """Start a local Neo4j 5.26: with Docker when an engine answers, else with Java 17 + Maven. Its state,
-    log and data live in $CODEWALK_NEO4J_HOME (default ~/.codewalk/neo4j)."""
-    from . import dbserver
-
-    info = dbserver.start(_db_home(), bolt_port=bolt_port, http_port=http_port, persist=persist, timeout=timeout)
-    if as_json:
-        return _print_json(info.__dict__)
-    out.print(_table("Neo4j started", _server_rows(info)))
-    out.print(f"Use it: cw --store {info.bolt_uri} demo   (or export CODEWALK_STORE={info.bolt_uri})")
-
-
-@db_app.command("stop")
-def db_stop() -> None:
-    """Stop the local Neo4j started by `cw db start`."""
-    from . import dbserver
-
-    out.print("stopped" if dbserver.stop(_db_home()) else "no local Neo4j was running")
-
-
-@db_app.command("status")
-def db_status(as_json: JsonOpt = False) -> None:
-    """Which Neo4j runs (Docker or Java), its URIs, and whether its data persists. Exits 5 when no local
-    Neo4j is running, with or without --json (which then prints null)."""
-    from . import dbserver
-
-    info = dbserver.status(_db_home())
-    if as_json:
-        _print_json(info.__dict__ if info else None)
-    elif info is None:
-        out.print("no local Neo4j is running (start one with `cw db start`)")
-    if info is None:
-        raise typer.Exit(ServerError.exit_code)
-    if as_json:
-        return
-    out.print(_table("Neo4j", _server_rows(info) + [{"what": "running", "value": info.running}]))
+# -- db: start, stop, status, import (codewalk/cli_db.py adds them to db_app) ----------------------
+from . import cli_db  # noqa: E402, F401
 
 
 def main() -> None:

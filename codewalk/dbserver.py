@@ -11,8 +11,9 @@ Everything about a running server lives in ``home``: ``neo4j.pid``, ``neo4j.json
 ``neo4j.log`` (the launcher's stdout/stderr), ``neo4j-work/`` (the harness' working folder) and,
 with ``persist=True``, ``neo4j-data/`` (the store that survives restarts).
 
-Only the standard library is needed; the ``docker`` package is imported lazily and optional.
-Its command line is `cw db start|stop|status` (also what ``.ci/neo4j.sh`` runs).
+Only the standard library is needed to run a server; the ``docker`` package is imported lazily and
+optional. ``import_database`` is the offline import behind `cw db import` (codewalk.loading.db_import).
+Its command line is `cw db start|stop|status|import` (start, stop and status are what ``.ci/neo4j.sh`` runs).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ __all__ = [
     "docker_available",
     "find_launcher_dir",
     "import_database",
+    "importable",
     "port_in_use",
     "start",
     "status",
@@ -280,6 +282,30 @@ def build_launcher(launcher_dir: Path | None = None, *, force: bool = False, att
         break
     tail = "\n".join(out.splitlines()[-LOG_TAIL_LINES:])
     raise ServerError(f"building the Neo4j launcher in {d} failed (mvn {' '.join(MVN_ARGS)}):\n{tail}")
+
+
+def importable(home: Path) -> ServerInfo:
+    """The server `cw db import` may rebuild: the Java one `cw db start` runs from ``home``, running,
+    its database holding no atom and no task (the importer replaces a database, where `cw load` merges
+    into it). Raises ServerError, saying what to do, for any other."""
+    home = Path(home).expanduser().resolve()
+    info = status(home)
+    if info is None or not info.running:
+        raise ServerError(f"`cw db import` rebuilds the database of the local server `cw db start` runs, and "
+                          f"none runs from {home}: start it (`cw db start`), or load into any server with "
+                          "`cw --store URI load` (UNWIND upserts)")
+    if info.kind != "java-harness":
+        raise ServerError(f"the server recorded in {home} runs in Docker; `cw db import` needs the Java one "
+                          f"(`cw db stop`, then {ENV_BACKEND}=java cw db start)")
+    from .store.neo4j import Neo4jStore  # here: the server's life needs only the standard library
+
+    with Neo4jStore(info.bolt_uri, None, None) as store:  # auth is off on the local server
+        found = store.run(store.q("schema_version"))[0]
+    if found["atoms"] or found["tasks"]:
+        raise ServerError(f"`cw db import` builds a fresh database, and the one at {info.bolt_uri} holds "
+                          f"{found['atoms']} atoms and {found['tasks']} tasks: load with `cw --store "
+                          f"{info.bolt_uri} load` instead (it merges into them)")
+    return info
 
 
 def import_database(

@@ -1,8 +1,10 @@
-"""`cw load`: atoms from a source, edges from the domain's relation, one transaction into the store."""
+"""`cw load` and `cw db import`: atoms from a source and edges from the domain's relation, as Arrow tables
+checked once, written into the store in one transaction or built into Neo4j's database by its importer."""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -12,10 +14,9 @@ import pyarrow.compute as pc
 from . import paths
 from .domain import Domain, get_domain
 from .errors import InputError, UsageError
-from .records import Atom
 from .runtime import choose as choose_runtime
 from .store import GraphStore
-from .store.columns import as_atom_table, as_edge_table, distinct
+from .store.columns import as_atom_table, as_edge_table, atom_table, distinct, edge_tables
 
 
 @dataclass(frozen=True)
@@ -33,17 +34,57 @@ class LoadSummary:
                 "seconds": round(self.seconds, 3), "store": self.store, **({"report": self.report} if self.report else {})}
 
 
-def load(store: GraphStore, domain_name: str, source: Path, options: dict[str, str] | None = None, *,
-         bulk: bool = False, runtime: str | None = None, pull: bool = True) -> LoadSummary:
-    """Read every record first, so a bad one fails the load before anything is written.
+@dataclass(frozen=True)
+class Graph:
+    """A source's atoms and the domain's relation on them, checked, as the tables GraphStore.write takes."""
 
-    The relation is computed over the atoms of this source; loading the same source again changes nothing.
-    `bulk` writes through the store's bulk path (Neo4j: its importer into the empty database of the local
-    server `cw db start` runs; the embedded store: its usual one-transaction COPY). `runtime` (and `pull`)
-    is where the domain's verifier will run (codewalk.runtime); a domain may prepare it while loading
-    (repair under docker: each environment's image is pulled or built).
-    """
+    domain: Domain
+    source: Path
+    atoms: pa.Table
+    edges: list[tuple[str, pa.Table]]
+
+    def summary(self, started: float, store: str) -> LoadSummary:
+        counts: dict[str, int] = {}
+        for rel, table in self.edges:
+            counts[rel] = counts.get(rel, 0) + table.num_rows
+        return LoadSummary(self.domain.name, str(self.source), self.atoms.num_rows, counts,
+                           time.monotonic() - started, store, self.domain.load_report())
+
+
+def load(store: GraphStore, domain_name: str, source: Path, options: dict[str, str] | None = None, *,
+         runtime: str | None = None, pull: bool = True) -> LoadSummary:
+    """`cw load`: read and check the whole source first (`read`), so a bad record fails the load before
+    anything is written, then write it in one transaction (UNWIND upserts into Neo4j, COPY and MERGE into
+    the embedded store). The relation is computed over the atoms of this source; loading the same
+    source again changes nothing."""
     started = time.monotonic()
+    graph = read(domain_name, source, options, runtime=runtime, pull=pull)
+    store.write([graph.atoms], graph.edges)
+    return graph.summary(started, store.location)
+
+
+def db_import(home: Path, domain_name: str, source: Path, options: dict[str, str] | None = None, *,
+              runtime: str | None = None, pull: bool = True) -> LoadSummary:
+    """`cw db import`: the source, read and checked as `cw load` reads it, becomes the database of the
+    local server `cw db start` runs from `home`, by Neo4j's own importer (the server stopped, the database
+    built offline from CSV files, the server started again with its data kept). Only into that server,
+    holding no atom and no task yet (dbserver.importable says why not, before the source is read)."""
+    from . import dbserver
+    from .store.neo4j import import_graph
+
+    started = time.monotonic()
+    dbserver.importable(home)
+    graph = read(domain_name, source, options, runtime=runtime, pull=pull)
+    with import_graph(home, [graph.atoms], graph.edges) as store:
+        return graph.summary(started, store.location)
+
+
+def read(domain_name: str, source: Path, options: dict[str, str] | None = None, *,
+         runtime: str | None = None, pull: bool = True) -> Graph:
+    """Every atom of a source and the domain's relation on them, as tables, checked once whichever way the
+    domain gives them: as columns (`Domain.load_columns`, no record per atom) or as records, made into
+    columns here. `runtime` (and `pull`) is where the domain's verifier will run (codewalk.runtime); a
+    domain may prepare it while loading (repair under docker: each environment's image is pulled or built)."""
     domain = get_domain(domain_name)
     choose_runtime(domain, runtime, pull=pull)
     domain.store_folder = paths.beside_store(store.location)
@@ -51,33 +92,23 @@ def load(store: GraphStore, domain_name: str, source: Path, options: dict[str, s
     if not source.exists():
         raise UsageError(f"source not found: {source}")
     table = domain.load_columns(source, options)
+    found: Iterable[tuple[str, pa.Table]]
     if table is not None:
-        return _load_columns(store, domain, source, table, bulk, started)
-    atoms: dict[str, Atom] = {}
-    for atom in domain.load(source, options):
-        if atom.domain != domain.name:
-            raise InputError(str(source), atom.id, f"atom of domain {atom.domain!r} from the {domain.name!r} loader")
-        if atom.id in atoms:
-            raise InputError(str(source), atom.id, "duplicate atom id")
-        atoms[atom.id] = atom
-    edges = list(domain.edges(list(atoms.values())))
-    counts: dict[str, int] = {}
-    for e in edges:
-        if e.src not in atoms or e.dst not in atoms or e.src == e.dst:
-            raise InputError(str(source), f"{e.src}->{e.dst}", "edge between unknown or identical atoms")
-        counts[e.type] = counts.get(e.type, 0) + 1
-    (store.bulk_load if bulk else store.write_graph)(list(atoms.values()), edges)
-    return LoadSummary(domain.name, str(source), len(atoms), counts, time.monotonic() - started, store.location,
-                       domain.load_report())
+        if "id" not in table.column_names:
+            raise InputError(str(source), "-", "the atoms have no id column")
+        atoms = _checked_atoms(source, domain, as_atom_table(table))
+        found = ((rel, as_edge_table(rel, edges)) for rel, edges in domain.edge_columns(table))
+    else:
+        records = list(domain.load(source, options))
+        atoms = _checked_atoms(source, domain, atom_table(records))
+        related = list(domain.edges(records))
+        found = edge_tables(related, len(related) or 1)
+    ids = atoms.column("id")
+    return Graph(domain, source, atoms, [(rel, _checked_edges(source, ids, edges)) for rel, edges in found])
 
 
-def _load_columns(store: GraphStore, domain: Domain, source: Path, table: pa.Table, bulk: bool,
-                  started: float) -> LoadSummary:
-    """`load` for a domain that gives its atoms as columns: the same checks, made on the columns, and
-    the tables written as they are (no record per atom or edge)."""
-    if "id" not in table.column_names:
-        raise InputError(str(source), "-", "the atoms have no id column")
-    atoms = as_atom_table(table)
+def _checked_atoms(source: Path, domain: Domain, atoms: pa.Table) -> pa.Table:
+    """Atoms in ATOM_SCHEMA, each with an id, of this domain, and no id twice."""
     ids = atoms.column("id")
     blank = pc.fill_null(pc.equal(ids, ""), True)
     if pc.any(blank).as_py():
@@ -88,24 +119,23 @@ def _load_columns(store: GraphStore, domain: Domain, source: Path, table: pa.Tab
         raise InputError(str(source), ids[at].as_py(),
                          f"atom of domain {atoms.column('domain')[at].as_py()!r} from the {domain.name!r} loader")
     if not distinct(atoms.select(["id"])):
-        counts = pc.value_counts(ids)
-        repeated = pc.filter(counts.field("values"), pc.greater(counts.field("counts"), 1))
-        raise InputError(str(source), repeated[0].as_py(), "duplicate atom id")
-    edges, counts = [], {}
-    for rel, found in domain.edge_columns(table):
-        edge_table = as_edge_table(rel, found)
-        src, dst = edge_table.column("src"), edge_table.column("dst")
-        bad = pc.invert(pc.and_(pc.and_(pc.is_in(src, value_set=ids), pc.is_in(dst, value_set=ids)),
-                                pc.not_equal(src, dst)))
-        if pc.any(bad).as_py():
-            at = _first(bad)
-            raise InputError(str(source), f"{src[at].as_py()}->{dst[at].as_py()}",
-                             "edge between unknown or identical atoms")
-        edges.append((rel, edge_table))
-        counts[rel] = counts.get(rel, 0) + edge_table.num_rows
-    (store.bulk_tables if bulk else store.write_tables)([atoms], edges)
-    return LoadSummary(domain.name, str(source), atoms.num_rows, counts, time.monotonic() - started, store.location,
-                       domain.load_report())
+        seen: set[str] = set()
+        for i in ids.to_pylist():  # the first id met a second time, as a reader going row by row meets it
+            if i in seen:
+                raise InputError(str(source), i, "duplicate atom id")
+            seen.add(i)
+    return atoms
+
+
+def _checked_edges(source: Path, ids: pa.ChunkedArray, edges: pa.Table) -> pa.Table:
+    """Edges between two atoms of the source, each between two different atoms."""
+    src, dst = edges.column("src"), edges.column("dst")
+    bad = pc.invert(pc.and_(pc.and_(pc.is_in(src, value_set=ids), pc.is_in(dst, value_set=ids)),
+                            pc.not_equal(src, dst)))
+    if pc.any(bad).as_py():
+        at = _first(bad)
+        raise InputError(str(source), f"{src[at].as_py()}->{dst[at].as_py()}", "edge between unknown or identical atoms")
+    return edges
 
 
 def _first(mask: pa.ChunkedArray | pa.Array) -> int:

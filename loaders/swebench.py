@@ -66,12 +66,12 @@ def read(path: Path) -> list[Instance]:
 
 
 def clone_source(instance: Instance, options: dict[str, str], source: Path) -> str:
-    """Where to clone the instance's repository from: the user's clone under --repos, or the remote."""
+    """Where to clone the instance's repository from: the user's clone under `--opt repos=`, or the remote."""
     if options.get("repos"):
         clone = Path(options["repos"]).expanduser().resolve() / instance.folder
         if not (clone / ".git").exists() and not (clone / "HEAD").is_file():
             raise InputError(str(source), instance.line,
-                             f"no git clone of {instance.repo} at {clone} (--repos holds one folder per "
+                             f"no git clone of {instance.repo} at {clone} (`--opt repos=DIR` holds one folder per "
                              "repository, named owner__name)")
         return str(clone)
     if not options.get("remote") and isinstance(instance.row.get("clone_from"), str) and instance.row["clone_from"]:

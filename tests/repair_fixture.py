@@ -314,7 +314,7 @@ BUGS = tuple(s.name for s in STEPS if s.bug)
 
 @dataclass
 class Fixture:
-    repos: Path  # the folder of clones (owner__name), as `cw load repair --repos` takes it
+    repos: Path  # the folder of clones (owner__name), as `cw load repair --opt repos=` takes it
     rows: list[dict] = field(default_factory=list)
     ids: dict[str, str] = field(default_factory=dict)  # bug name -> instance_id
     commits: dict[str, str] = field(default_factory=dict)  # step name -> commit id

@@ -6,13 +6,14 @@ import pytest
 
 from codewalk.admission import walk_and_admit
 from codewalk.records import Atom
+from codewalk.store.columns import graph_tables
 from tests import toy
 
 
 def _ring(store, domain="toychain", n=12, flags=None):
     atoms = [Atom(f"{domain}/{i:02d}", domain, {}, {"flags": (flags or {}).get(i, [])}) for i in range(n)]
     d = toy.ToyChain() if domain == "toychain" else toy.ToySym()
-    store.write_graph(atoms, d.edges(atoms))
+    store.write(*graph_tables(atoms, d.edges(atoms)))
 
 
 def _composes_ok(store):

@@ -12,6 +12,7 @@ from codewalk import meter, sandbox
 from codewalk.admission import walk_and_admit
 from codewalk.errors import InfraError
 from codewalk.records import Atom, Check, Composite
+from codewalk.store.columns import graph_tables
 from tests import toy
 
 
@@ -44,7 +45,7 @@ def test_a_slow_group_at_the_head_does_not_leave_the_other_workers_idle(store, t
     the groups behind it (before: at most 2 x workers groups were in flight, finished or not)."""
     atoms = [Atom(f"toybarrier/{i:02d}", "toybarrier", {}, {"barrier": str(tmp_path), "others": 12})
              for i in range(24)]
-    store.write_graph(atoms, ToyBarrier().edges(atoms))
+    store.write(*graph_tables(atoms, ToyBarrier().edges(atoms)))
     s = walk_and_admit(store, "toybarrier", 2, count=20, seed=3, max_attempts=20, workers=2)
     assert s.by_reason == {"admitted": 20}, s.by_reason
     assert len(store.list_tasks(domain="toybarrier", limit=100)) == 20
@@ -135,7 +136,7 @@ def test_a_process_that_never_measures_keeps_no_counts(tmp_path):
 def test_each_atom_is_read_from_the_store_once_per_walk_and_groups_get_their_own_atoms(store, monkeypatch):
     from codewalk.admission import _AtomReader
     atoms = toy.atoms("toychain", 6)
-    store.write_graph(atoms, toy.ToyChain().edges(atoms))
+    store.write(*graph_tables(atoms, toy.ToyChain().edges(atoms)))
     asked: list[list[str]] = []
     real = store.get_atoms
     monkeypatch.setattr(store, "get_atoms", lambda ids: asked.append(list(ids)) or real(ids))

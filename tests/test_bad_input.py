@@ -17,6 +17,7 @@ from codewalk.grading import read_predictions
 from codewalk.loaders import acsl, codecomplex, demo, fempd, swebench, verusbench
 from codewalk.loaders.diff import patch_files
 from codewalk.loading import load
+from codewalk.store.columns import graph_tables
 from tests.shared_data import require
 from tests.toy import atoms
 
@@ -204,7 +205,7 @@ def test_a_json_array_source_that_is_cut_off_is_an_input_error_naming_the_file(t
 @given(data=st.data())
 def test_a_failed_load_leaves_the_store_as_it_was(store, tmp_path, data):
     before_atoms = atoms("demo", 3, note="already stored")
-    store.write_graph(before_atoms, [])
+    store.write(*graph_tables(before_atoms, []))
     records = READERS["demo"][1]()
     at, bad = data.draw(must_fail(records, demo.FIELDS))
     lines = lines_of(records)

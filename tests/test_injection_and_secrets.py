@@ -13,6 +13,7 @@ from codewalk.domain import get_domain
 from codewalk.errors import UsageError
 from codewalk.queries import query
 from codewalk.records import Atom, Edge
+from codewalk.store.columns import graph_tables
 
 PAYLOAD = "x'}) MATCH (n) DETACH DELETE n //"
 
@@ -30,7 +31,7 @@ def test_injected_domain_name_is_refused_as_unknown():
 
 def test_injection_payload_in_values_is_stored_literally(store):
     atoms = [Atom(PAYLOAD, "d", {"title": PAYLOAD}, {"p": PAYLOAD}), Atom("d/b", "d")]
-    store.write_graph(atoms, [Edge(PAYLOAD, "d/b", "FEEDS")])
+    store.write(*graph_tables(atoms, [Edge(PAYLOAD, "d/b", "FEEDS")]))
     assert store.get_atoms([PAYLOAD]) == [atoms[0]]
     assert store.domains() == {"d": 2}
     walks = [{"wid": 0, "ids": [PAYLOAD], "last": PAYLOAD, "u": 0.0, "label": PAYLOAD, "blocked": [PAYLOAD]}]

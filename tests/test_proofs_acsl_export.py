@@ -18,6 +18,7 @@ from codewalk.domains.proofs.acsl import WPRun
 from codewalk.export import export_tasks
 from codewalk.records import Composite, Run, Task, task_id
 from codewalk.store import open_store
+from codewalk.store.columns import graph_tables
 from tests.shared_data import dataset, require
 
 ACSL = dataset("acsl-bench", "acsl-by-example")
@@ -48,7 +49,7 @@ def test_an_exported_task_grades_from_another_folder_with_the_dataset_gone(tmp_p
     composite = domain.compose(atoms)
     store = open_store(str(tmp_path / "graph.lbug"))
     try:
-        store.write_graph(atoms, [])
+        store.write(*graph_tables(atoms, []))
         run = Run("r-export", "proofs", 0, {"n": 1}, "2026-01-01T00:00:00+00:00")
         store.write_run(run)
         store.write_tasks([Task(task_id("proofs", [atoms[0].id], domain.composer_version), "proofs",

@@ -15,6 +15,7 @@ import pytest
 
 from codewalk import dbserver
 from codewalk.store import open_store
+from codewalk.store.columns import graph_tables
 
 
 def _cw(store: str, *args: str, **kw) -> subprocess.Popen:
@@ -123,11 +124,12 @@ KILL_DURING_LOAD = """
 import sys
 from codewalk.records import Atom, Edge
 from codewalk.store import open_store
+from codewalk.store.columns import graph_tables
 store = open_store(sys.argv[1])
 atoms = [Atom(f"big/{i:07d}", "big", {"title": "x" * 50}, {"k": i}) for i in range(400_000)]
 edges = [Edge(atoms[i].id, atoms[i + 1].id, "FEEDS") for i in range(len(atoms) - 1)]
 print("WRITING", flush=True)
-store.write_graph(atoms, edges)
+store.write(*graph_tables(atoms, edges))
 print("DONE", flush=True)
 """
 
@@ -137,7 +139,7 @@ def test_load_killed_mid_write_leaves_the_embedded_store_as_it_was(tmp_path):
     with open_store(path) as store:
         from codewalk.records import Atom, Edge
 
-        store.write_graph([Atom("keep/a", "keep"), Atom("keep/b", "keep")], [Edge("keep/a", "keep/b", "FEEDS")])
+        store.write(*graph_tables([Atom("keep/a", "keep"), Atom("keep/b", "keep")], [Edge("keep/a", "keep/b", "FEEDS")]))
     child = subprocess.Popen([sys.executable, "-c", KILL_DURING_LOAD, str(path)], stdout=subprocess.PIPE, text=True)
     assert child.stdout.readline().strip() == "WRITING"
     time.sleep(1.5)
@@ -146,7 +148,7 @@ def test_load_killed_mid_write_leaves_the_embedded_store_as_it_was(tmp_path):
     with open_store(path) as store:
         assert store.domains() == {"keep": 2}
         assert store.run("MATCH ()-[e]->() RETURN count(e) AS n") == [{"n": 1}]
-        store.write_graph([Atom("keep/c", "keep")], [])  # and the store still takes writes
+        store.write(*graph_tables([Atom("keep/c", "keep")], []))  # and the store still takes writes
         assert store.domains() == {"keep": 3}
 
 

@@ -376,7 +376,7 @@ def test_cw_load_repair_takes_the_folder_of_clones(walked, tmp_path, capsys):
     rows = walked.fixture.write_rows(tmp_path / "rows.jsonl")
     argv = sys.argv
     sys.argv = ["cw", "--store", str(tmp_path / "cli.lbug"), "load", "repair", str(rows),
-                "--repos", str(walked.fixture.repos), "--json"]
+                "--opt", f"repos={walked.fixture.repos}", "--json"]
     try:
         main()
     except SystemExit as e:

@@ -1,5 +1,5 @@
 """SWE-bench rows in, repair atoms and SHARES_FILE edges out: the row formats of the public datasets, a
-malformed row named by its line, clones from --repos or a remote, and the user's clone left alone."""
+malformed row named by its line, clones from `--opt repos=` or a remote, and the user's clone left alone."""
 
 from __future__ import annotations
 

@@ -12,6 +12,7 @@ from codewalk.grading import grade_row
 from codewalk.records import Atom, Run, Task
 from codewalk.report import LevelRow, grade_report
 from codewalk.store import GraphStore, open_store
+from codewalk.store.columns import graph_tables
 from tests.run_cw import cw
 
 DOMAIN = "toy-sym"
@@ -36,7 +37,7 @@ GRADES = {
 
 
 def _fill(store: GraphStore) -> None:
-    store.write_graph([Atom(a, DOMAIN) for a in A], [])
+    store.write(*graph_tables([Atom(a, DOMAIN) for a in A], []))
     store.write_run(Run("walk", DOMAIN, 0, {}, ""))
     tasks = {members: _task(*members) for run in GRADES.values() for members in run}
     store.write_tasks(list(tasks.values()))

@@ -7,6 +7,7 @@ import pytest
 from codewalk.errors import StoreError
 from codewalk.records import Atom, Edge, Run, Task
 from codewalk.store import open_store
+from codewalk.store.columns import graph_tables
 
 ATOMS = [
     Atom("d/a", "d", {"title": "A", "files": ["x.py"], "label": "eq"}, {"k": 1}),
@@ -28,7 +29,7 @@ def _counts(store) -> tuple[int, int]:
 
 
 def test_load_then_read_back_atoms_and_edges(store):
-    store.write_graph(ATOMS, EDGES)
+    store.write(*graph_tables(ATOMS, EDGES))
     assert store.domains() == {"d": 3}
     assert store.get_atoms(["d/c", "d/a"]) == [ATOMS[2], ATOMS[0]]
     assert store.atom_index("d") == [("d/a", "eq", ""), ("d/b", "", ""), ("d/c", "", "")]
@@ -44,13 +45,13 @@ def test_an_edges_files_read_back_as_written_whatever_their_names(store):
     space or a newline, and an edge with none, come back as they went in."""
     names = ("a,b.py", "c;d.py", "e f.py", "g\nh.py", "x.py")
     edges = [Edge("d/a", "d/b", "SHARES_FILE", files=names), Edge("d/a", "d/c", "SHARES_FILE")]
-    store.write_graph(ATOMS, edges)
+    store.write(*graph_tables(ATOMS, edges))
     assert store.edges("d") == edges
 
 
 def test_table_gives_the_rows_of_run_as_arrow_columns(store):
     """The walk reads its graph through table(): same rows as run(), nulls kept, empty results typed."""
-    store.write_graph(ATOMS, EDGES)
+    store.write(*graph_tables(ATOMS, EDGES))
     cypher = "MATCH (a:Atom) WHERE a.domain = $d RETURN a.id AS id, a.label AS label, a.repo AS repo ORDER BY id"
     table = store.table(cypher, {"d": "d"})
     assert table.column_names == ["id", "label", "repo"]
@@ -68,14 +69,14 @@ def test_table_gives_the_rows_of_run_as_arrow_columns(store):
 
 
 def test_reload_is_idempotent(store):
-    store.write_graph(ATOMS, EDGES)
+    store.write(*graph_tables(ATOMS, EDGES))
     before = _counts(store)
-    store.write_graph(ATOMS, EDGES)
+    store.write(*graph_tables(ATOMS, EDGES))
     assert _counts(store) == before == (3, 2)
 
 
 def test_failed_write_leaves_store_as_it_was(store):
-    store.write_graph(ATOMS, EDGES)
+    store.write(*graph_tables(ATOMS, EDGES))
     before = _counts(store)
     broken = [(store.q("upsert_atoms"), {"rows": [store.atom_row(Atom("d/new", "d"))]}),
               ("THIS IS NOT CYPHER", {})]
@@ -86,7 +87,7 @@ def test_failed_write_leaves_store_as_it_was(store):
 
 
 def test_tasks_written_with_ordered_composes_edges_once(store):
-    store.write_graph(ATOMS, EDGES)
+    store.write(*graph_tables(ATOMS, EDGES))
     store.write_run(Run("r1", "d", 7, {"n": 2}, "2026-12-03T00:00:00+00:00"))
     t = _task("t1", ("d/c", "d/a"))
     store.write_tasks([t])
@@ -104,7 +105,7 @@ def test_tasks_written_with_ordered_composes_edges_once(store):
 
 
 def test_a_task_keeps_the_run_that_created_it(store):
-    store.write_graph(ATOMS, EDGES)
+    store.write(*graph_tables(ATOMS, EDGES))
     for run in ("r1", "r2"):
         store.write_run(Run(run, "d", 7, {}, "2026-12-03T00:00:00+00:00"))
     store.write_tasks([_task("t1", ("d/a",), run="r1")])
@@ -114,21 +115,21 @@ def test_a_task_keeps_the_run_that_created_it(store):
 
 
 def test_walk_step_picks_by_u_from_the_sorted_distinct_frontier(store):
-    store.write_graph(ATOMS + [Atom("d/z", "d")], EDGES + [Edge("d/a", "d/z", "SHARES_FILE")])
+    store.write(*graph_tables(ATOMS + [Atom("d/z", "d")], EDGES + [Edge("d/a", "d/z", "SHARES_FILE")]))
     walk = {"ids": ["d/a"], "last": "d/a", "label": "", "blocked": []}
     picks = store.walk_step("SHARES_FILE", False, [{**walk, "wid": 0, "u": 0.0}, {**walk, "wid": 1, "u": 0.99}])
     assert picks == {0: ("d/b", 2), 1: ("d/z", 2)}
 
 
 def test_walk_step_dead_end_returns_no_pick(store):
-    store.write_graph(ATOMS, EDGES)
+    store.write(*graph_tables(ATOMS, EDGES))
     walks = [{"wid": 3, "ids": ["d/c"], "last": "d/c", "u": 0.5, "label": "", "blocked": []}]
     assert store.walk_step("FEEDS", True, walks) == {}
     assert store.walk_step("SHARES_FILE", False, walks) == {}
 
 
 def test_missing_atom_is_an_error(store):
-    store.write_graph(ATOMS, EDGES)
+    store.write(*graph_tables(ATOMS, EDGES))
     with pytest.raises(StoreError, match="d/nope"):
         store.get_atoms(["d/a", "d/nope"])
 
@@ -175,7 +176,7 @@ def test_an_embedded_store_from_before_schema_versions_is_refused_as_version_1(t
     """Written before versions were kept, it has version 1's layout (files STRING[] on SHARES_FILE)."""
     path = tmp_path / "old.lbug"
     with open_store(path) as s:
-        s.write_graph(ATOMS, [])
+        s.write(*graph_tables(ATOMS, []))
         s.run("MATCH (s:Schema) DELETE s")
     with pytest.raises(StoreError, match="schema version 1, this codewalk needs 2"):
         open_store(path)

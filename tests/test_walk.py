@@ -12,6 +12,7 @@ import pytest
 from codewalk.domain import WalkPlan, get_domain
 from codewalk.records import Atom, Edge
 from codewalk.store import open_store
+from codewalk.store.columns import graph_tables
 from codewalk.walk import LevelUnsupported, Walker, WalkExhausted
 
 # A small symmetric graph with unequal multiplicities: c touches both a and b, hubs and a tail.
@@ -27,7 +28,7 @@ def _load(store, domain: str, edges, labels=None, sources=None) -> None:
         es = [Edge(*sorted((f"{domain}/{a}", f"{domain}/{b}")), "SHARES_FILE") for a, b in edges]
     else:
         es = [Edge(f"{domain}/{a}", f"{domain}/{b}", "FEEDS") for a, b in edges]
-    store.write_graph(atoms, es)
+    store.write(*graph_tables(atoms, es))
 
 
 def _exact_group_distribution(edges, n: int) -> dict[frozenset, float]:

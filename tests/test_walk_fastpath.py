@@ -10,6 +10,7 @@ import pytest
 from codewalk.domain import WalkPlan, get_domain
 from codewalk.records import Atom, Edge
 from codewalk.store import open_store
+from codewalk.store.columns import graph_tables
 from codewalk.walk import Walker
 
 # Names whose byte order and case order differ, so a sort that is not the engines' would show.
@@ -29,7 +30,7 @@ def _random_graph(store, domain: str, seed: int) -> None:
                                             "source": rng.choice(["p1", "p2", "p3", "p4", "p5"])})
              for x in NAMES]
     rel = "SHARES_FILE" if get_domain(domain).symmetric else "FEEDS"
-    store.write_graph(atoms, [Edge(f"{domain}/{a}", f"{domain}/{b}", rel) for a, b in sorted(edges)])
+    store.write(*graph_tables(atoms, [Edge(f"{domain}/{a}", f"{domain}/{b}", rel) for a, b in sorted(edges)]))
 
 
 def _constrained(self, n: int, rng: random.Random) -> WalkPlan:
@@ -114,8 +115,8 @@ def test_frontier_path_reads_the_relation_once_and_sends_no_query_per_step(store
 def test_frontier_path_ignores_edges_that_leave_the_domain(store):
     """`cw load` keeps edges inside a domain; an edge written around it must not put a foreign atom in a group."""
     _random_graph(store, "toysym", seed=5)
-    store.write_graph([Atom("other/x", "other", {})], [Edge("toysym/a0", "other/x", "SHARES_FILE"),
-                                                        Edge("other/x", "toysym/B3", "SHARES_FILE")])
+    store.write(*graph_tables([Atom("other/x", "other", {})], [Edge("toysym/a0", "other/x", "SHARES_FILE"),
+                                                        Edge("other/x", "toysym/B3", "SHARES_FILE")]))
     it = iter(Walker(store, get_domain("toysym"), 5, random.Random(2), batch=20, fast=True))
     assert all(x.startswith("toysym/") for _ in range(100) for x in next(it))
 

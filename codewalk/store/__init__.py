@@ -109,36 +109,18 @@ class GraphStore(ABC):
     def q(self, name: str, rel: str | None = None) -> str:
         return query(name, self.dialect, rel)
 
-    def write_graph(self, atoms: Sequence[Atom], edges: Sequence[Edge]) -> None:
-        """Upsert atoms and edges in one transaction: a failure leaves the store as it was."""
-        steps = [(self.q("upsert_atoms"), {"rows": chunk}) for chunk in _chunks(map(self.atom_row, atoms))]
-        for rel, name in (("SHARES_FILE", "upsert_shares_file"), ("FEEDS", "upsert_feeds")):
-            rows = (self.edge_row(e) for e in edges if e.type == rel)
-            steps += [(self.q(name), {"rows": chunk}) for chunk in _chunks(rows)]
-        self.transaction(steps)
-
-    def write_tables(self, atoms: Iterable[pa.Table], edges: Iterable[tuple[str, pa.Table]]) -> None:
-        """write_graph for a graph held as columns (store.columns' ATOM_SCHEMA and EDGE_SCHEMA tables),
-        in one transaction. Here by way of records; the embedded store copies the columns as they are."""
-        from .columns import atom_records, edge_records
-
-        self.write_graph([a for table in atoms for a in atom_records(table)],
-                         [e for rel, table in edges for e in edge_records(rel, table)])
-
-    def bulk_load(self, atoms: Sequence[Atom], edges: Sequence[Edge]) -> None:
-        """Write the graph into an empty store by the engine's own bulk path (see bulk_tables)."""
-        from .columns import atom_table, edge_tables
-
-        self.bulk_tables([atom_table(atoms)], edge_tables(edges, len(edges) or 1))
-
-    def bulk_tables(self, atoms: Iterable[pa.Table], edges: Iterable[tuple[str, pa.Table]]) -> None:
-        """bulk_load for columns. Neo4j: its importer (Neo4jStore.bulk_tables); the embedded store's
-        write_tables is its bulk path already."""
-        self.write_tables(atoms, edges)
+    @abstractmethod
+    def write(self, atoms: Iterable[pa.Table], edges: Iterable[tuple[str, pa.Table]]) -> None:
+        """The one way into the graph: atom tables (store.columns' ATOM_SCHEMA), then (type, edge table)
+        pairs (EDGE_SCHEMA[type]), upserted in one transaction; a failure leaves the store as it was.
+        Within a write the last row of an id (or of an edge's two ends) wins, as with MERGE, and writing
+        the same graph twice changes nothing. The tables are read once, in order, so they may be made
+        as they are read (store.columns.graph_tables makes them from records). `cw load` checks them
+        (ids, domain, edge ends) before they come here: a store stores them as they are."""
 
     @abstractmethod
     def atom_row(self, atom: Atom) -> dict[str, Any]:
-        """Row for upsert_atoms (each store's query takes its own shape); build it from `atom_props`."""
+        """Row for upsert_atoms, one atom at a time (each store's query takes its own shape; from `atom_props`)."""
 
     @staticmethod
     def atom_props(atom: Atom) -> dict[str, Any]:
@@ -148,7 +130,7 @@ class GraphStore(ABC):
         return props
 
     def edge_row(self, e: Edge) -> dict[str, Any]:
-        """Row for upsert_shares_file / upsert_feeds."""
+        """Row for upsert_shares_file / upsert_feeds, one edge at a time."""
         if e.type == "SHARES_FILE":
             return {"src": e.src, "dst": e.dst, "files": self.stored_files(e.files)}
         return {"src": e.src, "dst": e.dst, "arg": e.arg if e.arg is not None else 0, "via": e.via or ""}

@@ -1,19 +1,18 @@
 """The stores' columnar layout: atoms and edges as Arrow tables, built column by column, and the exact
-dedupe both bulk paths apply (Ladybug's COPY, Neo4j's importer), as MERGE would."""
+dedupe both bulk paths apply (Ladybug's COPY, Neo4j's importer), as MERGE would. GraphStore.write takes
+these tables; `graph_tables` makes them from records."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import compress, islice
 from operator import attrgetter
-from typing import cast
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..records import SUMMARY_FIELDS, Atom, Edge, RelType
+from ..records import SUMMARY_FIELDS, Atom, Edge
 from . import payload_json
 
 SEP = "\x00"  # joins the file names of a SHARES_FILE edge into one string: no path can hold it
@@ -67,6 +66,14 @@ def edge_tables(edges: Iterable[Edge], size: int) -> Iterator[tuple[str, pa.Tabl
                 yield rel, edge_table(rel, list(compress(batch, (t == rel for t in types))))
 
 
+def graph_tables(atoms: Iterable[Atom], edges: Iterable[Edge], size: int = 500_000
+                 ) -> tuple[Iterator[pa.Table], Iterator[tuple[str, pa.Table]]]:
+    """Records as what GraphStore.write takes, made as the write reads them: a table of `size` atoms
+    (then of 10 x `size` edges) at a time, so a stream of records is never held whole."""
+    it = iter(atoms)
+    return (atom_table(chunk) for chunk in iter(lambda: list(islice(it, size)), [])), edge_tables(edges, 10 * size)
+
+
 def as_atom_table(table: pa.Table) -> pa.Table:
     """A domain's atom columns (id, domain, any summary fields, payload as JSON text) in ATOM_SCHEMA:
     a column not given is blank, a list of names stays a list."""
@@ -95,23 +102,6 @@ def as_edge_table(rel: str, table: pa.Table) -> pa.Table:
         columns["arg"] = pc.fill_null(table.column("arg"), 0) if "arg" in table.column_names else pa.array([0] * n)
         columns["via"] = pc.fill_null(table.column("via"), "") if "via" in table.column_names else pa.array([""] * n)
     return pa.table(columns).cast(EDGE_SCHEMA[rel])
-
-
-def atom_records(table: pa.Table) -> Iterator[Atom]:
-    """The atoms of an ATOM_SCHEMA table as records (what atom_table made them from)."""
-    for row in table.to_pylist():
-        summary = {k: row[k] for k in SUMMARY_FIELDS if row[k] not in (None, "", [])}
-        yield Atom(row["id"], row["domain"], summary, json.loads(row["payload"] or "{}"))
-
-
-def edge_records(rel: str, table: pa.Table) -> Iterator[Edge]:
-    """The edges of an EDGE_SCHEMA[rel] table as records."""
-    kind = cast(RelType, rel)
-    for row in table.to_pylist():
-        if kind == "SHARES_FILE":
-            yield Edge(row["src"], row["dst"], kind, files=tuple(row["files"].split(SEP)) if row["files"] else ())
-        else:
-            yield Edge(row["src"], row["dst"], kind, arg=row["arg"], via=row["via"] or None)
 
 
 def hashes(keys: pa.Table) -> np.ndarray:

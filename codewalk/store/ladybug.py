@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -14,9 +13,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import QueryError, StoreError, StoreUnavailable
-from ..records import SUMMARY_FIELDS, Atom, Edge
+from ..records import SUMMARY_FIELDS, Atom
 from . import GraphStore
-from .columns import ATOM_SCHEMA, EDGE_SCHEMA, SEP, atom_table, edge_tables, hashes, last_per_key
+from .columns import ATOM_SCHEMA, EDGE_SCHEMA, SEP, hashes, last_per_key
 
 CHUNK = 500_000  # atoms per COPY or merge: the Python side holds one chunk at a time
 # Edges go in larger chunks: they are small, and every edge table after the first is checked against the
@@ -76,14 +75,8 @@ class LadybugStore(GraphStore):
         except RuntimeError as e:
             raise StoreError(f"query failed: {e}") from e
 
-    def write_graph(self, atoms: Iterable[Atom], edges: Iterable[Edge]) -> None:
-        """Stream atoms, then edges (any iterables), into one transaction: CHUNK records at a time
-        become Arrow tables, column by column, and go on as in write_tables."""
-        self.write_tables(map(atom_table, _batched(atoms, CHUNK)), edge_tables(edges, EDGE_CHUNK))
-
-    def write_tables(self, atoms: Iterable[pa.Table], edges: Iterable[tuple[str, pa.Table]]) -> None:
-        """The columnar write, in one transaction: atom tables (ATOM_SCHEMA's columns), then (type,
-        edge table) pairs (EDGE_SCHEMA's); a failure leaves the store as it was.
+    def write(self, atoms: Iterable[pa.Table], edges: Iterable[tuple[str, pa.Table]]) -> None:
+        """GraphStore.write: the tables' columns go to the engine as they are, in one transaction.
 
         Rows that are new go in by COPY, about ten times cheaper than MERGE here; rows that may exist
         are merged, so writing the same graph twice changes nothing. An atom is new when its id is not
@@ -161,12 +154,6 @@ def _plain(value: Any) -> Any:
 def _slices(table: pa.Table, rows: int) -> Iterator[pa.Table]:
     for start in range(0, table.num_rows, rows):
         yield table.slice(start, rows)
-
-
-def _batched(items: Iterable, size: int) -> Iterator[list]:
-    it = iter(items)
-    while chunk := list(islice(it, size)):
-        yield chunk
 
 
 class _Created:

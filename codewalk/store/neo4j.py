@@ -8,7 +8,6 @@ from contextlib import contextmanager
 from itertools import islice
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import neo4j
 import pyarrow as pa
@@ -17,9 +16,9 @@ from neo4j.exceptions import AuthError, DriverError, Neo4jError, ServiceUnavaila
 from neo4j.graph import Node, Relationship
 from neo4j.graph import Path as GraphPath
 
-from .. import dbserver, paths
+from .. import dbserver
 from ..errors import QueryError, StoreError, StoreUnavailable
-from ..records import Atom, Edge
+from ..records import SUMMARY_FIELDS, Atom
 from . import BATCH, GraphStore
 from .columns import ATOM_SCHEMA, EDGE_SCHEMA, SEP, last_per_key
 
@@ -99,49 +98,23 @@ class Neo4jStore(GraphStore):
             return pa.table({k: pa.array([], pa.null()) for k in columns})
         return pa.concat_tables(parts, promote_options="default")
 
-    def write_graph(self, atoms: Iterable[Atom], edges: Iterable[Edge]) -> None:
-        """Stream UNWIND batches of BATCH rows into one explicit transaction (any iterables): the
-        Python side holds one batch, Neo4j holds the transaction state until COMMIT (10^6 atoms and
-        5x10^6 edges need a few GB: dbms.memory.transaction.total.max). Not retried, as a generator
-        cannot be replayed: a transient error fails the write and nothing is stored."""
+    def write(self, atoms: Iterable[pa.Table], edges: Iterable[tuple[str, pa.Table]]) -> None:
+        """GraphStore.write: UNWIND batches of BATCH rows in one explicit transaction. The Python side
+        holds one table and one batch, Neo4j the transaction state until COMMIT (10^6 atoms and 5x10^6
+        edges need a few GB: dbms.memory.transaction.total.max). Not retried, as the tables may be
+        made as they are read: a transient error fails the write and nothing is stored."""
         queries = {"SHARES_FILE": self.q("upsert_shares_file"), "FEEDS": self.q("upsert_feeds")}
         with self._errors("write failed, nothing was stored"), \
                 self._driver.session(database=self.database) as session, session.begin_transaction() as tx:
-            for chunk in _batched(map(self.atom_row, atoms), BATCH):
-                tx.run(self.q("upsert_atoms"), {"rows": chunk}).consume()
-            pending: dict[str, list[dict]] = {rel: [] for rel in queries}
-            for edge in edges:
-                rows = pending[edge.type]
-                rows.append(self.edge_row(edge))
-                if len(rows) == BATCH:
-                    tx.run(queries[edge.type], {"rows": rows}).consume()
-                    rows.clear()
-            for rel, rows in pending.items():
-                if rows:
+            for table in atoms:
+                for rows in _row_batches(table.select(ATOM_SCHEMA.names).cast(ATOM_SCHEMA)):
+                    tx.run(self.q("upsert_atoms"), {"rows": list(map(_atom_row, rows))}).consume()
+            for rel, table in edges:
+                for rows in _row_batches(table.select(EDGE_SCHEMA[rel].names).cast(EDGE_SCHEMA[rel])):
+                    if rel == "SHARES_FILE":  # stored as a list of names
+                        rows = [{**r, "files": r["files"].split(SEP) if r["files"] else []} for r in rows]
                     tx.run(queries[rel], {"rows": rows}).consume()
             tx.commit()
-
-    def bulk_tables(self, atoms: Iterable[pa.Table], edges: Iterable[tuple[str, pa.Table]],
-                    home: Path | None = None) -> None:
-        """Build this (empty) database with Neo4j's importer instead of UNWIND upserts: it must be the
-        database of the local server `cw db start` runs from `home` (the Java one), which is stopped for
-        the import and started again with its data kept; constraints and indexes are created after."""
-        home = home or paths.neo4j_home()
-        info = dbserver.status(home)
-        if info is None or not info.running or not _same_server(info.bolt_uri, self.location) \
-                or self.database != "neo4j":
-            raise StoreError(f"a bulk load rebuilds the database of the local server `cw db start` runs "
-                             f"(recorded in {home}); {self.location} (database {self.database}) is not it: load "
-                             "without --bulk (UNWIND upserts, for any server)")
-        found = self.run(self.q("schema_version"))[0]
-        if found["atoms"] or found["tasks"]:
-            raise StoreError(f"a bulk load builds a fresh database, and {self.location} holds {found['atoms']} "
-                             f"atoms and {found['tasks']} tasks: load without --bulk (it merges into them)")
-        self._driver.close()
-        _import(home, atoms, edges, _port(info.bolt_uri), _port(info.http_uri))
-        self._connect()
-        self.ensure_schema()
-        self.run(self.q("await_indexes"))
 
     def atom_row(self, atom: Atom) -> dict[str, Any]:
         return {"id": atom.id, "props": self.atom_props(atom)}  # only the fields that are set
@@ -164,23 +137,19 @@ class Neo4jStore(GraphStore):
 
 def import_graph(home: Path, atoms: Iterable[pa.Table], edges: Iterable[tuple[str, pa.Table]], *,
                  bolt_port: int | None = None, http_port: int | None = None) -> Neo4jStore:
-    """A fresh database for the local server of `home`, built by Neo4j's importer from columnar
-    tables (codewalk.store.columns' layout), served by that server (started, or restarted with its
-    data kept) and opened, constraints and indexes created after. What was in it before is gone."""
-    info = _import(home, atoms, edges, bolt_port, http_port)
-    store = Neo4jStore(info.bolt_uri, None, None)  # auth is off on the local server
-    store.run(store.q("await_indexes"))
-    return store
-
-
-def _import(home: Path, atoms: Iterable[pa.Table], edges: Iterable[tuple[str, pa.Table]],
-            bolt_port: int | None, http_port: int | None) -> dbserver.ServerInfo:
+    """A fresh database for the local server of `home`, built by Neo4j's importer from the tables
+    GraphStore.write takes (dbserver.import_database: the server stopped, or started, and served
+    with its data kept), opened, constraints and indexes created after. What was in it before is
+    gone: `cw db import` (codewalk.loading.db_import) checks there was nothing first."""
     home = Path(home).expanduser()
     home.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=home, prefix="import-csv-") as folder:
         nodes, rels, multiline = import_files(atoms, edges, Path(folder))
-        return dbserver.import_database(home, nodes, rels, array_delimiter=SEP, multiline=multiline,
+        info = dbserver.import_database(home, nodes, rels, array_delimiter=SEP, multiline=multiline,
                                         bolt_port=bolt_port, http_port=http_port)
+    store = Neo4jStore(info.bolt_uri, None, None)  # auth is off on the local server
+    store.run(store.q("await_indexes"))
+    return store
 
 
 # The importer's CSV headers: the columns' names and Neo4j types (an atom's id is its :ID and its
@@ -222,16 +191,18 @@ def import_files(atoms: Iterable[pa.Table], edges: Iterable[tuple[str, pa.Table]
     return nodes, rels, multiline
 
 
-def _same_server(a: str, b: str) -> bool:
-    """Two Bolt URIs of one local server (127.0.0.1 and localhost are the same host)."""
-    local = {"127.0.0.1", "localhost", "::1"}
-    ua, ub = urlsplit(a), urlsplit(b)
-    host_a, host_b = ua.hostname or "", ub.hostname or ""
-    return (host_a == host_b or {host_a, host_b} <= local) and (ua.port or 7687) == (ub.port or 7687)
+def _row_batches(table: pa.Table) -> Iterator[list[dict[str, Any]]]:
+    """A table's rows as dicts, BATCH at a time (one UNWIND each)."""
+    for start in range(0, table.num_rows, BATCH):
+        yield table.slice(start, BATCH).to_pylist()
 
 
-def _port(uri: str) -> int:
-    return urlsplit(uri).port or 7687
+def _atom_row(row: dict[str, Any]) -> dict[str, Any]:
+    """upsert_atoms' row for an ATOM_SCHEMA row: its id, and of its properties only those that are set
+    (as atom_row gives for a record)."""
+    props = {"domain": row["domain"], "payload": row["payload"]}
+    props.update((k, row[k]) for k in SUMMARY_FIELDS if row[k] not in (None, "", []))
+    return {"id": row["id"], "props": props}
 
 
 def _batched(items: Iterable, size: int) -> Iterator[list]:
