@@ -58,7 +58,7 @@ def load(store: GraphStore, domain_name: str, source: Path, options: dict[str, s
     the embedded store). The relation is computed over the atoms of this source; loading the same
     source again changes nothing."""
     started = time.monotonic()
-    graph = read(domain_name, source, options, runtime=runtime, pull=pull)
+    graph = read(domain_name, source, options, runtime=runtime, pull=pull, store=store.location)
     store.write([graph.atoms], graph.edges)
     return graph.summary(started, store.location)
 
@@ -80,14 +80,15 @@ def db_import(home: Path, domain_name: str, source: Path, options: dict[str, str
 
 
 def read(domain_name: str, source: Path, options: dict[str, str] | None = None, *,
-         runtime: str | None = None, pull: bool = True) -> Graph:
+         runtime: str | None = None, pull: bool = True, store: str = "") -> Graph:
     """Every atom of a source and the domain's relation on them, as tables, checked once whichever way the
     domain gives them: as columns (`Domain.load_columns`, no record per atom) or as records, made into
     columns here. `runtime` (and `pull`) is where the domain's verifier will run (codewalk.runtime); a
-    domain may prepare it while loading (repair under docker: each environment's image is pulled or built)."""
+    domain may prepare it while loading (repair under docker: each environment's image is pulled or built).
+    `store` is where the graph goes (files that belong with it go beside it: paths.beside_store)."""
     domain = get_domain(domain_name)
     choose_runtime(domain, runtime, pull=pull)
-    domain.store_folder = paths.beside_store(store.location)
+    domain.store_folder = paths.beside_store(store)
     options = domain.parse_options(options or {})
     if not source.exists():
         raise UsageError(f"source not found: {source}")
