@@ -16,12 +16,13 @@ privileges, removed when the run ends (Ctrl-C too: codewalk.runtime tracks it). 
 time, one per image and memory limit in each process (`_Spares`), and removed in the background
 (runtime.forget_later): a group's tests do not wait for the daemon to start or remove one. A container started
 ahead was never used; it is as fresh as one started on demand. The tree (x_G as a one-commit
-repository, the edit under test uncommitted: Worktree.snapshot) goes in as a tar on the run's own exec's
-stdin, unpacked to /testbed owned by the test user (uid 1000); the harness (channel.py) goes to /cw-harness,
-owned by root, and runs as root; it starts the tests as uid 1000, so they cannot write the harness, its
-configuration or its output. One exec a run (reset, unpack, harness: one round trip; put_archive cost a
-second one and an unpacking process in the daemon). An image needs sh, tar and a Python. A wall-clock
-timeout kills the container.
+repository, the edit under test uncommitted: Worktree.snapshot) goes in as a tar, unpacked to /testbed
+owned by the test user (uid 1000); the harness (channel.py) goes to /cw-harness, owned by root, and runs as
+root; it starts the tests as uid 1000, so they cannot write the harness, its configuration or its output.
+A container's own process is codewalk's agent (harness/agent.py, root): a run is a request on its stdin
+(the reset, the tar, then the harness forked from it), the harness's output comes back on its stdout. No
+`docker exec` a run (a runc start, about 55 ms) and no interpreter start. An image needs sh, tar and a
+Python (3.6 or later). A wall-clock timeout kills the container.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ import io
 import json
 import os
 import re
-import socket
+import secrets
+import struct
 import tarfile
 import threading
 import time
@@ -243,6 +245,7 @@ class Session:
 
     def __init__(self) -> None:
         self.container: Any = None
+        self.agent: _Agent | None = None
         self.name = ""
         self.image: Image | None = None
         self.runs = 0
@@ -253,9 +256,11 @@ class Session:
     def __exit__(self, *exc: object) -> None:
         if self.name:  # created, or being created when Ctrl-C came
             mark = time.monotonic()
+            if self.agent:
+                self.agent.close()
             runtime.forget_later(self.name)
             meter.overhead("docker: teardown", time.monotonic() - mark)
-            self.container, self.name = None, ""
+            self.container, self.agent, self.name = None, None, ""
 
     def run(self, image: Image, work: Path, harness: Path, token: str, command: str, timeout: float,
             memory_mb: int) -> channel.Report:
@@ -270,21 +275,18 @@ class Session:
         mark = time.monotonic()
         try:
             if self.container is None:
-                self.name, self.container = _spares.take(image, memory_mb)
+                self.name, self.container, self.agent = _spares.take(image, memory_mb)
                 self.image = image
                 meter.overhead("docker: start", time.monotonic() - mark)
                 reset = ""
             else:
                 if self.image != image:
                     raise ValueError(f"a session of {self.image} asked to run {image.tag}")
-                reset = RESET.format(uid=image.user) + "; "
-            # One exec: the reset, the tree unpacked from its stdin, the harness: one round trip to the daemon.
-            shell = reset + "tar -x -C / && { " + " ".join(
-                f'[ -x {p} ] && exec {p} -I {HARNESS}/{channel.RUNNER} {HARNESS}/config.json;' for p in PYTHONS)
-            shell += " echo 'no python in the image' >&2; exit 127; }"
+                reset = RESET.format(uid=image.user)
             asked, mark = time.time(), time.monotonic()
-            code, out = _exec(self.container, ["/bin/sh", "-c", shell], timeout + 60,
-                              stdin=_archive(work, harness, config, image.user))
+            assert self.agent is not None
+            code, out = self.agent.run(self.container, reset, _archive(work, harness, config, image.user),
+                                       timeout + 60)
             ended = time.monotonic()
         except DockerException as e:
             raise InfraError(f"the container of {image.tag} failed: {str(e).strip()[-300:]}") from None
@@ -300,23 +302,83 @@ class Session:
         return report
 
 
-def _started(image: Image, memory_mb: int) -> tuple[str, Any]:
-    """A new container of image, running (idle) and ready for a run: an image's own checkout removed."""
+# The container's own process: the first Python of PYTHONS runs the agent (harness/agent.py, given as $1).
+BOOT = " ".join(f'[ -x {p} ] && exec {p} -I -c "$1";' for p in PYTHONS) + " echo 'no python in the image' >&2; exit 127"
+
+
+def _started(image: Image, memory_mb: int) -> tuple[str, Any, _Agent]:
+    """A new container of image, its agent running and attached, ready for a run: an image's own checkout
+    removed."""
     from docker.errors import DockerException
 
     name = runtime.container_name("run")
     try:
+        api = runtime.client().api
         container = runtime.client().containers.create(
-            image.tag, name=name, entrypoint=["sleep", "infinity"], command=[], network_mode="none", user="root",
-            working_dir="/", mem_limit=f"{memory_mb}m", memswap_limit=f"{memory_mb}m", pids_limit=512,
+            image.tag, name=name, entrypoint=["/bin/sh", "-c", BOOT, "codewalk-agent",
+                                              (channel.HARNESS / "agent.py").read_text(encoding="utf-8")],
+            command=[], stdin_open=True, network_mode="none", user="root", working_dir="/",
+            mem_limit=f"{memory_mb}m", memswap_limit=f"{memory_mb}m", pids_limit=512,
             nano_cpus=int(min(2, os.cpu_count() or 1) * 1e9), security_opt=["no-new-privileges"],
             labels=runtime.labels("run"), init=True, detach=True)  # init: orphans are reaped
+        agent = _Agent(api.attach_socket(container.id, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}))
         container.start()
         if image.tree:  # the image's own checkout (and its history) goes: the run's tree replaces it
             _exec(container, ["rm", "-rf", TREE], 120)
     except DockerException as e:
         raise InfraError(f"cannot create a container of {image.tag}: {str(e).strip()[-300:]}") from None
-    return name, container
+    return name, container, agent
+
+
+class _Agent:
+    """The host's end of a container's agent (harness/agent.py): requests written to its stdin, its output
+    read from the attach stream (docker's frames: 8 bytes, the stream and the size, then the data)."""
+
+    def __init__(self, attached: Any) -> None:
+        self.attached = attached
+        self.sock = getattr(attached, "_sock", attached)  # the raw socket under the SDK's reader
+
+    def run(self, container: Any, reset: str, files: bytes, timeout: float) -> tuple[int | None, str]:
+        """One run: (the harness's exit code, what it printed); (None, "") when it outlived timeout (the
+        container is killed)."""
+        end = secrets.token_hex(8)
+        header = json.dumps({"reset": reset, "tar": len(files), "end": end, "harness": f"{HARNESS}/{channel.RUNNER}",
+                             "config": f"{HARNESS}/config.json"}).encode()
+        deadline = time.monotonic() + timeout
+        self.sock.settimeout(timeout)
+        self.sock.sendall(struct.pack(">Q", len(header)) + header + files)
+        mark = re.compile(rb"\n" + end.encode() + rb" (\d+)\n")
+        out = b""
+        try:
+            while not (found := mark.search(out)):
+                size = struct.unpack(">BxxxL", self._exactly(8, deadline))[1]
+                out += self._exactly(size, deadline)
+        except TimeoutError:
+            container.kill()
+            return None, ""
+        except EOFError:  # the agent is gone (no Python in the image, killed): what the container said
+            logs = container.logs(stdout=True, stderr=True, tail=20)
+            return 127, (out + b"\n" + logs).decode("utf-8", "replace")
+        return int(found.group(1)), out[:found.start()].decode("utf-8", "replace")
+
+    def _exactly(self, n: int, deadline: float) -> bytes:
+        data = b""
+        while len(data) < n:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            self.sock.settimeout(left)
+            chunk = self.sock.recv(n - len(data))  # TimeoutError past the deadline
+            if not chunk:
+                raise EOFError
+            data += chunk
+        return data
+
+    def close(self) -> None:
+        try:
+            self.attached.close()
+        except OSError:
+            pass
 
 
 class _Spares:
@@ -328,7 +390,7 @@ class _Spares:
         self.lock = threading.Lock()
         self.starter: ThreadPoolExecutor | None = None
 
-    def take(self, image: Image, memory_mb: int) -> tuple[str, Any]:
+    def take(self, image: Image, memory_mb: int) -> tuple[str, Any, _Agent]:
         key = (image.tag, memory_mb)
         with self.lock:
             ahead = self.ready.pop(key, None)
@@ -345,9 +407,10 @@ class _Spares:
             ready, self.ready = list(self.ready.values()), {}
         for future in ready:
             try:
-                name, _ = future.result()
+                name, _, agent = future.result()
             except InfraError:  # never started; its name, if it got one, is removed by the release
                 continue
+            agent.close()
             runtime.forget(name)
 
 
@@ -362,14 +425,13 @@ def _new_spares_in_child() -> None:
 os.register_at_fork(after_in_child=_new_spares_in_child)
 
 
-def _exec(container: Any, cmd: list[str], timeout: float, stdin: bytes = b"") -> tuple[int | None, str]:
-    """Run cmd in the container as root with stdin given, stdout and stderr together; (None, output) when it
-    outlived timeout (the container is killed)."""
+def _exec(container: Any, cmd: list[str], timeout: float) -> tuple[int | None, str]:
+    """Run cmd in the container as root; (None, output) when it outlived timeout (the container is killed)."""
     result: dict[str, Any] = {}
 
     def target() -> None:
         try:
-            result["done"] = _exec_now(container, cmd, stdin)
+            result["done"] = container.exec_run(cmd, user="root", demux=False)
         except Exception as e:  # noqa: BLE001 - re-raised in the caller's thread
             result["error"] = e
 
@@ -383,25 +445,7 @@ def _exec(container: Any, cmd: list[str], timeout: float, stdin: bytes = b"") ->
     if "error" in result:
         raise result["error"]
     code, output = result["done"]
-    return code, output.decode("utf-8", "replace")
-
-
-def _exec_now(container: Any, cmd: list[str], stdin: bytes) -> tuple[int, bytes]:
-    """The exec over an attached socket (the SDK's exec_run takes no input): stdin written and closed, the
-    multiplexed output read to its end, then the exit code."""
-    from docker.utils.socket import frames_iter
-
-    api = container.client.api
-    exec_id = api.exec_create(container.id, cmd, user="root", stdin=True)["Id"]
-    attached = api.exec_start(exec_id, socket=True)
-    sock = getattr(attached, "_sock", attached)  # the raw socket under the SDK's reader
-    try:
-        sock.sendall(stdin)
-        sock.shutdown(socket.SHUT_WR)
-        output = b"".join(data for _, data in frames_iter(sock, tty=False))
-    finally:
-        attached.close()
-    return api.exec_inspect(exec_id)["ExitCode"], output
+    return code, (output or b"").decode("utf-8", "replace")
 
 
 def _archive(work: Path, harness: Path, config: bytes, user: int) -> bytes:
