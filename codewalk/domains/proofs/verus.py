@@ -28,13 +28,8 @@ from typing import Any
 from codewalk import sandbox
 from codewalk.domain import Rejected
 from codewalk.errors import InfraError, UsageError
-from codewalk.loaders.verusbench import (
-    SCALARS,
-    mask,
-    spec_type,
-    strip,
-    tokens,
-)
+from codewalk.loaders.verus_scan import mask, tokens
+from codewalk.loaders.verusbench import SCALARS, spec_type, strip
 from codewalk.records import Atom, Check, Composite
 
 from . import cache as verdict_cache
