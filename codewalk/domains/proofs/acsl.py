@@ -47,7 +47,7 @@ from codewalk.loaders.acsl import (
     strip_annotations,
 )
 from codewalk.locks import locked
-from codewalk.records import Atom, Check, Composite
+from codewalk.records import Atom, Check, Composite, Reason
 
 from . import cache as verdict_cache
 from .acsl_guard import FRAME, Refused, candidate_component, structure
@@ -194,7 +194,7 @@ def compose(atoms: Sequence[Atom]) -> Composite:
     for atom in atoms:
         for name, text in atom.payload["files"].items():
             if files.setdefault(name, text) != text:
-                raise Rejected("mixed_sources", f"the atoms' copies of {name} differ")
+                raise Rejected(Reason.MIXED_SOURCES, f"the atoms' copies of {name} differ")
     steps, driver_params, driver_requires = _plan(atoms)
     includes = list(dict.fromkeys(["typedefs.h"] + [f for a in atoms for f in a.payload["includes"]]))
     head = "\n".join(f'#include "{f}"' for f in includes)
@@ -231,7 +231,7 @@ def _plan(atoms: Sequence[Atom]) -> tuple[list[_Step], list[str], list[str]]:
         p = atom.payload
         k = connect(atoms[i - 2], atom)
         if k is None:
-            raise Rejected("not_chainable", f"{atoms[i - 2].id} cannot feed {atom.id}")
+            raise Rejected(Reason.NOT_CHAINABLE, f"{atoms[i - 2].id} cannot feed {atom.id}")
         chained = p["params"][k][1]
         rename: dict[str, str] = {}
         args = []
@@ -264,7 +264,7 @@ def _plan(atoms: Sequence[Atom]) -> tuple[list[_Step], list[str], list[str]]:
         value = _value(steps[-1])
     names = [prm.rsplit(" ", 1)[1] for prm in params]
     if len(set(names)) != len(names):
-        raise Rejected("name_clash", f"driver parameters collide: {names}")
+        raise Rejected(Reason.NAME_CLASH, f"driver parameters collide: {names}")
     return steps, params, list(dict.fromkeys(requires))
 
 
@@ -336,7 +336,7 @@ def _close_paren(text: str, open_at: int) -> int:
         depth += {"(": 1, ")": -1}.get(text[j], 0)
         if depth == 0:
             return j
-    raise Rejected("unreadable_contract", f"unbalanced parentheses in {text!r}")
+    raise Rejected(Reason.UNREADABLE_CONTRACT, f"unbalanced parentheses in {text!r}")
 
 
 def _contract(atom: Atom, stripped: bool) -> str:
@@ -396,10 +396,10 @@ def check_reference(composite: Composite) -> Check:
     evidence = {"wp": run.summary()}
     if not run.well_formed:
         why = f"the reference is not well formed: {run.message}"
-        return Check(False, why, evidence, "reference_ill_formed")
+        return Check(False, why, evidence, Reason.REFERENCE_ILL_FORMED)
     if not run.proved:
         return Check(False, f"the reference does not prove: {run.valid}/{run.total} goals, "
-                     f"unproved {', '.join(run.failed[:5])}", evidence, "reference_fails")
+                     f"unproved {', '.join(run.failed[:5])}", evidence, Reason.REFERENCE_FAILS)
     return Check(True, f"the reference proves all {run.total} goals", evidence)
 
 
@@ -420,20 +420,20 @@ def check_unsolved(composite: Composite, position: int) -> Check:
                                                                                    component["name"])
         if isinstance(task, str) or isinstance(ref, str):
             return Check(False, f"the task cannot be read: {task if isinstance(task, str) else ref}", {},
-                         "task_ill_formed")
+                         Reason.TASK_ILL_FORMED)
         text = f"{text[:task[2]]}{ref[0]}\n{ref[1]}{text[task[3]:]}"
     run = verify(text, spec)
     mine = [g for g in run.failed
             if g.startswith((f"f{i}_", f"chain_driver:f{i}_")) or g == f"chain_driver_assert_S{i}"]
     evidence = {"wp": run.summary(), "failed_here": mine}
     if not run.well_formed:
-        return Check(False, f"the task is not well formed: {run.message}", evidence, "task_ill_formed")
+        return Check(False, f"the task is not well formed: {run.message}", evidence, Reason.TASK_ILL_FORMED)
     if run.proved:
         return Check(False, f"step {i} already proves without its annotations ({run.total} goals)", evidence,
-                     "task_proves")
+                     Reason.TASK_PROVES)
     if not mine:
         return Check(False, f"without its annotations step {i} fails none of its own goals (the others "
-                     f"restored; unproved elsewhere: {', '.join(run.failed[:5])})", evidence, "atom_solved")
+                     f"restored; unproved elsewhere: {', '.join(run.failed[:5])})", evidence, Reason.ATOM_SOLVED)
     return Check(True, f"without its annotations step {i} fails {len(mine)} of its goals "
                  f"({len(run.failed)}/{run.total} unproved, the other steps' annotations restored)", evidence)
 
@@ -452,10 +452,10 @@ def grade(composite: Composite, candidate: str) -> Check:
     run = verify(_file(spec["head"], spec["predicates"], shape.parts, spec["driver"]), spec, True)
     evidence = {"wp": run.summary()}
     if not run.well_formed:
-        return Check(False, f"the candidate is not well formed: {run.message}", evidence, "ill_formed")
+        return Check(False, f"the candidate is not well formed: {run.message}", evidence, Reason.ILL_FORMED)
     if smoke := [g for g in run.failed if "_wp_smoke_" in g]:  # a smoke test fails when \false proves
         return Check(False, f"the context is inconsistent: the provers derive \\false in {', '.join(smoke[:5])}",
-                     evidence, "inconsistent_context")
+                     evidence, Reason.INCONSISTENT_CONTEXT)
     if not run.proved:
         unproved = ", ".join(run.failed[:5])
         return Check(False, f"{run.valid}/{run.total} goals proved; unproved: {unproved}", evidence)

@@ -17,6 +17,7 @@ from typing import Any
 
 from codewalk.errors import InfraError
 from codewalk.loaders.acsl import function_definition
+from codewalk.records import Reason
 
 FRAME = ("requires", "assigns", "terminates", "exits")  # contract clauses a candidate must keep as given
 # What a candidate may add is exactly what the task strips: after the frame, a contract's postconditions ...
@@ -40,7 +41,7 @@ class Accepted:
 @dataclass(frozen=True)
 class Refused:
     why: str
-    reason: str = "bypass"  # or malformed_candidate
+    reason: str = Reason.BYPASS  # or malformed_candidate
 
 
 def structure(task: str, candidate: str, components: Sequence[dict[str, Any]]) -> Accepted | Refused:
@@ -53,7 +54,7 @@ def structure(task: str, candidate: str, components: Sequence[dict[str, Any]]) -
     for component in components:
         found = candidate_component(text, component["name"])
         if isinstance(found, str):
-            return Refused(found, "malformed_candidate")
+            return Refused(found, Reason.MALFORMED_CANDIDATE)
         contract, definition, start, end = found
         if why := _refusal(component, contract, definition):
             return Refused(why)

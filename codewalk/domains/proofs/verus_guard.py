@@ -25,6 +25,7 @@ from codewalk.loaders.verus_scan import (
     statement_end,
     top_level,
 )
+from codewalk.records import Reason
 
 # -- what a candidate may change -------------------------------------------------------------------
 # A candidate is the task token for token (comments and layout aside), except in these slots, which
@@ -62,7 +63,7 @@ class Accepted:
 @dataclass(frozen=True)
 class Refused:
     why: str
-    reason: str = "bypass"  # or malformed_candidate
+    reason: str = Reason.BYPASS  # or malformed_candidate
 
 
 @dataclass(frozen=True)
@@ -80,14 +81,14 @@ def structure(task: str, candidate: str, components: Sequence[str]) -> Accepted 
                            "and a proof may not use")
         t_in, m_in = _verus_block(theirs), _verus_block(mine)
         if m_in is None:
-            return Refused("the candidate has no verus! { } block", "malformed_candidate")
+            return Refused("the candidate has no verus! { } block", Reason.MALFORMED_CANDIDATE)
         assert t_in is not None, "a task always has its verus! block"
         outside_t, outside_m = theirs[:t_in[0]] + theirs[t_in[1]:], mine[:m_in[0]] + mine[m_in[1]:]
         if why := _differs(outside_m, outside_t, "the text outside the verus! block was changed"):
             return Refused(why)
         return _compare(_items(theirs[t_in[0]:t_in[1]]), _items(mine[m_in[0]:m_in[1]]), components)
     except ValueError as e:  # a literal not lexed, brackets that do not balance, a function without parameters
-        return Refused(f"the candidate cannot be read: {e}", "malformed_candidate")
+        return Refused(f"the candidate cannot be read: {e}", Reason.MALFORMED_CANDIDATE)
 
 
 def _compare(t_items: list[_Item], m_items: list[_Item], components: Sequence[str]) -> Accepted | Refused:
@@ -103,7 +104,7 @@ def _compare(t_items: list[_Item], m_items: list[_Item], components: Sequence[st
         else:
             new.append(it)
     if missing := [key[1] or key[0] for key in given if key not in seen]:
-        return Refused(f"the candidate omits {', '.join(missing)}", "malformed_candidate")
+        return Refused(f"the candidate omits {', '.join(missing)}", Reason.MALFORMED_CANDIDATE)
     rebuilt = []
     for key, it in given.items():
         name = key[1]
