@@ -41,7 +41,7 @@ class Accepted:
 @dataclass(frozen=True)
 class Refused:
     why: str
-    reason: str = Reason.BYPASS  # or malformed_candidate
+    reason: Reason = Reason.BYPASS  # or MALFORMED_CANDIDATE
 
 
 def structure(task: str, candidate: str, components: Sequence[dict[str, Any]]) -> Accepted | Refused:

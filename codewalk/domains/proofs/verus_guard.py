@@ -63,7 +63,7 @@ class Accepted:
 @dataclass(frozen=True)
 class Refused:
     why: str
-    reason: str = Reason.BYPASS  # or malformed_candidate
+    reason: Reason = Reason.BYPASS  # or MALFORMED_CANDIDATE
 
 
 @dataclass(frozen=True)
