@@ -45,6 +45,7 @@ from codewalk.domains.clones.inputs import exhausted
 from codewalk.domains.clones.steer import INPUT_SET
 from codewalk.domains.clones.verify import INPUTS, MIN_TERMINATING, Verification, cross_substitute
 from codewalk.loaders import fempd
+from codewalk.records import Reason
 from codewalk.store import open_store
 from codewalk.store.columns import graph_tables
 
@@ -266,7 +267,7 @@ def main() -> None:
             reach = sorted(r for _, r, _ in shares)
             drawn = sorted(d for _, _, d in shares)
             share_rows.append([n, len(shares), *_spread(complete), *_spread(reach)[2:3], *_spread(drawn)[2:3],
-                               rejected["few_complete_runs"]])
+                               rejected[Reason.FEW_COMPLETE_RUNS]])
             figures["levels"][n] = {"attempted": attempted, "admitted_eq": admitted["eq"],
                                     "admitted_neq": admitted["neq"], "balanced": balanced,
                                     "rejected": dict(rejected), "seconds": round(time.monotonic() - started, 1),

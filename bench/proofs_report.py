@@ -34,7 +34,7 @@ from codewalk import paths
 from codewalk.admission import walk_and_admit
 from codewalk.domains.proofs import ProofsDomain, read
 from codewalk.loading import load
-from codewalk.records import Composite
+from codewalk.records import Composite, Reason
 from codewalk.store import open_store
 
 ACSL = paths.dataset("acsl-bench") / "acsl-by-example"
@@ -114,7 +114,7 @@ def main() -> None:
                    "last_stage_loop_free": loopless, "cheater_solved": solved_by_cheat,
                    "cheater_reasons": dict(Counter(c.reason or "graded" for c in cheated)),
                    "references_graded_solved": sum(g.ok for g in graded),
-                   "smoke_false_alarms": sum(g.reason == "inconsistent_context" for g in graded),
+                   "smoke_false_alarms": sum(g.reason == Reason.INCONSISTENT_CONTEXT for g in graded),
                    "references_not_solved": {t["id"]: f"{g.reason}: {g.detail[:200]}"
                                              for t, g in zip(tasks, graded, strict=True) if not g.ok},
                    "chains": [" -> ".join(a.split("/")[-1] for a in t["atoms"]) for t in tasks],

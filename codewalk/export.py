@@ -29,7 +29,7 @@ import pyarrow.parquet as pq
 from . import card, jsonl
 from .domain import get_domain
 from .errors import InputError, UsageError
-from .records import STATUSES, Task
+from .records import STATUSES, Reason, Task
 from .store import GraphStore
 
 FORMATS = ("jsonl", "parquet", "hf", "inspect")
@@ -115,7 +115,7 @@ def _exported_task(row: dict[str, Any], domain: str, bad: Callable[[str], InputE
     if not (row["prompt"] and row["reference"] and isinstance(verifier, dict) and verifier):
         raise bad(f"task {row['id']} has no prompt, reference or verifier")
     return Task(id=row["id"], domain=domain, atoms=tuple(row["atoms"]), status="admitted",
-                reason=row.get("reason", "admitted"), seed=row.get("seed", 0), run=row.get("run", ""),
+                reason=row.get("reason", Reason.ADMITTED), seed=row.get("seed", 0), run=row.get("run", ""),
                 created_at=row.get("created_at", ""), generator_version=row.get("generator_version", ""),
                 prompt=row["prompt"], reference=row["reference"], verifier=verifier)
 

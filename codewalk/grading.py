@@ -178,10 +178,12 @@ def grade_id(run: str, task: str) -> str:
     return "g" + hashlib.sha256(f"{run}\x1f{task}".encode()).hexdigest()[:20]
 
 
-Verdict = tuple[str, str, dict[str, Any]]  # status (passed, failed, error), detail, evidence
+# what grading one output gives (admission.Verdict is what admitting a group gives):
+# status (passed, failed, error), detail, evidence
+Graded = tuple[str, str, dict[str, Any]]
 
 
-def verdict(plugin, composite: Composite, output: str) -> Verdict:
+def verdict(plugin, composite: Composite, output: str) -> Graded:
     """V_G on one output; a verifier that gives no verdict (InfraError) is status "error", not "failed"."""
     try:
         check = plugin.grade(composite, output)
@@ -190,13 +192,13 @@ def verdict(plugin, composite: Composite, output: str) -> Verdict:
     return ("passed" if check.ok else "failed"), check.detail, check.evidence
 
 
-def _grade_in_worker(domain: str, where: tuple[str, bool], composite: Composite, output: str) -> Verdict:
+def _grade_in_worker(domain: str, where: tuple[str, bool], composite: Composite, output: str) -> Graded:
     plugin = get_domain(domain)
     choose_runtime(plugin, where[0], pull=where[1], check=False)  # the runtime the parent checked
     return verdict(plugin, composite, output)
 
 
-def grade_row(run: str, model: str, task: Task, output: str, graded: Verdict) -> dict[str, Any]:
+def grade_row(run: str, model: str, task: Task, output: str, graded: Graded) -> dict[str, Any]:
     """One grade as `GraphStore.write_grades` takes it: (:Grade {...})-[:OF]->(:Task), one per run and task."""
     status, detail, evidence = graded
     return {"id": grade_id(run, task.id), "task": task.id, "props": {

@@ -31,13 +31,65 @@ STATUSES: tuple[TaskStatus, ...] = get_args(TaskStatus)  # one definition: the C
 
 
 class Reason(StrEnum):
-    """The generic reasons admission gives (a domain adds its own, such as `constant_link`). Stored as
-    their string values."""
+    """Every reason a task or a grade gives: admission's own, and those of the domains' compose (a
+    Rejected), admission checks and grading (a Check). Stored as their string values, which the figures
+    count; tests/test_reasons.py finds any reason a domain gives that is not a member."""
 
     ADMITTED = "admitted"
     REFERENCE_FAILS = "reference_fails"  # check (2)
     ATOM_SOLVED = "atom_solved"  # check (1)
     INFRA_ERROR = "infra_error"  # no verdict: never counted as unsolved
+    # compose: the group forms no composite
+    EMPTY_GROUP = "empty_group"
+    NAME_CLASH = "name_clash"
+    NOT_CHAINABLE = "not_chainable"
+    TYPES_DO_NOT_CHAIN = "types_do_not_chain"
+    TYPE_MISMATCH = "type_mismatch"
+    MIXED_BACKENDS = "mixed_backends"
+    MIXED_SOURCES = "mixed_sources"
+    UNREADABLE_CONTRACT = "unreadable_contract"
+    SEVERAL_NEQ = "several_neq"
+    READS_OWN_INPUTS = "reads_own_inputs"
+    GROWTH_UNKNOWN = "growth_unknown"
+    CONSTANT_LINK = "constant_link"
+    BOUNDED_LINK = "bounded_link"
+    UNSCALED_INPUT = "unscaled_input"
+    DERIVATION_INDETERMINATE = "derivation_indeterminate"
+    REF_OUTSIDE_LABELS = "ref_outside_labels"
+    TEST_PATCH_CONFLICT = "test_patch_conflict"
+    MISPLACED_HUNK = "misplaced_hunk"
+    # check (2): the reference
+    REFERENCE_ILL_FORMED = "reference_ill_formed"
+    REFERENCE_REFUSED = "reference_refused"
+    REFERENCE_CONFLICT = "reference_conflict"
+    REFERENCE_MISMATCH = "reference_mismatch"
+    VALUE_INPUT = "value_input"
+    COMPOSITE_FAILS = "composite_fails"
+    COST_UNMEASURED = "cost_unmeasured"
+    COST_UNSTABLE = "cost_unstable"
+    UNLABELLED_GROWTH = "unlabelled_growth"
+    DOES_NOT_COMPILE = "does_not_compile"
+    POSITIVE_DIVERGES = "positive_diverges"
+    NONDETERMINISTIC = "nondeterministic"
+    UNDECIDED_TIME = "undecided_time"
+    WITNESS_BEFORE_NEQ_STAGE = "witness_before_neq_stage"
+    NEGATIVE_MASKED = "negative_masked"
+    FEW_COMPLETE_RUNS = "few_complete_runs"
+    # check (1): the task without one atom's solution
+    TASK_ILL_FORMED = "task_ill_formed"
+    TASK_PROVES = "task_proves"
+    REF_EQUALS_MAX_LABEL = "ref_equals_max_label"
+    REF_EQUALS_FIRST_LABEL = "ref_equals_first_label"
+    # grading a candidate
+    BYPASS = "bypass"
+    MALFORMED_CANDIDATE = "malformed_candidate"
+    ILL_FORMED = "ill_formed"
+    INCONSISTENT_CONTEXT = "inconsistent_context"
+    UNPARSEABLE = "unparseable"
+    WRONG_LABEL = "wrong_label"
+    REFUSED = "refused"
+    DOES_NOT_APPLY = "does_not_apply"
+    NO_VERDICT = "no_verdict"
 
 
 @dataclass(frozen=True)

@@ -4,12 +4,12 @@ Layout: `<group>/verified/<program>.rs`, each one self-contained: `use vstd::pre
 verus! { items }`. Every exec function with a named return value (`-> (r: T)`) and an `ensures` clause
 is an atom; every other one, and every program that cannot be read, is skipped with a reason.
 
-Parser: a small bracket-aware scanner written here. Verus's clause syntax (`requires`/`ensures`/
-`invariant`/`decreases` between a signature and its body, `proof { }` blocks, `assert(..) by { }`) is
-not Rust, and the Rust parsers at hand (tree-sitter-rust, syn) see the whole `verus! { }` body as one
-opaque token tree. The scanner first masks comments, strings and character literals, so brackets and
-keywords are found on the masked text while the original text is what gets sliced out. `strip()` is
-checked against the benchmark's own `unverified/` files in the tests.
+Parser: a small bracket-aware scanner (verus_scan.py, shared with the candidate guard). Verus's clause
+syntax (`requires`/`ensures`/`invariant`/`decreases` between a signature and its body, `proof { }` blocks,
+`assert(..) by { }`) is not Rust, and the Rust parsers at hand (tree-sitter-rust, syn) see the whole
+`verus! { }` body as one opaque token tree. The scanner first masks comments, strings and character
+literals, so brackets and keywords are found on the masked text while the original text is what gets
+sliced out. `strip()` is checked against the benchmark's own `unverified/` files in the tests.
 """
 
 from __future__ import annotations
@@ -19,12 +19,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from codewalk.errors import InputError
+from codewalk.loaders.verus_scan import (
+    FN_CLAUSES,
+    LOOP_CLAUSES,
+    close,
+    decomment,
+    first_group,
+    last_group,
+    mask,
+    statement_end,
+    top_level,
+    units,
+)
 from codewalk.records import Atom
 
 SCALARS = {"u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize", "bool",
            "char"}
-FN_CLAUSES = ("requires", "ensures", "recommends", "decreases", "returns", "opens_invariants", "no_unwind")
-LOOP_CLAUSES = ("invariant", "invariant_except_break", "invariant_ensures", "ensures", "decreases")
 _ITEM_START = re.compile(
     r"\s*(#|pub\b|fn\b|spec\b|proof\b|open\b|closed\b|exec\b|struct\b|enum\b|impl\b|const\b|use\b|type\b"
     r"|trait\b|broadcast\b|global\b|mod\b|uninterp\b|axiom\b|\}|$)"
@@ -33,89 +43,13 @@ _FN = re.compile(r"(?:pub(?:\([^)]*\))?\s+)?(?:(?:open|closed)\s+)?(?:(spec|proo
 _OTHER = re.compile(r"(?:pub\s+)?(struct|enum|const|type|trait|use|impl|mod)\s+(\w+)?")
 
 
-# -- masking and brackets -------------------------------------------------------------------------
-_LEXEME = re.compile(r"//[^\n]*|/\*|b?\"(?:\\.|[^\"\\])*\"|'(?:\\.[^']*|[^'\\])'")  # a char literal, not a lifetime
-
-
-def mask(text: str) -> str:
-    """text with the insides of comments, strings and char literals blanked (same length, same lines)."""
-    out, i = [], 0
-    while m := _LEXEME.search(text, i):
-        out.append(text[i:m.start()])
-        lexeme = m[0]
-        if lexeme == "/*":
-            j = _block_end(text, m.end())
-            out.append(_blank(text[m.start():j]))
-            i = j
-            continue
-        if lexeme.startswith("//"):
-            out.append(_blank(lexeme))
-        else:  # keep the quotes, blank what is between them
-            q = lexeme.index(lexeme[-1])
-            out.append(lexeme[:q + 1] + _blank(lexeme[q + 1:-1]) + lexeme[-1])
-        i = m.end()
-    out.append(text[i:])
-    return "".join(out)
-
-
-def _decomment(text: str) -> str:
-    """text with each comment replaced by a space (strings and char literals kept)."""
-    out, i = [], 0
-    while m := _LEXEME.search(text, i):
-        out.append(text[i:m.start()])
-        if m[0] == "/*":
-            out.append(" ")
-            i = _block_end(text, m.end())
-            continue
-        out.append(" " if m[0].startswith("//") else m[0])
-        i = m.end()
-    out.append(text[i:])
-    return "".join(out)
-
-
-def _block_end(text: str, j: int) -> int:
-    """The end of a block comment whose `/*` ends at j (block comments nest in Rust)."""
-    depth = 1
-    while depth and j < len(text):
-        nxt = min((k for k in (text.find("/*", j), text.find("*/", j)) if k >= 0), default=len(text))
-        depth += 1 if text.startswith("/*", nxt) else -1
-        j = nxt + 2
-    return j
-
-
-def _blank(text: str) -> str:
-    return re.sub(r"[^\n]", " ", text)
-
-
+# -- brackets, on masked text ----------------------------------------------------------------------
 def close_of(masked: str, open_at: int) -> int:
     """Index of the bracket closing the one at open_at (on masked text)."""
-    pairs = {"(": ")", "[": "]", "{": "}", "<": ">"}
-    want, opener, depth = pairs[masked[open_at]], masked[open_at], 0
-    for j in range(open_at, len(masked)):
-        c = masked[j]
-        if opener == "<" and c == ">" and masked[j - 1] in "-=":  # `->` / `=>` inside generics
-            continue
-        if c == opener:
-            depth += 1
-        elif c == want:
-            depth -= 1
-            if depth == 0:
-                return j
-    raise ValueError(f"unbalanced {opener!r} at offset {open_at}")
-
-
-def top_level(masked: str, start: int, end: int) -> list[int]:
-    """Offsets in [start, end) that are at bracket depth 0 relative to start."""
-    out, depth = [], 0
-    for j in range(start, end):
-        c = masked[j]
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-        elif depth == 0:
-            out.append(j)
-    return out
+    end = close(masked, open_at)
+    if end is None:
+        raise ValueError(f"unbalanced {masked[open_at]!r} at offset {open_at}")
+    return end
 
 
 # -- items ----------------------------------------------------------------------------------------
@@ -234,15 +168,7 @@ def _fn(text: str, masked: str, mode: str, name: str, where: str) -> Fn:
 
 def _body_open(masked: str, start: int) -> int:
     """The `{` that opens a function's body: the last depth-0 brace group of the item."""
-    last, depth = None, 0
-    for j in range(start, len(masked)):
-        c = masked[j]
-        if c == "{" and depth == 0:
-            last = j
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
+    last = last_group(masked, start)
     if last is None:
         raise ValueError("function without a body")
     return last
@@ -265,7 +191,7 @@ def _clauses(text: str, masked: str, start: int, end: int, words: tuple[str, ...
     for k, m in enumerate(marks):
         stop = marks[k + 1].start() if k + 1 < len(marks) else end
         # one line per clause: a comment inside one would swallow the rest of it, so comments go first
-        exprs = [" ".join(_decomment(text[a:b]).split()) for a, b in _split_commas(masked, m.end(), stop)]
+        exprs = [" ".join(decomment(text[a:b]).split()) for a, b in _split_commas(masked, m.end(), stop)]
         out.setdefault(m[1], []).extend(e for e in exprs if e)
     return out
 
@@ -314,9 +240,10 @@ def strip(fn_text: str, keep_ensures: bool = False) -> str:
         at = body_open + m.start()
         cut.append((at, close_of(masked, body_open + m.end() - 1) + 1))
     statements = r"\b(assert|assume|reveal|reveal_with_fuel)\b\s*[(a-z]|\blet\s+(ghost|tracked)\b"
+    words = units(masked)
     for m in re.finditer(statements, masked[body_open:]):
         at = body_open + m.start()
-        cut.append((at, _statement_end(masked, at)))
+        cut.append((at, statement_end(words, at)))
     return _remove(fn_text, cut)
 
 
@@ -329,38 +256,10 @@ def _clause_marks(masked: str, start: int, end: int, words: tuple[str, ...]) -> 
 
 def _loop_body(masked: str, at: int) -> int:
     """The `{` opening a loop's body: the first one at the loop header's depth."""
-    depth = 0
-    for j in range(at, len(masked)):
-        c = masked[j]
-        if c == "{" and depth == 0:
-            return j
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-    raise ValueError("loop without a body")
-
-
-def _statement_end(masked: str, at: int) -> int:
-    """End of an assert/assume/reveal/ghost statement: its `;`, or the `}` of a trailing `by { }`."""
-    depth = 0
-    j = at
-    while j < len(masked):
-        c = masked[j]
-        if c in "([{":
-            if c == "{" and depth == 0 and re.search(r"\bby\s*(\([^)]*\)\s*)?$", masked[at:j]):
-                j = close_of(masked, j) + 1
-                semi = re.match(r"\s*;", masked[j:])
-                return j + (semi.end() if semi else 0)
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-            if depth < 0:
-                return j
-        elif c == ";" and depth == 0:
-            return j + 1
-        j += 1
-    return j
+    body = first_group(masked, at)
+    if body == len(masked):
+        raise ValueError("loop without a body")
+    return body
 
 
 def _remove(text: str, cuts: list[tuple[int, int]]) -> str:
@@ -387,81 +286,6 @@ def _merge(cuts: list[tuple[int, int]]) -> list[tuple[int, int]]:
         else:
             merged.append((a, b))
     return merged
-
-
-# -- lexing (for comparing a candidate with its task) ------------------------------------------------
-@dataclass(frozen=True)
-class Token:
-    text: str
-    line: int
-
-
-# Rust's and Verus's operators of more than one character, longest first: `==>` is one token, `= =>` two
-_OPERATORS = ("<==>", "=~~=", "!~~=", "...", "..=", "<<=", ">>=", "==>", "<==", "===", "!==", "=~=", "!~=", "&&&",
-              "|||", "::", "->", "=>", "==", "!=", "<=", ">=", "&&", "||", "+=", "-=", "*=", "/=", "%=", "^=",
-              "&=", "|=", "<<", ">>", "..")
-_LEX = re.compile(
-    r"(?P<space>[ \t\n\x0b\x0c]+)|(?P<comment>//[^\n]*)|(?P<block>/\*)"
-    r"|(?P<raw>b?r#*\"|r#[^\W\d]|c\"|cr#*\")"  # raw strings and identifiers, C strings: not lexed, refused
-    r"|(?P<string>b?\"(?:\\.|[^\"\\])*\")"
-    r"|(?P<char>b?'(?:\\(?:x[0-9a-fA-F]{2}|u\{[0-9a-fA-F_]{1,6}\}|[nrt\\0'\"])|[^'\\\n\r\t])')"
-    r"|(?P<lifetime>'[A-Za-z_]\w*(?!'))"
-    r"|(?P<number>\d[\d_]*\.\d[\w]*|\d\w*)"
-    r"|(?P<ident>[A-Za-z_]\w*)"
-    r"|(?P<op>" + "|".join(re.escape(o) for o in _OPERATORS) + r"|[-+*/%^!&|=<>@.,;:#$?~()\[\]{}])",
-    re.ASCII | re.DOTALL,
-)
-
-
-def lex(text: str) -> list[Token]:
-    """Rust/Verus tokens without comments or layout, each token as Verus reads it.
-
-    Strict on purpose (a ValueError says what and where): raw strings, raw identifiers, non-ASCII
-    characters outside comments and strings, control characters and unterminated literals are not
-    lexed, so that the tokens joined by spaces (`render`) are read by rustc as these same tokens."""
-    text = text.replace("\r\n", "\n")
-    out, i, line = [], 0, 1
-    while i < len(text):
-        m = _LEX.match(text, i)
-        if m is None or m.lastgroup == "raw":
-            what = f"a raw string, raw identifier or C string `{m[0]}`" if m else _unexpected(text[i])
-            raise ValueError(f"line {line}: {what} is not accepted")
-        if m.lastgroup == "block":
-            end = _block_end(text, m.end())
-            if not text.startswith("*/", end - 2) or end > len(text):
-                raise ValueError(f"line {line}: unterminated block comment")
-        else:
-            end = m.end()
-            if m.lastgroup not in ("space", "comment"):
-                if m.lastgroup == "ident" and text[end:end + 1] in ("\"", "'", "#"):
-                    raise ValueError(f"line {line}: a literal prefix `{text[i:end + 1]}` is not accepted")
-                out.append(Token(m[0], line))
-        line += text.count("\n", i, end)
-        i = end
-    return out
-
-
-def _unexpected(char: str) -> str:
-    if char in "\"'":
-        return f"an unterminated literal starting with {char}"
-    return f"the character {char!r} (U+{ord(char):04X}) outside comments and strings"
-
-
-def render(toks: list[Token]) -> str:
-    """The tokens as source text: one space between tokens on a line, a line break where the source had one."""
-    out: list[str] = []
-    for k, t in enumerate(toks):
-        if k:
-            out.append("\n" if t.line != toks[k - 1].line else " ")
-        out.append(t.text)
-    return "".join(out)
-
-
-def tokens(text: str) -> list[str]:
-    """The tokens of a piece of code without its comments: for comparing code modulo layout."""
-    pieces = r'"(?:\\.|[^"\\])*"|//[^\n]*|/\*.*?\*/'  # a string is kept, a comment goes
-    code = re.sub(pieces, lambda m: m[0] if m[0][0] == '"' else " ", text, flags=re.DOTALL)
-    return re.findall(r"\w+|\S", code)
 
 
 # -- atoms ----------------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ import pytest
 from codewalk.domains.proofs import ProofsDomain, read, verus, verus_guard
 from codewalk.domains.proofs.verus import VerusRun
 from codewalk.domains.proofs.verus_guard import Accepted
-from codewalk.loaders.verusbench import lex, render
+from codewalk.loaders.verus_scan import lex, render
 from codewalk.records import Check, Composite
 from tests.shared_data import dataset, require
 

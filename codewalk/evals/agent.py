@@ -51,7 +51,7 @@ from codewalk.domain import get_domain
 from codewalk.domains.repair import RepairDomain
 from codewalk.domains.repair.patch import is_test_path
 from codewalk.errors import InfraError, UsageError
-from codewalk.grading import Verdict, check_isolation, grade_id, grade_row, verdict
+from codewalk.grading import Graded, check_isolation, grade_id, grade_row, verdict
 from codewalk.loaders.diff import patch_files
 from codewalk.records import Composite
 from codewalk.records import Task as CodewalkTask
@@ -244,7 +244,7 @@ def repair_verifier(tasks: list[CodewalkTask], store: str | None, record: bool, 
     return score
 
 
-def _verdict(t: CodewalkTask, diff: str) -> Verdict:
+def _verdict(t: CodewalkTask, diff: str) -> Graded:
     return verdict(get_domain("repair"), Composite(t.prompt, t.reference, t.verifier), diff)
 
 

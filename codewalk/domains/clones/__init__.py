@@ -38,7 +38,7 @@ from codewalk.domain import Domain, Option, Rejected, WalkPlan
 from codewalk.errors import InfraError, UsageError
 from codewalk.loaders import fempd
 from codewalk.loaders.fempd import blank_literals
-from codewalk.records import Atom, Check, Composite, Edge
+from codewalk.records import Atom, Check, Composite, Edge, Reason
 
 from . import steer, verdicts
 from .inputs import normalize, verdict
@@ -135,10 +135,10 @@ class ClonesDomain(Domain):
     # -- composition -----------------------------------------------------------------------------------
     def compose(self, atoms: Sequence[Atom]) -> Composite:
         if not atoms:
-            raise Rejected("empty_group", "a task needs at least one atom")
+            raise Rejected(Reason.EMPTY_GROUP, "a task needs at least one atom")
         neq = [k for k, a in enumerate(atoms) if a.summary["label"] == "neq"]
         if len(neq) > 1:
-            raise Rejected("several_neq", f"a negative task injects exactly one neq atom, not {len(neq)}")
+            raise Rejected(Reason.SEVERAL_NEQ, f"a negative task injects exactly one neq atom, not {len(neq)}")
         args = [None] + [_chained_arg(prev, nxt) for prev, nxt in pairwise(atoms)]
         params = [normalize(t) for t in atoms[0].payload["params"]]
         for a, k in zip(atoms[1:], args[1:]):
@@ -198,7 +198,7 @@ class ClonesDomain(Domain):
         evidence: dict[str, Any] = {"class": label, "expected": expected, "verdict": None}
         if len(found) != 1:
             why = "no VERDICT: 0|1 line" if not found else "both VERDICT: 0 and VERDICT: 1"
-            return Check(False, f"unparseable answer ({why}): scored wrong", evidence, reason="unparseable")
+            return Check(False, f"unparseable answer ({why}): scored wrong", evidence, reason=Reason.UNPARSEABLE)
         evidence["verdict"] = given = found.pop()
         if given != expected:
             return Check(False, f"answered VERDICT: {given}, the reference is {REFERENCE[label]}", evidence)
@@ -229,7 +229,8 @@ def _chained_arg(prev: Atom, nxt: Atom) -> int:
     for k, t in enumerate(nxt.payload["params"]):
         if normalize(t) == out:
             return k
-    raise Rejected("types_do_not_chain", f"{prev.id} returns {out}; {nxt.id} takes ({nxt.summary['in_type']})")
+    raise Rejected(Reason.TYPES_DO_NOT_CHAIN,
+                   f"{prev.id} returns {out}; {nxt.id} takes ({nxt.summary['in_type']})")
 
 
 # -- snippets ---------------------------------------------------------------------------------------------
@@ -394,7 +395,7 @@ def _reference_check(d: _Drawing) -> Check:
     label = composite.verifier["label"]
     if d.errors is not None:
         return Check(False, f"the composite does not compile: {d.errors[:500]}",
-                     {"errors": d.errors[:2000]}, reason="does_not_compile")
+                     {"errors": d.errors[:2000]}, reason=Reason.DOES_NOT_COMPILE)
     ran = d.ran()
     counts = Counter(_v(d.lines[i]) for i in range(len(d.lines)))
     reach, before = d.witnesses()
@@ -426,12 +427,12 @@ def _reference_check(d: _Drawing) -> Check:
     if label == "eq":
         if first is not None:
             return Check(False, f"the positive composite diverges on input {first}", evidence,
-                         reason="positive_diverges")
+                         reason=Reason.POSITIVE_DIVERGES)
         if unstable:
-            return Check(False, "the composite is nondeterministic", evidence, reason="nondeterministic")
+            return Check(False, "the composite is nondeterministic", evidence, reason=Reason.NONDETERMINISTIC)
         if slow is not None:  # one snippet finished, the other never did: undecided, so not admitted
             return Check(False, f"only time separates the snippets on input {slow}: undecided", evidence,
-                         reason="undecided_time")
+                         reason=Reason.UNDECIDED_TIME)
         if evidence["complete_share"] < MIN_COMPLETE_SHARE:
             return _few_complete(evidence)
         return Check(True, f"both snippets agree on all {len(ran)} inputs drawn", evidence)
@@ -439,13 +440,13 @@ def _reference_check(d: _Drawing) -> Check:
         evidence["early_witness"] = shown(before[0])
         return Check(False, f"the snippets diverge only on inputs that do not reach the non-equivalent stage "
                      f"{composite.verifier['neq_position'] + 1} on both sides ({len(before)})", evidence,
-                     reason="witness_before_neq_stage")
+                     reason=Reason.WITNESS_BEFORE_NEQ_STAGE)
     if first is None and slow is not None:
         return Check(False, f"only time separates the snippets (input {slow}): a timeout is no witness",
-                     evidence, reason="undecided_time")
+                     evidence, reason=Reason.UNDECIDED_TIME)
     if first is None:
         return Check(False, f"no input separates the snippets ({counts['agree']} agree): the neq atom is masked",
-                     evidence, reason="negative_masked")
+                     evidence, reason=Reason.NEGATIVE_MASKED)
     if evidence["complete_share"] < MIN_COMPLETE_SHARE:
         return _few_complete(evidence)
     return Check(True, f"the snippets diverge on input {first}, which reaches the non-equivalent stage", evidence)
@@ -453,4 +454,5 @@ def _reference_check(d: _Drawing) -> Check:
 
 def _few_complete(evidence: dict[str, Any]) -> Check:
     return Check(False, f"only {evidence['complete']} of {evidence['inputs']} inputs run every stage on both sides "
-                 f"(share {evidence['complete_share']} < {MIN_COMPLETE_SHARE})", evidence, reason="few_complete_runs")
+                 f"(share {evidence['complete_share']} < {MIN_COMPLETE_SHARE})", evidence,
+                 reason=Reason.FEW_COMPLETE_RUNS)

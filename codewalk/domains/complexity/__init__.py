@@ -48,7 +48,7 @@ from typing import Any
 from codewalk.domain import Domain, Option, Rejected
 from codewalk.errors import UsageError
 from codewalk.loaders import codecomplex as loader
-from codewalk.records import Atom, Check, Composite, Edge
+from codewalk.records import Atom, Check, Composite, Edge, Reason
 
 from . import growth, inputs, measure, model, run, verify
 
@@ -133,27 +133,27 @@ class ComplexityDomain(Domain):
     # -- composition ----------------------------------------------------------------------------------
     def compose(self, atoms: Sequence[Atom]) -> Composite:
         if not atoms:
-            raise Rejected("empty_group", "no atoms")
+            raise Rejected(Reason.EMPTY_GROUP, "no atoms")
         for a, b in pairwise(atoms):
             takes = f"{b.id} takes {', '.join(t for _, t in b.payload['params'])}"
             if len(b.payload["params"]) != 1:
-                raise Rejected("reads_own_inputs", f"{takes}; a later stage takes only the value passed on")
+                raise Rejected(Reason.READS_OWN_INPUTS, f"{takes}; a later stage takes only the value passed on")
             if a.summary["out_type"] != b.summary["in_type"]:
-                raise Rejected("type_mismatch", f"{a.id} returns {a.summary['out_type']}; {takes}")
+                raise Rejected(Reason.TYPE_MISMATCH, f"{a.id} returns {a.summary['out_type']}; {takes}")
             if a.payload.get("growth") is None:
-                raise Rejected("growth_unknown", f"no measured output growth for {a.id}")
+                raise Rejected(Reason.GROWTH_UNKNOWN, f"no measured output growth for {a.id}")
             if a.payload["growth"] == "constant":
-                raise Rejected("constant_link", f"{a.id} hands on a value of constant size; the next stage "
-                                                "would be starved")
+                raise Rejected(Reason.CONSTANT_LINK, f"{a.id} hands on a value of constant size; the next stage "
+                                                     "would be starved")
             if c := bounded(a):
-                raise Rejected("bounded_link", f"{a.id} hands on a value reduced modulo {c}: bounded by a "
-                                               "constant, whatever its measured sizes up to the modulus")
+                raise Rejected(Reason.BOUNDED_LINK, f"{a.id} hands on a value reduced modulo {c}: bounded by a "
+                                                    "constant, whatever its measured sizes up to the modulus")
         if len(atoms) > 1 and (pinned := model.unscaled_inputs(atoms[0].payload)):
             # the generator kept them small so that the program runs; the problem does not bound them, and
             # the value handed on may grow with them (n << k, 1 << max(a)): the reference would hang on them
-            raise Rejected("unscaled_input", f"stage 1 ({atoms[0].id}) is measured with {', '.join(pinned)} held to "
-                                             "a constant range: the chained value may hang on an input that is "
-                                             "not a size")
+            raise Rejected(Reason.UNSCALED_INPUT,
+                           f"stage 1 ({atoms[0].id}) is measured with {', '.join(pinned)} held to a constant "
+                           "range: the chained value may hang on an input that is not a size")
         derivation = derive(atoms)
         functions, driver, names = _program(atoms)
         program = functions + "\n\n\n" + driver
@@ -185,7 +185,7 @@ class ComplexityDomain(Domain):
                 return Check(False, unsolved.detail, {"check_1_first": True, **unsolved.evidence},
                              reason=unsolved.reason)
         if len(atoms) > 1 and (why := value_inputs(atoms[0])):
-            return Check(False, why, {"first_link": atoms[0].payload["growth"]}, reason="value_input")
+            return Check(False, why, {"first_link": atoms[0].payload["growth"]}, reason=Reason.VALUE_INPUT)
         runs: list[dict[str, Any]] = []  # evidence per seed: the first in front, the others beside it
         cap_at = None
         for seed in MEASURE_SEEDS:  # a class that holds on one draw of inputs only is not the task's
@@ -195,18 +195,18 @@ class ComplexityDomain(Domain):
             runs.append({"seed": seed, **measured.evidence()})
             evidence = {**runs[0], **({"other_seeds": runs[1:]} if len(runs) > 1 else {})}
             if measured.failure:
-                return Check(False, measured.failure, evidence, reason="composite_fails")
+                return Check(False, measured.failure, evidence, reason=Reason.COMPOSITE_FAILS)
             cost = measured.cost
             if cost is None:
                 return Check(False, f"the composite's counted cost fits no class over {len(measured.points)} "
                                     f"sizes ({measured.stopped}; inputs of seed {seed})", evidence,
-                             reason="cost_unmeasured")
+                             reason=Reason.COST_UNMEASURED)
             found = growth.label(cost)
             if found is None:
                 return Check(False, f"the composite's counted cost grows like {cost}, which no label names",
-                             evidence, reason="unlabelled_growth")
+                             evidence, reason=Reason.UNLABELLED_GROWTH)
             if found != composite.reference:
-                reason = "reference_mismatch" if seed == MEASURE_SEEDS[0] else "cost_unstable"
+                reason = Reason.REFERENCE_MISMATCH if seed == MEASURE_SEEDS[0] else Reason.COST_UNSTABLE
                 return Check(False, f"the derived reference is {composite.reference} but the composite's counted "
                                     f"cost grows like {cost} ({found}) on the inputs of seed {seed}", evidence,
                              reason=reason)
@@ -229,11 +229,11 @@ class ComplexityDomain(Domain):
         stage = f"stage {position + 1}"
         if len(atoms) > 1 and composite.reference == top and mine == top:
             return Check(False, f"the reference {top} is the largest atomic label, that of {stage}: solvable "
-                                "without composing", evidence, reason="ref_equals_max_label")
+                                "without composing", evidence, reason=Reason.REF_EQUALS_MAX_LABEL)
         if len(atoms) > 1 and position == 0 and composite.reference == mine:
             return Check(False, f"the reference {mine} is stage 1's label: the stages after it add nothing to "
                                 "the cost, so stage 1 alone gives the answer", evidence,
-                         reason="ref_equals_first_label")
+                         reason=Reason.REF_EQUALS_FIRST_LABEL)
         return Check(True, f"{stage} ({mine}) does not give the answer {composite.reference} away", evidence)
 
     def grade(self, composite: Composite, candidate: str) -> Check:
@@ -244,10 +244,10 @@ class ComplexityDomain(Domain):
         evidence = {"predicted": predicted, "expected": expected}
         if predicted is None:
             return Check(False, "no single label of " + " ".join(growth.LABELS) + " in the answer", evidence,
-                         reason="unparseable")
+                         reason=Reason.UNPARSEABLE)
         if predicted != expected:
             return Check(False, f"predicted {predicted}, the reference is {expected}", evidence,
-                         reason="wrong_label")
+                         reason=Reason.WRONG_LABEL)
         return Check(True, f"predicted {predicted}", evidence)
 
 
@@ -307,10 +307,10 @@ def derive(atoms: Sequence[Atom]) -> growth.Derivation:
         derivation = growth.derive([a.summary["label"] for a in atoms],
                                    [growth.growth(a.payload["growth"]) for a in atoms[:-1]])
     except growth.Indeterminate as e:
-        raise Rejected("derivation_indeterminate", str(e)) from None
+        raise Rejected(Reason.DERIVATION_INDETERMINATE, str(e)) from None
     if derivation.label is None:
-        raise Rejected("ref_outside_labels", f"the chain costs {derivation.total}, which no label names: "
-                                             + "; ".join(derivation.explain()))
+        raise Rejected(Reason.REF_OUTSIDE_LABELS, f"the chain costs {derivation.total}, which no label names: "
+                                                  + "; ".join(derivation.explain()))
     return derivation
 
 
@@ -594,5 +594,5 @@ def _rename(tree: ast.Module, mapping: dict[str, str]) -> None:
             bound = node.asname or node.name
             if bound in mapping:
                 if "." in node.name and not node.asname:
-                    raise Rejected("name_clash", f"cannot rename the module import {node.name}")
+                    raise Rejected(Reason.NAME_CLASH, f"cannot rename the module import {node.name}")
                 node.asname = mapping[bound]

@@ -40,7 +40,7 @@ from codewalk.domain import Domain, Option, Rejected, WalkPlan
 from codewalk.errors import UsageError
 from codewalk.loaders import acsl as acsl_loader
 from codewalk.loaders import verusbench as verus_loader
-from codewalk.records import Atom, Check, Composite, Edge
+from codewalk.records import Atom, Check, Composite, Edge, Reason
 
 from . import acsl, verus
 
@@ -176,7 +176,7 @@ class ProofsDomain(Domain):
     def compose(self, atoms: Sequence[Atom]) -> Composite:
         backends = {a.payload["backend"] for a in atoms}
         if len(backends) != 1:
-            raise Rejected("mixed_backends", f"the chain mixes backends {sorted(backends)}")
+            raise Rejected(Reason.MIXED_BACKENDS, f"the chain mixes backends {sorted(backends)}")
         return BACKENDS[backends.pop()].compose(atoms)
 
     def check_reference(self, composite: Composite, atoms: Sequence[Atom]) -> Check:

@@ -44,13 +44,13 @@ from codewalk.errors import InfraError, UsageError
 from codewalk.loaders.acsl import (
     clause_body,
     contract_clauses,
-    function_definition,
     strip_annotations,
 )
 from codewalk.locks import locked
-from codewalk.records import Atom, Check, Composite
+from codewalk.records import Atom, Check, Composite, Reason
 
 from . import cache as verdict_cache
+from .acsl_guard import FRAME, Refused, candidate_component, structure
 
 log = logging.getLogger(__name__)
 
@@ -66,18 +66,6 @@ RUN_TIMEOUT = 900.0  # seconds for one whole frama-c run
 # dead code/call/loop/assumes smoke tests made a run 2.7 to 7 times slower and are not run.
 SMOKE = ("-wp-smoke-tests", "-wp-no-smoke-dead-code", "-wp-no-smoke-dead-call", "-wp-no-smoke-dead-loop",
          "-wp-no-smoke-dead-assumes")
-FRAME = ("requires", "assigns", "terminates", "exits")  # contract clauses a candidate must keep as given
-# What a candidate may add is exactly what the task strips: after the frame, a contract's postconditions ...
-POSTCONDITION = ("ensures", "behavior", "assumes", "assigns", "complete", "disjoint")  # (assigns: of a behavior)
-# ... and, in a body, loop invariants/assigns/variants and asserts (_body_clause), every clause of every block.
-# Words that define, assume or preprocess instead of prove: a candidate's annotations may not hold more of
-# them than the task's own (its step predicates, its `exits \false`). Includes define nothing inline.
-BANNED = {
-    "admit": r"\badmit\b", "axiom": r"\baxiom\b", "axiomatic": r"\baxiomatic\b", "lemma": r"\blemma\b",
-    "inductive": r"\binductive\b", "logic": r"\blogic\b", "predicate": r"\bpredicate\b",
-    "ghost": r"\bghost\b", "global invariant": r"\bglobal\s+invariant\b", "type invariant": r"\btype\s+invariant\b",
-    "\\false": r"\\false\b", "a preprocessor operator (#)": r"#|%:|\?\?=",
-}
 HEADER = (
     "/* Proof completion. Add the annotations (function contracts' ensures and behaviors, loop\n"
     "   invariants, loop assigns, loop variants, asserts) that make `frama-c -wp -wp-rte` prove every\n"
@@ -206,7 +194,7 @@ def compose(atoms: Sequence[Atom]) -> Composite:
     for atom in atoms:
         for name, text in atom.payload["files"].items():
             if files.setdefault(name, text) != text:
-                raise Rejected("mixed_sources", f"the atoms' copies of {name} differ")
+                raise Rejected(Reason.MIXED_SOURCES, f"the atoms' copies of {name} differ")
     steps, driver_params, driver_requires = _plan(atoms)
     includes = list(dict.fromkeys(["typedefs.h"] + [f for a in atoms for f in a.payload["includes"]]))
     head = "\n".join(f'#include "{f}"' for f in includes)
@@ -243,7 +231,7 @@ def _plan(atoms: Sequence[Atom]) -> tuple[list[_Step], list[str], list[str]]:
         p = atom.payload
         k = connect(atoms[i - 2], atom)
         if k is None:
-            raise Rejected("not_chainable", f"{atoms[i - 2].id} cannot feed {atom.id}")
+            raise Rejected(Reason.NOT_CHAINABLE, f"{atoms[i - 2].id} cannot feed {atom.id}")
         chained = p["params"][k][1]
         rename: dict[str, str] = {}
         args = []
@@ -276,7 +264,7 @@ def _plan(atoms: Sequence[Atom]) -> tuple[list[_Step], list[str], list[str]]:
         value = _value(steps[-1])
     names = [prm.rsplit(" ", 1)[1] for prm in params]
     if len(set(names)) != len(names):
-        raise Rejected("name_clash", f"driver parameters collide: {names}")
+        raise Rejected(Reason.NAME_CLASH, f"driver parameters collide: {names}")
     return steps, params, list(dict.fromkeys(requires))
 
 
@@ -348,7 +336,7 @@ def _close_paren(text: str, open_at: int) -> int:
         depth += {"(": 1, ")": -1}.get(text[j], 0)
         if depth == 0:
             return j
-    raise Rejected("unreadable_contract", f"unbalanced parentheses in {text!r}")
+    raise Rejected(Reason.UNREADABLE_CONTRACT, f"unbalanced parentheses in {text!r}")
 
 
 def _contract(atom: Atom, stripped: bool) -> str:
@@ -408,10 +396,10 @@ def check_reference(composite: Composite) -> Check:
     evidence = {"wp": run.summary()}
     if not run.well_formed:
         why = f"the reference is not well formed: {run.message}"
-        return Check(False, why, evidence, "reference_ill_formed")
+        return Check(False, why, evidence, Reason.REFERENCE_ILL_FORMED)
     if not run.proved:
         return Check(False, f"the reference does not prove: {run.valid}/{run.total} goals, "
-                     f"unproved {', '.join(run.failed[:5])}", evidence, "reference_fails")
+                     f"unproved {', '.join(run.failed[:5])}", evidence, Reason.REFERENCE_FAILS)
     return Check(True, f"the reference proves all {run.total} goals", evidence)
 
 
@@ -428,24 +416,24 @@ def check_unsolved(composite: Composite, position: int) -> Check:
     for k, component in enumerate(spec["components"], 1):
         if k == i:
             continue
-        task, ref = _candidate_component(text, component["name"]), _candidate_component(composite.reference,
-                                                                                     component["name"])
+        task, ref = candidate_component(text, component["name"]), candidate_component(composite.reference,
+                                                                                   component["name"])
         if isinstance(task, str) or isinstance(ref, str):
             return Check(False, f"the task cannot be read: {task if isinstance(task, str) else ref}", {},
-                         "task_ill_formed")
+                         Reason.TASK_ILL_FORMED)
         text = f"{text[:task[2]]}{ref[0]}\n{ref[1]}{text[task[3]:]}"
     run = verify(text, spec)
     mine = [g for g in run.failed
             if g.startswith((f"f{i}_", f"chain_driver:f{i}_")) or g == f"chain_driver_assert_S{i}"]
     evidence = {"wp": run.summary(), "failed_here": mine}
     if not run.well_formed:
-        return Check(False, f"the task is not well formed: {run.message}", evidence, "task_ill_formed")
+        return Check(False, f"the task is not well formed: {run.message}", evidence, Reason.TASK_ILL_FORMED)
     if run.proved:
         return Check(False, f"step {i} already proves without its annotations ({run.total} goals)", evidence,
-                     "task_proves")
+                     Reason.TASK_PROVES)
     if not mine:
         return Check(False, f"without its annotations step {i} fails none of its own goals (the others "
-                     f"restored; unproved elsewhere: {', '.join(run.failed[:5])})", evidence, "atom_solved")
+                     f"restored; unproved elsewhere: {', '.join(run.failed[:5])})", evidence, Reason.ATOM_SOLVED)
     return Check(True, f"without its annotations step {i} fails {len(mine)} of its goals "
                  f"({len(run.failed)}/{run.total} unproved, the other steps' annotations restored)", evidence)
 
@@ -454,277 +442,24 @@ def grade(composite: Composite, candidate: str) -> Check:
     """Verify the candidate's components with the original predicates and driver restored.
 
     A candidate is hostile input. Before any prover runs, it must be the task plus only the annotations
-    the task stripped (see _bypass); what is verified is then rebuilt from the task's own head, step
+    the task stripped (acsl_guard.structure); what is verified is then rebuilt from the task's own head, step
     predicates and driver around the candidate's components, so nothing else it holds reaches Frama-C.
     """
     spec = composite.verifier
-    text = candidate.replace("\r\n", "\n")
-    if why := _bypass(composite, text):
-        return Check(False, why, {}, "bypass")
-    text = _decomment(text)  # a plain comment cannot hide a definition or code from the checks below
-    parts, spans = [], []
-    for component in spec["components"]:
-        found = _candidate_component(text, component["name"])
-        if isinstance(found, str):
-            return Check(False, found, {}, "malformed_candidate")
-        contract, definition, start, end = found
-        if why := _refusal(component, contract, definition):
-            return Check(False, why, {}, "bypass")
-        parts.append((component["name"], contract, definition))
-        spans.append((start, end, component))
-    if why := _differs_outside_components(text, spans, composite.prompt):
-        return Check(False, why, {}, "bypass")
-    run = verify(_file(spec["head"], spec["predicates"], parts, spec["driver"]), spec, True)
+    shape = structure(composite.prompt, candidate, spec["components"])
+    if isinstance(shape, Refused):
+        return Check(False, shape.why, {}, shape.reason)
+    run = verify(_file(spec["head"], spec["predicates"], shape.parts, spec["driver"]), spec, True)
     evidence = {"wp": run.summary()}
     if not run.well_formed:
-        return Check(False, f"the candidate is not well formed: {run.message}", evidence, "ill_formed")
+        return Check(False, f"the candidate is not well formed: {run.message}", evidence, Reason.ILL_FORMED)
     if smoke := [g for g in run.failed if "_wp_smoke_" in g]:  # a smoke test fails when \false proves
         return Check(False, f"the context is inconsistent: the provers derive \\false in {', '.join(smoke[:5])}",
-                     evidence, "inconsistent_context")
+                     evidence, Reason.INCONSISTENT_CONTEXT)
     if not run.proved:
         unproved = ", ".join(run.failed[:5])
         return Check(False, f"{run.valid}/{run.total} goals proved; unproved: {unproved}", evidence)
     return Check(True, f"all {run.total} goals proved with the original step predicates and driver", evidence)
-
-
-# a plain comment, a string or char literal (so that a comment marker inside one is not one), an annotation;
-# the one lexer of the guard: everything below splits and strips along these lexemes, never by a plain regex
-_LEXEME = re.compile(r'/\*(?!@).*?\*/|//(?!@)[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|/\*@.*?\*/|//@[^\n]*',
-                     re.DOTALL)
-# inside an annotation: a `//` comment (ACSL allows them there), a string or char literal
-_ANNOTATION_LEXEME = re.compile(r'//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'')
-# C and ACSL tokens, longest first, so that `a++ +b` and `a+ ++b` differ
-_TOKEN = re.compile(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|\\?[A-Za-z_]\w*|\.?\d(?:[eEpP][+-]|\w|\.(?!\.))*'
-                    r'|<==>|==>|<-->|-->|\^\^|\.\.\.|\.\.|<<=|>>=|->|\+\+|--|<<|>>|[-+*/%&|^!=<>]=|&&|\|\||##|\S')
-# a directive: `#` (or its digraph `%:`, trigraph `??=`) first on a line (ACSL reads `@` as a blank);
-# the preprocessor also runs inside annotations (-pp-annot): one there defines macros for the rest of the file
-_DIRECTIVE = re.compile(r"^[ \t@]*(?:#|%:|\?\?=).*$", re.MULTILINE)
-_HASH = re.compile(r"#|%:|\?\?=")
-_SPLICE = re.compile(r"\\[ \t]*\n|\?\?/")  # a line splice joins the next line to a `//@` or `//` comment
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # a lone CR is a line break to cpp, not to these checks
-# Words that open a clause (or change what one means: admit, check). A clause may hold none of them past its
-# own keyword, so that no clause can hide in another, whatever the splitting below gets wrong.
-_KEYWORDS = {"requires", "ensures", "assigns", "terminates", "exits", "behavior", "behaviors", "assumes", "complete",
-             "disjoint", "decreases", "allocates", "frees", "admit", "check", "loop", "invariant", "variant",
-             "assert", "ghost", "for", "reads", "writes", "calls"}
-# binders, each closed by one `;` that does not end its clause: `\forall integer i; P`, `\let x = e; P`
-_BINDERS = {"\\forall", "\\exists", "\\let", "\\lambda", "∀", "∃", "λ"}
-_OPEN, _CLOSE = set("([{"), set(")]}")
-
-
-def _bypass(composite: Composite, text: str) -> str | None:
-    """Whole-file refusals: characters, directives and definition words the task does not have."""
-    if m := _CONTROL.search(text):
-        return f"the candidate holds a control character ({ord(m[0]):#04x}) outside tabs and newlines"
-    task = composite.prompt
-    if len(_SPLICE.findall(text)) > len(_SPLICE.findall(task)):
-        return "the candidate splices lines (a backslash or ??/ at a line end)"
-    for find in (_directive_lines, _code_directives):
-        if (mine := find(text)) != find(task):
-            new = [d for d in mine if d not in task] or mine
-            return f"the candidate adds or changes preprocessor directives: {', '.join(new[:3])}"
-    ours, theirs = (" ".join(_annotation_bodies(t)) for t in (text, task))
-    if banned := [w for w, p in BANNED.items() if len(re.findall(p, ours)) > len(re.findall(p, theirs))]:
-        return f"the candidate uses {', '.join(banned)}"
-    return None
-
-
-def _directive_lines(text: str) -> list[str]:
-    return [" ".join(d.split()) for d in _DIRECTIVE.findall(text)]
-
-
-def _code_directives(text: str) -> list[str]:
-    """The lines cpp reads a `#` on outside literals: a comment or an annotation is one space to it, so
-    `/* x */ #define` and `*/ #define` after a contract start a directive that no line-start check sees."""
-    view = _LEXEME.sub(lambda m: m[0] if m[0][0] in "\"'" else " ", text)
-    lines = []
-    for line in view.splitlines():
-        if _HASH.search(re.sub(r'"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', " ", line)):
-            lines.append(" ".join(line.split()))
-    return lines
-
-
-def _candidate_component(candidate: str, name: str) -> tuple[str, str, int, int] | str:
-    """(contract, definition, start, end) of a component in a program, or why it cannot be found.
-
-    The contract is exactly one `/*@ ... */` annotation (as the lexer reads it: strings and comments
-    included) with only blanks between its `*/` and the definition: text there would be part of no
-    component and of nothing compared with the task."""
-    try:
-        definition = function_definition(candidate, name)
-    except ValueError as e:
-        return f"the definition of {name}() cannot be read: {e}"
-    if definition is None:
-        return f"the candidate has no definition of {name}()"
-    at = candidate.index(definition)
-    end = len(candidate[:at].rstrip())
-    contract = next((m for m in _LEXEME.finditer(candidate, 0, at) if m.end() == end), None)
-    if contract is None or not contract[0].startswith("/*@"):
-        return f"{name}() has no contract directly before its definition"
-    return contract[0], definition, contract.start(), at + len(definition)
-
-
-def _refusal(component: dict[str, Any], contract: str, definition: str) -> str | None:
-    """A component minus what may be added (postconditions, body annotations) must be the task's."""
-    name = component["name"]
-    if _tokens(_strip(definition)) != _tokens(component["code"]):
-        return f"the code of {name}() was changed"
-    for body in _annotation_bodies(definition):
-        for clause in _clauses(_TOKEN.findall(body)):
-            if why := _body_clause(clause):
-                return f"{name}() has an annotation other than loop invariants/assigns/variants and asserts: {why}"
-    given, mine = _lexed_contract(component["contract"]), _lexed_contract(contract)
-    if isinstance(mine, str):
-        return f"{name}(): {mine}"
-    if isinstance(given, str):
-        raise InfraError(f"the task's contract of {name}() cannot be read: {given}")
-    if sorted(_fixed(given)) != sorted(_fixed(mine)):  # in any order
-        return f"the requires/assigns/terminates/exits clauses of {name}() were changed"
-    in_behavior = False
-    for kind, _ in mine:
-        in_behavior = in_behavior or kind == "behavior"
-        if kind == "requires" and in_behavior:
-            return f"{name}() adds a requires clause in a behavior"
-        if not (kind in FRAME and not in_behavior) and kind not in POSTCONDITION:
-            return f"{name}() adds a {kind} clause: only ensures and behaviors may be added to a contract"
-    return None
-
-
-def _clauses(tokens: list[str]) -> list[list[str]]:
-    """An annotation's tokens split into clauses at each `;` outside brackets that closes no binder."""
-    clauses: list[list[str]] = []
-    current: list[str] = []
-    depth = binders = 0
-    for t in tokens:
-        if t == ";" and depth == 0:
-            if binders:
-                binders -= 1
-            else:
-                clauses.append(current)
-                current = []
-                continue
-        elif t in _OPEN:
-            depth += 1
-        elif t in _CLOSE:
-            depth -= 1
-        elif t in _BINDERS and depth == 0:
-            binders += 1
-        current.append(t)
-    if current:
-        clauses.append(current)
-    return clauses
-
-
-def _lexed_contract(annotation: str) -> list[tuple[str, list[str]]] | str:
-    """A contract's clauses as (keyword, tokens after it), a behavior's header as ("behavior", [name]);
-    or why it is not a contract of the clauses a task's may hold."""
-    if not annotation.startswith("/*@"):
-        return "its contract is not one annotation"
-    out: list[tuple[str, list[str]]] = []
-    for clause in _clauses(_TOKEN.findall(_annotation_bodies(annotation)[0])):
-        while clause[:1] == ["behavior"]:  # `behavior b:` is glued to its first clause
-            if len(clause) < 3 or clause[2] != ":" or not re.fullmatch(r"[A-Za-z_]\w*", clause[1]):
-                return f"a behavior without a name: {' '.join(clause[:6])}"
-            out.append(("behavior", [clause[1]]))
-            clause = clause[3:]
-        if not clause:
-            continue
-        kind, rest = clause[0], clause[1:]
-        if kind in ("complete", "disjoint"):
-            if rest[:1] != ["behaviors"]:
-                return f"a {kind} clause without `behaviors`"
-            rest = rest[1:]
-        if kind not in (*FRAME, *POSTCONDITION):
-            return f"adds a {kind} clause: only ensures and behaviors may be added to a contract"
-        if hidden := [t for t in rest if t in _KEYWORDS]:
-            return f"a {kind} clause holds `{hidden[0]}`: {' '.join(clause[:8])}"
-        out.append((kind, rest))
-    return out
-
-
-def _fixed(clauses: list[tuple[str, list[str]]]) -> list[tuple[str, ...]]:
-    """The requires, assigns, terminates and exits before any behavior: what the task fixes."""
-    frame = []
-    for kind, rest in clauses:
-        if kind == "behavior":
-            break
-        if kind in FRAME:
-            frame.append((kind, *rest))
-    return frame
-
-
-def _body_clause(clause: list[str]) -> str | None:
-    """Why a clause of an annotation in a body is not a loop invariant/assigns/variant or an assert."""
-    rest = clause
-    if not rest:  # `;;`: nothing
-        return None
-    if rest[:1] == ["for"]:  # `for b1, b2:` names behaviors
-        colon = rest.index(":") if ":" in rest else len(rest)
-        rest = rest[colon + 1:]
-    if rest[:1] == ["loop"] and rest[1:2] in (["invariant"], ["assigns"], ["variant"]):
-        rest = rest[2:]
-    elif rest[:1] == ["assert"]:
-        rest = rest[1:]
-    else:
-        return " ".join(clause[:8])
-    if hidden := [t for t in rest if t in _KEYWORDS]:
-        return f"`{hidden[0]}` inside {' '.join(clause[:8])}"
-    return None
-
-
-def _differs_outside_components(text: str, spans: list[tuple[int, int, dict[str, Any]]], task: str) -> str | None:
-    """Outside its components (checked one by one), the candidate must be the task token by token:
-    includes, step predicates, driver, no other definition or annotation; comments and spaces aside."""
-    view, at = [], 0
-    for start, end, component in sorted(spans, key=lambda s: s[0]):
-        if start < at:
-            return "the candidate's components overlap"
-        view += [text[at:start], f"{component['contract']}\n{component['code']}"]
-        at = end
-    mine, theirs = _tokens("".join([*view, text[at:]])), _tokens(task)
-    if mine == theirs:
-        return None
-    k = next((j for j, (a, b) in enumerate(zip(mine, theirs)) if a != b), min(len(mine), len(theirs)))
-    return (f"the candidate differs from the task outside the annotations it may add: "
-            f"`{' '.join(mine[max(k - 4, 0):k + 8])}` where the task has `{' '.join(theirs[max(k - 4, 0):k + 8])}`")
-
-
-def _decomment(text: str) -> str:
-    """The text without its plain comments (each one a space, as for the C preprocessor); annotations stay."""
-    return _LEXEME.sub(lambda m: " " if m[0][:2] in ("/*", "//") and m[0][2:3] != "@" else m[0], text)
-
-
-def _strip(code: str) -> str:
-    """The code without its annotations, lexed (a `/*@` inside a literal is not one)."""
-    return _LEXEME.sub(lambda m: " " if m[0].startswith(("/*@", "//@")) else m[0], code)
-
-
-def _annotation_bodies(text: str) -> list[str]:
-    """The inside of each annotation, lexed: without its `//` comments and the `@`s ACSL reads as blanks
-    (outside string and char literals, which stay as they are: a `//` in a string starts no comment)."""
-    bodies = []
-    for m in _LEXEME.finditer(text):
-        if m[0].startswith(("/*@", "//@")):
-            inside = m[0][3:-2] if m[0].startswith("/*@") else m[0][3:]
-            bodies.append(_ANNOTATION_LEXEME.sub(lambda t: " " if t[0].startswith("//") else t[0].replace("@", "\0"),
-                                                 inside).replace("@", " ").replace("\0", "@"))
-    return bodies
-
-
-def _tokens(text: str) -> list[str]:
-    """C and ACSL tokens, comments and spaces aside; an annotation is `/*@ <tokens> */` either way."""
-    out: list[str] = []
-    code, at = [], 0
-    for m in _LEXEME.finditer(text):
-        code.append(text[at:m.start()])
-        at = m.end()
-        if m[0].startswith(("/*@", "//@")):
-            out += _TOKEN.findall("".join(code))
-            out += ["/*@", *_TOKEN.findall(_annotation_bodies(m[0])[0]), "*/"]
-            code = []
-        else:
-            code.append(" " if m[0].startswith(("/*", "//")) else m[0])
-    return out + _TOKEN.findall("".join([*code, text[at:]]))
 
 
 # -- running Frama-C -------------------------------------------------------------------------------

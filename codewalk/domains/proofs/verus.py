@@ -28,14 +28,9 @@ from typing import Any
 from codewalk import sandbox
 from codewalk.domain import Rejected
 from codewalk.errors import InfraError, UsageError
-from codewalk.loaders.verusbench import (
-    SCALARS,
-    mask,
-    spec_type,
-    strip,
-    tokens,
-)
-from codewalk.records import Atom, Check, Composite
+from codewalk.loaders.verus_scan import mask, tokens
+from codewalk.loaders.verusbench import SCALARS, spec_type, strip
+from codewalk.records import Atom, Check, Composite, Reason
 
 from . import cache as verdict_cache
 from .verus_guard import Refused, structure
@@ -189,7 +184,7 @@ def _driver(atoms: Sequence[Atom]) -> tuple[str, str]:
         p = atom.payload
         found = connect(atoms[i - 2], atom)
         if found is None:
-            raise Rejected("not_chainable", f"{atoms[i - 2].id} cannot feed {atom.id}")
+            raise Rejected(Reason.NOT_CHAINABLE, f"{atoms[i - 2].id} cannot feed {atom.id}")
         k, via = found
         prev = f"x{i - 1}"
         call_args: list[str] = []
@@ -255,7 +250,7 @@ def _driver(atoms: Sequence[Atom]) -> tuple[str, str]:
     steps = "\n\n".join(_step(i, atom) for i, atom in enumerate(atoms, 1))
     names = [prm.split(":")[0] for prm in params]
     if len(set(names)) != len(names):
-        raise Rejected("name_clash", f"driver parameters collide: {names}")
+        raise Rejected(Reason.NAME_CLASH, f"driver parameters collide: {names}")
     return steps, "\n".join(lines)
 
 
@@ -280,14 +275,14 @@ def check_reference(composite: Composite) -> Check:
     shape = structure(composite.prompt, composite.reference, [c["name"] for c in composite.verifier["components"]])
     if isinstance(shape, Refused):
         return Check(False, f"the grader would refuse the reference: {shape.why}", {"refused": shape.why},
-                     "reference_refused")
+                     Reason.REFERENCE_REFUSED)
     run = verify(composite.reference, composite.verifier)
     evidence = {"verus": run.summary()}
     if not run.well_formed:
         why = f"the reference is not well formed: {run.message}"
-        return Check(False, why, evidence, "reference_ill_formed")
+        return Check(False, why, evidence, Reason.REFERENCE_ILL_FORMED)
     if not run.proved:
-        return Check(False, f"the reference does not verify: {run.message}", evidence, "reference_fails")
+        return Check(False, f"the reference does not verify: {run.message}", evidence, Reason.REFERENCE_FAILS)
     return Check(True, f"the reference verifies ({run.verified} verified, 0 errors)", evidence)
 
 
@@ -296,9 +291,9 @@ def check_unsolved(composite: Composite, position: int) -> Check:
     run = verify(composite.prompt, composite.verifier)
     evidence = {"verus": run.summary()}
     if not run.well_formed:
-        return Check(False, f"the task is not well formed: {run.message}", evidence, "task_ill_formed")
+        return Check(False, f"the task is not well formed: {run.message}", evidence, Reason.TASK_ILL_FORMED)
     if run.proved:
-        return Check(False, "the stripped task already verifies", evidence, "task_proves")
+        return Check(False, "the stripped task already verifies", evidence, Reason.TASK_PROVES)
     return Check(True, f"the stripped task fails ({run.errors} errors)", evidence)
 
 
@@ -317,7 +312,7 @@ def grade(composite: Composite, candidate: str) -> Check:
     run = verify(text, spec)
     evidence = {"verus": run.summary()}
     if not run.well_formed:
-        return Check(False, f"the candidate is not well formed: {run.message}", evidence, "ill_formed")
+        return Check(False, f"the candidate is not well formed: {run.message}", evidence, Reason.ILL_FORMED)
     if not run.proved:
         return Check(False, f"verus reports {run.errors} error(s): {run.message}", evidence)
     why = f"verified with the original step predicates and driver ({run.verified} verified)"

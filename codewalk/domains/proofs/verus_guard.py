@@ -1,8 +1,9 @@
 """What a Verus candidate may change: the task token for token, proof only in the slots the task stripped.
 
 `structure` is the Verus grader's guard (verus.grade runs Verus only on what it accepts, rebuilt from the
-task's own parts). It reads Rust with the Verus-Bench reader's lexer (codewalk.loaders.verusbench), the
-same one that made the task, so the guard and the reader cannot disagree on what a token is.
+task's own parts). It reads Rust with the Verus-Bench reader's scanner (codewalk.loaders.verus_scan), the
+same one that made the task, so the guard and the reader cannot disagree on what a token is or where a
+bracket group or a proof statement ends.
 """
 
 from __future__ import annotations
@@ -12,7 +13,19 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from codewalk.loaders.verusbench import FN_CLAUSES, Token, lex, render
+from codewalk.loaders.verus_scan import (
+    FN_CLAUSES,
+    LOOP_CLAUSES,
+    Token,
+    close,
+    first_group,
+    last_group,
+    lex,
+    render,
+    statement_end,
+    top_level,
+)
+from codewalk.records import Reason
 
 # -- what a candidate may change -------------------------------------------------------------------
 # A candidate is the task token for token (comments and layout aside), except in these slots, which
@@ -24,7 +37,7 @@ from codewalk.loaders.verusbench import FN_CLAUSES, Token, lex, render
 # - as new items: lemmas, i.e. plain `proof fn`s with a body (the task removed the reference's lemmas).
 # What a slot holds must be proof (_slot_refusal); anything else is refused, naming what was found.
 FN_SLOTS = ("ensures", "decreases")
-LOOP_SLOTS = ("invariant", "invariant_except_break", "invariant_ensures", "ensures", "decreases")
+LOOP_SLOTS = LOOP_CLAUSES  # every clause of a loop's header is proof
 STATEMENT_SLOTS = {"assert": ("(", "forall"), "reveal": ("(",), "reveal_with_fuel": ("(",), "let": ("ghost", "tracked")}
 MACROS = ("seq", "set", "map", "calc", "assert_seqs_equal", "assert_sets_equal", "assert_maps_equal",
           "assert_multisets_equal", "assert_by_contradiction")  # vstd's proof macros
@@ -50,7 +63,7 @@ class Accepted:
 @dataclass(frozen=True)
 class Refused:
     why: str
-    reason: str = "bypass"  # or malformed_candidate
+    reason: Reason = Reason.BYPASS  # or MALFORMED_CANDIDATE
 
 
 @dataclass(frozen=True)
@@ -68,14 +81,14 @@ def structure(task: str, candidate: str, components: Sequence[str]) -> Accepted 
                            "and a proof may not use")
         t_in, m_in = _verus_block(theirs), _verus_block(mine)
         if m_in is None:
-            return Refused("the candidate has no verus! { } block", "malformed_candidate")
+            return Refused("the candidate has no verus! { } block", Reason.MALFORMED_CANDIDATE)
         assert t_in is not None, "a task always has its verus! block"
         outside_t, outside_m = theirs[:t_in[0]] + theirs[t_in[1]:], mine[:m_in[0]] + mine[m_in[1]:]
         if why := _differs(outside_m, outside_t, "the text outside the verus! block was changed"):
             return Refused(why)
         return _compare(_items(theirs[t_in[0]:t_in[1]]), _items(mine[m_in[0]:m_in[1]]), components)
     except ValueError as e:  # a literal not lexed, brackets that do not balance, a function without parameters
-        return Refused(f"the candidate cannot be read: {e}", "malformed_candidate")
+        return Refused(f"the candidate cannot be read: {e}", Reason.MALFORMED_CANDIDATE)
 
 
 def _compare(t_items: list[_Item], m_items: list[_Item], components: Sequence[str]) -> Accepted | Refused:
@@ -91,7 +104,7 @@ def _compare(t_items: list[_Item], m_items: list[_Item], components: Sequence[st
         else:
             new.append(it)
     if missing := [key[1] or key[0] for key in given if key not in seen]:
-        return Refused(f"the candidate omits {', '.join(missing)}", "malformed_candidate")
+        return Refused(f"the candidate omits {', '.join(missing)}", Reason.MALFORMED_CANDIDATE)
     rebuilt = []
     for key, it in given.items():
         name = key[1]
@@ -125,15 +138,10 @@ def _verus_block(toks: list[Token]) -> tuple[int, int] | None:
 
 def _close(toks: list[Token], at: int) -> int:
     """Index of the bracket closing the one at `at`."""
-    depth = 0
-    for j in range(at, len(toks)):
-        if toks[j].text in "([{":
-            depth += 1
-        elif toks[j].text in ")]}":
-            depth -= 1
-            if depth == 0:
-                return j
-    raise ValueError(f"line {toks[at].line}: unbalanced {toks[at].text!r}")
+    end = close([t.text for t in toks], at)
+    if end is None:
+        raise ValueError(f"line {toks[at].line}: unbalanced {toks[at].text!r}")
+    return end
 
 
 def _items(toks: list[Token]) -> list[_Item]:
@@ -274,40 +282,13 @@ def _fn_parts(toks: list[Token]) -> tuple[list[Token], list[tuple[str, list[Toke
         return "not a function with a body"
     paren = words.index("(", words.index("fn"))  # a ValueError without one: the candidate cannot be read
     after = _close(toks, paren) + 1
-    body = _last_group(toks, after)
+    body = last_group(words, after)
     if body is None:
         return "no body"
-    marks = [k for k in _top_level(toks, after, body) if words[k] in FN_CLAUSES]
+    marks = [k for k in top_level(words, after, body) if words[k] in FN_CLAUSES]
     head_end = marks[0] if marks else body
     clauses = [(words[k], toks[k:(marks[n + 1] if n + 1 < len(marks) else body)]) for n, k in enumerate(marks)]
     return toks[:head_end], clauses, toks[body:]
-
-
-def _last_group(toks: list[Token], start: int) -> int | None:
-    """The `{` of the last brace group at depth 0 from start: a function's body."""
-    last, depth = None, 0
-    for j in range(start, len(toks)):
-        c = toks[j].text
-        if c == "{" and depth == 0:
-            last = j
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-    return last
-
-
-def _top_level(toks: list[Token], start: int, end: int) -> list[int]:
-    out, depth = [], 0
-    for j in range(start, end):
-        c = toks[j].text
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-        elif depth == 0:
-            out.append(j)
-    return out
 
 
 def _lemma_refusal(item: _Item, given: set[str]) -> str | None:
@@ -338,18 +319,19 @@ def _body_slots(body: list[Token]) -> tuple[list[Token], list[tuple[str, list[To
     """(the body without its proof, [(what, tokens)] of the proof slots found in it)."""
     fixed: list[Token] = []
     slots: list[tuple[str, list[Token]]] = []
+    words = [t.text for t in body]
     i = 0
     while i < len(body):
-        t, nxt = body[i].text, body[i + 1].text if i + 1 < len(body) else ""
+        t, nxt = words[i], words[i + 1] if i + 1 < len(body) else ""
         if t == "proof" and nxt == "{":
             end = _close(body, i + 1) + 1
             slots.append(("a proof block", body[i:end]))
         elif nxt in STATEMENT_SLOTS.get(t, ()):
-            end = _statement_end(body, i)
+            end = statement_end(words, i)
             slots.append((f"`{t} {nxt}`" if t == "let" else f"`{t}`", body[i:end]))
         elif t in ("while", "for", "loop"):
-            loop_body = _first_brace(body, i + 1)
-            clause = next((j for j in _top_level(body, i + 1, loop_body) if body[j].text in LOOP_SLOTS), loop_body)
+            loop_body = first_group(words, i + 1)
+            clause = next((j for j in top_level(words, i + 1, loop_body) if words[j] in LOOP_SLOTS), loop_body)
             fixed += body[i:clause]
             if clause < loop_body:
                 slots.append((f"the {body[clause].text} clauses of a loop", body[clause:loop_body]))
@@ -363,43 +345,6 @@ def _body_slots(body: list[Token]) -> tuple[list[Token], list[tuple[str, list[To
     return fixed, slots
 
 
-def _first_brace(toks: list[Token], start: int) -> int:
-    """The first `{` at depth 0 from start (a loop's body), or the end."""
-    depth = 0
-    for j in range(start, len(toks)):
-        c = toks[j].text
-        if c == "{" and depth == 0:
-            return j
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-    return len(toks)
-
-
-def _statement_end(toks: list[Token], at: int) -> int:
-    """End of an assert/reveal/ghost statement: after its `;`, or after the `}` of a trailing `by { .. }`."""
-    depth, by = 0, False
-    j = at
-    while j < len(toks):
-        c = toks[j].text
-        if c == "by" and depth == 0:
-            by = True
-        if c == "{" and depth == 0 and by:
-            j = _close(toks, j) + 1
-            return j + 1 if j < len(toks) and toks[j].text == ";" else j
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-            if depth < 0:
-                return j
-        elif c == ";" and depth == 0:
-            return j + 1
-        j += 1
-    return j
-
-
 def _slot_refusal(toks: list[Token], where: str, ensures: bool = False) -> str | None:
     """What a proof slot may not hold: anything _notable (attributes but triggers, macros but vstd's proof
     macros, item and escape keywords, strings), and `false` as a whole postcondition or assertion."""
@@ -408,7 +353,7 @@ def _slot_refusal(toks: list[Token], where: str, ensures: bool = False) -> str |
         return f"{where} holds {', '.join(dict.fromkeys(found))}"
     if ensures:
         start = 1  # after the clause word
-        for k in [*(j for j in _top_level(toks, 1, len(toks)) if words[j] == ","), len(toks)]:
+        for k in [*(j for j in top_level(words, 1, len(toks)) if words[j] == ","), len(toks)]:
             if words[start:k] in (["false"], ["(", "false", ")"]):
                 return f"{where} is `false`"
             start = k + 1

@@ -32,7 +32,7 @@ from codewalk.domain import Domain, Option, Rejected
 from codewalk.errors import InfraError, InputError
 from codewalk.loaders import swebench
 from codewalk.loaders.diff import parse_patch, patch_files
-from codewalk.records import Atom, Check, Composite, Edge, Task
+from codewalk.records import Atom, Check, Composite, Edge, Reason, Task
 from codewalk.relations import FILES, shares_file
 
 from .env import Env, Envs, EnvSpec, Image, TestRun, run_tests
@@ -137,14 +137,14 @@ class RepairDomain(Domain):
             for atom in ordered:
                 method = tree.apply(atom.payload["test_patch"])
                 if method is None:
-                    raise Rejected("test_patch_conflict", f"the test patch of {_title(atom)} applies to c* "
-                                   f"{c_star[:12]} by no method (strict, 3-way, fuzzy)"
-                                   + _record(c_star, applied))
+                    raise Rejected(Reason.TEST_PATCH_CONFLICT,
+                                   f"the test patch of {_title(atom)} applies to c* {c_star[:12]} by no method "
+                                   "(strict, 3-way, fuzzy)" + _record(c_star, applied))
                 applied.append({"atom": atom.id, "patch": "test", "method": method})
             x_g = tree.tree()
             wrong = self._misplaced(tree, mirror, ordered, applied)
             if wrong:
-                raise Rejected("misplaced_hunk", wrong + _record(c_star, applied))
+                raise Rejected(Reason.MISPLACED_HUNK, wrong + _record(c_star, applied))
             test_patch = tree.diff(c_star)
             for atom in ordered:
                 method = tree.apply(atom.payload["patch"])
@@ -186,7 +186,7 @@ class RepairDomain(Domain):
             patch = atom.payload["test_patch"]
             fix = self._fix_tree(tree, mirror, atom.payload["base_commit"], patch)
             if fix is None:
-                raise Rejected("test_patch_conflict", f"the test patch of {_title(atom)} does not apply "
+                raise Rejected(Reason.TEST_PATCH_CONFLICT, f"the test patch of {_title(atom)} does not apply "
                                f"strict to its own base commit {atom.payload['base_commit']}")
             for diff in parse_patch(patch):
                 if not (diff.new and diff.new.endswith(".py") and diff.touched):
@@ -228,13 +228,13 @@ class RepairDomain(Domain):
         v = composite.verifier
         evidence: dict[str, Any] = {"c_star": v["base_commit"], "order": v["order"], "apply": v["apply"]}
         if v.get("reference_conflict"):
-            return Check(False, v["reference_conflict"], evidence, reason="reference_conflict")
+            return Check(False, v["reference_conflict"], evidence, reason=Reason.REFERENCE_CONFLICT)
         # The verifier that admits is the one that grades: a reference its rules refuse (a gold patch that
         # gains a capability, about 1 % of real commits) could not solve its own task.
         refused = self.refusal(composite, composite.reference)
         if refused:
             return Check(False, f"the grader would refuse the joint reference: {refused}", evidence,
-                         reason="reference_refused")
+                         reason=Reason.REFERENCE_REFUSED)
         wanted = list(dict.fromkeys(v["FAIL_TO_PASS"] + v["PASS_TO_PASS_listed"]))
         with self._session() as session:  # docker: the run with Ref(G) and the one at x_G share a container
             run, env = self._run(v, composite.reference, wanted, session)
@@ -283,7 +283,7 @@ class RepairDomain(Domain):
             return Check(True, f"{_title(atom)}: {len(failing)} of {len(tests)} of its tests fail at x_G: "
                          f"{_listing(failing, run)}", evidence)
         return Check(False, f"{_title(atom)} is already solved at x_G: all {len(tests)} of its tests pass at "
-                     f"c* {v['base_commit'][:12]}", evidence, reason="atom_solved")
+                     f"c* {v['base_commit'][:12]}", evidence, reason=Reason.ATOM_SOLVED)
 
     def _run(self, v: dict[str, Any], patch: str, tests: list[str], session: Any = None) \
             -> tuple[TestRun, Env | Image]:
@@ -340,7 +340,7 @@ class RepairDomain(Domain):
                 return _refused(why, **({"apply": method} if method else {}))
             if method is None:
                 return Check(False, "the patch does not apply to x_G (strict, 3-way or fuzzy)",
-                             {"apply": None}, reason="does_not_apply")
+                             {"apply": None}, reason=Reason.DOES_NOT_APPLY)
             assert tree is not None and env is not None
             try:
                 run = run_tests(env, tree, tests, spec.test_cmd, self.test_timeout, self.memory_mb,
@@ -411,7 +411,8 @@ class RepairDomain(Domain):
         ref = self._reference_runs[key]
         return Check(False, f"the candidate's run gives no verdict ({error}); the reference gives one in the "
                      "same environment, so the candidate failed",
-                     {"apply": method, "no_verdict": str(error), "reference_tests": ref.status}, reason="no_verdict")
+                     {"apply": method, "no_verdict": str(error), "reference_tests": ref.status},
+                     reason=Reason.NO_VERDICT)
 
 
 # -- export ------------------------------------------------------------------------------------------
@@ -486,7 +487,7 @@ def _refusal(candidate: str, protected: set[str]) -> str:
 
 
 def _refused(why: str, **evidence: Any) -> Check:
-    return Check(False, f"refused: {why}", {"refused": why, **evidence}, reason="refused")
+    return Check(False, f"refused: {why}", {"refused": why, **evidence}, reason=Reason.REFUSED)
 
 
 def _changed_refusal(changed: list[str], root: Path, protected: set[str]) -> str:
