@@ -306,7 +306,9 @@ class RepairDomain(Domain):
         if self.runtime == "docker":
             from . import containers  # the docker SDK only where the docker runtime is used
 
-            return containers.image_for(v, spec, self._mirror(v), no_pull=not self.pull)
+            image = containers.image_for(v, spec, self._mirror(v), no_pull=not self.pull)
+            containers.prime(image, self.memory_mb)  # its start overlaps the preparation of the tree
+            return image
         return self.envs.get(v["repo"], spec, tree)
 
     def _mirror(self, fields: Mapping[str, Any]) -> Path:

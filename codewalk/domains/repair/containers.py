@@ -389,22 +389,33 @@ class _Spares:
         self.ready: dict[tuple[str, int], Future] = {}
         self.lock = threading.Lock()
         self.starter: ThreadPoolExecutor | None = None
+        self.hooked = False
 
     def take(self, image: Image, memory_mb: int) -> tuple[str, Any, _Agent]:
         key = (image.tag, memory_mb)
         with self.lock:
             ahead = self.ready.pop(key, None)
-            if not self.ready:  # the first since the last release: drop what is left at the next one
-                runtime.on_release(self.drop)
-            if self.starter is None:
-                self.starter = ThreadPoolExecutor(1, thread_name_prefix="codewalk-spare")
-            self.ready[key] = self.starter.submit(_started, image, memory_mb)
+        self.prime(image, memory_mb)
         meter.reuse("repair: container started ahead", ahead is not None)
         return ahead.result() if ahead else _started(image, memory_mb)
 
+    def prime(self, image: Image, memory_mb: int) -> None:
+        """Start one of image (unless one is ready or starting): the first session of a process, told the
+        image while its tree is still being prepared, waits less."""
+        key = (image.tag, memory_mb)
+        with self.lock:
+            if key in self.ready:
+                return
+            if not self.hooked:  # the first since the last release: drop what is left at the next one
+                runtime.on_release(self.drop)
+                self.hooked = True
+            if self.starter is None:
+                self.starter = ThreadPoolExecutor(1, thread_name_prefix="codewalk-spare")
+            self.ready[key] = self.starter.submit(_started, image, memory_mb)
+
     def drop(self) -> None:
         with self.lock:
-            ready, self.ready = list(self.ready.values()), {}
+            ready, self.ready, self.hooked = list(self.ready.values()), {}, False
         for future in ready:
             try:
                 name, _, agent = future.result()
@@ -415,6 +426,10 @@ class _Spares:
 
 
 _spares = _Spares()
+
+
+def prime(image: Image, memory_mb: int) -> None:
+    _spares.prime(image, memory_mb)
 
 
 def _new_spares_in_child() -> None:
