@@ -10,14 +10,12 @@ through the sandbox with a timeout, with hooks switched off and no global or sys
 
 from __future__ import annotations
 
-import atexit
 import hashlib
 import os
 import shutil
 import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from multiprocessing import util as mp_util
 from pathlib import Path
 
 from codewalk import meter, sandbox
@@ -166,9 +164,28 @@ class Worktree:
         """The tree as it is now, copied into a new directory whose git history is one commit holding base
         (x_G) and nothing after it: no mirror, no later commit, no other ref. What changed since base
         (tracked, untracked and ignored files alike) is left uncommitted, as a candidate's edit would be."""
-        shutil.copytree(self.path, into, symlinks=True,
-                        ignore=lambda folder, names: [".git"] if folder == os.fspath(self.path) else [])
-        shutil.copytree(_histories.get(base, self), into / ".git", symlinks=True)
+        into.mkdir(parents=True)
+        with tempfile.TemporaryDirectory(prefix="codewalk-index-") as scratch:
+            env = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
+            self.git("read-tree", base, env=env)
+            self.git(f"--work-tree={into}", "checkout-index", "-a", "-f", env=env)
+        git(["init", "-q"], into, timeout=self.timeout)
+        git(["add", "-A", "-f"], into, timeout=self.timeout)
+        git(["commit", "-q", "--no-verify", "--allow-empty", "-m", "x_G"], into, timeout=self.timeout, env=IDENTITY)
+        changed = self.git("diff", "--name-only", "--no-renames", "-z", base).stdout.split("\0")
+        changed += self.git("ls-files", "--others", "-z").stdout.split("\0")
+        for path in sorted({p for p in changed if p}):
+            source, target = self.path / path, into / path
+            if target.is_dir() and not target.is_symlink():
+                shutil.rmtree(target)
+            elif os.path.lexists(target):
+                target.unlink()
+            if source.is_symlink():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                os.symlink(os.readlink(source), target)
+            elif source.is_file():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source, target)
 
     def tree_with(self, base: str, patch: str) -> str | None:
         """base with patch applied strictly, as a tree made in a scratch index; None if it does not apply."""
@@ -236,57 +253,3 @@ class Worktrees:
 
 def digest(*parts: str) -> str:
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:16]
-
-
-class _Histories:
-    """One-commit git folders by tree, made once and copied into every snapshot of that tree (a group's runs
-    share x_G): a tree id names its content, in any repository. The last KEEP are kept in this process's
-    own folder, removed at its end (a forked worker starts with none)."""
-
-    KEEP = 4
-
-    def __init__(self) -> None:
-        self.kept: dict[str, Path] = {}  # oldest first
-        self.root: Path | None = None
-
-    def get(self, base: str, tree: Worktree) -> Path:
-        meter.reuse("repair: x_G history", base in self.kept)
-        if base in self.kept:
-            self.kept[base] = self.kept.pop(base)  # the newest now
-            return self.kept[base]
-        if self.root is None:
-            self.root = Path(tempfile.mkdtemp(prefix="codewalk-histories-"))
-            owner = os.getpid()
-            mp_util.Finalize(None, _remove_if_mine, args=(self.root, owner), exitpriority=10)
-            atexit.register(_remove_if_mine, self.root, owner)
-        scratch = Path(tempfile.mkdtemp(dir=self.root))
-        files, made = scratch / "files", scratch / "git"
-        files.mkdir()
-        env = {"GIT_INDEX_FILE": str(scratch / "index")}
-        tree.git("read-tree", base, env=env)
-        tree.git(f"--work-tree={files}", "checkout-index", "-a", "-f", env=env)
-        git(["init", "-q"], files, timeout=tree.timeout)
-        git(["add", "-A", "-f"], files, timeout=tree.timeout)
-        git(["commit", "-q", "--no-verify", "--allow-empty", "-m", "x_G"], files, timeout=tree.timeout, env=IDENTITY)
-        (files / ".git").rename(made)
-        shutil.rmtree(files)
-        self.kept[base] = made
-        while len(self.kept) > self.KEEP:
-            shutil.rmtree(self.kept.pop(next(iter(self.kept))).parent, ignore_errors=True)
-        return made
-
-
-def _remove_if_mine(root: Path, owner: int) -> None:
-    if os.getpid() == owner:
-        shutil.rmtree(root, ignore_errors=True)
-
-
-_histories = _Histories()
-
-
-def _new_histories_in_child() -> None:
-    global _histories
-    _histories = _Histories()
-
-
-os.register_at_fork(after_in_child=_new_histories_in_child)
