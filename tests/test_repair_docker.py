@@ -276,6 +276,40 @@ def test_a_container_started_ahead_is_fresh_and_goes_at_the_release(daemon, fixt
     assert docker_runtime.ours() == []
 
 
+PRODS = """import os
+
+
+def test_cannot_reach_the_agent():
+    agents = [p for p in os.listdir("/proc") if p.isdigit()
+              and b"codewalk-agent" in open(f"/proc/{p}/cmdline", "rb").read()]
+    assert agents
+    for pid in agents:
+        for fd in ("0", "1", "2"):
+            try:
+                open(f"/proc/{pid}/fd/{fd}", "wb").close()
+            except PermissionError:
+                continue
+            raise AssertionError(f"the tests could open the agent's descriptor {fd}")
+"""
+
+
+def test_runs_go_to_the_agent_without_a_docker_exec_and_the_tests_cannot_reach_it(daemon, fixture):
+    """A run is a request to the container's own process (no `docker exec`, a runc start each); the tests,
+    another user, can open none of that process's descriptors."""
+    from codewalk.domains.repair.containers import Session
+
+    with _x_g(fixture, "docker", "W1") as (*_, tree, x_g, env), Session() as session:
+        (tree.path / "tests" / "test_zz_prods.py").write_text(PRODS)
+        runs = [run_tests(env, tree, ["tests/test_zz_prods.py::test_cannot_reach_the_agent"], "", 300,
+                          config_from=x_g, session=session) for _ in range(2)]
+        session.container.reload()
+        execs = session.container.attrs["ExecIDs"] or []
+    assert [r.status for r in runs] == [{"tests/test_zz_prods.py::test_cannot_reach_the_agent": "passed"}] * 2
+    assert len(execs) == (1 if env.tree else 0)  # only the removal of an image's own checkout, ahead of time
+    runtime.release()
+    assert docker_runtime.ours() == []
+
+
 # -- bad input ---------------------------------------------------------------------------------------
 def test_an_image_that_cannot_be_built_makes_the_group_an_error_with_the_build_log(daemon, fixture, tmp_path):
     rows = fixture.write_rows(tmp_path / "rows.jsonl", ("W1",))
