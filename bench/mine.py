@@ -7,7 +7,10 @@ example one brought with the search tool's fetch verb); none of its code is writ
 stay in the scratch folder. Figures are appended to bench/results/mine.txt with the command that made them.
 
     python bench/mine.py REPO --name owner/name --since 2026-06-01 [--until DATE] [--runs 3] [--workers 2]
-        [--count 10] [--max-attempts 20]
+        [--count 10] [--max-attempts 20] [--levels 2,3] [--runtime local|docker]
+
+--runtime docker loads and walks in containers (mining stays local); each walk line then gives the
+containers' overhead and codewalk's own share, as bench/admission.py defines them, on real test suites.
 """
 
 from __future__ import annotations
@@ -38,6 +41,19 @@ def cw(args: list[str], env: dict[str, str]) -> tuple[dict, float, int]:
     return json.loads(done.stdout), seconds, done.returncode
 
 
+def shares(walked: dict) -> str:
+    """Of the workers' time (wall x workers): in tool processes, the containers' overhead, codewalk's own."""
+    cost = walked["cost"]
+    slots = walked["seconds"] * cost["workers"]
+    if not slots:
+        return "no time measured"
+    overhead = sum(cost.get("overheads", {}).values())
+    own = 1 - (cost["in_processes"] + cost["waited_on_locks"] + overhead) / slots
+    parts = ", ".join(f"{k.removeprefix('docker: ')} {v:.1f} s" for k, v in cost.get("overheads", {}).items())
+    return (f"in processes {cost['in_processes'] / slots:.1%}, locks {cost['waited_on_locks'] / slots:.1%}, "
+            f"containers {overhead / slots:.1%}{f' ({parts})' if parts else ''}, codewalk's own {own:.1%}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("repo", help="a git clone of the repository to mine")
@@ -48,6 +64,8 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--count", type=int, default=10, help="tasks wanted per level")
     parser.add_argument("--max-attempts", type=int, default=20, help="walk attempts per level")
+    parser.add_argument("--levels", default="2,3", help="the levels walked")
+    parser.add_argument("--runtime", default="local", choices=("local", "docker"), help="load and walk's runtime")
     parser.add_argument("--keep", type=Path, help="folder to keep the rows and the store in (default: scratch)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="mine-bench-") as scratch:
@@ -62,11 +80,12 @@ def main() -> None:
         mined, mine_s, _ = cw(mine_args, env)
         walks = []
         if mined["kept"]:
-            loaded, load_s, _ = cw(["--store", str(store), "load", "repair", str(rows)], env)
-            for n in (2, 3):
+            where = ["--runtime", args.runtime]
+            loaded, load_s, _ = cw(["--store", str(store), "load", "repair", str(rows), *where], env)
+            for n in (int(level) for level in args.levels.split(",")):
                 walked, walk_s, code = cw(["--store", str(store), "walk", "--domain", "repair", "--n", str(n),
                                            "--count", str(args.count), "--max-attempts", str(args.max_attempts),
-                                           "--seed", "0", "--workers", str(args.workers)], env)
+                                           "--seed", "0", "--workers", str(args.workers), *where], env)
                 walks.append((n, walked, walk_s))
     command = "python bench/mine.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     lines = [f"## {args.name} at {datetime.now(UTC).isoformat(timespec='minutes')} "
@@ -86,6 +105,7 @@ def main() -> None:
                          f"attempted {walked['attempted']}, admitted {walked['admitted']}, rejected "
                          f"{json.dumps(walked['rejected'])}, errors {walked['errors']}, skipped {walked['skipped']}, "
                          f"used up {walked['used_up']}, wall {walk_s:.0f} s")
+            lines.append("  " + shares(walked))
     text = "\n".join(lines) + "\n\n"
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     with RESULTS.open("a", encoding="utf-8") as f:
