@@ -310,6 +310,24 @@ def test_runs_go_to_the_agent_without_a_docker_exec_and_the_tests_cannot_reach_i
     assert docker_runtime.ours() == []
 
 
+GREEDY = """def test_asks_for_more_memory_than_it_may():
+    block = bytearray(2 << 30)
+    assert len(block) == 2 << 30
+"""
+
+
+@RUNTIMES
+def test_a_test_that_asks_for_more_memory_than_the_limit_fails_with_a_verdict(fixture, name, needs):
+    """Under both runtimes the memory limit is an address-space limit on the tests: the allocation fails
+    (MemoryError, the test fails), rather than the container's OOM killer taking the run and its verdict."""
+    with _x_g(fixture, name, "W1") as (*_, tree, x_g, env):
+        (tree.path / "tests" / "test_zz_greedy.py").write_text(GREEDY)
+        run = run_tests(env, tree, ["tests/test_zz_greedy.py::test_asks_for_more_memory_than_it_may"], "", 300,
+                        memory_mb=1024, config_from=x_g)
+    assert run.status == {"tests/test_zz_greedy.py::test_asks_for_more_memory_than_it_may": "failed"}
+    runtime.release()
+
+
 # -- bad input ---------------------------------------------------------------------------------------
 def test_an_image_that_cannot_be_built_makes_the_group_an_error_with_the_build_log(daemon, fixture, tmp_path):
     rows = fixture.write_rows(tmp_path / "rows.jsonl", ("W1",))

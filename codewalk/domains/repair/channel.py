@@ -53,10 +53,11 @@ def prepare(into: Path) -> str:
 
 
 def config(token: str, argv: list[str], cwd: str, env: dict[str, str], timeout: float,
-           uid: int | None = None) -> str:
-    """The harness's input: what to run, where, and the token its report line starts with."""
+           uid: int | None = None, memory_mb: int | None = None) -> str:
+    """The harness's input: what to run, where, the token its report line starts with; as whom and with
+    what address-space limit (a container: the local sandbox sets it on the harness itself)."""
     return json.dumps({"token": token, "argv": argv, "cwd": cwd, "env": env, "timeout": timeout, "uid": uid,
-                       "plugins": True})
+                       "memory_mb": memory_mb, "plugins": True})
 
 
 def read(stdout: str, token: str, returncode: int) -> Report:

@@ -271,7 +271,7 @@ class Session:
                "TMPDIR": HOME, "USER": "cwtest", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
                "PYTHONNOUSERSITE": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
         argv = ["bash", "-c", command.replace("{harness}", HARNESS)]
-        config = channel.config(token, argv, TREE, env, timeout, uid=image.user).encode()
+        config = channel.config(token, argv, TREE, env, timeout, uid=image.user, memory_mb=memory_mb).encode()
         mark = time.monotonic()
         try:
             if self.container is None:

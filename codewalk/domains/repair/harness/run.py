@@ -12,6 +12,7 @@ Standard library only, for any Python 3.6 or later.
 import binascii
 import json
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -38,9 +39,12 @@ def main():
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", os.defpath)
     env["CODEWALK_OUTCOMES_FD"], env["CODEWALK_NONCE_FD"] = str(out_w), str(nonce_r)
     uid = config.get("uid")
+    memory = config.get("memory_mb")
 
     def start():
         os.setsid()
+        if memory:  # as the local sandbox limits it: a test that asks too much gets MemoryError, not the OOM killer
+            resource.setrlimit(resource.RLIMIT_AS, (memory << 20, memory << 20))
         if uid is not None:
             os.setgroups([])
             os.setgid(uid)
