@@ -156,6 +156,9 @@ def figures(s: WalkSummary, startup: float) -> dict:
         "codewalk_share_without_containers": round(1 - (s.cost.busy + s.cost.waited
                                                         + sum(cost.get("overheads", {}).values())) / slots, 4)
         if slots and cost.get("overheads") else None,
+        # groups already running when the count was reached, finished and not kept (inside "idle" above)
+        "dropped": {"groups": s.dropped.groups, "seconds": round(s.dropped.seconds, 2),
+                    "share": round(s.dropped.seconds / slots, 4) if slots else None},
         "admitted_ids": s.admitted_ids, "loadavg": round(os.getloadavg()[0], 2),
     }
 
@@ -204,6 +207,10 @@ def table(rows: list[dict]) -> str:
             lines.append(f"{r['domain']} containers ({r['runtime']}): {parts}, "
                          f"{r['container_overhead_share']:.1%} of workers x wall; codewalk's share without them "
                          f"{_pct(r.get('codewalk_share_without_containers'))}")
+        if r.get("dropped", {}).get("groups"):
+            d = r["dropped"]
+            lines.append(f"{r['domain']} dropped: {d['groups']} groups running when the count was reached, "
+                         f"{d['seconds']:.1f} s ({d['share']:.1%} of workers x wall, inside idle)")
         reuse = ", ".join(f"{c} {v['hits']}/{v['hits'] + v['misses']} ({v['hits'] / (v['hits'] + v['misses']):.0%})"
                           for c, v in r["reuse"].items())
         lines.append(f"{r['domain']} reused (hits/lookups): {reuse or 'no cache: every group is new work'}")

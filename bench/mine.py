@@ -48,10 +48,12 @@ def shares(walked: dict) -> str:
     if not slots:
         return "no time measured"
     overhead = sum(cost.get("overheads", {}).values())
-    own = 1 - (cost["in_processes"] + cost["waited_on_locks"] + overhead) / slots
+    dropped = cost.get("dropped", {}).get("seconds", 0.0)  # groups running when --count was reached, not kept
+    own = 1 - (cost["in_processes"] + cost["waited_on_locks"] + overhead + dropped) / slots
     parts = ", ".join(f"{k.removeprefix('docker: ')} {v:.1f} s" for k, v in cost.get("overheads", {}).items())
     return (f"in processes {cost['in_processes'] / slots:.1%}, locks {cost['waited_on_locks'] / slots:.1%}, "
-            f"containers {overhead / slots:.1%}{f' ({parts})' if parts else ''}, codewalk's own {own:.1%}")
+            f"containers {overhead / slots:.1%}{f' ({parts})' if parts else ''}, groups dropped past --count "
+            f"{dropped / slots:.1%}, codewalk's own {own:.1%}")
 
 
 def main() -> None:

@@ -59,6 +59,8 @@ class WalkSummary:
     used_up: bool = False  # the walks kept finding groups already attempted: no fresh group is left
     workers: int = 1
     cost: meter.Cost = field(default_factory=meter.Cost)  # the workers': evaluation, tool processes, reuse
+    # groups already running when --count was reached: finished (the pool cannot stop them), not kept
+    dropped: meter.Cost = field(default_factory=meter.Cost)
     # this process's: walking, reading atoms, waiting for verdicts, writing tasks (seconds)
     main: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))
 
@@ -82,6 +84,7 @@ class WalkSummary:
         return {**self.cost.as_dict(), "workers": self.workers,
                 "idle_at_the_end": round(meter.tail(self.cost.spans, self.workers), 3),
                 "main": {k: round(v, 3) for k, v in sorted(self.main.items())},
+                "dropped": {"groups": self.dropped.groups, "seconds": round(self.dropped.seconds, 3)},
                 "in_processes_share": round(self.cost.busy / slots, 4) if slots else None}
 
 
@@ -240,6 +243,9 @@ def walk_and_admit(
         for *_, future in in_flight:  # started work beyond the count is dropped, not recorded
             future.cancel()
         pool.shutdown(wait=not summary.interrupted, cancel_futures=True)
+        for *_, future in in_flight:  # what the dropped groups cost: verifier work, not codewalk's own
+            if future.done() and not future.cancelled() and future.exception() is None and future.result().cost:
+                summary.dropped.add(future.result().cost)
         release_containers()  # docker: what this process started ahead of time, and removals still under way
         summary.seconds = time.monotonic() - started
         if not store_lost:

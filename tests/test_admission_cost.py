@@ -37,7 +37,20 @@ class ToyBarrier(toy.ToyChain):
         return Check(True, "reference ran after the others")
 
 
-DOMAINS = (ToyBarrier,)
+class ToySlowTail(toy.ToyChain):
+    """The first group to start its reference check is quick; every other one takes a second."""
+
+    name = "toyslowtail"
+
+    def check_reference(self, composite: Composite, atoms: Sequence[Atom]) -> Check:
+        try:
+            os.close(os.open(Path(atoms[0].payload["folder"]) / "first", os.O_CREAT | os.O_EXCL))
+        except FileExistsError:
+            time.sleep(1.0)
+        return Check(True, "reference ran")
+
+
+DOMAINS = (ToyBarrier, ToySlowTail)
 
 
 def test_a_slow_group_at_the_head_does_not_leave_the_other_workers_idle(store, tmp_path):
@@ -148,3 +161,15 @@ def test_each_atom_is_read_from_the_store_once_per_walk_and_groups_get_their_own
     assert [a.id for a in read([ids[2], ids[0], ids[3]])] == [ids[2], ids[0], ids[3]]  # past keep: read afresh
     assert asked[-1] == [ids[2], ids[0], ids[3]]
     assert read([ids[0]])[0] == atoms[0]
+
+
+def test_groups_still_running_when_the_count_is_reached_are_counted_as_dropped_not_as_the_walks(store, tmp_path):
+    """The pool cannot stop a group it started: the walk waits for it and keeps nothing of it. Its time is
+    reported apart (cost.dropped), not among the kept groups' and not as codewalk's idle time."""
+    atoms = [Atom(f"toyslowtail/{i:02d}", "toyslowtail", {}, {"folder": str(tmp_path)}) for i in range(8)]
+    store.write(*graph_tables(atoms, ToySlowTail().edges(atoms)))
+    s = walk_and_admit(store, "toyslowtail", 2, count=1, seed=3, max_attempts=8, workers=2)
+    assert s.admitted == 1 and s.cost.groups == 1
+    assert s.dropped.groups >= 1 and s.dropped.seconds >= 0.9  # a one-second group finished after the count
+    assert s.as_dict()["cost"]["dropped"]["groups"] == s.dropped.groups
+    assert len(store.list_tasks(domain="toyslowtail", limit=100)) == 1
