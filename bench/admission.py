@@ -4,6 +4,7 @@ codewalk's own share, and the results reused instead of recomputed.
     python bench/admission.py --workers 2
     python bench/admission.py --domains demo --executors local,dask-local   # executors compared
     python bench/admission.py --domains repair --runtime docker   # repair in containers (DOCKER_HOST)
+    python bench/admission.py --domains repair --repair-rows ROWS   # a mined repository (cw mine repair)
 
 Per domain: a fresh embedded store with the domain's atoms (demo: the catalogue; repair: the test
 repository of tests/repair_fixture.py; clones: the confirmed FEMPD pairs of
@@ -57,9 +58,15 @@ def load_demo(store: GraphStore, scratch: Path) -> None:
     load(store, "demo", Path(CATALOGUE))
 
 
+REPAIR_ROWS: Path | None = None  # --repair-rows: rows `cw mine repair` wrote, instead of the test repository
+
+
 def load_repair(store: GraphStore, scratch: Path) -> None:
     from tests import repair_fixture
 
+    if REPAIR_ROWS:  # each row names the clone it was mined from
+        load(store, "repair", REPAIR_ROWS, {}, runtime="local")
+        return
     fixture = repair_fixture.build(scratch / "tally")
     load(store, "repair", fixture.write_rows(scratch / "rows.jsonl"), {"repos": str(fixture.repos)},
          runtime="local")  # an image the docker runtime needs is built in the measured run
@@ -226,10 +233,14 @@ def main() -> None:
     ap.add_argument("--level", type=int, default=0, help="N for every domain (default: each domain's own)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--runtime", default="local", choices=("local", "docker"), help="repair's runtime")
+    ap.add_argument("--repair-rows", type=Path, help="repair: rows from `cw mine repair` (a real repository's "
+                    "tests) instead of the test repository")
     ap.add_argument("--out", type=Path, default=RESULTS / "admission.json")
     ap.add_argument("--update", action="store_true",
                     help="keep the other domains' rows of --out (each row says when and at which commit it was measured)")
     args = ap.parse_args()
+    global REPAIR_ROWS
+    REPAIR_ROWS = args.repair_rows.resolve() if args.repair_rows else None
     rows: list[dict] = []
     if args.update and args.out.exists():  # re-measure some domains, keep the others' rows
         wanted = {(d, e) for d in args.domains.split(",") for e in args.executors.split(",")}
