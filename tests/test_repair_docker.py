@@ -305,7 +305,8 @@ def test_runs_go_to_the_agent_without_a_docker_exec_and_the_tests_cannot_reach_i
         session.container.reload()
         execs = session.container.attrs["ExecIDs"] or []
     assert [r.status for r in runs] == [{"tests/test_zz_prods.py::test_cannot_reach_the_agent": "passed"}] * 2
-    assert len(execs) == (1 if env.tree else 0)  # only the removal of an image's own checkout, ahead of time
+    # at most the removal of an image's own checkout, ahead of time (the daemon may forget a finished exec)
+    assert len(execs) <= (1 if env.tree else 0)
     runtime.release()
     assert docker_runtime.ours() == []
 
