@@ -185,7 +185,7 @@ def phase_ladybug_engine(work: Path, files_type: str) -> dict:
     import pyarrow.compute as pc
     import pyarrow.parquet as pq
 
-    from codewalk.queries import statements
+    from codewalk.cypher_files import statements
 
     atoms, edges = _tables(work)
     if files_type == "STRING[]":

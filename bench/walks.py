@@ -309,7 +309,7 @@ def _uptime() -> str:
 def _wipe_neo4j(uri: str) -> None:
     import neo4j
 
-    from codewalk.queries import query
+    from codewalk.cypher_files import query
 
     with neo4j.GraphDatabase.driver(uri) as driver, driver.session(database="neo4j") as s:
         s.run(query("bench_wipe", "neo4j")).consume()  # CALL IN TRANSACTIONS: auto-commit only

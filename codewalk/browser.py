@@ -25,8 +25,8 @@ from importlib.resources import files
 from typing import Any
 from urllib.parse import quote, urlsplit
 
+from .cypher_files import query
 from .errors import CodewalkError, UsageError
-from .queries import query
 
 QUERIES = {False: "explore/provenance", True: "explore/provenance_relations"}
 

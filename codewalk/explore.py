@@ -34,9 +34,9 @@ from typing import Any
 
 import pandas as pd
 
+from .cypher_files import query
 from .domain import get_domain
 from .errors import UsageError
-from .queries import query
 from .records import REL_TYPES
 from .store import BATCH, GraphStore
 

@@ -11,8 +11,8 @@ from urllib.parse import unquote
 import pytest
 
 from codewalk.browser import grass, provenance_script, provenance_url, setup_script, setup_url
+from codewalk.cypher_files import query
 from codewalk.errors import UsageError
-from codewalk.queries import query
 from tests.run_cw import cw
 
 HTTP, BOLT = "http://127.0.0.1:7474", "bolt://127.0.0.1:7687"

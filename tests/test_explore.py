@@ -9,10 +9,11 @@ from collections import Counter
 import pytest
 
 from codewalk.admission import walk_and_admit
+from codewalk.cypher_files import query
 from codewalk.errors import UsageError
 from codewalk.explore import explore
 from codewalk.loading import load
-from codewalk.queries import named_queries, query, run_checked, run_named
+from codewalk.queries import named_queries, run_checked, run_named
 from codewalk.store import open_store
 from tests.run_cw import cw
 

@@ -9,9 +9,9 @@ import subprocess
 
 import pytest
 
+from codewalk.cypher_files import query
 from codewalk.domain import get_domain
 from codewalk.errors import UsageError
-from codewalk.queries import query
 from codewalk.records import Atom, Edge
 from codewalk.store.columns import graph_tables
 

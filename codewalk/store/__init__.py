@@ -17,8 +17,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .. import paths
+from ..cypher_files import Dialect, query, statements
 from ..errors import StoreError
-from ..queries import Dialect, query
 from ..records import SUMMARY_FIELDS, Atom, Edge, Run, Task
 
 BATCH = 5_000  # rows per UNWIND
@@ -74,8 +74,6 @@ class GraphStore(ABC):
 
     def ensure_schema(self) -> None:
         """Idempotent: constraints, indexes or tables IF NOT EXISTS."""
-        from ..queries import statements
-
         for statement in statements("schema", self.dialect):
             self.run(statement)
         self._check_version()
