@@ -694,9 +694,12 @@ def _compose_env(state: dict) -> dict[str, str]:
     env = dict(os.environ)
     env["CODEWALK_NEO4J_BOLT_PORT"] = str(_port_of(state["bolt_uri"]))
     env["CODEWALK_NEO4J_HTTP_PORT"] = str(_port_of(state["http_uri"]))
-    # The image sets this password when its volume is new (NEO4J_AUTH); "none": no authentication
-    env["CODEWALK_NEO4J_AUTH"] = f"{USER}/{_read_password(Path(state['password_file']))}" if state.get("auth") \
-        else "none"
+    # The image sets this password when its volume is new (NEO4J_AUTH); "none": no authentication. `down`
+    # needs none: a password file deleted meanwhile does not keep the server from stopping.
+    if state.get("auth") and Path(state["password_file"]).is_file():
+        env["CODEWALK_NEO4J_AUTH"] = f"{USER}/{_read_password(Path(state['password_file']))}"
+    elif not state.get("auth"):
+        env["CODEWALK_NEO4J_AUTH"] = "none"
     return env
 
 
