@@ -44,7 +44,8 @@ def db_start(
     itself for this server's address."""
     if not auth:
         err.print("[yellow]warning:[/] --no-auth: the server asks no password; any user or process of this "
-                  "machine can read, change and delete the graph", highlight=False)
+                  "machine, and any web page open in a browser here (Bolt over WebSocket), can read, change and "
+                  "delete the graph", highlight=False)
     info = dbserver.start(_db_home(), bolt_port=bolt_port, http_port=http_port, persist=persist, timeout=timeout,
                           auth=auth)
     if as_json:
