@@ -50,14 +50,15 @@ def _loaded(fixture, module_home, tmp_path) -> str:
 
 
 def _once_containers_run(proc: subprocess.Popen) -> list:
-    """Wait until the walk has containers (it is mid-walk), then a little longer, so groups finish and are saved."""
+    """Wait until the walk has containers (it is mid-walk), then a second longer, into its groups' tests (the
+    fixture's 15 groups at N = 2 take several seconds more)."""
     deadline = time.monotonic() + 600
     while not docker_runtime.ours():
         if proc.poll() is not None:
             pytest.fail(f"the walk ended before its containers were seen: {proc.communicate()}")
         assert time.monotonic() < deadline, "no container of the walk appeared"
         time.sleep(0.2)
-    time.sleep(3)
+    time.sleep(1)
     assert proc.poll() is None, "the walk finished before it could be stopped"
     return docker_runtime.ours()
 
