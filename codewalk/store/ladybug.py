@@ -104,7 +104,10 @@ class LadybugStore(GraphStore):
         return 2 * (wal.stat().st_size if wal.exists() else 0) + (1 << 20)
 
     def _room(self, need: int = 0) -> None:
-        """StoreFull unless the store's disk has MIN_FREE_MB + need bytes free."""
+        """StoreFull unless the store's disk has MIN_FREE_MB + need bytes free (and the engine has not run out
+        of room already: it is not asked anything more then)."""
+        if self.broken:
+            raise self._filled_up()
         floor = int(float(os.environ.get("CODEWALK_MIN_FREE_MB", MIN_FREE_MB)) * (1 << 20))
         if not floor:
             return
@@ -120,12 +123,17 @@ class LadybugStore(GraphStore):
         if "IO exception" in text or "No space left" in text:
             if "No space left" in text or self._free() < (1 << 20):
                 self.broken = True
-                return StoreFull(f"the disk of the store {self._path} filled up during a write: nothing of it "
-                                 "was stored and everything committed before is kept (the next open replays "
-                                 "it): free some space and run the command again", broken=True)
+                return self._filled_up()
         return then(f"{message}: {e}")
 
+    def _filled_up(self) -> StoreFull:
+        return StoreFull(f"the disk of the store {self._path} filled up during a write: nothing of it was stored "
+                         "and everything committed before is kept (the next open replays it): free some space and "
+                         "run the command again", broken=True)
+
     def run(self, cypher: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        if self.broken:
+            self._room()
         try:
             result = self._conn.execute(cypher, params or {})
         except RuntimeError as e:  # an embedded store is always reachable: the statement was refused
