@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Start/stop a real Neo4j 5.26 Community for CI on 127.0.0.1:7687 (Bolt) / 7474 (HTTP, Browser),
-# auth disabled, without Docker: neo4j-launcher/ (neo4j-harness) built with Maven, run with java.
+# without a password (--no-auth: a throwaway server of the CI machine, which the suite and its Browser tests
+# reach as they are; `cw db start` asks one by default), without Docker: neo4j-launcher/ (neo4j-harness)
+# built with Maven, run with java.
 #   .ci/neo4j.sh start    # builds the launcher if needed, waits up to 180 s, exit 1 + log tail on failure
 #   .ci/neo4j.sh stop     # SIGTERM (then SIGKILL after 30 s), removes the pid/state files
 # Needs Java 17+, Maven and the codewalk package's Python dependencies; state lives in the gitignored
@@ -17,7 +19,7 @@ case "${1:-}" in
   start)
     mkdir -p "$HOME_DIR"
     # dbserver prints the last 30 log lines itself when the server dies or is not ready in time.
-    if ! "$PY" -m codewalk db start --timeout "${NEO4J_START_TIMEOUT:-180}"; then
+    if ! "$PY" -m codewalk db start --no-auth --timeout "${NEO4J_START_TIMEOUT:-180}"; then
       echo "neo4j failed to start; full log: $HOME_DIR/neo4j.log" >&2
       exit 1
     fi

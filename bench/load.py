@@ -279,8 +279,8 @@ def phase_neo4j_unwind(work: Path, home: Path, size: int) -> dict:
     """The UNWIND upserts (`cw load` into any server) of the first `size` atoms and their edges, into a
     fresh local server, for the rate to extrapolate from."""
     from codewalk import dbserver
-    from codewalk.store import open_store
     from codewalk.store.columns import graph_tables
+    from codewalk.store.neo4j import Neo4jStore
 
     atoms, edges = _records(work, size)
     shutil.rmtree(home, ignore_errors=True)
@@ -289,7 +289,7 @@ def phase_neo4j_unwind(work: Path, home: Path, size: int) -> dict:
     os.environ.setdefault(dbserver.ENV_JAVA_OPTS, "-Dcodewalk.txmemory.mb=3072")
     info = dbserver.start(home, bolt_port=_free_port(), http_port=_free_port())
     try:
-        with open_store(info.bolt_uri) as store:
+        with Neo4jStore(info.bolt_uri, *(dbserver.credentials(home) or (None, None))) as store:
             cpu, started = _usage()["cpu_s"], time.perf_counter()
             store.write(*graph_tables(atoms, edges))
             seconds = time.perf_counter() - started

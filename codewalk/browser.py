@@ -2,7 +2,9 @@
 puts the provenance query of one task in the editor, ready to run.
 
 What Neo4j Browser 5 takes in its address (read from the Browser the server ships, 5.24):
-`dbms=` (or the older `connectURL=`) and `preselectAuthMethod=NO_AUTH` connect without a form, and
+`dbms=` (or the older `connectURL=`) and `preselectAuthMethod=NO_AUTH` connect without a form (a server
+that asks a password: `dbms=bolt://USER@host:port` and `preselectAuthMethod=BASIC` fill the form but the
+password, which an address never carries), and
 `cmd=edit&arg=TEXT` fills the editor with TEXT. Of the `cmd`s only `play` and `guide` run by themselves,
 and they show a guide (HTML fetched from an allow-listed host), never a query; so the text is a
 multi-statement script that one press of Run (or Ctrl+Enter) executes in order:
@@ -76,18 +78,21 @@ def _checked(script: str) -> str:
     return script
 
 
-def setup_url(http_uri: str, bolt_uri: str) -> str:
-    return _url(http_uri, bolt_uri, setup_script())
+def setup_url(http_uri: str, bolt_uri: str, user: str | None = None) -> str:
+    return _url(http_uri, bolt_uri, setup_script(), user)
 
 
-def provenance_url(http_uri: str, bolt_uri: str, task_id: str, relations: bool = False) -> str:
-    """The Browser address: connect to `bolt_uri` without a form and fill the editor with the query."""
-    return _url(http_uri, bolt_uri, provenance_script(task_id, relations))
+def provenance_url(http_uri: str, bolt_uri: str, task_id: str, relations: bool = False,
+                   user: str | None = None) -> str:
+    """The Browser address: connect to `bolt_uri` (as `user`, asking only the password; without a form when
+    None) and fill the editor with the query."""
+    return _url(http_uri, bolt_uri, provenance_script(task_id, relations), user)
 
 
-def _url(http_uri: str, bolt_uri: str, text: str) -> str:
-    return (f"{http_uri.rstrip('/')}/browser/?dbms={quote(bolt_uri, safe=':/')}&preselectAuthMethod=NO_AUTH"
-            f"&cmd=edit&arg={quote(text, safe='')}")
+def _url(http_uri: str, bolt_uri: str, text: str, user: str | None = None) -> str:
+    from .dbserver import browser_url
+
+    return f"{browser_url(http_uri.rstrip('/'), quote(bolt_uri, safe=':/'), user)}&cmd=edit&arg={quote(text, safe='')}"
 
 
 def http_address(store: Any, bolt_uri: str) -> str:
@@ -124,7 +129,8 @@ def addresses(store: Any, task_id: str, relations: bool = False, http: str | Non
         local = dbserver.status(paths.neo4j_home())
         http = local.http_uri if local is not None and local.running and local.bolt_uri == bolt \
             else http_address(store, bolt)
-    return {"setup": setup_url(http, bolt), "provenance": provenance_url(http, bolt, task_id, relations)}
+    user = store.user  # the store's own login, the Browser's too (None: the server asks none)
+    return {"setup": setup_url(http, bolt, user), "provenance": provenance_url(http, bolt, task_id, relations, user)}
 
 
 def can_open() -> bool:

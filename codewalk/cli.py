@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import Annotated, Any
@@ -788,12 +789,47 @@ def data_fetch(
 # -- db: start, stop, status, import (codewalk/cli_db.py adds them to db_app) ----------------------
 from . import cli_db  # noqa: E402, F401
 
+TERMINATED = 143  # 128 + SIGTERM, as a shell reports a process SIGTERM ended
+_signals: list[int] = []  # the SIGTERMs this process received
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    """SIGTERM (a scheduler's or a container's stop, `kill`) is handled as Ctrl-C: finished work saved, a
+    message, this process's containers removed. Ctrl-C reaches the whole process group; SIGTERM only this
+    process, so the verifier processes get the SIGINT Ctrl-C would have given them."""
+    import multiprocessing
+
+    _signals.append(signum)
+    if len(_signals) > 1:
+        return  # already stopping: a second SIGTERM must not cut the saving and the removals short
+    for child in multiprocessing.active_children():
+        try:
+            os.kill(child.pid or 0, signal.SIGINT)
+        except (ProcessLookupError, PermissionError):
+            pass
+    raise KeyboardInterrupt
+
 
 def main() -> None:
     """Entry point: the one place where library errors become a message and an exit code.
-    (Typer itself reports usage errors, exit code 2.)"""
+    (Typer itself reports usage errors, exit code 2.) SIGTERM is Ctrl-C with exit code 143."""
+    import threading
+
+    _signals.clear()
+    here = threading.current_thread() is threading.main_thread()
+    before = signal.signal(signal.SIGTERM, _on_sigterm) if here else None
     try:
         app()
     except CodewalkError as e:
-        err.print(f"[red]error:[/] {escape(str(e))}", highlight=False, soft_wrap=True)  # whole, for grep
-        sys.exit(e.exit_code)
+        message = str(e)
+        if _signals and isinstance(e, Interrupted):
+            message = message.replace("interrupted", "terminated (SIGTERM)", 1)
+        err.print(f"[red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)  # whole, for grep
+        sys.exit(TERMINATED if _signals and isinstance(e, Interrupted) else e.exit_code)
+    except KeyboardInterrupt:  # a command without a progress bar: nothing of its own to say
+        word = "terminated (SIGTERM)" if _signals else "interrupted"
+        err.print(f"[red]error:[/] {word}: finished work is saved", highlight=False, soft_wrap=True)
+        sys.exit(TERMINATED if _signals else Interrupted.exit_code)
+    finally:
+        if here:
+            signal.signal(signal.SIGTERM, before)

@@ -9,8 +9,8 @@ from typing import Annotated, Any
 
 import typer
 
-from . import paths
-from .cli import JsonOpt, PullOpt, RuntimeOpt, _params, _print_json, _print_load, _table, db_app, out
+from . import dbserver, paths
+from .cli import JsonOpt, PullOpt, RuntimeOpt, _params, _print_json, _print_load, _table, db_app, err, out
 from .errors import ServerError
 
 
@@ -21,7 +21,10 @@ def _db_home() -> Path:
 def _server_rows(info) -> list[dict[str, Any]]:
     return [{"what": k, "value": v} for k, v in (
         ("runs as", info.kind), ("bolt", info.bolt_uri), ("http", info.http_uri), ("browser", info.browser_url),
-        ("data persists", "yes" if info.persist else "no (deleted on stop)"), ("pid", info.pid), ("log", info.log_path))]
+        ("data persists", "yes" if info.persist else "no (deleted on stop)"),
+        ("auth", f"user {dbserver.USER}, password in {info.password_file} (yours only)" if info.auth
+         else "off (--no-auth): anyone on this machine can read and change the graph"),
+        ("pid", info.pid), ("log", info.log_path))]
 
 
 @db_app.command("start")
@@ -30,13 +33,21 @@ def db_start(
     bolt_port: Annotated[int, typer.Option(help="Bolt port.")] = 7687,
     http_port: Annotated[int, typer.Option(help="HTTP / Browser port.")] = 7474,
     timeout: Annotated[float, typer.Option(help="Seconds to wait for the server to answer.")] = 180,
+    auth: Annotated[bool, typer.Option(
+        "--auth/--no-auth", help="--no-auth: no password (the old behaviour): any local user or process can read "
+                                 "and change the graph.")] = True,
     as_json: JsonOpt = False,
 ) -> None:
     """Start a local Neo4j 5.26: with Docker when an engine answers, else with Java 17 + Maven. Its state,
-    log and data live in $CODEWALK_NEO4J_HOME (default ~/.codewalk/neo4j)."""
-    from . import dbserver
-
-    info = dbserver.start(_db_home(), bolt_port=bolt_port, http_port=http_port, persist=persist, timeout=timeout)
+    log and data live in $CODEWALK_NEO4J_HOME (default ~/.codewalk/neo4j). Authentication is on: the user
+    neo4j's password is made once and kept in neo4j.password there, readable by you only; cw uses it by
+    itself for this server's address."""
+    if not auth:
+        err.print("[yellow]warning:[/] --no-auth: the server asks no password; any user or process of this "
+                  "machine, and any web page open in a browser here (Bolt over WebSocket), can read, change and "
+                  "delete the graph", highlight=False)
+    info = dbserver.start(_db_home(), bolt_port=bolt_port, http_port=http_port, persist=persist, timeout=timeout,
+                          auth=auth)
     if as_json:
         return _print_json(info.__dict__)
     out.print(_table("Neo4j started", _server_rows(info)))
@@ -46,8 +57,6 @@ def db_start(
 @db_app.command("stop")
 def db_stop() -> None:
     """Stop the local Neo4j started by `cw db start`."""
-    from . import dbserver
-
     out.print("stopped" if dbserver.stop(_db_home()) else "no local Neo4j was running")
 
 
@@ -55,8 +64,6 @@ def db_stop() -> None:
 def db_status(as_json: JsonOpt = False) -> None:
     """Which Neo4j runs (Docker or Java), its URIs, and whether its data persists. Exits 5 when no local
     Neo4j is running, with or without --json (which then prints null)."""
-    from . import dbserver
-
     info = dbserver.status(_db_home())
     if as_json:
         _print_json(info.__dict__ if info else None)

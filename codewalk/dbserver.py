@@ -1,6 +1,6 @@
 """Start, stop and inspect the local Neo4j server behind `cw db start|stop|status`.
 
-Two ways to run Neo4j 5.26 Community on 127.0.0.1, auth disabled:
+Two ways to run Neo4j 5.26 Community on 127.0.0.1, with authentication on (unless asked otherwise):
 
 * ``docker``: when a Docker engine answers (``docker.from_env().ping()``), ``docker compose`` runs
   ``docker/docker-compose.yml`` of the repository checkout.
@@ -8,8 +8,11 @@ Two ways to run Neo4j 5.26 Community on 127.0.0.1, auth disabled:
   Neo4j Browser jar) is built with Maven once and started as a detached ``java`` process.
 
 Everything about a running server lives in ``home``: ``neo4j.pid``, ``neo4j.json`` (the state),
-``neo4j.log`` (the launcher's stdout/stderr), ``neo4j-work/`` (the harness' working folder) and,
-with ``persist=True``, ``neo4j-data/`` (the store that survives restarts).
+``neo4j.log`` (the launcher's stdout/stderr), ``neo4j-work/`` (the harness' working folder),
+``neo4j.password`` (the password of the user ``neo4j``, readable by this user only: made once, then
+set on the server at every start) and, with ``persist=True``, ``neo4j-data/`` (the store that survives
+restarts). ``credentials`` gives codewalk's commands the password of the server they connect to; the
+HTTP API answers only its own origin (CORS), so a web page of another site cannot query it.
 
 Only the standard library is needed to run a server; the ``docker`` package is imported lazily and
 optional. ``import_database`` is the offline import behind `cw db import` (codewalk.loading.db_import).
@@ -21,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import secrets
 import shutil
 import signal
 import socket
@@ -34,6 +38,7 @@ from codewalk.errors import ServerError
 __all__ = [
     "ServerInfo",
     "build_launcher",
+    "credentials",
     "docker_available",
     "find_launcher_dir",
     "import_database",
@@ -51,6 +56,8 @@ LOG_FILE = "neo4j.log"
 WORK_DIR = "neo4j-work"
 DATA_DIR = "neo4j-data"
 IMPORT_DIR = "neo4j-import"  # the importer's NEO4J_HOME (its conf/) and report
+PASSWORD_FILE = "neo4j.password"
+USER = "neo4j"
 READY_MARK = "NEO4J_READY"
 FAILED_MARK = "NEO4J_FAILED"
 MAIN_CLASS = "codewalk.Neo4jLauncher"
@@ -106,13 +113,78 @@ class ServerInfo:
     pid: int | None
     log_path: Path | None
     running: bool
+    auth: bool = True  # the user neo4j with the password in password_file; False: no authentication
+    password_file: Path | None = None
 
 
 # --------------------------------------------------------------------------------------------- public
-def browser_url(http_uri: str, bolt_uri: str) -> str:
-    """Neo4j Browser opened connected: the server to use and no auth (this server runs without), so
-    Browser skips its username/password form."""
-    return f"{http_uri}/browser/?dbms={bolt_uri}&preselectAuthMethod=NO_AUTH"
+def browser_url(http_uri: str, bolt_uri: str, user: str | None = None) -> str:
+    """Neo4j Browser's address for this server: its Bolt address with the user filled in and the password
+    asked for (a password never goes in an address), or with no authentication (`cw db start --no-auth`)."""
+    if user is None:
+        return f"{http_uri}/browser/?dbms={bolt_uri}&preselectAuthMethod=NO_AUTH"
+    scheme, _, rest = bolt_uri.partition("://")
+    return f"{http_uri}/browser/?dbms={scheme}://{user}@{rest}&preselectAuthMethod=BASIC"
+
+
+def credentials(home: Path) -> tuple[str, str] | None:
+    """(user, password) of the server recorded in ``home``; None when it runs without authentication or
+    none is recorded."""
+    state = _read_state(Path(home).expanduser().resolve())
+    if state is None or not state.get("auth"):
+        return None
+    return USER, _read_password(Path(state["password_file"]))
+
+
+def local_credentials(uri: str) -> tuple[str, str] | None:
+    """The credentials for ``uri`` when it is the address of the server `cw db start` runs (the one
+    recorded in CODEWALK_NEO4J_HOME), so `cw --store bolt://127.0.0.1:7687 ...` needs no password
+    typed; None for any other address."""
+    from . import paths
+
+    home = paths.neo4j_home().expanduser()
+    try:
+        state = _read_state(home.resolve())
+    except ServerError:
+        return None
+    if state is None or _address(state["bolt_uri"]) != _address(uri):
+        return None
+    return credentials(home)
+
+
+def _address(uri: str) -> tuple[str, int]:
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(uri)
+    host = (parts.hostname or "").lower()
+    return ("127.0.0.1" if host in ("localhost", "::1") else host), parts.port or 7687
+
+
+def _password(home: Path) -> Path:
+    """The password file of ``home``: made (mode 0600, a random password) when absent; made 0600 when it is
+    readable by others."""
+    path = home / PASSWORD_FILE
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        if path.stat().st_mode & 0o077:
+            os.chmod(path, 0o600)
+        _read_password(path)
+        return path
+    with os.fdopen(fd, "w") as f:
+        f.write(secrets.token_urlsafe(24) + "\n")
+    return path
+
+
+def _read_password(path: Path) -> str:
+    try:
+        password = (path.read_text().strip().splitlines() or [""])[0].strip()
+    except OSError as e:
+        raise ServerError(f"cannot read the Neo4j password file {path}: {e}") from e
+    if len(password) < 8:
+        raise ServerError(f"the Neo4j password in {path} is shorter than 8 characters: put a longer one on its "
+                          "first line, or delete the file and `cw db start` makes one")
+    return password
 
 
 def start(
@@ -122,8 +194,10 @@ def start(
     http_port: int = 7474,
     persist: bool = False,
     timeout: float = 180,
+    auth: bool = True,
 ) -> ServerInfo:
-    """Start Neo4j (Docker if an engine answers, else the Java harness) and wait until it is ready.
+    """Start Neo4j (Docker if an engine answers, else the Java harness) and wait until it is ready. With
+    ``auth`` (the default) the user neo4j has the password of ``home``'s password file (made when absent).
 
     Raises ServerError when a server recorded in ``home`` is still running, when something already
     listens on the Bolt or HTTP port, when the build or the start fails (with the last log lines),
@@ -159,8 +233,8 @@ def start(
                 f"no docker/docker-compose.yml found near {Path(__file__).resolve().parent}; "
                 "Docker mode needs the repository checkout"
             )
-        return _start_docker(home, compose, bolt_port, http_port, persist, timeout)
-    return _start_java(home, bolt_port, http_port, persist, timeout)
+        return _start_docker(home, compose, bolt_port, http_port, persist, timeout, auth)
+    return _start_java(home, bolt_port, http_port, persist, timeout, auth)
 
 
 def stop(home: Path) -> bool:
@@ -299,7 +373,7 @@ def importable(home: Path) -> ServerInfo:
                           f"(`cw db stop`, then {ENV_BACKEND}=java cw db start)")
     from .store.neo4j import Neo4jStore  # here: the server's life needs only the standard library
 
-    with Neo4jStore(info.bolt_uri, None, None) as store:  # auth is off on the local server
+    with Neo4jStore(info.bolt_uri, *(credentials(home) or (None, None))) as store:
         found = store.run(store.q("schema_version"))[0]
     if found["atoms"] or found["tasks"]:
         raise ServerError(f"`cw db import` builds a fresh database, and the one at {info.bolt_uri} holds "
@@ -364,7 +438,8 @@ def import_database(
         tail = "\n".join((done.stdout + done.stderr).splitlines()[-LOG_TAIL_LINES:])
         raise ServerError(f"Neo4j's importer failed (exit code {done.returncode}) and the server is stopped "
                           f"(`cw db start --persist` serves what the importer left):\n{tail}\n(report: {report})")
-    return start(home, bolt_port=bolt_port or 7687, http_port=http_port or 7474, persist=True, timeout=timeout)
+    return start(home, bolt_port=bolt_port or 7687, http_port=http_port or 7474, persist=True, timeout=timeout,
+                 auth=current.auth if current is not None else True)
 
 
 def port_in_use(port: int, host: str = HOST) -> bool:
@@ -379,7 +454,8 @@ def port_in_use(port: int, host: str = HOST) -> bool:
 # -------------------------------------------------------------------------------------------- java
 
 
-def _start_java(home: Path, bolt_port: int, http_port: int, persist: bool, timeout: float) -> ServerInfo:
+def _start_java(home: Path, bolt_port: int, http_port: int, persist: bool, timeout: float,
+                auth: bool) -> ServerInfo:
     launcher = build_launcher()
     java = _java()
     work = home / WORK_DIR
@@ -405,6 +481,9 @@ def _start_java(home: Path, bolt_port: int, http_port: int, persist: bool, timeo
     ]  # fmt: skip
     if persist:
         cmd += ["--persist", "--data-dir", str(data)]
+    password = _password(home) if auth else None
+    if password:
+        cmd += ["--password-file", str(password)]  # the file, never the password: command lines are public
 
     log_path = home / LOG_FILE
     with open(log_path, "wb") as log:
@@ -421,8 +500,10 @@ def _start_java(home: Path, bolt_port: int, http_port: int, persist: bool, timeo
         "kind": "java-harness",
         "bolt_uri": f"bolt://{HOST}:{bolt_port}",
         "http_uri": f"http://{HOST}:{http_port}",
-        "browser_url": browser_url(f"http://{HOST}:{http_port}", f"bolt://{HOST}:{bolt_port}"),
+        "browser_url": browser_url(f"http://{HOST}:{http_port}", f"bolt://{HOST}:{bolt_port}", USER if auth else None),
         "persist": persist,
+        "auth": auth,
+        "password_file": str(password) if password else None,
         "pid": proc.pid,
         "log_path": str(log_path),
         "work_dir": str(work),
@@ -436,8 +517,9 @@ def _start_java(home: Path, bolt_port: int, http_port: int, persist: bool, timeo
     deadline = time.monotonic() + timeout
     while True:
         text = _read_text(log_path)
-        # The launcher prints READY_MARK once build() returned; the open ports are a fallback.
-        if (READY_MARK in text or _ports_answer(bolt_port, http_port)) and proc.poll() is None:
+        # The launcher prints READY_MARK once build() returned (and the password is set); without
+        # authentication the open ports are a fallback.
+        if (READY_MARK in text or (not auth and _ports_answer(bolt_port, http_port))) and proc.poll() is None:
             break
         if proc.poll() is not None or FAILED_MARK in text:
             _reap(proc)
@@ -612,6 +694,12 @@ def _compose_env(state: dict) -> dict[str, str]:
     env = dict(os.environ)
     env["CODEWALK_NEO4J_BOLT_PORT"] = str(_port_of(state["bolt_uri"]))
     env["CODEWALK_NEO4J_HTTP_PORT"] = str(_port_of(state["http_uri"]))
+    # The image sets this password when its volume is new (NEO4J_AUTH); "none": no authentication. `down`
+    # needs none: a password file deleted meanwhile does not keep the server from stopping.
+    if state.get("auth") and Path(state["password_file"]).is_file():
+        env["CODEWALK_NEO4J_AUTH"] = f"{USER}/{_read_password(Path(state['password_file']))}"
+    elif not state.get("auth"):
+        env["CODEWALK_NEO4J_AUTH"] = "none"
     return env
 
 
@@ -642,7 +730,7 @@ def _compose(compose: Path, project: str, args: list[str], *, env: dict[str, str
 
 
 def _start_docker(
-    home: Path, compose: Path, bolt_port: int, http_port: int, persist: bool, timeout: float
+    home: Path, compose: Path, bolt_port: int, http_port: int, persist: bool, timeout: float, auth: bool
 ) -> ServerInfo:
     # Separate compose projects, so `down -v` of an ephemeral run never removes the persistent volume.
     project = "codewalk-neo4j" if persist else "codewalk-neo4j-tmp"
@@ -650,8 +738,10 @@ def _start_docker(
         "kind": "docker",
         "bolt_uri": f"bolt://{HOST}:{bolt_port}",
         "http_uri": f"http://{HOST}:{http_port}",
-        "browser_url": browser_url(f"http://{HOST}:{http_port}", f"bolt://{HOST}:{bolt_port}"),
+        "browser_url": browser_url(f"http://{HOST}:{http_port}", f"bolt://{HOST}:{bolt_port}", USER if auth else None),
         "persist": persist,
+        "auth": auth,
+        "password_file": str(_password(home)) if auth else None,
         "pid": None,
         "log_path": None,
         "compose_file": str(compose),
@@ -693,6 +783,8 @@ def _info(state: dict, running: bool) -> ServerInfo:
         pid=state.get("pid"),
         log_path=Path(log) if log else None,
         running=running,
+        auth=bool(state.get("auth")),
+        password_file=Path(state["password_file"]) if state.get("password_file") else None,
     )
 
 

@@ -34,6 +34,16 @@ class StoreUnavailable(StoreError):
     """The store cannot be reached (server down, wrong URI) or is locked by another process."""
 
 
+class StoreFull(StoreError):
+    """The store's disk has no room for a write. Nothing of that write is stored; everything committed before
+    is kept. `broken`: the engine itself ran out of room mid-write (the store is then left unclosed: closing
+    would abort the process; the next open replays what was committed)."""
+
+    def __init__(self, message: str, broken: bool = False):
+        super().__init__(message)
+        self.broken = broken
+
+
 class QueryError(StoreError):
     """The store rejected a Cypher statement as written (syntax, unknown function, wrong types)."""
 

@@ -8,8 +8,11 @@ it supports in `Domain.runtimes`; asking another one is a usage error (exit 2). 
 
 The docker runtime talks to the daemon at DOCKER_HOST through the `docker` SDK. Everything codewalk creates
 there carries the label LABEL (value: CODEWALK_DOCKER_LABEL, else this host's name), so `docker ps -a --filter
-label=codewalk` lists it, a test can find only its own, and Ctrl-C removes the containers a process started
-(`forget`, `release`). A container whose work is done is removed behind the caller's back (`forget_later`),
+label=codewalk` lists it, a test can find only its own, and Ctrl-C (or SIGTERM) removes the containers a process
+started (`forget`, `release`). A container also names its owner process (OWNER: this machine, the pid, and the
+process's boot and start time, so a recycled pid is not taken for it): a process killed outright (`kill -9`)
+cannot remove its containers, so the first use of the daemon in every process removes those of the same LABEL
+whose owner on this machine is gone (`reap`). A container whose work is done is removed behind the caller's back (`forget_later`),
 off the path of the next run; `release` (the end of a walk or a grading, the end of the process, a worker
 process's end) waits for those removals, drops what was started ahead of time (`on_release`) and removes
 whatever is left.
@@ -26,6 +29,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import cache
 from multiprocessing import util as mp_util
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .errors import RuntimeUnavailable, UsageError
@@ -37,6 +41,8 @@ RUNTIMES = ("local", "docker")
 ENV = "CODEWALK_RUNTIME"
 LABEL = "codewalk"  # on every container and image codewalk makes
 KIND = "codewalk.kind"  # "run" (a test run's container) or "environment" (an image codewalk built)
+# A container's owner: this machine, and the process that must remove it (pid, and boot:start time of that pid)
+OWNER_HOST, OWNER_PID, OWNER_START = "codewalk.owner.host", "codewalk.owner.pid", "codewalk.owner.start"
 
 _live: set[str] = set()  # names of the containers this process created (or is creating) and has not removed
 _lock = threading.Lock()
@@ -69,7 +75,69 @@ def choose(domain: Domain, name: str | None = None, *, pull: bool = True, check:
 
 
 def labels(kind: str, **more: str) -> dict[str, str]:
-    return {LABEL: os.environ.get("CODEWALK_DOCKER_LABEL") or socket.gethostname(), KIND: kind, **more}
+    return {LABEL: _label_value(), KIND: kind, **more}
+
+
+def container_labels(kind: str, **more: str) -> dict[str, str]:
+    """A container's labels: labels(kind), and its owner, this process, so that once the process is gone
+    (killed outright) the next process to use the daemon removes it (reap)."""
+    return {**labels(kind, **more), OWNER_HOST: _host(), OWNER_PID: str(os.getpid()), OWNER_START: _start(os.getpid())}
+
+
+def _label_value() -> str:
+    return os.environ.get("CODEWALK_DOCKER_LABEL") or socket.gethostname()
+
+
+def _host() -> str:
+    """This machine: its machine id where there is one (a host name can be shared), else its name."""
+    try:
+        return Path("/etc/machine-id").read_text().strip() or socket.gethostname()
+    except OSError:
+        return socket.gethostname()
+
+
+def _start(pid: int) -> str:
+    """When pid started, as `boot:ticks` (the boot id and the start time since boot, /proc/PID/stat's 22nd
+    field); "" where there is no /proc (then a live pid is taken for the owner); "gone" if pid is not alive."""
+    try:
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+    except OSError:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return "gone"
+        except PermissionError:
+            pass
+        return ""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return "gone"
+    fields = stat.rsplit(")", 1)[1].split()
+    return "gone" if fields[0] == "Z" else f"{boot}:{fields[19]}"  # a zombie owns nothing any more
+
+
+def reap(found: Any) -> list[str]:
+    """Remove the containers (of this LABEL) whose owner process on this machine is gone; their names."""
+    from docker.errors import DockerException
+
+    host, removed = _host(), []
+    try:
+        listed = found.api.containers(all=True, filters={"label": [f"{LABEL}={_label_value()}",
+                                                                   f"{OWNER_HOST}={host}"]})
+    except DockerException:
+        return []
+    for c in listed:
+        owner = c.get("Labels") or {}
+        pid = owner.get(OWNER_PID, "")
+        if not pid.isdigit() or (owner.get(OWNER_START) or "") == _start(int(pid)):
+            continue  # its owner runs
+        try:
+            found.api.remove_container(c["Id"], force=True)
+            removed.append((c.get("Names") or [c["Id"]])[0].lstrip("/"))
+        except DockerException:  # removed meanwhile (by its owner's last removals, or another reaper)
+            pass
+    return removed
 
 
 @cache
@@ -87,6 +155,7 @@ def client() -> Any:  # docker.DockerClient (mypy takes the repository's docker/
         raise RuntimeUnavailable(f"--runtime docker: no Docker daemon answers at DOCKER_HOST={where} "
                                  f"({type(e).__name__}); start one (.ci/docker.sh) or use --runtime local") \
             from None
+    reap(found)  # what processes killed outright left behind, before this one adds its own
     return found
 
 

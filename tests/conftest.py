@@ -86,7 +86,8 @@ def _session_neo4j(tmp_path_factory):
 
     home = tmp_path_factory.mktemp("neo4j")
     try:
-        info = dbserver.start(home, bolt_port=_free_port(), http_port=_free_port())
+        # without a password, as CI's (.ci/neo4j.sh): a throwaway server that tests and Browser reach as they are
+        info = dbserver.start(home, bolt_port=_free_port(), http_port=_free_port(), auth=False)
     except ServerError as e:
         _neo4j["why"] = f"CODEWALK_TEST_NEO4J is unset and the suite could not start its own Neo4j: {e}"
         yield

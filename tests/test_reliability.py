@@ -60,8 +60,9 @@ COUNT = 60  # about 10 s of demo walking at N = 2
 
 
 @pytest.mark.neo4j
-def test_neo4j_killed_mid_walk_fails_fast_and_a_rerun_completes_without_duplicates(tmp_path):
+def test_neo4j_killed_mid_walk_fails_fast_and_a_rerun_completes_without_duplicates(tmp_path, monkeypatch):
     home = tmp_path / "neo"
+    monkeypatch.setenv("CODEWALK_NEO4J_HOME", str(home))  # the local server: cw finds its password by itself
     bolt, http = _free_port(), _free_port()
     try:
         info = dbserver.start(home, bolt_port=bolt, http_port=http, persist=True)

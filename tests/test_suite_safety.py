@@ -35,7 +35,7 @@ def users_server(tmp_path_factory):
     """A persisted server like `cw db start --persist` keeps, seeded with a graph the suite did not write."""
     home = tmp_path_factory.mktemp("users-neo4j")
     try:
-        info = dbserver.start(home, bolt_port=_free_port(), http_port=_free_port(), persist=True)
+        info = dbserver.start(home, bolt_port=_free_port(), http_port=_free_port(), persist=True, auth=False)
     except Exception as e:
         if os.environ.get("CI"):
             raise

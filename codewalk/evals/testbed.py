@@ -325,9 +325,9 @@ def _start(spec: dict[str, Any], sample: str) -> Any:
         archive = io.BytesIO()
         with tarfile.open(fileobj=archive, mode="w") as tar:
             tar.add(tree, arcname="testbed")
-        container = client.containers.create(image, ["sleep", "infinity"], network_disabled=True, mem_limit="4g",
-                                              pids_limit=512, working_dir="/", environment={"PATH": TASK_PATH},
-                                              labels={"codewalk": "repair_agent", "codewalk.sample": sample})
+        container = client.containers.create(image, ["sleep", "infinity"], network_disabled=True, working_dir="/",
+                                              environment={"PATH": TASK_PATH},
+                                              **containers.hardened(4096, {"codewalk.sample": sample}))
         try:
             container.start()
             container.exec_run(["rm", "-rf", TESTBED])  # an image's own /testbed (a row's, an install's) goes

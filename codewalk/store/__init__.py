@@ -41,10 +41,14 @@ def open_store(location: str | os.PathLike | None = None) -> GraphStore:
     given = location or os.environ.get("CODEWALK_STORE")
     location = str(given or default_store_path())
     if location.split("://", 1)[0] in ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"):
+        from .. import dbserver
         from .neo4j import Neo4jStore
 
-        return Neo4jStore(location, os.environ.get("NEO4J_USER"), os.environ.get("NEO4J_PASSWORD"),
-                          os.environ.get("NEO4J_DATABASE", "neo4j"))
+        # NEO4J_PASSWORD when set; else, for the server `cw db start` runs, the password it keeps
+        user, password = os.environ.get("NEO4J_USER"), os.environ.get("NEO4J_PASSWORD")
+        if password is None and (local := dbserver.local_credentials(location)):
+            user, password = local
+        return Neo4jStore(location, user, password, os.environ.get("NEO4J_DATABASE", "neo4j"))
     if "://" in location:
         raise StoreError(f"unsupported store URI {location!r}: use a path, bolt:// or neo4j://")
     from .ladybug import LadybugStore

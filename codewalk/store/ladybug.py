@@ -1,7 +1,26 @@
-"""The embedded default: LadybugDB (an in-process Cypher engine, fork of Kùzu) in one on-disk file."""
+"""The embedded default: LadybugDB (an in-process Cypher engine, fork of Kùzu) in one on-disk file.
+
+A full disk fails the command, never the store. ladybug 0.22 (the newest release) aborts the process when it
+runs out of room mid-write, or when it is closed after that, and leaves a write-ahead log (STORE.wal) cut
+short, which it then refuses to open ("the WAL file is corrupted") although everything committed before is in
+it. So codewalk (1) checks the room on the store's disk before every write (MIN_FREE, plus twice the data of
+a load's slice): short of it, the write is refused before it starts (StoreFull), the store untouched;
+(2) when the engine runs out of room all the same (another process filled the disk), raises StoreFull
+`broken`; (3) never closes a store that has run out of room, or whose disk has not the room the checkpoint
+of closing needs (closing copies the log into the store file): the engine's handles are left open until the
+process ends, and the log, which holds every commit, is replayed at the next open; (4) opens a store only
+with room to replay its log, and one whose log was cut short by replaying it up to the damage (the engine's
+own throw_on_wal_replay_failure=False: every transaction committed before it), after keeping a copy of the
+log as STORE.wal.damaged-TIME, and checkpoints at once.
+"""
 
 from __future__ import annotations
 
+import ctypes
+import os
+import shutil
+import sys
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -12,8 +31,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import QueryError, StoreError, StoreUnavailable
-from ..records import SUMMARY_FIELDS, Atom
+from ..errors import QueryError, StoreError, StoreFull, StoreUnavailable
+from ..records import SUMMARY_FIELDS, Atom, Run
 from . import GraphStore
 from .columns import ATOM_SCHEMA, EDGE_SCHEMA, SEP, hashes, last_per_key
 
@@ -21,6 +40,9 @@ CHUNK = 500_000  # atoms per COPY or merge: the Python side holds one chunk at a
 # Edges go in larger chunks: they are small, and every edge table after the first is checked against the
 # earlier ones for repeats (hashing its ends): 10 tables of 10^6 x 4.75 edges spent 2 s on it.
 EDGE_CHUNK = 10 * CHUNK
+# Room a write needs on the store's disk beyond its data: the log grows up to the engine's checkpoint threshold
+# (16 MiB) before it is copied into the store file. CODEWALK_MIN_FREE_MB changes it (0: no check).
+MIN_FREE_MB = 64
 
 
 class LadybugStore(GraphStore):
@@ -32,20 +54,90 @@ class LadybugStore(GraphStore):
             path.parent.mkdir(parents=True, exist_ok=True)
         elif not path.parent.is_dir():
             raise StoreError(f"no folder {path.parent} for the store {path} (create it, or check --store)")
+        self._path, self.broken, self.recovered = path, False, ""
+        wal = Path(f"{path}.wal")
+        if wal.exists() and self._free() < self._to_replay(wal):  # opening replays the log: room for it first
+            raise StoreFull(f"the store {path} must replay its log on opening and its disk has not the "
+                            f"{self._to_replay(wal) / (1 << 20):.0f} MiB that needs: free some space and run the "
+                            "command again (nothing is lost)")
         try:
             self._db = ladybug.Database(str(path))
         except RuntimeError as e:
             if "lock" in str(e).lower():  # one writer per database file
                 raise StoreUnavailable(f"store in use by another process: {path}") from e
-            raise StoreError(f"cannot open embedded store {path}: {e}") from e
+            if "wal" not in str(e).lower():
+                raise StoreError(f"cannot open embedded store {path}: {e}") from e
+            self._db = self._recover(e)
         self._conn = ladybug.Connection(self._db)
+        if self.recovered:
+            self._conn.execute("CHECKPOINT")  # the store file holds what was replayed; the log starts afresh
         self.ensure_schema()
 
+    def _recover(self, error: RuntimeError) -> ladybug.Database:
+        """Open a store whose log was cut short (a full disk, a crash mid-write): replayed up to the damage,
+        a copy of the log kept beside it."""
+        wal = Path(f"{self._path}.wal")
+        if self._free() < 2 * self._to_replay(wal):  # its copy too
+            raise StoreFull(f"the store {self._path} must replay its log ({error}) and its disk has not the "
+                            f"{2 * self._to_replay(wal) / (1 << 20):.0f} MiB that needs: free some space and run "
+                            "the command again (nothing is lost)")
+        kept = Path(f"{wal}.damaged-{time.strftime('%Y%m%dT%H%M%S')}")
+        if wal.exists():
+            shutil.copy2(wal, kept)
+        try:
+            db = ladybug.Database(str(self._path), throw_on_wal_replay_failure=False)
+        except RuntimeError as e:
+            raise StoreError(f"cannot open embedded store {self._path}: {error}; replaying its log up to the "
+                             f"damage failed too: {e}") from e
+        self.recovered = (f"the store's log ended in a damaged record ({error}): replayed up to it, which keeps "
+                          f"every committed transaction; the log as it was is kept in {kept}")
+        sys.stderr.write(f"warning: {self.recovered}\n")
+        return db
+
+    def _free(self) -> int:
+        disk = os.statvfs(self._path.parent)
+        return disk.f_bavail * disk.f_frsize
+
+    @staticmethod
+    def _to_replay(wal: Path) -> int:
+        """Room to replay a log into the store file and checkpoint it (bytes)."""
+        return 2 * (wal.stat().st_size if wal.exists() else 0) + (1 << 20)
+
+    def _room(self, need: int = 0) -> None:
+        """StoreFull unless the store's disk has MIN_FREE_MB + need bytes free (and the engine has not run out
+        of room already: it is not asked anything more then)."""
+        if self.broken:
+            raise self._filled_up()
+        floor = int(float(os.environ.get("CODEWALK_MIN_FREE_MB", MIN_FREE_MB)) * (1 << 20))
+        if not floor:
+            return
+        free = self._free()
+        if free < floor + need:
+            raise StoreFull(f"no room on the disk of the store {self._path} for a write: {free / (1 << 20):.1f} MiB "
+                            f"free, {(floor + need) / (1 << 20):.0f} MiB needed; nothing of it was written and "
+                            "everything stored before is kept: free some space and run the command again")
+
+    def _failed(self, e: RuntimeError, then: type[StoreError], message: str) -> StoreError:
+        """The error a failed statement raises: StoreFull (broken) when the engine ran out of room."""
+        text = str(e)
+        if "IO exception" in text or "No space left" in text:
+            if "No space left" in text or self._free() < (1 << 20):
+                self.broken = True
+                return self._filled_up()
+        return then(f"{message}: {e}")
+
+    def _filled_up(self) -> StoreFull:
+        return StoreFull(f"the disk of the store {self._path} filled up during a write: nothing of it was stored "
+                         "and everything committed before is kept (the next open replays it): free some space and "
+                         "run the command again", broken=True)
+
     def run(self, cypher: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        if self.broken:
+            self._room()
         try:
             result = self._conn.execute(cypher, params or {})
         except RuntimeError as e:  # an embedded store is always reachable: the statement was refused
-            raise QueryError(f"query failed: {e}") from e
+            raise self._failed(e, QueryError, "query failed") from e
         names = result.get_column_names()  # type: ignore[union-attr]  # one statement, one result
         return [dict(zip(names, map(_plain, row), strict=True)) for row in result.get_all()]  # type: ignore[union-attr]
 
@@ -56,18 +148,22 @@ class LadybugStore(GraphStore):
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
+        self._room()
         self._conn.execute("BEGIN TRANSACTION")
         try:
             yield
+            self._conn.execute("COMMIT")
         except BaseException as e:  # Ctrl-C included: nothing half-written
-            try:
-                self._conn.execute("ROLLBACK")
-            except RuntimeError:
-                pass  # a failed COPY has already ended the transaction, and rolled it back
-            if isinstance(e, RuntimeError):
-                raise StoreError(f"write failed, nothing was stored: {e}") from e
+            failed = self._failed(e, StoreError, "write failed, nothing was stored") \
+                if isinstance(e, RuntimeError) else None
+            if not self.broken:  # out of room, the engine aborts on anything more: the next open rolls back
+                try:
+                    self._conn.execute("ROLLBACK")
+                except RuntimeError:
+                    pass  # a failed COPY has already ended the transaction, and rolled it back
+            if failed is not None:
+                raise failed from e
             raise
-        self._conn.execute("COMMIT")
 
     def table(self, cypher: str, params: dict[str, Any] | None = None) -> pa.Table:
         try:
@@ -89,9 +185,11 @@ class LadybugStore(GraphStore):
         with self._transaction():
             for table in atoms:  # in slices: one COPY of 10^6 atoms once stored a row twice (ladybug 0.22)
                 for part in _slices(table.select(ATOM_SCHEMA.names).cast(ATOM_SCHEMA), CHUNK):
+                    self._room(2 * part.nbytes)
                     self._write_atoms(part, created)
             for rel, table in edges:
                 for part in _slices(table.select(EDGE_SCHEMA[rel].names).cast(EDGE_SCHEMA[rel]), EDGE_CHUNK):
+                    self._room(2 * part.nbytes)
                     self._write_edges(rel, part, created, copied)
 
     def _write_atoms(self, table: pa.Table, created: _Created) -> None:
@@ -136,7 +234,18 @@ class LadybugStore(GraphStore):
     def read_files(self, stored: Any) -> tuple[str, ...]:
         return tuple(stored.split(SEP)) if stored else ()
 
+    def write_run(self, run: Run) -> None:
+        self._room()
+        super().write_run(run)
+
     def close(self) -> None:
+        if self.broken or self._free() < self._to_replay(Path(f"{self._path}.wal")):
+            # Closing checkpoints the log into the store file, and the engine aborts the process when a write
+            # fails there (or once it has run out of room): its handles stay open until the process ends, never
+            # freed; the log holds every commit, and the next open replays it.
+            for handle in (self._conn, self._db):
+                ctypes.pythonapi.Py_IncRef(ctypes.py_object(handle))
+            return
         self._conn.close()
         self._db.close()
 

@@ -32,6 +32,7 @@ class Neo4jStore(GraphStore):
         self.location = uri
         self.database = database
         self._auth = (user or "neo4j", password) if password else None
+        self.user = self._auth[0] if self._auth else None  # who logs in (the Browser address names them)
         self._connect()
         self.ensure_schema()
 
@@ -48,7 +49,10 @@ class Neo4jStore(GraphStore):
             self._driver.verify_connectivity()
         except AuthError as e:
             self._driver.close()
-            raise StoreUnavailable(f"Neo4j at {uri} refused the credentials (NEO4J_USER / NEO4J_PASSWORD)") from e
+            given = "refused the credentials" if self._auth else "asks for a password and none was given"
+            raise StoreUnavailable(f"Neo4j at {uri} {given} (NEO4J_USER / NEO4J_PASSWORD; the server `cw db start` "
+                                   f"runs keeps its password in {dbserver.PASSWORD_FILE} under CODEWALK_NEO4J_HOME, "
+                                   "and cw uses it by itself)") from e
         except (ServiceUnavailable, DriverError, OSError) as e:
             self._driver.close()
             raise StoreUnavailable(f"cannot reach Neo4j at {uri}: {e}. Is it running? (`cw db start`)") from e
@@ -147,7 +151,7 @@ def import_graph(home: Path, atoms: Iterable[pa.Table], edges: Iterable[tuple[st
         nodes, rels, multiline = import_files(atoms, edges, Path(folder))
         info = dbserver.import_database(home, nodes, rels, array_delimiter=SEP, multiline=multiline,
                                         bolt_port=bolt_port, http_port=http_port)
-    store = Neo4jStore(info.bolt_uri, None, None)  # auth is off on the local server
+    store = Neo4jStore(info.bolt_uri, *(dbserver.credentials(home) or (None, None)))
     store.run(store.q("await_indexes"))
     return store
 

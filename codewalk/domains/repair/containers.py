@@ -302,6 +302,15 @@ class Session:
         return report
 
 
+def hardened(memory_mb: int, labels: Mapping[str, str] | None = None, kind: str = "agent") -> dict[str, Any]:
+    """What every container codewalk starts gets (a test run's, the repair agent's), as containers.create's
+    keyword arguments: no new privileges, a memory limit with no swap beyond it, a process limit, at most two
+    CPUs, and the labels that name its owner (runtime.container_labels), with `labels` added."""
+    return {"mem_limit": f"{memory_mb}m", "memswap_limit": f"{memory_mb}m", "pids_limit": 512,
+            "nano_cpus": int(min(2, os.cpu_count() or 1) * 1e9), "security_opt": ["no-new-privileges"],
+            "labels": runtime.container_labels(kind, **(labels or {}))}
+
+
 # The container's own process: the first Python of PYTHONS runs the agent (harness/agent.py, given as $1).
 BOOT = " ".join(f'[ -x {p} ] && exec {p} -I -c "$1";' for p in PYTHONS) + " echo 'no python in the image' >&2; exit 127"
 
@@ -314,13 +323,13 @@ def _started(image: Image, memory_mb: int) -> tuple[str, Any, _Agent]:
     name = runtime.container_name("run")
     try:
         api = runtime.client().api
+        # detach=False with stdin_open is the API's StdinOnce: when this process's attach stream closes (its end,
+        # kill -9 too) the agent reads the end of its input and exits, and the container stops
         container = runtime.client().containers.create(
             image.tag, name=name, entrypoint=["/bin/sh", "-c", BOOT, "codewalk-agent",
                                               (channel.HARNESS / "agent.py").read_text(encoding="utf-8")],
-            command=[], stdin_open=True, network_mode="none", user="root", working_dir="/",
-            mem_limit=f"{memory_mb}m", memswap_limit=f"{memory_mb}m", pids_limit=512,
-            nano_cpus=int(min(2, os.cpu_count() or 1) * 1e9), security_opt=["no-new-privileges"],
-            labels=runtime.labels("run"), init=True, detach=True)  # init: orphans are reaped
+            command=[], stdin_open=True, detach=False, network_mode="none", user="root", working_dir="/",
+            **hardened(memory_mb, kind="run"), init=True)  # init: orphans are reaped
         agent = _Agent(api.attach_socket(container.id, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}))
         container.start()
         if image.tree:  # the image's own checkout (and its history) goes: the run's tree replaces it

@@ -7,19 +7,22 @@ the header gives (a group's further run), unpacks the tar at /, then forks and r
 already imported modules and all) in the child, with the child's stdout and stderr on its own stdout,
 which the host reads. When the child ends it prints the header's end mark and the exit code on a line of
 its own. Nothing under test can write to this process's stdin or stdout: they belong to root and are
-never handed to the tests (the harness starts them with their own). Standard library only, Python 3.6+.
+never handed to the tests (the harness starts them with their own). When its input ends (the host closed it,
+or died: the container is created with stdin_once) the agent exits, during a run too, and the container stops.
+Standard library only, Python 3.6+.
 """
 
 import binascii  # noqa: F401 - the harness's imports, loaded once here: a run's child starts with them
 import json
 import os
 import runpy
+import select
 import signal  # noqa: F401
 import struct
 import subprocess
 import sys
 import tempfile  # noqa: F401
-import threading  # noqa: F401
+import threading
 import time  # noqa: F401
 
 
@@ -73,8 +76,24 @@ def run(script, config):
             sys.stdout.flush()
             sys.stderr.flush()
             os._exit(code)
+    stop_r, stop_w = os.pipe()
+    watcher = threading.Thread(target=watch, args=(stop_r,), daemon=True)
+    watcher.start()
     _, status = os.waitpid(pid, 0)
+    os.write(stop_w, b"x")
+    watcher.join()
+    os.close(stop_r)
+    os.close(stop_w)
     return os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)
+
+
+def watch(stop):
+    """While a run goes on the host sends nothing: its input ending means the host is gone (killed, say), and
+    nothing waits for the run, so the agent ends, and the container (its init) with every process in it."""
+    stdin = sys.stdin.buffer
+    readable, _, _ = select.select([stdin, stop], [], [])
+    if stdin in readable and not stdin.peek(1):
+        os._exit(0)
 
 
 serve()

@@ -2,6 +2,7 @@ package codewalk;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 
 import org.neo4j.configuration.GraphDatabaseInternalSettings;
@@ -14,10 +15,16 @@ import org.neo4j.harness.Neo4j;
 import org.neo4j.harness.Neo4jBuilder;
 import org.neo4j.harness.Neo4jBuilders;
 import org.neo4j.io.ByteUnit;
+import org.neo4j.server.configuration.ServerSettings;
 
 /**
- * Starts a local Neo4j 5.26 Community server (Bolt + HTTP + Browser, auth disabled) in this JVM
- * through neo4j-harness, prints one {@code NEO4J_READY ...} line and blocks until SIGTERM/SIGINT.
+ * Starts a local Neo4j 5.26 Community server (Bolt + HTTP + Browser) in this JVM through neo4j-harness,
+ * prints one {@code NEO4J_READY ...} line and blocks until SIGTERM/SIGINT.
+ *
+ * <p>With {@code --password-file P} authentication is on: the user {@code neo4j} gets the password the
+ * file holds (its first line), set on every start, so the file is the one place it is kept; it is never
+ * an argument (other users can read a command line). Without it authentication is off. The HTTP API
+ * answers only its own origin (Access-Control-Allow-Origin), so a web page elsewhere cannot use it.
  *
  * <p>Options (argument form wins over the system property):
  * <pre>
@@ -29,6 +36,7 @@ import org.neo4j.io.ByteUnit;
  *   --data-dir P        -Dcodewalk.datadir     store dir when persisting   (WORK_DIR/data)
  *   --pagecache-mb N    -Dcodewalk.pagecache.mb page cache size            (256)
  *   --tx-memory-mb N    -Dcodewalk.txmemory.mb  cap on all transactions' memory (512)
+ *   --password-file P                          authentication on, neo4j's password in P
  * </pre>
  *
  * <p>The harness runs the server from a random 32-hex folder under the work dir and deletes that
@@ -48,6 +56,7 @@ public final class Neo4jLauncher {
         String dataDirArg = System.getProperty("codewalk.datadir");
         long pageCacheMb = Long.getLong("codewalk.pagecache.mb", 256L);
         long txMemoryMb = Long.getLong("codewalk.txmemory.mb", 512L);
+        Path passwordFile = null;
 
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
@@ -61,9 +70,11 @@ public final class Neo4jLauncher {
                 case "--data-dir" -> dataDirArg = value(args, ++i, a);
                 case "--pagecache-mb" -> pageCacheMb = Long.parseLong(value(args, ++i, a));
                 case "--tx-memory-mb" -> txMemoryMb = Long.parseLong(value(args, ++i, a));
+                case "--password-file" -> passwordFile = Path.of(value(args, ++i, a));
                 case "-h", "--help" -> {
                     System.out.println("usage: Neo4jLauncher [--host H] [--bolt-port N] [--http-port N] "
-                            + "[--work-dir P] [--persist [--data-dir P]] [--pagecache-mb N] [--tx-memory-mb N]");
+                            + "[--work-dir P] [--persist [--data-dir P]] [--pagecache-mb N] [--tx-memory-mb N] "
+                            + "[--password-file P]");
                     return;
                 }
                 default -> {
@@ -75,9 +86,17 @@ public final class Neo4jLauncher {
 
         workDir = workDir.toAbsolutePath().normalize();
         Files.createDirectories(workDir);
+        String password = null;
+        if (passwordFile != null) {
+            password = Files.readAllLines(passwordFile).stream().findFirst().orElse("").strip();
+            if (password.length() < 8) {
+                System.err.println("NEO4J_FAILED the password in " + passwordFile + " is shorter than 8 characters");
+                System.exit(2);
+            }
+        }
 
         Neo4jBuilder builder = Neo4jBuilders.newInProcessBuilder(workDir)
-                .withConfig(GraphDatabaseSettings.auth_enabled, false)
+                .withConfig(GraphDatabaseSettings.auth_enabled, password != null)
                 .withConfig(GraphDatabaseSettings.udc_enabled, false)
                 .withConfig(GraphDatabaseSettings.pagecache_memory, ByteUnit.mebiBytes(pageCacheMb))
                 .withConfig(GraphDatabaseSettings.memory_transaction_global_max_size, ByteUnit.mebiBytes(txMemoryMb))
@@ -91,6 +110,8 @@ public final class Neo4jLauncher {
                 .withConfig(HttpConnector.listen_address, new SocketAddress(host, httpPort))
                 .withConfig(HttpConnector.advertised_address, new SocketAddress(host, httpPort))
                 .withConfig(HttpsConnector.enabled, false)
+                // CORS: web pages of other origins may not read the HTTP API's answers (default "*")
+                .withConfig(ServerSettings.http_access_control_allow_origin, "http://" + host + ":" + httpPort)
                 // Netty's graceful-shutdown quiet period (default 5 s per event loop group) made a
                 // SIGTERM take ~12 s; a local single-user server has nothing to drain.
                 .withConfig(GraphDatabaseInternalSettings.netty_server_shutdown_quiet_period, 0);
@@ -113,6 +134,23 @@ public final class Neo4jLauncher {
             return;
         }
 
+        if (password != null) {
+            try {
+                // The system database, in process: no login needed. Set on every start, so a store first served
+                // without authentication, or a new password file, takes the file's password.
+                neo4j.databaseManagementService().database("system").executeTransactionally(
+                        "ALTER USER neo4j SET PASSWORD $password CHANGE NOT REQUIRED", Map.of("password", password));
+            } catch (RuntimeException e) {
+                // "cannot be the same": a persisted store that has this password already (Neo4j refuses to set it again)
+                if (!rootMessage(e).contains("cannot be the same")) {
+                    System.err.println("NEO4J_FAILED cannot set the password: " + rootMessage(e));
+                    neo4j.close();
+                    System.exit(1);
+                    return;
+                }
+            }
+        }
+
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {
@@ -132,7 +170,7 @@ public final class Neo4jLauncher {
                 org.neo4j.kernel.internal.Version.getNeo4jVersion(),
                 (System.nanoTime() - t0) / 1e9,
                 persist ? "persistent data dir " + dataDir : "ephemeral store under " + workDir);
-        System.out.println("NEO4J_READY bolt=" + bolt + " http=" + http);
+        System.out.println("NEO4J_READY bolt=" + bolt + " http=" + http + " auth=" + (password != null));
         System.out.flush();
         stopped.await();
     }
