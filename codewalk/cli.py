@@ -39,7 +39,7 @@ data_app = typer.Typer(help="The real datasets (CodeComplex, FEMPD, Verus-Bench,
 
 
 class _DefaultGroup(typer.core.TyperGroup):
-    """A group whose first word, when it names none of its commands, starts its hidden default command:
+    """A group whose first word, when it names none of its commands, starts its default command:
     `cw grade FILE --domain D` is `cw grade predictions FILE --domain D`, beside `cw grade report`."""
 
     default = "predictions"
@@ -193,7 +193,7 @@ def _params(pairs: list[str]) -> dict[str, Any]:
 def demo(
     ctx: typer.Context,
     seed: Annotated[int, typer.Option(help="Seed of the walks (level N uses seed + N).")] = 0,
-    count: Annotated[int, typer.Option(help="Admitted tasks wanted per level.")] = 5,
+    count: Annotated[int, typer.Option(min=1, help="Admitted tasks wanted per level.")] = 5,
     workers: WorkersOpt = CORES,
     as_json: JsonOpt = False,
 ) -> None:
@@ -281,7 +281,9 @@ def walk(
     else:
         out.print(_table(f"Walk {summary.run} (seed {summary.seed}, {summary.seconds:.1f}s)", [_yield_row(summary)]))
     if summary.admitted < count:
-        why = (f"every group the walks find at N={n} has been attempted: the graph is used up at this level"
+        why = (f"every group the walks find at N={n} has been attempted: the graph is used up at this level "
+               f"(the walks found an attempted group {summary.redrawn:,} times; {summary.skipped} of those "
+               "groups were attempted by earlier runs)"
                if summary.used_up else "raise --max-attempts for more")
         raise FewerAdmitted(f"admitted {summary.admitted} of {count} wanted after {summary.attempted} attempts, "
                             f"all stored ({why})")
@@ -390,6 +392,8 @@ def mine_repair(
     (each state run --runs times). Writes SWE-rebench rows that `cw load repair OUT` loads as they are."""
     from .domains.repair.mine import DROPS, SKIPS, mine
 
+    if ":" not in repo and not Path(repo).expanduser().exists():  # not a URL: a missing path, as cw load says
+        raise UsageError(f"repository not found: {repo} (a path to a git clone, or a URL)")
     with _Bar("mine", interrupted="interrupted: every commit decided so far is saved; run the same command "
                                   "again to continue") as on_count:
         summary = mine(repo, out_path, name=name, since=since, until=until, install_config=install_config,
@@ -582,7 +586,8 @@ def _degree_bins(degrees: list[dict[str, int]]) -> list[dict[str, Any]]:
     return [bins[low] for low in sorted(bins)]
 
 
-@grade_app.command("predictions", hidden=True)
+@grade_app.command("predictions", short_help="Grade a model's outputs (the default: `cw grade FILE` is "
+                                              "`cw grade predictions FILE`).")
 def grade(
     ctx: typer.Context,
     predictions: Annotated[Path, typer.Argument(
@@ -606,6 +611,8 @@ def grade(
     from .grading import check_isolation, grade_predictions
     from .runtime import resolve
 
+    if not predictions.exists():  # as cw load and cw mine say a missing input: usage, exit 2
+        raise UsageError(f"predictions file not found: {predictions}")
     # a container isolates each run by itself: bubblewrap is the local runtime's isolation
     warning = check_isolation(require_isolation) if resolve(runtime) == "local" else ""
     if warning:
@@ -742,8 +749,9 @@ def data_status(name: DatasetArg = "all", as_json: JsonOpt = False) -> None:
         out.print(_table(f"Datasets under {paths.shared() / 'data'} (CODEWALK_SHARED)",
                          [{"dataset": s.name, "state": s.state, "path": s.path} for s in found]))
         out.print(_table("Parts", _part_rows(found)))
-    if any(s.state != "matches" for s in found):
-        raise typer.Exit(DatasetError.exit_code)
+    if bad := [s for s in found if s.state != "matches"]:
+        raise DatasetError("not the pinned data: " + ", ".join(f"{s.name} {s.state}" for s in bad)
+                           + " (`cw data fetch NAME` gets it: docs/datasets.md)")
 
 
 @data_app.command("fetch")
@@ -790,10 +798,27 @@ from . import cli_db  # noqa: E402, F401
 
 
 def main() -> None:
-    """Entry point: the one place where library errors become a message and an exit code.
-    (Typer itself reports usage errors, exit code 2.)"""
+    """Entry point: the one place where errors become a message and an exit code. Click's own usage errors
+    (a missing option, a value out of range) print the same one `error: ...` line as the library's, exit 2,
+    rather than Typer's boxed panel."""
     try:
-        app()
+        code = app(standalone_mode=False)
     except CodewalkError as e:
-        err.print(f"[red]error:[/] {escape(str(e))}", highlight=False, soft_wrap=True)  # whole, for grep
-        sys.exit(e.exit_code)
+        _fail(str(e), e.exit_code)
+    except Exception as e:  # Click's exceptions, known by shape: Typer 0.20 and later vendor Click
+        kind = type(e).__name__
+        if kind == "NoArgsIsHelpError":  # `cw tasks` alone: Typer has printed its help
+            sys.exit(e.exit_code)  # type: ignore[attr-defined]
+        if kind == "Abort":
+            _fail("aborted", 1)
+        if not (callable(getattr(e, "format_message", None)) and isinstance(getattr(e, "exit_code", None), int)):
+            raise
+        ctx = getattr(e, "ctx", None)
+        message = e.format_message().rstrip(".")  # type: ignore[attr-defined]
+        _fail(message + (f" (see `{ctx.command_path} --help`)" if ctx else ""), e.exit_code)  # type: ignore[attr-defined]
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _fail(message: str, code: int) -> None:
+    err.print(f"[red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)  # whole, for grep
+    sys.exit(code)
