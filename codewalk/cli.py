@@ -762,35 +762,62 @@ def data_fetch(
         "mirror, or a URL. OWNER/NAME=PATH_OR_URL (repeat per source), or just PATH_OR_URL for a dataset "
         "with one source.")] = [],
     copy: Annotated[Path | None, typer.Option(
-        "--copy", help="A copy of the dataset folder (e.g. a colleague's CODEWALK_SHARED/data/NAME) to take the "
-        "parts that cannot be rebuilt from upstream from (FEMPD's index); they are checked against their pins "
-        "too.")] = None,
+        "--copy", help="A copy to install from, checked against the pins: a dataset folder (e.g. a colleague's "
+        "CODEWALK_SHARED/data/NAME), or with `all` a folder holding several (data/NAME or NAME). Every part "
+        "the copy holds as pinned comes from it, with no upstream; upstream builds only what it lacks.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Build a dataset from its upstream repositories at the pinned commits (git fetch --depth 1, or read
-    a local mirror), check it against the pinned digests, and only then move it into
-    $CODEWALK_SHARED/data/NAME. A folder already there is left alone, and refused when it differs. Parts
-    that cannot be rebuilt from upstream are named; --copy takes them from a copy of the folder, checked
-    against their pins (docs/datasets.md)."""
-    from .datasets import fetch, get, names, origins
+    a local mirror), or take it from a copy (--copy), check it against the pinned digests, and only then
+    move it into $CODEWALK_SHARED/data/NAME. A folder already there is left alone, and refused when it
+    differs. Parts that cannot be rebuilt from upstream are named; --copy takes them from a copy, checked
+    against their pins (docs/datasets.md). `all` tries every dataset, reports each, and exits 8 at the end
+    if one failed."""
+    from .datasets import DatasetError, copy_of, fetch, get, names, origins
 
-    if (origin or copy) and name == "all":
-        raise UsageError("--from and --copy name the sources of one dataset: fetch them one by one")
+    if origin and name == "all":
+        raise UsageError("--from names the sources of one dataset: fetch them one by one")
+    if copy is not None and not copy.is_dir():
+        raise UsageError(f"--copy {copy}: no such folder")
 
     def log(line: str) -> None:
         err.print(line, highlight=False, soft_wrap=True)
 
-    results = [fetch(n, origins(origin, get(n)), log=log, copy_from=copy) for n in names(name)]
+    def copy_for(n: str) -> Path | None:
+        if copy is None:
+            return None
+        found = copy_of(copy, n)
+        if name != "all":
+            return found or copy  # one dataset: the folder given is its copy
+        if found is None:
+            log(f"{n}: no copy in {copy} (neither data/{n} nor {n}): from upstream")
+        return found
+
+    results, failed = [], []
+    for n in names(name):
+        try:
+            results.append(fetch(n, origins(origin, get(n)), log=log, copy_from=copy_for(n)))
+        except DatasetError as e:  # the next dataset is still tried; the exit code says it at the end
+            if name != "all":
+                raise
+            failed.append((n, str(e)))
+            log(f"{n}: failed: {e}")
     if as_json:
-        return _print_json([r.as_dict() for r in results])
-    out.print(_table("Fetched", [{"dataset": r.name, "action": r.action, "state": r.status.state, "path": r.path}
-                                 for r in results]))
-    for r in results:
-        for why in r.not_reproduced:
-            out.print(Text(f"{r.name}: not fetched: {why}"))
-        if r.not_reproduced:
-            out.print(Text(f"{r.name}: `cw data fetch {r.name} --copy DIR` adds what is absent from a copy of the "
-                           "dataset folder, checked against its pins"))
+        _print_json([r.as_dict() for r in results] + [{"name": n, "action": "failed", "error": why}
+                                                      for n, why in failed])
+    else:
+        rows = [{"dataset": r.name, "action": r.action, "state": r.status.state, "path": r.path} for r in results]
+        rows += [{"dataset": n, "action": "failed", "state": "-", "path": "-"} for n, _ in failed]
+        out.print(_table("Fetched", sorted(rows, key=lambda r: r["dataset"])))
+        for r in results:
+            for why in r.not_reproduced:
+                out.print(Text(f"{r.name}: not fetched: {why}"))
+            if r.not_reproduced:
+                out.print(Text(f"{r.name}: `cw data fetch {r.name} --copy DIR` adds what is absent from a copy "
+                               "of the dataset folder, checked against its pins"))
+    if failed:
+        raise DatasetError(f"{len(failed)} of {len(failed) + len(results)} datasets not fetched: "
+                           + "; ".join(f"{n}: {why}" for n, why in failed))
 
 
 # -- db: start, stop, status, import (codewalk/cli_db.py adds them to db_app) ----------------------
