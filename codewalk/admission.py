@@ -51,7 +51,9 @@ class WalkSummary:
     seed: int
     store: str
     attempted: int = 0
-    skipped: int = 0  # groups found again that were already attempted (this run or an earlier one)
+    skipped: int = 0  # distinct groups the walks found that an earlier run attempted (not redone)
+    redrawn: int = 0  # how many times the walks found a group already attempted, by any run (a used-up graph:
+    # thousands, which `skipped` once counted and which read like a bug on a 3-atom graph)
     by_reason: Counter = field(default_factory=Counter)
     admitted_ids: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -73,7 +75,7 @@ class WalkSummary:
                 "store": self.store, "attempted": self.attempted, "admitted": self.admitted,
                 "rejected": {r: c for r, c in self.by_reason.items() if r not in (Reason.ADMITTED, Reason.INFRA_ERROR)},
                 "errors": self.by_reason.get(Reason.INFRA_ERROR, 0), "skipped": self.skipped,
-                "admitted_ids": self.admitted_ids, "seconds": round(self.seconds, 3),
+                "redrawn": self.redrawn, "admitted_ids": self.admitted_ids, "seconds": round(self.seconds, 3),
                 "interrupted": self.interrupted, "used_up": self.used_up, "cost": self.cost_report()}
 
     def cost_report(self) -> dict[str, Any]:
@@ -274,6 +276,7 @@ class _AtomReader:
 def _fresh_groups(store: GraphStore, domain: Domain, walker: Walker, summary: WalkSummary) -> Iterator[tuple[str, ...]]:
     """Groups not attempted before (in this run or stored), looked up in the store in small batches."""
     seen: set[str] = set()
+    earlier: set[str] = set()  # groups of earlier runs found again: `skipped` counts groups, not finds
     stale = 0
     limit = 1_000 + 50 * len(walker.ids)  # the walk keeps finding known groups: the graph is used up
     walks = iter(walker)
@@ -286,7 +289,10 @@ def _fresh_groups(store: GraphStore, domain: Domain, walker: Walker, summary: Wa
         known = store.existing_tasks(set(ids) - seen)
         for group, tid in zip(batch, ids, strict=True):
             if tid in seen or tid in known:
-                summary.skipped += 1
+                summary.redrawn += 1
+                if tid not in seen:
+                    earlier.add(tid)
+                    summary.skipped = len(earlier)
                 stale += 1
                 if stale > limit:
                     summary.used_up = True

@@ -40,7 +40,7 @@ data_app = typer.Typer(help="The real datasets (CodeComplex, FEMPD, Verus-Bench,
 
 
 class _DefaultGroup(typer.core.TyperGroup):
-    """A group whose first word, when it names none of its commands, starts its hidden default command:
+    """A group whose first word, when it names none of its commands, starts its default command:
     `cw grade FILE --domain D` is `cw grade predictions FILE --domain D`, beside `cw grade report`."""
 
     default = "predictions"
@@ -194,7 +194,7 @@ def _params(pairs: list[str]) -> dict[str, Any]:
 def demo(
     ctx: typer.Context,
     seed: Annotated[int, typer.Option(help="Seed of the walks (level N uses seed + N).")] = 0,
-    count: Annotated[int, typer.Option(help="Admitted tasks wanted per level.")] = 5,
+    count: Annotated[int, typer.Option(min=1, help="Admitted tasks wanted per level.")] = 5,
     workers: WorkersOpt = CORES,
     as_json: JsonOpt = False,
 ) -> None:
@@ -282,7 +282,9 @@ def walk(
     else:
         out.print(_table(f"Walk {summary.run} (seed {summary.seed}, {summary.seconds:.1f}s)", [_yield_row(summary)]))
     if summary.admitted < count:
-        why = (f"every group the walks find at N={n} has been attempted: the graph is used up at this level"
+        why = (f"every group the walks find at N={n} has been attempted: the graph is used up at this level "
+               f"(the walks found an attempted group {summary.redrawn:,} times; {summary.skipped} of those "
+               "groups were attempted by earlier runs)"
                if summary.used_up else "raise --max-attempts for more")
         raise FewerAdmitted(f"admitted {summary.admitted} of {count} wanted after {summary.attempted} attempts, "
                             f"all stored ({why})")
@@ -391,6 +393,8 @@ def mine_repair(
     (each state run --runs times). Writes SWE-rebench rows that `cw load repair OUT` loads as they are."""
     from .domains.repair.mine import DROPS, SKIPS, mine
 
+    if ":" not in repo and not Path(repo).expanduser().exists():  # not a URL: a missing path, as cw load says
+        raise UsageError(f"repository not found: {repo} (a path to a git clone, or a URL)")
     with _Bar("mine", interrupted="interrupted: every commit decided so far is saved; run the same command "
                                   "again to continue") as on_count:
         summary = mine(repo, out_path, name=name, since=since, until=until, install_config=install_config,
@@ -583,7 +587,8 @@ def _degree_bins(degrees: list[dict[str, int]]) -> list[dict[str, Any]]:
     return [bins[low] for low in sorted(bins)]
 
 
-@grade_app.command("predictions", hidden=True)
+@grade_app.command("predictions", short_help="Grade a model's outputs (the default: `cw grade FILE` is "
+                                              "`cw grade predictions FILE`).")
 def grade(
     ctx: typer.Context,
     predictions: Annotated[Path, typer.Argument(
@@ -607,6 +612,8 @@ def grade(
     from .grading import check_isolation, grade_predictions
     from .runtime import resolve
 
+    if not predictions.exists():  # as cw load and cw mine say a missing input: usage, exit 2
+        raise UsageError(f"predictions file not found: {predictions}")
     # a container isolates each run by itself: bubblewrap is the local runtime's isolation
     warning = check_isolation(require_isolation) if resolve(runtime) == "local" else ""
     if warning:
@@ -743,8 +750,9 @@ def data_status(name: DatasetArg = "all", as_json: JsonOpt = False) -> None:
         out.print(_table(f"Datasets under {paths.shared() / 'data'} (CODEWALK_SHARED)",
                          [{"dataset": s.name, "state": s.state, "path": s.path} for s in found]))
         out.print(_table("Parts", _part_rows(found)))
-    if any(s.state != "matches" for s in found):
-        raise typer.Exit(DatasetError.exit_code)
+    if bad := [s for s in found if s.state != "matches"]:
+        raise DatasetError("not the pinned data: " + ", ".join(f"{s.name} {s.state}" for s in bad)
+                           + " (`cw data fetch NAME` gets it: docs/datasets.md)")
 
 
 @data_app.command("fetch")
@@ -755,35 +763,62 @@ def data_fetch(
         "mirror, or a URL. OWNER/NAME=PATH_OR_URL (repeat per source), or just PATH_OR_URL for a dataset "
         "with one source.")] = [],
     copy: Annotated[Path | None, typer.Option(
-        "--copy", help="A copy of the dataset folder (e.g. a colleague's CODEWALK_SHARED/data/NAME) to take the "
-        "parts that cannot be rebuilt from upstream from (FEMPD's index); they are checked against their pins "
-        "too.")] = None,
+        "--copy", help="A copy to install from, checked against the pins: a dataset folder (e.g. a colleague's "
+        "CODEWALK_SHARED/data/NAME), or with `all` a folder holding several (data/NAME or NAME). Every part "
+        "the copy holds as pinned comes from it, with no upstream; upstream builds only what it lacks.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Build a dataset from its upstream repositories at the pinned commits (git fetch --depth 1, or read
-    a local mirror), check it against the pinned digests, and only then move it into
-    $CODEWALK_SHARED/data/NAME. A folder already there is left alone, and refused when it differs. Parts
-    that cannot be rebuilt from upstream are named; --copy takes them from a copy of the folder, checked
-    against their pins (docs/datasets.md)."""
-    from .datasets import fetch, get, names, origins
+    a local mirror), or take it from a copy (--copy), check it against the pinned digests, and only then
+    move it into $CODEWALK_SHARED/data/NAME. A folder already there is left alone, and refused when it
+    differs. Parts that cannot be rebuilt from upstream are named; --copy takes them from a copy, checked
+    against their pins (docs/datasets.md). `all` tries every dataset, reports each, and exits 8 at the end
+    if one failed."""
+    from .datasets import DatasetError, copy_of, fetch, get, names, origins
 
-    if (origin or copy) and name == "all":
-        raise UsageError("--from and --copy name the sources of one dataset: fetch them one by one")
+    if origin and name == "all":
+        raise UsageError("--from names the sources of one dataset: fetch them one by one")
+    if copy is not None and not copy.is_dir():
+        raise UsageError(f"--copy {copy}: no such folder")
 
     def log(line: str) -> None:
         err.print(line, highlight=False, soft_wrap=True)
 
-    results = [fetch(n, origins(origin, get(n)), log=log, copy_from=copy) for n in names(name)]
+    def copy_for(n: str) -> Path | None:
+        if copy is None:
+            return None
+        found = copy_of(copy, n)
+        if name != "all":
+            return found or copy  # one dataset: the folder given is its copy
+        if found is None:
+            log(f"{n}: no copy in {copy} (neither data/{n} nor {n}): from upstream")
+        return found
+
+    results, failed = [], []
+    for n in names(name):
+        try:
+            results.append(fetch(n, origins(origin, get(n)), log=log, copy_from=copy_for(n)))
+        except DatasetError as e:  # the next dataset is still tried; the exit code says it at the end
+            if name != "all":
+                raise
+            failed.append((n, str(e)))
+            log(f"{n}: failed: {e}")
     if as_json:
-        return _print_json([r.as_dict() for r in results])
-    out.print(_table("Fetched", [{"dataset": r.name, "action": r.action, "state": r.status.state, "path": r.path}
-                                 for r in results]))
-    for r in results:
-        for why in r.not_reproduced:
-            out.print(Text(f"{r.name}: not fetched: {why}"))
-        if r.not_reproduced:
-            out.print(Text(f"{r.name}: `cw data fetch {r.name} --copy DIR` adds what is absent from a copy of the "
-                           "dataset folder, checked against its pins"))
+        _print_json([r.as_dict() for r in results] + [{"name": n, "action": "failed", "error": why}
+                                                      for n, why in failed])
+    else:
+        rows = [{"dataset": r.name, "action": r.action, "state": r.status.state, "path": r.path} for r in results]
+        rows += [{"dataset": n, "action": "failed", "state": "-", "path": "-"} for n, _ in failed]
+        out.print(_table("Fetched", sorted(rows, key=lambda r: r["dataset"])))
+        for r in results:
+            for why in r.not_reproduced:
+                out.print(Text(f"{r.name}: not fetched: {why}"))
+            if r.not_reproduced:
+                out.print(Text(f"{r.name}: `cw data fetch {r.name} --copy DIR` adds what is absent from a copy "
+                               "of the dataset folder, checked against its pins"))
+    if failed:
+        raise DatasetError(f"{len(failed)} of {len(failed) + len(results)} datasets not fetched: "
+                           + "; ".join(f"{n}: {why}" for n, why in failed))
 
 
 # -- db: start, stop, status, import (codewalk/cli_db.py adds them to db_app) ----------------------
@@ -811,25 +846,46 @@ def _on_sigterm(signum: int, frame: Any) -> None:
 
 
 def main() -> None:
-    """Entry point: the one place where library errors become a message and an exit code.
-    (Typer itself reports usage errors, exit code 2.) SIGTERM is Ctrl-C with exit code 143."""
+    """Entry point: the one place where errors become a message and an exit code. Click's own usage errors
+    (a missing option, a value out of range) print the same one `error: ...` line as the library's, exit 2,
+    rather than Typer's boxed panel. SIGTERM is Ctrl-C with exit code 143."""
     import threading
 
     _signals.clear()
     here = threading.current_thread() is threading.main_thread()
     before = signal.signal(signal.SIGTERM, _on_sigterm) if here else None
     try:
-        app()
+        code = app(standalone_mode=False)
     except CodewalkError as e:
-        message = str(e)
-        if _signals and isinstance(e, Interrupted):
-            message = message.replace("interrupted", "terminated (SIGTERM)", 1)
-        err.print(f"[red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)  # whole, for grep
-        sys.exit(TERMINATED if _signals and isinstance(e, Interrupted) else e.exit_code)
+        terminated = bool(_signals) and isinstance(e, Interrupted)
+        message = str(e).replace("interrupted", "terminated (SIGTERM)", 1) if terminated else str(e)
+        _fail(message, TERMINATED if terminated else e.exit_code)
     except KeyboardInterrupt:  # a command without a progress bar: nothing of its own to say
-        word = "terminated (SIGTERM)" if _signals else "interrupted"
-        err.print(f"[red]error:[/] {word}: finished work is saved", highlight=False, soft_wrap=True)
-        sys.exit(TERMINATED if _signals else Interrupted.exit_code)
+        _on_interrupt()
+    except Exception as e:  # Click's exceptions, known by shape: Typer 0.20 and later vendor Click
+        kind = type(e).__name__
+        if kind == "NoArgsIsHelpError":  # `cw tasks` alone: Typer has printed its help
+            sys.exit(e.exit_code)  # type: ignore[attr-defined]
+        if kind == "Abort":  # outside standalone mode Click turns Ctrl-C (and SIGTERM, above) into Abort
+            if isinstance(e.__cause__, KeyboardInterrupt) or _signals:
+                _on_interrupt()
+            _fail("aborted", 1)
+        if not (callable(getattr(e, "format_message", None)) and isinstance(getattr(e, "exit_code", None), int)):
+            raise
+        ctx = getattr(e, "ctx", None)
+        message = e.format_message().rstrip(".")  # type: ignore[attr-defined]
+        _fail(message + (f" (see `{ctx.command_path} --help`)" if ctx else ""), e.exit_code)  # type: ignore[attr-defined]
     finally:
         if here:
             signal.signal(signal.SIGTERM, before)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _on_interrupt() -> None:
+    word = "terminated (SIGTERM)" if _signals else "interrupted"
+    _fail(f"{word}: finished work is saved", TERMINATED if _signals else Interrupted.exit_code)
+
+
+def _fail(message: str, code: int) -> None:
+    err.print(f"[red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)  # whole, for grep
+    sys.exit(code)

@@ -438,13 +438,22 @@ BUILDERS: dict[tuple[str, str], Callable[[Trees], Files]] = {
 class FetchResult:
     name: str
     path: str
-    action: str  # fetched | already present | completed (absent parts added from --copy)
+    action: str  # fetched | copied (all from --copy) | already present | completed (absent parts added from --copy)
     status: DatasetStatus
     not_reproduced: tuple[str, ...] = field(default=())  # parts no builder makes, with the reason
 
     def as_dict(self) -> dict[str, Any]:
         return {"name": self.name, "path": self.path, "action": self.action, "state": self.status.state,
                 "not_reproduced": list(self.not_reproduced), "status": self.status.as_dict()}
+
+
+def copy_of(folder: Path, name: str) -> Path | None:
+    """The copy of dataset `name` in a folder holding copies of several: a shared folder (data/NAME) or a
+    data folder (NAME); None when it holds none."""
+    for candidate in (folder / "data" / name, folder / name):
+        if candidate.is_dir():
+            return candidate
+    return None
 
 
 def origins(values: list[str], dataset: Dataset) -> dict[str, str]:
@@ -469,10 +478,12 @@ def fetch(name: str, sources: Mapping[str, str] | None = None, root: Path | None
           copy_from: Path | None = None) -> FetchResult:
     """Build dataset `name` from its pinned upstream commits into `root/<name>` (default
     CODEWALK_SHARED/data/<name>), check every part it builds against its pinned digest, and only then
-    move it into place. The parts no builder makes are taken from `copy_from` (a copy of the dataset
-    folder, e.g. a colleague's) when given, and checked the same way; else they are named as not fetched.
-    A folder already there is left alone: when its reproducible parts match the pins nothing is done;
-    when they differ it is refused."""
+    move it into place. With `copy_from` (a copy of the dataset folder, e.g. a colleague's), every part
+    the copy holds as pinned is taken from it, so a complete copy installs with no upstream at all; only
+    the rebuildable parts it lacks (or holds changed) are built from upstream, and the parts no builder
+    makes must come from it. Without a copy those are named as not fetched. A folder already there is
+    left alone: when its reproducible parts match the pins nothing is done; when they differ it is
+    refused."""
     dataset = get(name, pins)
     sources = dict(sources or {})
     target = (root / name) if root else paths.dataset(name)
@@ -492,14 +503,21 @@ def fetch(name: str, sources: Mapping[str, str] | None = None, root: Path | None
                 f"part {p.name} {p.state} ({p.files} of {p.expected_files} files, {p.digest or 'no digest'} "
                 f"vs pinned {p.expected_digest})" for p in bad)
             + ". Move it aside (nothing was changed) and fetch again")
-    trees = {s.repo: open_source(s, sources.get(s.repo), log) for s in dataset.sources}
+    pinned_in_copy = set() if copy_from is None else {
+        p.name for p in check(dataset, copy_from).parts if p.state == "matches"}
+    upstream = [p for p in dataset.parts if p.reproducible and p.name not in pinned_in_copy]
+    if copy_from is not None:
+        for part in upstream:
+            log(f"{name}/{part.name}: not in {copy_from} as pinned: built from upstream")
+    # upstream is opened (fetched, for a URL) only for parts the copy cannot give
+    trees = {s.repo: open_source(s, sources.get(s.repo), log) for s in dataset.sources} if upstream else {}
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = target.parent / f".{name}.fetch-{os.getpid()}"
     if staging.exists():
         shutil.rmtree(staging)
     try:
         for part in dataset.parts:
-            if not part.reproducible and copy_from is not None:
+            if copy_from is not None and (part.name in pinned_in_copy or not part.reproducible):
                 copied = _copy_part(dataset, part, copy_from, staging)
                 log(f"{name}/{part.name}: copied {copied} files from {copy_from}")
                 continue
@@ -518,7 +536,10 @@ def fetch(name: str, sources: Mapping[str, str] | None = None, root: Path | None
                 out.write_bytes(data)
                 count += 1
             log(f"{name}/{part.name}: wrote {count} files")
-        (staging / PROVENANCE).write_text(provenance(dataset), encoding="utf-8")
+        if copy_from is not None and not upstream and (copy_from / PROVENANCE).is_file():
+            shutil.copyfile(copy_from / PROVENANCE, staging / PROVENANCE)  # the copy's, which may say more
+        else:
+            (staging / PROVENANCE).write_text(provenance(dataset), encoding="utf-8")
         built = check(dataset, staging)
         wrong = [p for p in built.parts if p.state != "matches" and (p.reproducible or p.files)]
         if wrong:
@@ -529,7 +550,8 @@ def fetch(name: str, sources: Mapping[str, str] | None = None, root: Path | None
     finally:
         if staging.exists():
             shutil.rmtree(staging)
-    return FetchResult(name, str(target), "fetched", check(dataset, target), skipped)
+    action = "copied" if copy_from is not None and not upstream else "fetched"
+    return FetchResult(name, str(target), action, check(dataset, target), skipped)
 
 
 def _fill_in(dataset: Dataset, parts: list[Part], source: Path, target: Path,

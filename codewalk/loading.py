@@ -109,7 +109,11 @@ def read(domain_name: str, source: Path, options: dict[str, str] | None = None, 
 
 
 def _checked_atoms(source: Path, domain: Domain, atoms: pa.Table) -> pa.Table:
-    """Atoms in ATOM_SCHEMA, each with an id, of this domain, and no id twice."""
+    """Atoms in ATOM_SCHEMA, each with an id, of this domain, and no id twice; at least one (a load of
+    nothing is a wrong file, not a success)."""
+    if atoms.num_rows == 0:
+        raise InputError(str(source), None, f"no {domain.name} atom in it (an empty file, or no record the "
+                                            f"{domain.name} loader reads)")
     ids = atoms.column("id")
     blank = pc.fill_null(pc.equal(ids, ""), True)
     if pc.any(blank).as_py():

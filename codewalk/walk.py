@@ -41,7 +41,10 @@ class LevelUnsupported(UsageError):
 
 
 class WalkExhausted(CodewalkError):
-    """No group of the requested level can be found (the graph is too small or too sparse)."""
+    """No group of the requested level can be found (the graph is too small or too sparse): a level above
+    what the graph supports, found while walking, so the same exit code as LevelUnsupported."""
+
+    exit_code = UsageError.exit_code
 
 
 @dataclass(slots=True)

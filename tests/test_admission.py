@@ -123,3 +123,14 @@ def test_exhausted_graph_stops_instead_of_spinning(store):
     _ring(store, n=3)  # 3 atoms: three groups of level 1 exist
     s = walk_and_admit(store, "toychain", 1, count=10, seed=1)
     assert s.admitted == 3 and s.attempted == 3
+
+
+def test_skipped_counts_the_groups_an_earlier_run_attempted_not_how_often_the_walks_found_them(store):
+    """A 3-atom ring has a handful of chains of 2: the first walk uses them up, finding them again over a
+    thousand times (`redrawn`), which is not `skipped 1155`. A second walk skips exactly those groups."""
+    _ring(store, n=3)
+    first = walk_and_admit(store, "toychain", 2, count=10, seed=1)
+    assert first.attempted <= 6 and (first.skipped, first.used_up) == (0, True) and first.redrawn > 1000
+    second = walk_and_admit(store, "toychain", 2, count=10, seed=1)
+    assert (second.attempted, second.skipped, second.used_up) == (0, first.attempted, True)
+    assert second.as_dict()["skipped"] == first.attempted and second.as_dict()["redrawn"] > 1000

@@ -206,3 +206,11 @@ def test_ctrl_c_says_exactly_what_a_rerun_admits_and_following_it_reaches_the_co
     total = subprocess.run([*cmd, "query", "MATCH (t:Task {status: 'admitted'}) RETURN count(t) AS n", "--json"],
                            env=env, capture_output=True, text=True, check=True).stdout
     assert json.loads(total) == [{"n": 60}]
+
+
+def test_grade_help_lists_predictions_beside_report(capsys):
+    """`cw grade FILE` is `cw grade predictions FILE`: the group's help lists it, where its options are."""
+    import re
+
+    code, out, _ = cw(capsys, "grade", "--help")
+    assert code == 0 and re.search(r"^\W*predictions\s", out, re.MULTILINE) and re.search(r"^\W*report\s", out, re.MULTILINE)

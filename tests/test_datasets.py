@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -298,3 +299,40 @@ def test_cli_fetch_of_a_two_source_dataset_wants_owner_name_in_from(capsys, tmp_
     code, _, err = cw(capsys, "data", "fetch", "fempd", "--from", "/nowhere")
     assert code == 2 and "write --from OWNER/NAME=PATH_OR_URL for each" in err
     assert not (tmp_path / "shared").exists()
+
+
+# -- installing from a copy, and fetch all -----------------------------------------------------------
+def test_fetch_all_from_a_complete_copy_installs_every_dataset_without_going_upstream(capsys, tmp_path, monkeypatch):
+    """The shared datasets as a colleague's copy: `cw data fetch all --copy DIR` installs each, checked
+    against its pins, without opening any upstream repository (offline)."""
+    copy = require("codecomplex").parent
+    for name in datasets.manifest():
+        require(name)
+
+    def upstream(source, *_):
+        raise AssertionError(f"went upstream for {source.repo}")
+
+    monkeypatch.setattr(datasets, "open_source", upstream)
+    monkeypatch.setenv("CODEWALK_SHARED", str(tmp_path / "shared"))
+    code, out, err = cw(capsys, "data", "fetch", "codecomplex", "--copy", str(copy / "codecomplex"), "--json")
+    assert code == 0 and [(r["name"], r["action"], r["state"]) for r in json.loads(out)] == [
+        ("codecomplex", "copied", "matches")], err
+    code, out, err = cw(capsys, "data", "fetch", "all", "--copy", str(copy), "--json")
+    assert code == 0, err
+    assert {(r["name"], r["action"], r["state"]) for r in json.loads(out)} == {
+        ("codecomplex", "already present", "matches")} | {
+        (n, "copied", "matches") for n in datasets.manifest() if n != "codecomplex"}
+    assert cw(capsys, "data", "status")[0] == 0
+
+
+def test_fetch_all_reports_every_dataset_and_exits_8_only_at_the_end(capsys, upstream, tmp_path):
+    """A dataset whose upstream cannot be reached does not stop the others: each is reported, then exit 8."""
+    pins = json.loads(datasets.MANIFEST.read_text())
+    pins["datasets"]["aaa-unreachable"] = dict(pins["datasets"]["verus-bench"], sources=[
+        {"repo": "microsoft/verus-proof-synthesis", "commit": "0" * 40, "url": f"file://{tmp_path}/nowhere"}])
+    datasets.MANIFEST.write_text(json.dumps(pins))
+    code, out, err = cw(capsys, "data", "fetch", "all")
+    assert code == 8
+    assert re.search(r"aaa-unreachable\s.*failed", out) and re.search(r"verus-bench\s.*fetched\s.*matches", out)
+    assert "error: 1 of 2 datasets not fetched: aaa-unreachable: " in err
+    assert datasets.status("verus-bench")[0].state == "matches"

@@ -31,3 +31,10 @@ def test_the_smoke_run_exits_one_when_the_verifier_gives_no_verdict(demo_store_p
 def test_the_smoke_run_exits_one_on_a_store_without_tasks_of_the_domain(demo_store_path, tmp_path, capsys):
     code = smoke.main(["complexity", "-T", f"store={demo_store_path}", "--log-dir", str(tmp_path / "logs")])
     assert code == 1 and "no admitted tasks of domain 'complexity'" in capsys.readouterr().err
+
+
+def test_the_smoke_run_takes_the_task_as_inspect_eval_names_it(demo_store_path, tmp_path, capsys):
+    """The README types `codewalk/repair_agent`, as `inspect eval` names it; the short name works too."""
+    code = smoke.main(["codewalk/demo", "-T", f"store={demo_store_path}", "-T", "level=1",
+                       "--log-dir", str(tmp_path / "logs")])
+    assert code == 0 and "demo: eval" in capsys.readouterr().out

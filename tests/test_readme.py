@@ -18,8 +18,8 @@ def _commands(group, path=()):
     for name, cmd in group.commands.items():
         if hasattr(cmd, "commands"):
             yield from _commands(cmd, (*path, name))
-        else:  # a group's hidden default command is the group's own name (`cw grade FILE`)
-            yield " ".join((*path, name) if not cmd.hidden else path), cmd
+        else:  # a group's default command is the group's own name (`cw grade FILE`)
+            yield " ".join((*path, name) if name != getattr(group, "default", None) else path), cmd
 
 
 def _rows() -> dict[str, str]:

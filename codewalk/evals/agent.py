@@ -56,7 +56,7 @@ from codewalk.loaders.diff import patch_files
 from codewalk.records import Composite
 from codewalk.records import Task as CodewalkTask
 
-from .tasks import CORES, _eval_id, _GradeWriter, _metrics, _task_name, _tasks
+from .tasks import CORES, _eval_id, _GradeWriter, _metrics, _task_name, _tasks, offline_mock
 from .testbed import Testbed, testbed_spec
 
 log = logging.getLogger(__name__)
@@ -100,6 +100,7 @@ def repair_agent(store: str | None = None, export: str | None = None, level: int
                       metadata={"level": t.level, "atoms": list(t.atoms), "testbed": testbed_spec(t.verifier)})
                for t in tasks]
     record = export is None or store is not None
+    offline_mock()
     return Task(dataset=samples, solver=repair_loop(turns, time_limit, token_limit, cost_limit, command_timeout),
                 scorer=repair_verifier(tasks, store, record, workers), metrics=_metrics("repair"),
                 sandbox=SandboxEnvironmentSpec(f"codewalk-{runtime}"))

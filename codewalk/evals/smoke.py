@@ -6,8 +6,9 @@ submits. Every reference was admitted by V_G, so every sample must be scored 1; 
 eval fails, when a sample is unscored, or when a reference is not solved (and 0 only then).
 
 The mock model is given each output's token usage: without it inspect_ai counts tokens with tiktoken's
-o200k_base encoding, which tiktoken downloads on first use (openaipublic.blob.core.windows.net), so
-`inspect eval ... --model mockllm/model` fails offline and still exits 0.
+o200k_base encoding, which tiktoken downloads on first use (openaipublic.blob.core.windows.net); the tasks
+do the same for `inspect eval ... --model mockllm/model` (tasks.offline_mock). TASK is named as inspect eval
+names it (`codewalk/demo`) or short (`demo`).
 """
 
 from __future__ import annotations
@@ -57,11 +58,13 @@ def _sample_id() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m codewalk.evals.smoke", description=__doc__.split("\n\n")[0])
-    parser.add_argument("task", help="demo, repair, clones, complexity, proofs or repair_agent")
+    parser.add_argument("task", help="demo, repair, clones, complexity, proofs or repair_agent, with or without "
+                                     "codewalk/ in front (as inspect eval names them)")
     parser.add_argument("-T", dest="args", action="append", default=[], metavar="KEY=VALUE",
                         help="a task argument, as inspect eval takes it (store=..., level=..., runtime=...)")
     parser.add_argument("--log-dir", default="./logs", help="where inspect writes the eval log")
     parsed = parser.parse_args(argv)
+    parsed.task = parsed.task.removeprefix("codewalk/")  # as inspect eval names it, or short
     # values as inspect eval reads them (YAML: level=1 is a number, store=... a string)
     task_args: dict[str, Any] = {k: yaml.safe_load(v) for k, v in (a.split("=", 1) for a in parsed.args)}
     try:

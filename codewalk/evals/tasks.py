@@ -119,8 +119,34 @@ def codewalk_task(domain: str, store: str | None, export: str | None, level: int
     tasks = _tasks(domain, store, export, level)
     record = export is None or store is not None
     samples = [_sample(domain, t) for t in tasks]
+    offline_mock()
     return Task(dataset=samples, solver=generate(), scorer=verifier(domain, tasks, store, record, workers),
                 metrics=_metrics(domain))
+
+
+def offline_mock() -> None:
+    """`inspect eval codewalk/... --model mockllm/model` offline: inspect's mock model counts the tokens of an
+    answer that states no usage with tiktoken's o200k_base encoding, which tiktoken downloads on first use,
+    so offline the eval died on the download and still exited 0. Its answers are given a usage here (as
+    `python -m codewalk.evals.smoke` gives its own); any other model is left alone."""
+    from inspect_ai.model import ModelUsage, get_model
+    from inspect_ai.model._providers.mockllm import MockLLM  # the mock's outputs: no public accessor in 0.3
+
+    try:
+        api = get_model().api  # the eval's model, active while its tasks are made
+    except Exception:  # no model yet (a task made outside an eval): nothing to do
+        return
+    if not isinstance(api, MockLLM) or callable(api.outputs):  # a function's outputs are its own business
+        return
+    outputs = api.outputs
+
+    def with_usage():
+        for output in outputs:
+            if output.usage is None:
+                output.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+            yield output
+
+    api.outputs = with_usage()
 
 
 def _tasks(domain: str, store: str | None, export: str | None, level: int) -> list[CodewalkTask]:
