@@ -11,6 +11,8 @@ never handed to the tests (the harness starts them with their own). Standard lib
 """
 
 import binascii  # noqa: F401 - the harness's imports, loaded once here: a run's child starts with them
+import hashlib  # noqa: F401
+import hmac  # noqa: F401
 import json
 import os
 import runpy
