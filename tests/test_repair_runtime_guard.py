@@ -264,6 +264,32 @@ def test_a_relay_under_the_channels_descriptor_gives_no_verdict(task, runtime):
     _stopped(task, runtime, append(INIT, RELAY), rule="channel_forged")
 
 
+FORGE = """
+
+import functools as _functools
+import threading as _threading
+import _pytest.debugging as _debugging
+import _pytest.reports as _reports
+
+_hook = _debugging.pytestPDB._pluginmanager.hook
+for _node in NODES:
+    for _when in ("setup", "call", "teardown"):
+        _report = _reports.TestReport(_node, (_node.split("::")[0], 0, _node), {}, "passed", None, _when)
+        # the thread runs no code of the tree: its target is pytest's hook, bound in C
+        _threading.Thread(target=_functools.partial(_hook.pytest_runtest_logreport, report=_report)).start()
+"""
+
+
+def test_records_sent_through_the_plugins_hook_from_another_thread_give_no_verdict(task, runtime):
+    """The plugin's hook, reached through pytest's debugger class, called with made-up passing reports from
+    a thread the tree starts: no changed frame is on that thread's stack, but it is not pytest's."""
+    nodes = list(dict.fromkeys(task[1].verifier["FAIL_TO_PASS"] + task[1].verifier["PASS_TO_PASS"]))
+    with pytest.raises(NoVerdict) as caught:
+        _run(task, runtime, append(INIT, FORGE.replace("NODES", repr(nodes))))
+    assert (caught.value.rule, caught.value.event) == ("audit_denied", "codewalk.send"), caught.value
+    assert "another thread" in str(caught.value)
+
+
 # -- tests_changed -----------------------------------------------------------------------------------
 REWRITE = '''
 

@@ -57,7 +57,7 @@ class Report:
     exit: int
     timed_out: bool
     records: list[dict[str, Any]]
-    unsigned: int  # lines on the channel without the nonce: written by something other than the plugin
+    unsigned: int  # lines on the channel whose signature does not verify: written by something other than the guard
     seconds: float
     output: str  # the end of the runner's stdout and stderr
     python: str

@@ -110,7 +110,7 @@ class TestRun:
     status: dict[str, str]  # node id -> passed / failed / error / skipped / missing / renamed copy ...
     returncode: int | None  # None: nothing ran (no test file of the run exists)
     seconds: float
-    unsigned: int = 0  # lines on the outcome channel without the run's nonce (channel.py)
+    unsigned: int = 0  # lines on the outcome channel whose signature does not verify (channel.py)
     python: str = ""  # the interpreter the tests ran on
     # every case the run reported, (classname, name) -> outcome, as JUnit names it: what a run of whole
     # files found (mining; junit.node_key maps a node id to its key)
@@ -284,10 +284,11 @@ def run_tests(env: Env | Image, tree: Worktree, tests: list[str], test_cmd: str,
         command = (f"{_runner(test_cmd)} -c {{harness}}/{config.name} --rootdir=. -p no:cacheprovider {{plugins}} "
                    + " ".join(shlex.quote(f) for f in [*present, *copies.files]))
         token = secrets.token_hex(16)
-        # the tests' files and the copies, digested before and after the run; not when the run is in the
-        # worktree itself (mining), whose files stay writable
+        # the tests' files, the copies and every conftest.py, digested before and after the run; not when
+        # the run is in the worktree itself (mining), whose files stay writable
+        conftests = sorted(str(p.relative_to(work)) for p in work.rglob("conftest.py") if ".git" not in p.parts)
         guard = {"changed": [p for p in changed if p.endswith(".py")],
-                 "protected": [*present, *copies.files] if fresh or isinstance(env, Image) else []}
+                 "protected": [*present, *copies.files, *conftests] if fresh or isinstance(env, Image) else []}
         if isinstance(env, Image):
             from . import containers  # the docker SDK only where the docker runtime is used
 
@@ -306,16 +307,22 @@ def run_tests(env: Env | Image, tree: Worktree, tests: list[str], test_cmd: str,
 
 
 def _runner(test_cmd: str) -> str:
-    """The test command with pytest replaced by the harness's runner (boot.py, run with -I: the tree is not
-    on sys.path until pytest and its plugins have loaded); InfraError for a command that is not pytest."""
+    """The test command with pytest replaced by the harness's runner (boot.py, without PYTHONPATH: the tree
+    is not on sys.path until pytest and its plugins have loaded); InfraError for a command that is not
+    pytest. Variables the command sets before pytest are kept, PYTHONPATH aside."""
     words = shlex.split(test_cmd or "pytest")
+    assignments = []  # VAR=value words before the command, kept for bash
+    while words and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", words[0]):
+        word = words.pop(0)
+        if not word.startswith("PYTHONPATH="):  # the harness's own: the tree joins once pytest has loaded
+            assignments.append(shlex.quote(word))
     if words[:1] in (["pytest"], ["py.test"]):
         rest = words[1:]
     elif len(words) >= 3 and re.fullmatch(r"(\S*/)?python[\d.]*", words[0]) and words[1:3] == ["-m", "pytest"]:
         rest = words[3:]
     else:
         raise InfraError(f"the test command {test_cmd!r} does not start with pytest: the harness runs pytest only")
-    return " ".join(["{python}", "-I", "{harness}/" + channel.BOOT, *(shlex.quote(w) for w in rest)])
+    return " ".join([*assignments, "{python}", "-s", "{harness}/" + channel.BOOT, *(shlex.quote(w) for w in rest)])
 
 
 def _run_local(env: Env, work: Path, harness: Path, token: str, command: str, timeout: float,

@@ -1,17 +1,19 @@
 """codewalk's test runner: pytest started under the harness's guard, the tree importable only once pytest is.
 
-Run by the harness (run.py) as `python -I boot.py PYTEST-ARGS` in place of `pytest`. In this order:
+Run by the harness (run.py) as `python -s boot.py PYTEST-ARGS` in place of `pytest`, with no PYTHONPATH
+(its entries are in CODEWALK_GUARD) and no user site. In this order:
 1. It takes what the harness passed (environment variables, removed at once; the channel's key from a pipe,
    read once and closed) and, on Python 3.8 and later, installs a PEP 578 audit hook. A hook cannot be
    removed from Python code. While a frame of a changed module (CODEWALK_GUARD["changed"]) is on the stack,
    the hook denies getting a frame, code from text, first imports of standard-library modules outside a
    short allow-list, ctypes, gc walks, tracing, fcntl, and opening or listing /proc and /dev/fd. A denied
    event sends one record naming it and ends the process: the run gives no verdict.
-2. pytest and the plugins it is given load with the tree NOT on sys.path (-I: no PYTHONPATH, no current
+2. pytest and the plugins it is given load with the tree NOT on sys.path (no PYTHONPATH, no current
    directory), so no module of the tree can run before them whatever its name. The harness's plugin then
    records the identity of the report path (every attribute of pytest's and pluggy's modules and of their
    classes, the registered implementations of the hooks that make and log a report, the plugin itself)
-   and only then puts the tree on sys.path (PYTHONPATH's entries, first, as before).
+   and only then puts the tree on sys.path (PYTHONPATH's entries, first, as before; PYTHONPATH is set
+   again for the processes the tests start).
 3. Each outcome leaves the process as one line `HMAC-SHA256(key, body) body`, body a JSON record with a
    sequence number. The key and the writer live only in the audit hook's closure (nothing refers to them
    from a module): a record is sent by `sys.audit("codewalk.send", record)`, which the hook refuses while
@@ -57,7 +59,6 @@ def main():
     key_fd = int(os.environ.pop("CODEWALK_KEY_FD"))
     key = os.read(key_fd, 256)
     os.close(key_fd)
-    sys.dont_write_bytecode = True  # -I ignores PYTHONDONTWRITEBYTECODE
     here = os.getcwd()
     changed = set()
     for path in config["changed"]:
@@ -163,25 +164,34 @@ def _install(send, changed, tree_tops):
 
     getframe, get_ident, exit_, fsdecode, abspath = sys._getframe, _thread.get_ident, os._exit, os.fsdecode, \
         os.path.abspath
-    isinstance_, hasattr_, str_, len_, id_, dict_, bytes_, all_ = isinstance, hasattr, str, len, id, dict, bytes, all
+    isinstance_, hasattr_, str_, len_, dict_, bytes_, all_ = isinstance, hasattr, str, len, dict, bytes, all
     watched, frames, code, paths, hidden, stdlib_ok = WATCHED, FRAMES, CODE, PATHS, HIDDEN, STDLIB_OK
-    denied, report_path = DENIED, REPORT_PATH
+    denied, report_path, value_error = DENIED, REPORT_PATH, ValueError
     stdlib = _stdlib()
     frozen = [sys.modules[m].__dict__ for m in ("_frozen_importlib", "_frozen_importlib_external")
               if m in sys.modules]
-    importing = frozenset(id(d) for d in frozen)
+    importing = tuple(frozen)
     # Standard-library code that changed code may call into although it gets a frame (a new class's
     # module name, logging's caller, a dataclass's signature) or makes code (namedtuple, dataclasses, the
     # import system). Frames: the function changed code called is of the first set (and not one that hands
     # out a frame), every frame from there to the event of the second. Code: every frame of the fourth set,
     # the one that raised the event of the third.
-    frame_entries = frozenset(id(m.__dict__) for m in (collections, enum, typing, logging, dataclasses))
-    frame_path = frame_entries | frozenset((id(inspect.__dict__),))
+    frame_entries = tuple(m.__dict__ for m in (collections, enum, typing, logging, dataclasses))
+    frame_path = frame_entries + (inspect.__dict__,)
     hands_out = frozenset((logging.currentframe.__code__,))
-    code_makers = importing | frozenset(id(m.__dict__) for m in (collections, dataclasses))
-    code_path = code_makers | frozenset((id(typing.__dict__),))
-    keep = [frozen, collections, enum, inspect, typing, logging, dataclasses]  # the ids above stay valid
-    tracked = {}  # id(globals of a changed module) -> the dict: how a frame of changed code is known
+    code_makers = importing + tuple(m.__dict__ for m in (collections, dataclasses))
+    code_path = code_makers + (typing.__dict__,)
+    # Who may send a record: the plugin's own methods, called by pluggy, called by a module loaded before
+    # the tree (pytest's runner, an installed plugin), on the main thread, before the final record.
+    sender_code = next(c for c in _audited.__code__.co_consts if getattr(c, "co_name", "") == "send")
+    plugin_codes = frozenset(f.__code__ for f in vars(_Plugin).values() if hasattr(f, "__code__"))
+
+    hookers = tuple(m.__dict__ for n, m in list(sys.modules.items()) if n.split(".")[0] == "pluggy" and m)
+    trusted = []  # the globals of every module loaded before the tree joined sys.path
+    main_thread = get_ident()
+    ended = []
+    tracked = []  # the globals of each changed module: how a frame of changed code is known
+    # (compared by identity: id() raises an audit event of its own)
     busy = set()
     checker = []
 
@@ -194,13 +204,42 @@ def _install(send, changed, tree_tops):
         between = []
         f = start
         while f is not None:
-            if id_(f.f_globals) in tracked:
-                return between
+            g = f.f_globals
+            for space in tracked:
+                if g is space:
+                    return between
             between.append(f)
             f = f.f_back
         return None
 
+    def frame(depth):
+        """The frame depth levels above the caller's, or None (an event raised with no Python code running)."""
+        try:
+            return getframe(depth + 1)
+        except value_error:
+            return None
+
+    def among(g, spaces):
+        for space in spaces:
+            if g is space:
+                return True
+        return False
+
     def forward(record):
+        if ended:
+            deny("codewalk.send", "a record after the final one")
+        if get_ident() != main_thread:
+            deny("codewalk.send", "a record sent from another thread")
+        f = frame(3)  # forward <- check <- hook <- the plugin's send
+        if f is None or f.f_code is not sender_code or f.f_back is None or f.f_back.f_code not in plugin_codes:
+            deny("codewalk.send", "a record not sent by the plugin")
+        f = f.f_back.f_back
+        while f is not None and among(f.f_globals, hookers):
+            f = f.f_back
+        if f is None or not among(f.f_globals, trusted):
+            deny("codewalk.send", "a plugin hook not called by pytest")
+        if "end" in record:
+            ended.append(True)
         if checker:
             why = checker[0]()
             if why:
@@ -210,26 +249,27 @@ def _install(send, changed, tree_tops):
 
     def check(event, args):
         if event == "exec" and args and hasattr_(args[0], "co_filename") and args[0].co_filename in changed:
-            caller = getframe(2)  # the import system's frame that runs a changed module's code
+            caller = frame(2)  # the import system's frame that runs a changed module's code
             space = None
-            if id_(caller.f_globals) in importing:
+            if caller is not None and among(caller.f_globals, importing):
                 found = caller.f_locals.get("args", ())
                 space = found[1] if len_(found) > 1 else None
             if not isinstance_(space, dict_):
                 deny(event, "changed code run outside the import system: " + args[0].co_filename)
-            tracked[id_(space)] = space
-            keep.append(space)
+            if not among(space, tracked):
+                tracked.append(space)
             return
         if event == "codewalk.report_path":
             if checker:
                 deny(event, "a second report path")
             checker.append(args[0])
+            trusted.extend(m.__dict__ for m in list(sys.modules.values()) if hasattr_(m, "__dict__"))
             return
         if not tracked:  # no changed module has run: none of its frames can be on the stack
             if event == "codewalk.send":
                 forward(args[0])
             return
-        start = getframe(2)
+        start = frame(2)
         if event == "codewalk.send":
             if changed_below(start) is not None:
                 deny(event, "a record sent from changed code")
@@ -241,9 +281,9 @@ def _install(send, changed, tree_tops):
             if top in tree_tops or top in stdlib_ok or top not in stdlib:
                 return
             importer = start
-            while importer is not None and id_(importer.f_globals) in importing:
+            while importer is not None and among(importer.f_globals, importing):
                 importer = importer.f_back
-            if importer is not None and id_(importer.f_globals) in tracked:
+            if importer is not None and among(importer.f_globals, tracked):
                 deny(event, name)
             return
         if event in paths:
@@ -257,11 +297,12 @@ def _install(send, changed, tree_tops):
         between = changed_below(start)
         if between is None:
             return
-        spaces = [id_(f.f_globals) for f in between]
-        if (event in frames and spaces and spaces[-1] in frame_entries and all_(g in frame_path for g in spaces)
-                and between[-1].f_code not in hands_out):
+        spaces = [f.f_globals for f in between]
+        if (event in frames and spaces and among(spaces[-1], frame_entries)
+                and all_(among(g, frame_path) for g in spaces) and between[-1].f_code not in hands_out):
             return
-        if event in code and spaces and spaces[0] in code_makers and all_(g in code_path for g in spaces):
+        if (event in code and spaces and among(spaces[0], code_makers)
+                and all_(among(g, code_path) for g in spaces)):
             return
         attr = event in ("object.__getattr__", "object.__setattr__", "object.__delattr__") and len_(args) > 1
         deny(event, args[1] if attr else "")
@@ -303,6 +344,7 @@ class _Plugin:
             self._check = check
         for entry in reversed(self._paths):
             sys.path.insert(0, entry)
+        os.environ["PYTHONPATH"] = os.pathsep.join(self._paths)
 
     def pytest_collection(self, session):
         self._send({"collection": True})  # the report path's hook implementations are recorded now
