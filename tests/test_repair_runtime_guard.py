@@ -8,6 +8,7 @@ enum, typing, logging), keep their verdicts. The task is W1 + W2 of the tally fi
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -15,10 +16,11 @@ from pathlib import Path
 
 import pytest
 
+from codewalk import sandbox
 from codewalk.domains.repair import RepairDomain
 from codewalk.domains.repair import env as repair_env
 from codewalk.domains.repair.channel import NoVerdict
-from codewalk.domains.repair.env import EnvSpec, run_tests
+from codewalk.domains.repair.env import EnvSpec, find_python, run_tests
 from codewalk.records import Composite
 from tests import docker_runtime, repair_fixture
 
@@ -424,3 +426,20 @@ def test_a_run_the_guard_stops_is_graded_no_verdict_with_its_rule_and_event(task
     gold = RepairDomain().grade(composite, composite.reference)
     assert gold.ok, gold.detail
     assert gold.evidence["runtime_guard"] == "audit hook and report path check"
+
+
+def test_on_python_3_7_the_grade_says_it_rests_on_the_static_layer(task, monkeypatch):
+    """3.7 has no audit hooks: the harness still runs (tree after pytest, report path, channel, digests)
+    and the verdict says the run-time hook was not there."""
+    _, composite = task
+    exe, used, note = find_python("3.7")
+    if note:
+        if sandbox.required_by_default():
+            pytest.fail(f"CI must provide python 3.7: {note}")
+        pytest.skip(note)
+    monkeypatch.setenv("CODEWALK_RUNTIME", "local")
+    v = {**composite.verifier, "install_config": {**composite.verifier["install_config"], "python": "3.7"}}
+    verdict = RepairDomain().grade(dataclasses.replace(composite, verifier=v), composite.reference)
+    assert verdict.ok, verdict.detail
+    assert verdict.evidence["runtime_guard"] == (f"none: python {used} has no audit hooks (3.8+); graded on the "
+                                                 "static layer and the report path check alone")

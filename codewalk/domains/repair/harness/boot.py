@@ -429,30 +429,56 @@ def _checker(pm, plugin):
                 seen[label] = impl.function
         return seen
 
-    recorded = {}
+    import itertools
+    import operator
+
+    all_, map_, tuple_, is_, getitem, chain = all, map, tuple, operator.is_, operator.getitem, itertools.chain
+    zip_, enumerate_, frozenset_ = zip, enumerate, frozenset
+    recorded = []  # [label, namespace, its keys, their values, the namespace's size]
     for label, space in places():
         if label not in mutable:
-            recorded[label] = (space, {k: v for k, v in list_(space.items()) if label + "." + k not in mutable
-                                       and k not in skip})
+            keys = tuple_(k for k in list_(space) if label + "." + k not in mutable and k not in skip)
+            recorded.append([label, space, keys, tuple_(space[k] for k in keys), len_(space)])
+    # the same, flat: one pass in C compares every entry (a namespace's size catches what was added)
+    spaces = tuple_(entry[1] for entry in recorded)
+    sizes = [entry[4] for entry in recorded]
+    flat_spaces = tuple_(chain.from_iterable([entry[1]] * len_(entry[2]) for entry in recorded))
+    flat_keys = tuple_(chain.from_iterable(entry[2] for entry in recorded))
+    flat_values = tuple_(chain.from_iterable(entry[3] for entry in recorded))
     hooked = []  # the hook implementations, recorded at the first record (collection starts): plugins
     # register theirs up to pytest_configure
+
+    def differs(entry):
+        """What changed in one namespace, or "" when only what may change did (its new size is kept)."""
+        label, space, keys, values, _ = entry
+        for k, v in zip_(keys, values):
+            if k not in space:
+                return "gone: " + label + "." + k
+            if space[k] is not v:
+                return "changed: " + label + "." + k
+        known = frozenset_(keys)
+        for k, v in list_(space.items()):
+            if k in known or k in skip or label + "." + k in mutable:
+                continue
+            if isinstance_(v, module_type) and v.__name__ == label + "." + k:
+                continue  # a submodule imported since
+            return "added: " + label + "." + k
+        entry[4] = len_(space)
+        return ""
 
     def check():
         if not hooked:
             hooked.append(impls())
-        for label, (space, items) in list_(recorded.items()):
-            for k, v in list_(items.items()):
-                if k not in space:
-                    return "gone: " + label + "." + k
-                if space[k] is not v:
-                    return "changed: " + label + "." + k
-            if len_(space) > len_(items):
-                for k, v in list_(space.items()):
-                    if k in items or k in skip or label + "." + k in mutable:
-                        continue
-                    if isinstance_(v, module_type) and v.__name__ == label + "." + k:
-                        continue  # a submodule imported since
-                    return "added: " + label + "." + k
+        try:
+            same = all_(map_(is_, map_(getitem, flat_spaces, flat_keys), flat_values))
+        except KeyError:
+            same = False
+        if not same or list_(map_(len_, spaces)) != sizes:
+            for n, entry in enumerate_(recorded):
+                why = differs(entry)
+                if why:
+                    return why
+                sizes[n] = entry[4]
         now = impls()
         if now != hooked[0]:
             changed = [k for k in list_(now) + list_(hooked[0]) if now.get(k) is not hooked[0].get(k)]
