@@ -164,7 +164,8 @@ def _install(send, changed, tree_tops):
 
     getframe, get_ident, exit_, fsdecode, abspath = sys._getframe, _thread.get_ident, os._exit, os.fsdecode, \
         os.path.abspath
-    isinstance_, hasattr_, str_, len_, dict_, bytes_, all_ = isinstance, hasattr, str, len, dict, bytes, all
+    isinstance_, hasattr_, str_, len_, dict_, bytes_, all_, getattr_ = (isinstance, hasattr, str, len, dict, bytes,
+                                                                        all, getattr)
     watched, frames, code, paths, hidden, stdlib_ok = WATCHED, FRAMES, CODE, PATHS, HIDDEN, STDLIB_OK
     denied, report_path, value_error = DENIED, REPORT_PATH, ValueError
     stdlib = _stdlib()
@@ -187,6 +188,9 @@ def _install(send, changed, tree_tops):
     plugin_codes = frozenset(f.__code__ for f in vars(_Plugin).values() if hasattr(f, "__code__"))
 
     hookers = tuple(m.__dict__ for n, m in list(sys.modules.items()) if n.split(".")[0] == "pluggy" and m)
+    import _pytest.assertion.rewrite
+
+    rewriter = _pytest.assertion.rewrite.__dict__  # it loads test modules and those registered for rewriting
     trusted = []  # the globals of every module loaded before the tree joined sys.path
     main_thread = get_ident()
     ended = []
@@ -254,6 +258,8 @@ def _install(send, changed, tree_tops):
             if caller is not None and among(caller.f_globals, importing):
                 found = caller.f_locals.get("args", ())
                 space = found[1] if len_(found) > 1 else None
+            elif caller is not None and caller.f_globals is rewriter:  # pytest's assertion rewriting loader
+                space = getattr_(caller.f_locals.get("module"), "__dict__", None)
             if not isinstance_(space, dict_):
                 deny(event, "changed code run outside the import system: " + args[0].co_filename)
             if not among(space, tracked):
