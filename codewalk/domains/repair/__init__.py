@@ -330,8 +330,9 @@ class RepairDomain(Domain):
         starts or reports (guard.refusal, on every path that differs on disk from x_G: paths the diff does
         not name, configuration and start-up files, binary content, encodings other than utf-8, modules
         gaining capabilities such as frames, sys.modules or process control); the run neutralises the rest
-        (env.run_tests). A run that gives no verdict is a failure when the reference gives one in the same
-        environment (`_no_verdict`). The user's own clone is never touched: every worktree belongs to the
+        (env.run_tests), and its run-time guard watches the candidate's files while the tests run (a run it
+        stops gives no verdict, its rule in evidence["rule"]). A run that gives no verdict is a failure when
+        the reference gives one in the same environment (`_no_verdict`). The user's own clone is never touched: every worktree belongs to the
         codewalk mirror.
         """
         v = composite.verifier
