@@ -33,14 +33,18 @@ import sys
 DENIED, REPORT_PATH, WRITER_REPLACED = 86, 87, 88  # exit codes of a run the guard stopped
 # Standard-library modules changed code may import first (the rest of the standard library is denied: a
 # path to frames, code from text, import by name or the process); its own and third-party modules are fine.
+# The top-level names of the static layer's reviewed set (capabilities.REVIEWED) without those it allows
+# only in part (importlib, inspect, sys, types, weakref, threading, unittest: pytest has imported them
+# before the tree runs anyway, so no first import of theirs is seen) and platform (it starts processes).
 STDLIB_OK = frozenset("""
-__future__ abc array base64 binascii bisect calendar cmath codecs collections colorsys contextlib copy csv
-dataclasses datetime decimal difflib enum errno fnmatch fractions functools genericpath graphlib hashlib heapq
-hmac html ipaddress itertools json keyword locale math numbers operator posixpath ntpath pprint quopri random
-re reprlib secrets shlex sre_compile sre_constants sre_parse stat statistics string stringprep struct
-textwrap time tomllib typing unicodedata urllib uuid warnings zlib zoneinfo _strptime _decimal _pydecimal
-_datetime _json _collections_abc _weakrefset _bisect _heapq _random _sha1 _sha256 _sha512 _md5 _blake2
-_sha3 _struct _csv _string _locale _operator _functools _contextvars contextvars _sre _codecs unicodedata
+__future__ abc array base64 binascii bisect bz2 calendar cmath codecs collections colorsys contextlib contextvars
+copy csv dataclasses datetime decimal difflib enum errno fnmatch fractions functools genericpath gettext glob
+graphlib gzip hashlib heapq hmac html io ipaddress itertools json keyword locale lzma math mimetypes ntpath
+numbers operator os pathlib posixpath pprint quopri random re reprlib secrets shlex shutil socket sre_compile
+sre_constants sre_parse stat statistics string stringprep struct tempfile textwrap time tomllib typing
+typing_extensions unicodedata urllib uuid warnings xml zipfile zlib zoneinfo _strptime _decimal _pydecimal
+_datetime _json _collections_abc _weakrefset _bisect _heapq _random _sha1 _sha256 _sha512 _md5 _blake2 _sha3
+_struct _csv _string _locale _operator _functools _contextvars _sre _codecs _bz2 _lzma _compression
 """.split())
 FRAMES = frozenset(("sys._getframe", "sys._current_frames", "sys._current_exceptions", "object.__getattr__",
                     "sys._getframemodulename", "object.__setattr__", "object.__delattr__"))
