@@ -280,7 +280,9 @@ def test_runner_that_dies_without_a_report_fails_when_the_reference_gives_a_verd
                      "import resource\nresource.setrlimit(resource.RLIMIT_CPU, (1, 1))\nwhile True:\n    pass")
     verdict = RepairDomain().grade(composite, _candidate(walked, composite, tmp_path, crash))
     assert (verdict.ok, verdict.reason) == (False, "no_verdict"), verdict.detail
-    assert "without its final report" in verdict.evidence["no_verdict"]
+    # on Python 3.8+ the run-time guard stops it first: `resource` is outside its import allow-list
+    assert ("without its final report" in verdict.evidence["no_verdict"]
+            or (verdict.evidence.get("rule"), verdict.evidence.get("event")) == ("audit_denied", "import"))
     assert set(verdict.evidence["reference_tests"].values()) == {"passed"}
 
 

@@ -35,6 +35,7 @@ from codewalk.loaders.diff import parse_patch, patch_files
 from codewalk.records import Atom, Check, Composite, Edge, Reason, Task
 from codewalk.relations import FILES, shares_file
 
+from .channel import NoVerdict
 from .env import Env, Envs, EnvSpec, Image, TestRun, run_tests
 from .git import Mirrors, Worktree, Worktrees, digest
 from .guard import importable_test_names, landed, refusal, snapshot
@@ -298,7 +299,7 @@ class RepairDomain(Domain):
             if tree.apply(patch, ("strict",)) is None:
                 raise InfraError(f"a stored patch no longer applies to {v['base_commit'][:12]}")
             run = run_tests(env, tree, tests, spec.test_cmd, self.test_timeout, self.memory_mb, base=x_g,
-                            renamed=v["FAIL_TO_PASS"] if patch else (), session=session)
+                            renamed=v["FAIL_TO_PASS"] if patch else (), session=session, changed=_changed(patch))
         return run, env
 
     def _env(self, v: Mapping[str, Any], spec: EnvSpec, tree: Worktree) -> Env | Image:
@@ -329,8 +330,9 @@ class RepairDomain(Domain):
         starts or reports (guard.refusal, on every path that differs on disk from x_G: paths the diff does
         not name, configuration and start-up files, binary content, encodings other than utf-8, modules
         gaining capabilities such as frames, sys.modules or process control); the run neutralises the rest
-        (env.run_tests). A run that gives no verdict is a failure when the reference gives one in the same
-        environment (`_no_verdict`). The user's own clone is never touched: every worktree belongs to the
+        (env.run_tests), and its run-time guard watches the candidate's files while the tests run (a run it
+        stops gives no verdict, its rule in evidence["rule"]). A run that gives no verdict is a failure when
+        the reference gives one in the same environment (`_no_verdict`). The user's own clone is never touched: every worktree belongs to the
         codewalk mirror.
         """
         v = composite.verifier
@@ -346,13 +348,14 @@ class RepairDomain(Domain):
             assert tree is not None and env is not None
             try:
                 run = run_tests(env, tree, tests, spec.test_cmd, self.test_timeout, self.memory_mb,
-                                config_from=x_g, renamed=v["FAIL_TO_PASS"])
+                                config_from=x_g, renamed=v["FAIL_TO_PASS"], changed=_changed(candidate))
             except InfraError as e:
                 no_verdict = e
         if no_verdict is not None:  # outside the candidate's worktree: the reference runs in its own
             return self._no_verdict(v, composite.reference, tests, no_verdict, method)
         failing = run.failing(tests)
-        evidence = {"apply": method, "tests": run.status, "seconds": run.seconds, "env": env.summary()}
+        evidence = {"apply": method, "tests": run.status, "seconds": run.seconds, "env": env.summary(),
+                    **_runtime_layer(run)}
         if failing:
             broken = [t for t in failing if t in v["PASS_TO_PASS"]]
             return Check(False, f"{len(failing)} of {len(tests)} tests fail ({len(broken)} of them "
@@ -411,10 +414,13 @@ class RepairDomain(Domain):
                 raise InfraError(f"no verdict for the candidate ({error}), nor for the reference ({e})") \
                     from None
         ref = self._reference_runs[key]
+        evidence: dict[str, Any] = {"apply": method, "no_verdict": str(error), "reference_tests": ref.status}
+        if isinstance(error, NoVerdict):  # the run-time guard stopped the run: its rule (and audit event)
+            evidence["rule"] = error.rule
+            if error.event:
+                evidence["event"] = error.event
         return Check(False, f"the candidate's run gives no verdict ({error}); the reference gives one in the "
-                     "same environment, so the candidate failed",
-                     {"apply": method, "no_verdict": str(error), "reference_tests": ref.status},
-                     reason=Reason.NO_VERDICT)
+                     "same environment, so the candidate failed", evidence, reason=Reason.NO_VERDICT)
 
 
 # -- export ------------------------------------------------------------------------------------------
@@ -486,6 +492,19 @@ def _refusal(candidate: str, protected: set[str]) -> str:
             if is_test_path(path) or path in protected:
                 return f"it edits the test file {path}"
     return ""
+
+
+def _changed(patch: str) -> list[str]:
+    """The files a patch writes: the run-time guard watches the frames of their code."""
+    return sorted({p for d in parse_patch(patch) for p in d.paths}) if patch.strip() else []
+
+
+def _runtime_layer(run: TestRun) -> dict[str, Any]:
+    """What a verdict rests on at run time: the audit hook, or (Python 3.7 and older) the static layer alone."""
+    if run.audited:
+        return {"runtime_guard": "audit hook and report path check"}
+    return {"runtime_guard": f"none: python {run.python} has no audit hooks (3.8+); graded on the static layer "
+                             "and the report path check alone"}
 
 
 def _refused(why: str, **evidence: Any) -> Check:

@@ -229,13 +229,14 @@ def _tar(files: dict[str, bytes], tree: Path | None = None) -> io.BytesIO:
 
 
 def run_in_container(image: Image, work: Path, harness: Path, token: str, command: str, timeout: float,
-                     memory_mb: int, session: Session | None = None) -> channel.Report:
+                     memory_mb: int, session: Session | None = None,
+                     guard: Mapping[str, list[str]] | None = None) -> channel.Report:
     """The harness in a container of image: the tree at /testbed, the harness at /cw-harness. The container
     is a fresh one, or the session's (a group's checks share one; it is reset before each further run)."""
     if session is None:
         with Session() as own:
-            return own.run(image, work, harness, token, command, timeout, memory_mb)
-    return session.run(image, work, harness, token, command, timeout, memory_mb)
+            return own.run(image, work, harness, token, command, timeout, memory_mb, guard)
+    return session.run(image, work, harness, token, command, timeout, memory_mb, guard)
 
 
 class Session:
@@ -263,7 +264,7 @@ class Session:
             self.container, self.agent, self.name = None, None, ""
 
     def run(self, image: Image, work: Path, harness: Path, token: str, command: str, timeout: float,
-            memory_mb: int) -> channel.Report:
+            memory_mb: int, guard: Mapping[str, list[str]] | None = None) -> channel.Report:
         from docker.errors import DockerException
 
         paths_ = [HARNESS, TREE] + ([f"{TREE}/src"] if (work / "src").is_dir() else [])
@@ -271,7 +272,9 @@ class Session:
                "TMPDIR": HOME, "USER": "cwtest", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
                "PYTHONNOUSERSITE": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
         argv = ["bash", "-c", command.replace("{harness}", HARNESS)]
-        config = channel.config(token, argv, TREE, env, timeout, uid=image.user, memory_mb=memory_mb).encode()
+        guard = guard or {}
+        config = channel.config(token, argv, TREE, env, timeout, uid=image.user, memory_mb=memory_mb,
+                                changed=guard.get("changed", ()), protected=guard.get("protected", ())).encode()
         mark = time.monotonic()
         try:
             if self.container is None:

@@ -110,11 +110,12 @@ class TestRun:
     status: dict[str, str]  # node id -> passed / failed / error / skipped / missing / renamed copy ...
     returncode: int | None  # None: nothing ran (no test file of the run exists)
     seconds: float
-    unsigned: int = 0  # lines on the outcome channel without the run's nonce (channel.py)
+    unsigned: int = 0  # lines on the outcome channel whose signature does not verify (channel.py)
     python: str = ""  # the interpreter the tests ran on
     # every case the run reported, (classname, name) -> outcome, as JUnit names it: what a run of whole
     # files found (mining; junit.node_key maps a node id to its key)
     cases: dict[tuple[str, str], str] = field(default_factory=dict)
+    audited: bool = False  # the run-time guard's audit hook watched the run (Python 3.8+)
 
     def failing(self, tests: list[str]) -> list[str]:
         return [t for t in tests if self.status.get(t) != "passed"]
@@ -245,7 +246,7 @@ CONFIGS = (("pytest.ini", "[pytest]"), (".pytest.ini", "[pytest]"), ("pyproject.
 
 def run_tests(env: Env | Image, tree: Worktree, tests: list[str], test_cmd: str, timeout: float,
               memory_mb: int = 4096, config_from: str = "", *, base: str = "", renamed: Sequence[str] = (),
-              session: Any = None, fresh: bool = True) -> TestRun:
+              session: Any = None, fresh: bool = True, changed: Sequence[str] = ()) -> TestRun:
     """Run the files holding tests and report each test's outcome; InfraError when there is no verdict.
 
     The run is the harness's, not the repository's. It runs in a copy of the tree whose git history is one
@@ -259,6 +260,12 @@ def run_tests(env: Env | Image, tree: Worktree, tests: list[str], test_cmd: str,
     containers.Session) lets several runs of one group share a container. fresh=False (mining, local
     runtime only) runs in the worktree itself, so repeated runs of one state see what earlier ones left
     there, as mining's flakiness check wants.
+
+    The runner is the harness's boot.py in place of pytest (test_cmd must start with pytest, py.test or
+    `python -m pytest`): pytest loads before the tree is importable, and on Python 3.8+ an audit hook
+    watches the frames of `changed` (the candidate's files, relative to the tree): what it denies, a
+    changed report path, a forged channel or a test file changed by the run give no verdict (NoVerdict,
+    with the rule code). TestRun.audited says whether the hook was there.
     """
     files = sorted({t.split("::")[0] for t in tests})
     present = [f for f in files if (tree.path / f).is_file()]
@@ -272,18 +279,23 @@ def run_tests(env: Env | Image, tree: Worktree, tests: list[str], test_cmd: str,
             work = tree.path
         copies = channel.renamed_copies(work, [t for t in renamed if t in tests])
         harness.mkdir()
-        plugin = channel.prepare(harness)
+        channel.prepare(harness)
         config = _config_copy(tree, config_from, harness)
-        runner = test_cmd or "{python} -m pytest"
-        command = (f"{runner} -c {{harness}}/{config.name} --rootdir=. -p no:cacheprovider {{plugins}} -p {plugin} "
+        command = (f"{_runner(test_cmd)} -c {{harness}}/{config.name} --rootdir=. -p no:cacheprovider {{plugins}} "
                    + " ".join(shlex.quote(f) for f in [*present, *copies.files]))
         token = secrets.token_hex(16)
+        # the tests' files, the copies and every conftest.py, digested before and after the run; not when
+        # the run is in the worktree itself (mining), whose files stay writable
+        conftests = sorted(str(p.relative_to(work)) for p in work.rglob("conftest.py") if ".git" not in p.parts)
+        guard = {"changed": [p for p in changed if p.endswith(".py")],
+                 "protected": [*present, *copies.files, *conftests] if fresh or isinstance(env, Image) else []}
         if isinstance(env, Image):
             from . import containers  # the docker SDK only where the docker runtime is used
 
-            report = containers.run_in_container(env, work, harness, token, command, timeout, memory_mb, session)
+            report = containers.run_in_container(env, work, harness, token, command, timeout, memory_mb, session,
+                                                 guard=guard)
         else:
-            report = _run_local(env, work, harness, token, command, timeout, memory_mb)
+            report = _run_local(env, work, harness, token, command, timeout, memory_mb, guard)
     found = channel.outcomes(report)
     status = {t: found.get(t, "missing") for t in tests}
     for copy, original in copies.nodes.items():
@@ -291,11 +303,30 @@ def run_tests(env: Env | Image, tree: Worktree, tests: list[str], test_cmd: str,
             status[original] = f"renamed copy {found.get(copy, 'missing')}"
     cases = {node_key(node): outcome for node, outcome in found.items() if node not in copies.nodes}
     return TestRun(status, report.exit, round(report.seconds, 3), unsigned=report.unsigned, python=report.python,
-                   cases=cases)
+                   cases=cases, audited=channel.audited(report))
+
+
+def _runner(test_cmd: str) -> str:
+    """The test command with pytest replaced by the harness's runner (boot.py, without PYTHONPATH: the tree
+    is not on sys.path until pytest and its plugins have loaded); InfraError for a command that is not
+    pytest. Variables the command sets before pytest are kept, PYTHONPATH aside."""
+    words = shlex.split(test_cmd or "pytest")
+    assignments = []  # VAR=value words before the command, kept for bash
+    while words and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", words[0]):
+        word = words.pop(0)
+        if not word.startswith("PYTHONPATH="):  # the harness's own: the tree joins once pytest has loaded
+            assignments.append(shlex.quote(word))
+    if words[:1] in (["pytest"], ["py.test"]):
+        rest = words[1:]
+    elif len(words) >= 3 and re.fullmatch(r"(\S*/)?python[\d.]*", words[0]) and words[1:3] == ["-m", "pytest"]:
+        rest = words[3:]
+    else:
+        raise InfraError(f"the test command {test_cmd!r} does not start with pytest: the harness runs pytest only")
+    return " ".join([*assignments, "{python}", "-s", "{harness}/" + channel.BOOT, *(shlex.quote(w) for w in rest)])
 
 
 def _run_local(env: Env, work: Path, harness: Path, token: str, command: str, timeout: float,
-               memory_mb: int) -> channel.Report:
+               memory_mb: int, guard: dict[str, list[str]] | None = None) -> channel.Report:
     """The harness in the sandbox: the tree writable, the harness and the environment read-only."""
     home = harness.parent / "home"  # beside the harness, in the run's scratch folder
     home.mkdir()
@@ -303,7 +334,9 @@ def _run_local(env: Env, work: Path, harness: Path, token: str, command: str, ti
     run_env = {**_venv_env(env.path), "PYTHONPATH": os.pathsep.join(paths), "HOME": str(home), "TMPDIR": str(home),
                "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
     argv = ["bash", "-c", command.replace("{harness}", shlex.quote(str(harness)))]
-    stdin = channel.config(token, argv, str(work), run_env, timeout)
+    guard = guard or {}
+    stdin = channel.config(token, argv, str(work), run_env, timeout, changed=guard.get("changed", ()),
+                           protected=guard.get("protected", ()))
     done = sandbox.run([str(env.python), "-I", str(harness / channel.RUNNER)], cwd=work, timeout=timeout + 60,
                        memory_mb=memory_mb, max_file_mb=256, writable=[home], sees=[*venv_runtime(env.path), harness],
                        stdin=stdin, env=run_env)
