@@ -36,10 +36,14 @@ def codes(after: str, before: str | None = None, path: str = "pkg/m.py") -> set[
     ("import sys\nm = sys\n", "reflection", "the module sys as a value"),
     # modules reached as attributes of allowed modules, resolved against the real modules
     ("import os\nm = os.sys.modules\n", "import_not_allowed", "os.sys"),
-    ("import re\nm = re.enum.sys.modules\n", "import_not_allowed", "re.enum.sys.modules"),
-    ("import pathlib\np = pathlib.os.system\n", "import_not_allowed", "os.system"),
+    ("import re\nm = re.enum.sys.modules\n", "import_not_allowed", "reaches the module enum as re.enum"),
+    ("import shutil\nshutil.os.environ['PYTEST_PLUGINS'] = 'x'\n", "import_not_allowed", "os as shutil.os"),
+    ("import os\nv = os.path.expandvars('$PYTEST_CURRENT_TEST')\n", "import_not_allowed", "expandvars"),
+    ("class A(str):\n    pass\n\n\nA.__eq__ = lambda s, o: True\n", "reflection", "sets __eq__ from outside"),
+    ("def f():\n    return type.__dict__['__sub' + 'classes__']\n", "reflection", "__dict__"),
+    ("import pathlib\np = pathlib.os.system\n", "import_not_allowed", "pathlib.os"),
     ("import re\nd = re.__dict__\n", "reflection", "re.__dict__"),
-    ("import re\nd = re.enum.bltns\n", "import_not_allowed", "builtins"),
+    ("import enum\nd = enum.bltns\n", "import_not_allowed", "builtins"),
     # modules outside the allow-list
     ("from os import _exit\n", "reflection", "os._exit"),
     ("import subprocess\n", "import_not_allowed", "subprocess"),
@@ -88,7 +92,8 @@ def codes(after: str, before: str | None = None, path: str = "pkg/m.py") -> set[
     ("d = dict(__eq__=1)\n", "reflection", "__eq__"),
     # format strings that walk
     ("def f(x):\n    return '{0.__globals__}'.format(x)\n", "format_path", "{0.__globals__}"),
-    ("def f(x):\n    return '{0[0]}'.format_map(x)\n", "format_path", "{0[0]}"),
+    ("def f(x):\n    return '{0[0].f_back}'.format_map(x)\n", "format_path", "{0[0].f_back}"),
+    ("def f(e):\n    return '{e.__traceback__}'.format(e=e)\n", "format_path", "{e.__traceback__}"),
     ("T = '{x.tb_frame.f_back}'\n", "format_path", "{x.tb_frame.f_back}"),
     # the rest
     ("import os\nv = os.environ.get('CI')\n", "environment", "os.environ['CI']"),
@@ -126,6 +131,10 @@ def test_new_code_outside_the_allow_list_is_refused_with_its_rule_and_line(sourc
     "import dataclasses\n\n\n@dataclasses.dataclass(frozen=True)\nclass P:\n    x: int = 0\n\n"
     "    def moved(self, d):\n        return dataclasses.replace(self, x=self.x + d)\n",
     "'{} and {name}: {0!r:>10}'.format(1, name=2)\n",
+    "def f(self):\n    return 'The command {self.name!r} is {d[x]}.'.format(self=self, d={})\n",
+    "import typing as t\n\n\ndef f(ts):\n    return [t.info() for t in ts]\n",
+    "import shutil\nif hasattr(shutil, 'get_terminal_size'):\n    pass\n",
+    "def f(x: '-1', y: 'te.Literal[1, -1]'):\n    pass\n",
     '"""Only a docstring with {braces.and} a __dunder__."""\n',
 ])
 def test_ordinary_code_is_not_refused(source):
@@ -269,3 +278,20 @@ def test_the_tree_as_landed_lists_ignored_files_symlinks_modes_and_removals(tmp_
     assert "pkg/data" not in why  # an empty directory holds nothing to run
     rules = {r.rule for r in refused(changed, {}.get, lambda p: None, named={"pkg/core.py"}, kinds=after)}
     assert rules == {"unnamed_path", "symlink", "startup_hook"}
+
+
+def test_what_an_environment_imports_without_the_tree_is_measured_by_an_empty_pytest_session(tmp_path):
+    """The shadowing rule's names: the standard library, installed distributions, and what an empty pytest
+    session imports or tries to import there (copy.py tries `org`), run with the environment's interpreter."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from codewalk.domains.repair.env import Env, importable_names
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", str(venv)],
+                   check=True, timeout=120)
+    names = importable_names(Env(Path(venv), "", "", ()))
+    assert {"os", "xml", "pytest", "_pytest", "pluggy", "org"} <= names
+    assert "tally" not in names and "codewalk_not_a_module" not in names

@@ -49,6 +49,7 @@ from __future__ import annotations
 import ast
 import importlib
 import io
+import re
 import string
 import tokenize
 import types
@@ -58,6 +59,7 @@ from pathlib import PurePosixPath
 from typing import NamedTuple
 
 from .rules import Refusal, Rule
+from .rules import refusals as refusals  # the static layer's entry point, also reachable from here
 
 
 @dataclass(frozen=True)
@@ -119,11 +121,12 @@ REVIEWED: dict[str, Reviewed] = {
              only="path sep altsep extsep pathsep linesep curdir pardir devnull name fspath fsencode "
                   "fsdecode PathLike getcwd getcwdb listdir scandir walk stat lstat makedirs mkdir remove "
                   "unlink rmdir removedirs rename renames replace chmod utime access F_OK R_OK W_OK X_OK "
-                  "strerror urandom cpu_count get_terminal_size terminal_size error environ getenv "
+                  "strerror urandom cpu_count get_terminal_size terminal_size error environ getenv chdir getpid "
                   "stat_result DirEntry SEEK_SET SEEK_CUR SEEK_END"),
-    "os.path": _r("path manipulation (posixpath/ntpath)"),
-    "posixpath": _r("path manipulation"),
-    "ntpath": _r("path manipulation"),
+    "os.path": _r("path manipulation (posixpath/ntpath); expandvars reads the environment",
+                  without="expandvars"),
+    "posixpath": _r("path manipulation; expandvars reads the environment", without="expandvars"),
+    "ntpath": _r("path manipulation; expandvars reads the environment", without="expandvars"),
     "genericpath": _r("path manipulation"),
     "pathlib": _r("path objects"),
     "pprint": _r("pretty-printing values"),
@@ -134,6 +137,9 @@ REVIEWED: dict[str, Reviewed] = {
     "shlex": _r("shell-like splitting and quoting (no running)"),
     "shutil": _r("copying and removing files; which() finds a program without running it"),
     "stat": _r("file-mode constants"),
+    "socket": _r("a client connection only: the run has no network (sandbox, container without one), and a "
+                 "descriptor can be opened with open() anyway, which the run-time layer watches",
+                 only="create_connection error gaierror herror timeout AF_INET AF_INET6 SOCK_STREAM"),
     "statistics": _r("statistics over numbers"),
     "string": _r("string constants and $-templates; Formatter walks attribute paths from text",
                  without="Formatter"),
@@ -147,6 +153,13 @@ REVIEWED: dict[str, Reviewed] = {
                    "getswitchinterval"),
     "tempfile": _r("temporary files and directories"),
     "textwrap": _r("wrapping text"),
+    "threading": _r("locks and thread-local values only: threads, trace and exception hooks are left out",
+                    only="local Lock RLock Event Condition Semaphore BoundedSemaphore get_ident"),
+    "gettext": _r("translating messages; install() would write builtins",
+                  only="gettext ngettext pgettext npgettext"),
+    "typing_extensions": _r("the typing backport (a distribution, reviewed like typing): its evaluators of "
+                            "string annotations are left out",
+                            without="get_type_hints ForwardRef evaluate_forward_ref get_annotations"),
     "time": _r("clocks and time formatting"),
     "types": _r("a few value types; the rest makes functions, code or classes from parts",
                 only="SimpleNamespace MappingProxyType GeneratorType CoroutineType AsyncGeneratorType "
@@ -156,6 +169,8 @@ REVIEWED: dict[str, Reviewed] = {
                  without="get_type_hints ForwardRef"),
     "unicodedata": _r("the Unicode database"),
     "urllib.parse": _r("URL parsing"),
+    "unittest": _r("raising SkipTest only (a skipped test fails the grade); unittest.mock's ANY equals "
+                   "anything", only="SkipTest"),
     "uuid": _r("UUIDs"),
     "warnings": _r("issuing and filtering warnings; a record of caught warnings names the caller's file "
                    "and line, so catch_warnings(record=True) is refused apart",
@@ -183,7 +198,8 @@ REVIEWED: dict[str, Reviewed] = {
 # Names of one module object under several names: os.path is posixpath (or ntpath).
 ALIASES = {"os.path": "posixpath"}
 # The module-level dunders a module may read of any module: plain strings.
-MODULE_DUNDERS = {"__name__", "__doc__", "__version__", "__file__", "__all__", "__qualname__", "__module__"}
+MODULE_DUNDERS = {"__name__", "__doc__", "__version__", "__file__", "__all__", "__qualname__", "__module__",
+                  "__package__", "__stdout__", "__stderr__", "__stdin__"}
 # Dunders that are the object protocol (called through super(), a class, or the object itself): reading
 # one gives a bound method of the object at hand, not a way out of it.
 PROTOCOL = {
@@ -199,12 +215,17 @@ PROTOCOL = {
     "__matmul__", "__getattr__", "__setattr__", "__delattr__", "__get__", "__set__", "__delete__",
     "__set_name__", "__slots__", "__wrapped__", "__copy__", "__deepcopy__", "__reduce__", "__reduce_ex__",
     "__getstate__", "__setstate__", "__sizeof__", "__dir__", "__instancecheck__", "__subclasscheck__",
-    "__class_getitem__", "__post_init__", "__attrs_post_init__", "__await__",
+    "__class_getitem__", "__post_init__", "__attrs_post_init__", "__await__", "__package__", "__unicode__",
+    "__nonzero__", "__div__", "__bases__", "__mro__", "__version_info__",
 }
+# Dunders code may assign on an object it holds (a function's documentation and names); any other, set from
+# outside a class body, changes how Python treats the object (`C.__eq__ = always`).
+SETTABLE = {"__doc__", "__name__", "__qualname__", "__module__", "__wrapped__", "__signature__", "__all__",
+            "__version__"}
 # Dunder-named string constants that are plain words in honest code (`if __name__ == "__main__"`).
 HARMLESS_STRINGS = {"__main__", "__name__", "__qualname__", "__doc__", "__module__", "__version__", "__all__",
                     "__init__", "__iter__", "__len__", "__getitem__", "__call__", "__enter__", "__exit__",
-                    "__fspath__", "__slots__", "__wrapped__"}
+                    "__fspath__", "__slots__", "__wrapped__", "__package__"}
 # Attributes that reach frames and code objects whatever object they are read on (not dunders).
 FRAME_ATTRS = {"f_back", "f_locals", "f_globals", "f_builtins", "f_code", "f_trace", "f_lineno", "tb_frame",
                "tb_next", "tb_lineno", "gi_frame", "gi_code", "cr_frame", "cr_code", "ag_frame", "ag_code",
@@ -218,7 +239,7 @@ DYNAMIC = {"importlib.import_module", "importlib.__import__", "importlib.reload"
            "importlib.resources", "pkgutil", "pkg_resources", "runpy", "zipimport", "timeit", "cProfile",
            "profile", "pdb", "code", "codeop", "doctest", "pydoc", "logging.config", "typing.get_type_hints",
            "typing.ForwardRef", "inspect.get_annotations", "unittest.mock.patch", "pickle.load", "pickle.loads",
-           "pickle.Unpickler", "marshal", "dataclasses.make_dataclass", "types.new_class", "types.FunctionType",
+           "pickle.Unpickler", "marshal", "types.FunctionType",
            "types.CodeType", "types.LambdaType"}
 # What the earlier deny-list knew, applied to modules imported at x_G outside REVIEWED (their new nodes).
 KNOWN = {"sys.modules", "sys._getframe", "sys._current_frames", "sys.settrace", "sys.setprofile", "sys.gettrace",
@@ -236,7 +257,9 @@ KNOWN = {"sys.modules", "sys._getframe", "sys._current_frames", "sys.settrace", 
          "threading.settrace", "threading.setprofile", "threading.excepthook", "gc", "ctypes", "builtins",
          "traceback", "logging.currentframe", "_pytest", "pluggy", "sysconfig", "site", "fcntl", "socket",
          "types.FrameType", "types.TracebackType", *DYNAMIC}
+KNOWN_LONGEST_FIRST = sorted(KNOWN, key=len, reverse=True)
 COMPARISONS = {"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"}
+EVERY_VARIABLE = "reads every variable of os.environ"
 ENV_WRITES = {"update", "setdefault", "pop", "popitem", "clear", "__setitem__", "__delitem__"}
 ENV_READS = {"get", "__getitem__", "__contains__"}
 
@@ -246,6 +269,26 @@ class Finding(NamedTuple):
     what: str
     line: int
     key: str  # what it is compared with at x_G: the import's module, or the node where it was found
+    reuse: bool  # whether the same capability anywhere in the changed modules at x_G excuses it
+
+
+# Capabilities a fix may use again in new code when the changed modules used them at x_G (running a
+# program the module already runs, reading a variable it already read, getattr in a module that uses
+# getattr): refusing every new node of them refused about one real fix in ten. Never reused, whatever
+# x_G did: what reaches frames, code, the module table or the runner, import by name, and the rules whose
+# finding is its own target (format paths, comparisons, borrowed dunders, three-argument type()).
+REUSABLE = {Rule.IMPORT_NOT_ALLOWED, Rule.REFLECTION, Rule.ENVIRONMENT}
+CODE_DUNDERS = {"__globals__", "__code__", "__closure__", "__builtins__", "__subclasses__", "__traceback__",
+                "__import__", "__loader__", "__spec__", "__self__", "__func__", "__defaults__", "__kwdefaults__",
+                "__annotations__", "__getattribute__"}
+FRAMEY = {"sys._getframe", "sys._current_frames", "sys.settrace", "sys.setprofile", "sys.gettrace", "sys.modules",
+          "sys.path", "sys.meta_path", "sys.path_hooks", "sys.path_importer_cache", "sys.addaudithook",
+          "inspect.currentframe", "inspect.stack", "inspect.trace", "inspect.getouterframes",
+          "inspect.getinnerframes", "inspect.getframeinfo", "traceback", "gc", "ctypes", "builtins", "_pytest",
+          "pluggy", "types.FrameType", "types.TracebackType", "logging.currentframe", "_getframe"}
+NEVER_REUSED = re.compile(r"(?<![\w.])(" + "|".join(re.escape(w) for w in sorted(
+    {*FRAMEY, *CODE_DUNDERS, *FRAME_ATTRS, "three-argument", "borrows", "records warnings", "computed",
+     "passes the dunder", "names '"}, key=len, reverse=True)) + r")(?![\w])")
 
 
 def encoding(source: bytes) -> str:
@@ -259,40 +302,52 @@ def encoding(source: bytes) -> str:
 def findings(source: bytes | str, path: str, own: frozenset[str], tests: frozenset[str] = frozenset(),
              defined: frozenset[str] = frozenset()) -> list[Finding] | None:
     """Everything the module does that the allow-list does not allow; None if it does not parse."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    tree = _parsed(source)
+    if tree is None:
         return None
-    return _Reader(path, own, tests, defined | _defined(tree)).read(tree)
+    index = _Index(tree)
+    return _Reader(path, own, tests, defined | index.defined, index).read(tree)
 
 
 def new_refusals(changed: Iterable[tuple[str, bytes | str | None, bytes | str | None]], own: frozenset[str],
                  tests: frozenset[str] = frozenset()) -> list[Refusal]:
     """The findings of the changed modules now (path, source at x_G or None, source now or None) whose
     node did not occur in any of them at x_G (imports: whose module none of them imported)."""
-    items = list(changed)
-    trees = [_parsed(s) for _, old, new in items for s in (old, new) if s is not None]
-    defined = frozenset().union(*(_defined(t) for t in trees if t is not None))
+    items = [(path, _parsed(old) if old is not None else None, old is not None,
+              _parsed(new) if new is not None else None, new is not None) for path, old, new in changed]
+    indexes = {id(t): _Index(t) for _, old, _, new, _ in items for t in (old, new) if t is not None}
+    defined = frozenset().union(*(i.defined for i in indexes.values()))
     before: set[str] = set()
-    for path, old, _ in items:
+    for path, old, _, _, _ in items:
         if old is not None:
-            before |= {f.key for f in findings(old, path, own, tests, defined) or ()}
+            for f in _Reader(path, own, tests, defined, indexes[id(old)]).read(old):
+                before.add(f.key)
+                before.add(_capability(f))
+    every_variable = f"{Rule.ENVIRONMENT}|{EVERY_VARIABLE}" in before
     out: list[Refusal] = []
-    for path, old, new in items:
-        if new is None:
+    for path, old, had, new, has in items:
+        if not has:
             continue
-        now = findings(new, path, own, tests, defined)
-        if now is None:
-            if old is None or _parsed(old) is not None:  # what it can do cannot be read now
+        if new is None:
+            if not had or old is not None:  # it parsed at x_G (or is new): what it can do cannot be read now
                 out.append(Refusal(Rule.UNPARSEABLE, path, 0, "does not parse as Python, so what it can do "
                                    "cannot be read"))
             continue
         seen: set[tuple[Rule, str]] = set()
+        now = _Reader(path, own, tests, defined, indexes[id(new)]).read(new)
         for f in sorted(now, key=lambda f: f.line):
-            if f.key not in before and (f.rule, f.what) not in seen:
+            if f.key in before or f.reuse and (_capability(f) in before or every_variable
+                                                and f.rule == Rule.ENVIRONMENT and f.what.startswith("reads")):
+                continue
+            if (f.rule, f.what) not in seen:
                 seen.add((f.rule, f.what))
                 out.append(Refusal(f.rule, path, f.line, f.what))
     return out
+
+
+def _capability(f: Finding) -> str:
+    """A finding's capability, wherever it is: its rule and what it names, without the route it took."""
+    return f"{f.rule}|{f.what.split(' (as ')[0]}"
 
 
 def _parsed(source: bytes | str) -> ast.Module | None:
@@ -302,21 +357,43 @@ def _parsed(source: bytes | str) -> ast.Module | None:
         return None
 
 
-def _defined(tree: ast.AST) -> frozenset[str]:
-    """The names a module defines: functions, classes, assigned names and attributes, parameters."""
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            names.add(node.name)
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            names.add(node.id)
-        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
-            names.add(node.attr)
-        elif isinstance(node, ast.arg):
-            names.add(node.arg)
-        elif isinstance(node, ast.alias) and node.asname:
-            names.add(node.asname)
-    return frozenset(names)
+class _Index:
+    """One walk of a module: each node's parent, its docstrings, its imports, and the names it defines
+    (functions, classes, assigned names and attributes, parameters)."""
+
+    def __init__(self, tree: ast.Module):
+        self.parent: dict[int, ast.AST] = {}
+        self.docstrings: set[int] = set()
+        self.imports: list[ast.Import | ast.ImportFrom] = []
+        names: set[str] = set()
+        self.stores: set[str] = set()  # names bound other than by import (a local `t` beside `import typing as t`)
+        stack: list[ast.AST] = [tree]
+        while stack:
+            node = stack.pop()
+            children = list(ast.iter_child_nodes(node))
+            for child in children:
+                self.parent[id(child)] = node
+            stack.extend(children)
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                self.imports.append(node)
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                names.add(node.name)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+                self.stores.add(node.id)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                names.add(node.attr)
+            elif isinstance(node, ast.arg):
+                names.add(node.arg)
+                self.stores.add(node.arg)
+            elif isinstance(node, ast.alias) and node.asname:
+                names.add(node.asname)
+            if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) \
+                    and node.body and isinstance(node.body[0], ast.Expr) \
+                    and isinstance(node.body[0].value, ast.Constant):
+                self.docstrings.add(id(node.body[0].value))
+        self.imports.sort(key=lambda n: (n.lineno, n.col_offset))
+        self.defined = frozenset(names)
 
 
 def _module(name: str) -> types.ModuleType | None:
@@ -335,31 +412,25 @@ def _canonical(module: types.ModuleType) -> str:
 
 
 class _Reader(ast.NodeVisitor):
-    def __init__(self, path: str, own: frozenset[str], tests: frozenset[str], defined: frozenset[str]):
+    def __init__(self, path: str, own: frozenset[str], tests: frozenset[str], defined: frozenset[str],
+                 index: _Index):
         self.path, self.own, self.tests, self.defined = path, own, tests, defined
         self.names: dict[str, str] = {}  # local name -> the module or module attribute it was imported as
         self.found: list[Finding] = []
-        self.parent: dict[int, ast.AST] = {}
-        self.docstrings: set[int] = set()
+        self.parent, self.docstrings = index.parent, index.docstrings
+        self.imports, self.stores = index.imports, index.stores
 
     def read(self, tree: ast.Module) -> list[Finding]:
-        for node in ast.walk(tree):
-            for child in ast.iter_child_nodes(node):
-                self.parent[id(child)] = node
-            if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) \
-                    and node.body and isinstance(node.body[0], ast.Expr) \
-                    and isinstance(node.body[0].value, ast.Constant):
-                self.docstrings.add(id(node.body[0].value))
-        for node in ast.walk(tree):  # imports first: a name may be used above a function-level import
-            if isinstance(node, ast.Import | ast.ImportFrom):
-                self._import(node)
+        for node in self.imports:  # imports first: a name may be used above a function-level import
+            self._import(node)
         self.visit(tree)
         return self.found
 
     def add(self, rule: Rule, what: str, node: ast.AST, key: str | None = None) -> None:
         site = self._site(node)
-        self.found.append(Finding(rule, what, getattr(node, "lineno", 0),
-                                  key or f"{rule}:{ast.dump(site)}"))
+        reuse = rule in REUSABLE and not NEVER_REUSED.search(what)
+        self.found.append(Finding(rule, what, getattr(node, "lineno", 0), key or f"{rule}:{ast.dump(site)}",
+                                  reuse))
 
     def _site(self, node: ast.AST) -> ast.AST:
         """The node a finding is judged by: the whole attribute chain, the call with its arguments, the
@@ -451,8 +522,7 @@ class _Reader(ast.NodeVisitor):
         if k == 0:
             # a module imported at x_G outside the reviewed set (or a refused import, already named)
             dotted = ".".join(parts)
-            hit = next((c for c in sorted(KNOWN, key=len, reverse=True)
-                        if dotted == c or dotted.startswith(c + ".")), None)
+            hit = next((c for c in KNOWN_LONGEST_FIRST if dotted == c or dotted.startswith(c + ".")), None)
             if hit:
                 rule = Rule.DYNAMIC_IMPORT if hit in DYNAMIC else Rule.IMPORT_NOT_ALLOWED
                 self.add(rule, f"uses {hit}", node, key=f"import:{hit}" if importing else None)
@@ -480,8 +550,10 @@ class _Reader(ast.NodeVisitor):
                 return
             value = getattr(_module(name), attr, None)
             if isinstance(value, types.ModuleType):
+                # a submodule is imported by its name; any other module an attribute holds is one the
+                # module's code imported for itself (shutil.os, re.enum): a route, not an import
                 reached = _canonical(value)
-                if reached not in REVIEWED:
+                if reached != dotted:
                     self.add(Rule.IMPORT_NOT_ALLOWED, f"reaches the module {value.__name__} as {dotted}", node,
                              key=f"import:{dotted}" if importing else None)
                     return
@@ -501,6 +573,10 @@ class _Reader(ast.NodeVisitor):
     def _object_attrs(self, attrs: list[str], node: ast.AST, own: bool = False) -> None:
         for attr in attrs:
             self._attr_name(attr, node, receiver_own=own)
+
+    def _refused_attr(self, attr: str) -> bool:
+        return attr in FRAME_ATTRS or (attr.startswith("__") and attr.endswith("__") and attr not in PROTOCOL) \
+            or (attr.startswith("_") and attr not in self.defined)
 
     def _attr_name(self, attr: str, node: ast.AST, receiver_own: bool = False) -> None:
         """An attribute read on an object: frames and code, dunders, private names the repository lacks."""
@@ -542,14 +618,24 @@ class _Reader(ast.NodeVisitor):
             inner = inner.value
         root_own = isinstance(inner, ast.Name) and inner.id in SELVES or (
             isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == "super")
+        if isinstance(node.ctx, ast.Store | ast.Del) and node.attr.startswith("__") and node.attr.endswith("__") \
+                and node.attr not in SETTABLE:
+            self.add(Rule.REFLECTION, f"sets {node.attr} from outside a class body", node)
         for k, a in enumerate(reversed(chain)):
             self._attr_name(a.attr, node, receiver_own=root_own and k == 0)
         self.visit(inner)
 
     def visit_Name(self, node: ast.Name) -> None:
         if node.id in self.names:
-            if not isinstance(self.parent.get(id(node)), ast.Attribute):
-                self._chain(self.names[node.id].split("."), node)
+            up = self.parent.get(id(node))
+            if isinstance(up, ast.Attribute) or node.id in self.stores:
+                return  # judged as the chain; or a local variable of the same name as the import
+            if isinstance(up, ast.Call) and up.args and up.args[0] is node and isinstance(up.func, ast.Name) \
+                    and up.func.id in ("getattr", "hasattr") and len(up.args) >= 2 \
+                    and isinstance(up.args[1], ast.Constant) and isinstance(up.args[1].value, str):
+                self._chain([*self.names[node.id].split("."), up.args[1].value], node)  # module.name, spelled
+                return
+            self._chain(self.names[node.id].split("."), node)
             return
         if node.id in REFLECTION_CALLS and not self._plain_getattr(node):
             self.add(Rule.DYNAMIC_IMPORT if node.id in ("__import__", "eval", "exec", "compile")
@@ -615,9 +701,13 @@ class _Reader(ast.NodeVisitor):
         except ValueError:
             return
         for field in fields:
-            if "." in field or "[" in field:
-                self.add(Rule.FORMAT_PATH, f"formats the field {{{field}}}, which walks attributes or indexes",
-                         node)
+            # a field walks attributes (.name) and items ([key]); items and public names are what code could
+            # read as plainly, so the walk is refused where an attribute would be
+            names = [p.split("[")[0] for p in field.split("[")[0].split(".")[1:]]
+            names += [p.split("]", 1)[1].lstrip(".") for p in field.split("[")[1:] if "]" in p]
+            if any(self._refused_attr(n) for n in names if n):
+                self.add(Rule.FORMAT_PATH, f"formats the field {{{field}}}, which walks to a name the rules "
+                         "refuse", node)
                 return
 
     def visit_arg(self, node: ast.arg) -> None:
@@ -647,7 +737,7 @@ class _Reader(ast.NodeVisitor):
                     self.add(Rule.DYNAMIC_IMPORT, "a string annotation that is not a type expression", node)
                     continue
                 plain = (ast.Expression, ast.Name, ast.Attribute, ast.Subscript, ast.Tuple, ast.List, ast.Load,
-                         ast.BinOp, ast.BitOr, ast.Constant)
+                         ast.BinOp, ast.BitOr, ast.Constant, ast.UnaryOp, ast.USub, ast.Slice)
                 bad = [n for n in ast.walk(parsed) if not isinstance(n, plain)
                        or isinstance(n, ast.Attribute) and n.attr.startswith("_")
                        or isinstance(n, ast.Name) and n.id.startswith("__")]
@@ -663,7 +753,7 @@ class _Reader(ast.NodeVisitor):
         if attr == "getenv":
             key = _constant_arg(parent, site)
             self.add(Rule.ENVIRONMENT, f"reads os.environ[{key!r}]" if key is not None
-                     else "reads every variable of os.environ", node)
+                     else EVERY_VARIABLE, node)
             return
         if rest:
             if rest[0] in ENV_WRITES:
@@ -671,7 +761,7 @@ class _Reader(ast.NodeVisitor):
                 return
             key = _constant_arg(parent, site) if rest[0] in ENV_READS else None
             self.add(Rule.ENVIRONMENT, f"reads os.environ[{key!r}]" if key is not None
-                     else "reads every variable of os.environ", node)
+                     else EVERY_VARIABLE, node)
             return
         if isinstance(parent, ast.Subscript) and parent.value is site:
             if not isinstance(parent.ctx, ast.Load):
@@ -679,13 +769,13 @@ class _Reader(ast.NodeVisitor):
             elif isinstance(parent.slice, ast.Constant):
                 self.add(Rule.ENVIRONMENT, f"reads os.environ[{parent.slice.value!r}]", node)
             else:
-                self.add(Rule.ENVIRONMENT, "reads every variable of os.environ", node)
+                self.add(Rule.ENVIRONMENT, EVERY_VARIABLE, node)
             return
         if isinstance(parent, ast.Compare) and isinstance(parent.left, ast.Constant) \
                 and all(isinstance(op, ast.In | ast.NotIn) for op in parent.ops):
             self.add(Rule.ENVIRONMENT, f"reads os.environ[{parent.left.value!r}]", node)
             return
-        self.add(Rule.ENVIRONMENT, "reads every variable of os.environ", node)
+        self.add(Rule.ENVIRONMENT, EVERY_VARIABLE, node)
 
     # -- classes: comparisons and borrowed dunders ------------------------------------------------------
     def visit_ClassDef(self, node: ast.ClassDef) -> None:

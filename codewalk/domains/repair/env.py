@@ -353,6 +353,13 @@ def installed_plugins(venv: str) -> tuple[str, ...]:
 # top-level module of a candidate must not take (it would shadow them once the tree is on sys.path).
 IMPORTABLE_PROBE = """
 import json, os, pkgutil, sys, tempfile
+tried = set()  # every top-level name anything asks for, found or not (copy.py tries `org`)
+class Recorder(object):
+    def find_spec(self, name, path=None, target=None):
+        tried.add(name.split(".")[0])
+    def find_module(self, name, path=None):  # Python 2 era finders' protocol, for old interpreters
+        tried.add(name.split(".")[0])
+sys.meta_path.insert(0, Recorder())
 names = set(sys.builtin_module_names) | set(getattr(sys, "stdlib_module_names", ()))
 names |= {m[1] for m in pkgutil.iter_modules()}
 empty = tempfile.mkdtemp()
@@ -364,7 +371,7 @@ try:
     pytest.main(["-q", "-p", "no:cacheprovider", empty])
 except BaseException:
     pass
-names |= {m.split(".")[0] for m in list(sys.modules)}
+names |= {m.split(".")[0] for m in list(sys.modules)} | tried
 sys.stdout.write("\\ncodewalk-importable " + json.dumps(sorted(names)) + "\\n")
 """
 
@@ -372,7 +379,8 @@ sys.stdout.write("\\ncodewalk-importable " + json.dumps(sorted(names)) + "\\n")
 @cache
 def importable_names(env: Env | Image) -> frozenset[str]:
     """The top-level names the environment imports without the tree: its standard library, every installed
-    distribution's modules, and what an empty pytest session imports there (site hooks, plugins), measured
+    distribution's modules, and what an empty pytest session imports or tries to import there (site hooks,
+    plugins, optional imports such as copy.py's `org`), measured
     by running one with the environment's interpreter under the same runtime; cached per environment."""
     if isinstance(env, Image):
         out = _probe_in_image(env, IMPORTABLE_PROBE)
@@ -380,7 +388,7 @@ def importable_names(env: Env | Image) -> frozenset[str]:
         with sandbox.workdir() as scratch:
             done = sandbox.run([str(env.python), "-I", "-c", IMPORTABLE_PROBE], cwd=scratch, timeout=300,
                                env={**_venv_env(env.path), "TMPDIR": str(scratch), "HOME": str(scratch)},
-                               sees=[*venv_runtime(env.path)])
+                               sees=venv_runtime(env.path) if (env.path / "pyvenv.cfg").is_file() else None)
         out = done.stdout
     for line in reversed(out.splitlines()):
         if line.startswith("codewalk-importable "):

@@ -23,7 +23,7 @@ from typing import Any
 from .patch import is_test_path
 from .rules import Refusal, Rule, refusals, top_module
 
-MOST = 6  # reasons named in one refusal
+MOST = 10  # reasons named in one refusal
 
 Entry = tuple[object, ...]  # ("file", executable, sha256) | ("link", target) | ("dir",) | ("other", mode)
 

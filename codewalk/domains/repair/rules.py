@@ -117,10 +117,10 @@ def refusals(changed: Iterable[tuple[str, bytes | str | None, bytes | str | None
         name = PurePosixPath(path).name
         if name in ("setup.cfg", "pyproject.toml") and _pytest_section(name, old_text or "") \
                 != _pytest_section(name, text):
-            found.append(Refusal(Rule.CONFIG_FILE, path, 0, "changes the pytest configuration"))
+            found.append(Refusal(Rule.CONFIG_FILE, path, 0, f"changes the pytest configuration in {path}"))
         if name in ("setup.cfg", "pyproject.toml", "setup.py") and "pytest11" in text \
                 and "pytest11" not in (old_text or ""):
-            found.append(Refusal(Rule.PACKAGE_METADATA, path, 0, "declares a pytest plugin entry point"))
+            found.append(Refusal(Rule.PACKAGE_METADATA, path, 0, f"declares a pytest plugin entry point in {path}"))
         if old is None:
             shadowed = _shadowed(path, own, {*importable, *floor})
             if shadowed:
