@@ -153,6 +153,17 @@ REVIEWED: dict[str, Reviewed] = {
                    "getswitchinterval"),
     "tempfile": _r("temporary files and directories"),
     "textwrap": _r("wrapping text"),
+    "codecs": _r("text encodings; register() would add a codec that source declarations could name",
+                 without="register unregister"),
+    "platform": _r("facts about the interpreter and the system; architecture() and the like run programs",
+                   only="python_implementation python_version python_version_tuple system machine release "
+                        "version uname node platform"),
+    "weakref": _r("weak references and mappings; finalize runs code at exit (atexit under another name)",
+                  without="finalize"),
+    "urllib": _r("the package: its parse module only", only="parse"),
+    "xml": _r("the package: its ElementTree only", only="etree"),
+    "xml.etree": _r("the package: its ElementTree only", only="ElementTree"),
+    "importlib": _r("the package: its metadata module only (the rest imports by name)", only="metadata"),
     "threading": _r("locks and thread-local values only: threads, trace and exception hooks are left out",
                     only="local Lock RLock Event Condition Semaphore BoundedSemaphore get_ident"),
     "gettext": _r("translating messages; install() would write builtins",
@@ -163,7 +174,7 @@ REVIEWED: dict[str, Reviewed] = {
     "time": _r("clocks and time formatting"),
     "types": _r("a few value types; the rest makes functions, code or classes from parts",
                 only="SimpleNamespace MappingProxyType GeneratorType CoroutineType AsyncGeneratorType "
-                     "BuiltinFunctionType BuiltinMethodType MethodType ModuleType NoneType "
+                     "BuiltinFunctionType BuiltinMethodType MethodType ModuleType NoneType TracebackType FrameType "
                      "NotImplementedType EllipsisType GenericAlias UnionType"),
     "typing": _r("type annotations; get_type_hints and ForwardRef evaluate strings as code",
                  without="get_type_hints ForwardRef"),
@@ -193,7 +204,8 @@ REVIEWED: dict[str, Reviewed] = {
                   only="signature Signature Parameter BoundArguments isclass isfunction ismethod "
                        "iscoroutinefunction isgeneratorfunction isasyncgenfunction isawaitable isabstract "
                        "isbuiltin isroutine ismodule isgenerator iscoroutine isasyncgen cleandoc "
-                       "isdatadescriptor ismethoddescriptor"),
+                       "isdatadescriptor ismethoddescriptor getfullargspec getargspec getcallargs getmro "
+                       "unwrap getdoc isgetsetdescriptor ismemberdescriptor"),
 }
 # Names of one module object under several names: os.path is posixpath (or ntpath).
 ALIASES = {"os.path": "posixpath"}
@@ -216,7 +228,8 @@ PROTOCOL = {
     "__set_name__", "__slots__", "__wrapped__", "__copy__", "__deepcopy__", "__reduce__", "__reduce_ex__",
     "__getstate__", "__setstate__", "__sizeof__", "__dir__", "__instancecheck__", "__subclasscheck__",
     "__class_getitem__", "__post_init__", "__attrs_post_init__", "__await__", "__package__", "__unicode__",
-    "__nonzero__", "__div__", "__bases__", "__mro__", "__version_info__",
+    "__nonzero__", "__div__", "__bases__", "__mro__", "__version_info__", "__annotations__", "__func__",
+    "__self__", "__getattribute__", "__html__", "__signature__",
 }
 # Dunders code may assign on an object it holds (a function's documentation and names); any other, set from
 # outside a class body, changes how Python treats the object (`C.__eq__ = always`).
@@ -230,6 +243,8 @@ HARMLESS_STRINGS = {"__main__", "__name__", "__qualname__", "__doc__", "__module
 FRAME_ATTRS = {"f_back", "f_locals", "f_globals", "f_builtins", "f_code", "f_trace", "f_lineno", "tb_frame",
                "tb_next", "tb_lineno", "gi_frame", "gi_code", "cr_frame", "cr_code", "ag_frame", "ag_code",
                "co_consts", "co_code", "co_names", "co_varnames", "co_filename", "co_name"}
+# The process seen as files: its descriptors (the outcome channel's among them), argv, environment, memory.
+PROCESS_FILES = re.compile(r"/proc/(self|thread-self|\d+|\{)|/dev/fd\b|/dev/std(in|out|err)\b")
 REFLECTION_CALLS = {"getattr", "setattr", "delattr", "vars", "globals", "locals", "eval", "exec", "compile",
                     "__import__", "breakpoint"}
 SELVES = {"self", "cls", "mcs", "metacls"}
@@ -256,8 +271,13 @@ KNOWN = {"sys.modules", "sys._getframe", "sys._current_frames", "sys.settrace", 
          "subprocess", "signal", "atexit", "weakref.finalize", "multiprocessing", "pty", "faulthandler",
          "threading.settrace", "threading.setprofile", "threading.excepthook", "gc", "ctypes", "builtins",
          "traceback", "logging.currentframe", "_pytest", "pluggy", "sysconfig", "site", "fcntl", "socket",
-         "types.FrameType", "types.TracebackType", *DYNAMIC}
+         *DYNAMIC}
 KNOWN_LONGEST_FIRST = sorted(KNOWN, key=len, reverse=True)
+# Dunders that decide how Python treats instances: one borrowed from another object must be the repository's
+# (`__iter__ = Undefined._fail`); a comparison must be written here, where the comparison rule reads it.
+BEHAVIOUR = {"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__hash__", "__bool__", "__nonzero__",
+             "__len__", "__contains__", "__iter__", "__getitem__", "__str__", "__repr__", "__format__",
+             "__instancecheck__", "__subclasscheck__", "__getattr__", "__getattribute__", "__call__"}
 COMPARISONS = {"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"}
 EVERY_VARIABLE = "reads every variable of os.environ"
 ENV_WRITES = {"update", "setdefault", "pop", "popitem", "clear", "__setitem__", "__delitem__"}
@@ -279,13 +299,12 @@ class Finding(NamedTuple):
 # finding is its own target (format paths, comparisons, borrowed dunders, three-argument type()).
 REUSABLE = {Rule.IMPORT_NOT_ALLOWED, Rule.REFLECTION, Rule.ENVIRONMENT}
 CODE_DUNDERS = {"__globals__", "__code__", "__closure__", "__builtins__", "__subclasses__", "__traceback__",
-                "__import__", "__loader__", "__spec__", "__self__", "__func__", "__defaults__", "__kwdefaults__",
-                "__annotations__", "__getattribute__"}
+                "__import__", "__loader__", "__spec__", "__defaults__", "__kwdefaults__", "__dict__"}
 FRAMEY = {"sys._getframe", "sys._current_frames", "sys.settrace", "sys.setprofile", "sys.gettrace", "sys.modules",
           "sys.path", "sys.meta_path", "sys.path_hooks", "sys.path_importer_cache", "sys.addaudithook",
           "inspect.currentframe", "inspect.stack", "inspect.trace", "inspect.getouterframes",
           "inspect.getinnerframes", "inspect.getframeinfo", "traceback", "gc", "ctypes", "builtins", "_pytest",
-          "pluggy", "types.FrameType", "types.TracebackType", "logging.currentframe", "_getframe"}
+          "pluggy", "logging.currentframe", "_getframe"}
 NEVER_REUSED = re.compile(r"(?<![\w.])(" + "|".join(re.escape(w) for w in sorted(
     {*FRAMEY, *CODE_DUNDERS, *FRAME_ATTRS, "three-argument", "borrows", "records warnings", "computed",
      "passes the dunder", "names '"}, key=len, reverse=True)) + r")(?![\w])")
@@ -575,15 +594,17 @@ class _Reader(ast.NodeVisitor):
             self._attr_name(attr, node, receiver_own=own)
 
     def _refused_attr(self, attr: str) -> bool:
-        return attr in FRAME_ATTRS or (attr.startswith("__") and attr.endswith("__") and attr not in PROTOCOL) \
-            or (attr.startswith("_") and attr not in self.defined)
+        if attr.startswith("__") and attr.endswith("__"):
+            return attr in CODE_DUNDERS or attr not in PROTOCOL and attr not in self.defined
+        return attr in FRAME_ATTRS or (attr.startswith("_") and attr not in self.defined)
 
     def _attr_name(self, attr: str, node: ast.AST, receiver_own: bool = False) -> None:
         """An attribute read on an object: frames and code, dunders, private names the repository lacks."""
         if attr in FRAME_ATTRS:
             self.add(Rule.REFLECTION, f"reads the attribute {attr}, which reaches frames or code", node)
         elif attr.startswith("__") and attr.endswith("__"):
-            if attr not in PROTOCOL and not (attr == "__dict__" and receiver_own):
+            if (attr != "__dict__" or not receiver_own) and (
+                    attr in CODE_DUNDERS or attr not in PROTOCOL and attr not in self.defined):
                 self.add(Rule.REFLECTION, f"reads the dunder {attr}", node)
         elif attr.startswith("_") and not receiver_own and attr not in self.defined:
             self.add(Rule.REFLECTION, f"reads {attr}, a private name the repository does not define", node)
@@ -657,6 +678,9 @@ class _Reader(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in ("__setattr__", "__delattr__") and node.args \
+                and not (isinstance(node.args[0], ast.Name) and node.args[0].id in SELVES):
+            self.add(Rule.REFLECTION, f"calls {func.attr} on an object other than self", node)
         if isinstance(func, ast.Name) and func.id == "type" and len(node.args) == 3 and "type" not in self.names:
             self.add(Rule.REFLECTION, "makes a class with three-argument type()", node)
         if isinstance(func, ast.Attribute) and func.attr in ("format", "format_map") \
@@ -684,11 +708,13 @@ class _Reader(ast.NodeVisitor):
         if not isinstance(node.value, str) or id(node) in self.docstrings:
             return
         text = node.value
-        if text in FRAME_ATTRS or (text.startswith("__") and text.endswith("__") and text.isidentifier()
-                                   and text not in HARMLESS_STRINGS):
+        if text in FRAME_ATTRS or text in CODE_DUNDERS:
             self.add(Rule.REFLECTION, f"names {text!r} in a string", node)
         if "{" in text:
             self._format(text, node)
+        if PROCESS_FILES.search(text):
+            self.add(Rule.REFLECTION, f"names the process's own files in a string ({text[:40]!r}): its "
+                     "descriptors, command line and environment", node)
 
     def visit_JoinedStr(self, node: ast.JoinedStr) -> None:
         for value in node.values:  # the literal parts of an f-string are not format templates
@@ -794,10 +820,18 @@ class _Reader(ast.NodeVisitor):
                         if target.id in COMPARISONS and _ignores_argument(value.args, [value.body]):
                             self.add(Rule.COMPARISON, f"defines {node.name}.{target.id}, which ignores its "
                                      "argument", item)
-                    elif not (isinstance(value, ast.Constant) or isinstance(value, ast.Name) and value.id in local
-                              or isinstance(value, ast.Tuple | ast.List)):
+                    elif target.id in BEHAVIOUR and not (
+                            isinstance(value, ast.Constant) or isinstance(value, ast.Name) and value.id in local
+                            or target.id not in COMPARISONS and _rooted_in(value, self.defined - set(self.names))):
                         self.add(Rule.REFLECTION, f"borrows {node.name}.{target.id} from another object", item)
         self.generic_visit(node)
+
+
+def _rooted_in(node: ast.AST, names: frozenset[str] | set[str]) -> bool:
+    """Whether node is an attribute chain on one of names (`Undefined._fail`, a class of the repository)."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name) and node.id in names
 
 
 def _constant_arg(call: ast.AST | None, func: ast.AST) -> object:
