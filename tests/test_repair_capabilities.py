@@ -76,6 +76,8 @@ def codes(after: str, before: str | None = None, path: str = "pkg/m.py") -> set[
     ("import re\nsetattr(re, 'x', 1)\n", "reflection", "the module re as a value"),
     ("def f(m, v):\n    setattr(m, '_x', v)\n", "reflection", "setattr"),
     ("g = globals()\n", "reflection", "globals"),
+    ("class A:\n    @classmethod\n    def f(cls, n, g):\n        setattr(cls, n, g)\n", "reflection", "setattr"),
+    ("def f(o, n):\n    return vars(o)[n]\n", "reflection", "vars"),
     ("v = vars()\n", "reflection", "vars"),
     ("breakpoint()\n", "reflection", "breakpoint"),
     ("def f(o):\n    return o.__globals__\n", "reflection", "__globals__"),
@@ -92,6 +94,9 @@ def codes(after: str, before: str | None = None, path: str = "pkg/m.py") -> set[
     ("class A(str):\n    __eq__ = object.__eq__\n", "reflection", "borrows A.__eq__"),
     ("import warnings\nwith warnings.catch_warnings(record=True) as w:\n    pass\n", "reflection", "records"),
     ("d = dict(__eq__=1)\n", "reflection", "__eq__"),
+    ("import abc\nX = abc.ABCMeta('X', (list,), {'__eq__': lambda s, o: True})\n", "reflection", "namespace"),
+    ("X = type(list)('X', (list,), {})\n", "reflection", "metaclass of another"),
+    ("def f(ns):\n    ns['__eq__'] = lambda s, o: True\n", "reflection", "namespace"),
     ("def f():\n    return open('/proc/self/cmdline').read()\n", "reflection", "the process's own files"),
     ("import os\nfds = os.listdir('/dev/fd')\n", "reflection", "the process's own files"),
     # format strings that walk
@@ -135,6 +140,7 @@ def test_new_code_outside_the_allow_list_is_refused_with_its_rule_and_line(sourc
     "from types import TracebackType\n\n\ndef f(tb: TracebackType, name='__eq__'):\n    return f.__name__\n",
     "class U:\n    def _fail(self, *a):\n        raise TypeError\n\n\nclass S(U):\n    __iter__ = __len__ = U._fail\n",
     "class F:\n    def __setattr__(self, k, v):\n        object.__setattr__(self, k, v)\n",
+    "class V:\n    def visit(self, n):\n        setattr(self, n, vars(self).get(n))\n        return getattr(self, 'visit_' + n)()\n",
     "import dataclasses\n\n\n@dataclasses.dataclass(frozen=True)\nclass P:\n    x: int = 0\n\n"
     "    def moved(self, d):\n        return dataclasses.replace(self, x=self.x + d)\n",
     "'{} and {name}: {0!r:>10}'.format(1, name=2)\n",

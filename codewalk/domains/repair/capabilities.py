@@ -667,14 +667,21 @@ class _Reader(ast.NodeVisitor):
             self.add(Rule.REFLECTION, f"uses the name {node.id}", node)
 
     def _plain_getattr(self, node: ast.Name) -> bool:
-        """getattr/setattr/delattr(obj, "name", ...) with a constant public name: obj.name spelled otherwise."""
+        """getattr/setattr/delattr(obj, "name", ...) with a constant public name: obj.name spelled otherwise;
+        with a computed name only on the object at hand (getattr(self, "visit_" + kind)); vars(self)."""
         call = self.parent.get(id(node))
+        if node.id == "vars" and isinstance(call, ast.Call) and call.func is node and len(call.args) == 1:
+            return isinstance(call.args[0], ast.Name) and call.args[0].id == "self"  # self.__dict__
         if node.id not in ("getattr", "setattr", "delattr") or not isinstance(call, ast.Call) \
                 or call.func is not node or len(call.args) < 2:
             return False
         name = call.args[1]
-        return isinstance(name, ast.Constant) and isinstance(name.value, str) and name.value.isidentifier() \
-            and not name.value.startswith("_") and name.value not in FRAME_ATTRS
+        if isinstance(name, ast.Constant) and isinstance(name.value, str):
+            return name.value.isidentifier() and not name.value.startswith("_") and name.value not in FRAME_ATTRS
+        # a computed name on the object at hand: reading self's or cls's own attributes, or writing an
+        # instance's (not a class's: setattr(cls, ...) could give it a comparison the rules never read)
+        first = call.args[0]
+        return isinstance(first, ast.Name) and (first.id in SELVES if node.id == "getattr" else first.id == "self")
 
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
@@ -683,6 +690,9 @@ class _Reader(ast.NodeVisitor):
             self.add(Rule.REFLECTION, f"calls {func.attr} on an object other than self", node)
         if isinstance(func, ast.Name) and func.id == "type" and len(node.args) == 3 and "type" not in self.names:
             self.add(Rule.REFLECTION, "makes a class with three-argument type()", node)
+        if len(node.args) == 3 and isinstance(func, ast.Call) and isinstance(func.func, ast.Name) \
+                and func.func.id == "type":
+            self.add(Rule.REFLECTION, "makes a class with the metaclass of another (type(x)(name, bases, ns))", node)
         if isinstance(func, ast.Attribute) and func.attr in ("format", "format_map") \
                 and isinstance(func.value, ast.Constant) and isinstance(func.value.value, str):
             self._format(func.value.value, node)
@@ -715,6 +725,20 @@ class _Reader(ast.NodeVisitor):
         if PROCESS_FILES.search(text):
             self.add(Rule.REFLECTION, f"names the process's own files in a string ({text[:40]!r}): its "
                      "descriptors, command line and environment", node)
+
+    def visit_Dict(self, node: ast.Dict) -> None:
+        for key in node.keys:  # a namespace that gives a class behaviour: type(), a metaclass, new_class
+            if isinstance(key, ast.Constant) and key.value in BEHAVIOUR:
+                self.add(Rule.REFLECTION, f"puts {key.value} in a namespace (a class made without a class "
+                         "statement)", key)
+        self.generic_visit(node)
+
+    def visit_Subscript(self, node: ast.Subscript) -> None:
+        if isinstance(node.ctx, ast.Store) and isinstance(node.slice, ast.Constant) \
+                and node.slice.value in BEHAVIOUR:
+            self.add(Rule.REFLECTION, f"puts {node.slice.value} in a namespace (a class made without a class "
+                     "statement)", node)
+        self.generic_visit(node)
 
     def visit_JoinedStr(self, node: ast.JoinedStr) -> None:
         for value in node.values:  # the literal parts of an f-string are not format templates
