@@ -308,3 +308,29 @@ def test_what_an_environment_imports_without_the_tree_is_measured_by_an_empty_py
     names = importable_names(Env(Path(venv), "", "", ()))
     assert {"os", "xml", "pytest", "_pytest", "pluggy", "org"} <= names
     assert "tally" not in names and "codewalk_not_a_module" not in names
+
+
+def test_a_format_string_walking_to_a_frame_is_refused():
+    assert codes("def f(e):\n    return '{0.__traceback__.tb_frame.f_back}'.format(e)\n") == {"format_path"}
+    assert codes("def f(e):\n    return '{0.args[0]} at {0.name}'.format(e)\n") == set()  # public names, items
+
+
+def test_a_comparison_that_ignores_its_argument_is_refused():
+    assert codes("class A(str):\n    def __eq__(self, other):\n        return True\n") == {"comparison"}
+
+
+def test_a_behaviour_dunder_borrowed_from_another_object_is_refused():
+    assert codes("class A(list):\n    __eq__ = list.__ne__\n") == {"reflection"}
+
+
+def test_a_refusal_before_the_patch_is_applied_names_its_rule_in_the_verdict():
+    from codewalk.domains.repair import _refusal, _refused
+
+    for patch, rule in [("", "empty"), ("--- x.py\n+++ x.py\n@@ -1 +1 @@\n-a\n+b\n", "unprefixed"),
+                        ("--- a/tests/test_x.py\n+++ b/tests/test_x.py\n@@ -1 +1 @@\n-a\n+b\n", "test_file"),
+                        ("--- a/../x.py\n+++ b/../x.py\n@@ -1 +1 @@\n-a\n+b\n", "unsafe_path"),
+                        ("*** a/x.py\n--- b/x.py\n***************\n", "empty")]:
+        found = _refusal(patch, set())
+        assert found is not None and found.rule == rule, (patch, found)
+        verdict = _refused([found])
+        assert (verdict.ok, verdict.reason, verdict.evidence["rule"]) == (False, "refused", rule)
