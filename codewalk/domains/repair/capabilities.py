@@ -47,6 +47,7 @@ cannot: see docs/repair-grading-rules.md.
 from __future__ import annotations
 
 import ast
+import builtins
 import importlib
 import io
 import re
@@ -189,6 +190,7 @@ REVIEWED: dict[str, Reviewed] = {
     "zlib": _r("compression"),
     "gzip": _r("compression"),
     "html.parser": _r("parsing HTML"),
+    "html.entities": _r("HTML entity tables"),
     "xml.etree.ElementTree": _r("parsing XML into elements (no entity expansion of external files)"),
     "graphlib": _r("topological sorting"),
     "zoneinfo": _r("time zones"),
@@ -231,10 +233,11 @@ PROTOCOL = {
     "__nonzero__", "__div__", "__bases__", "__mro__", "__version_info__", "__annotations__", "__func__",
     "__self__", "__getattribute__", "__html__", "__signature__",
 }
-# Dunders code may assign on an object it holds (a function's documentation and names); any other, set from
-# outside a class body, changes how Python treats the object (`C.__eq__ = always`).
-SETTABLE = {"__doc__", "__name__", "__qualname__", "__module__", "__wrapped__", "__signature__", "__all__",
-            "__version__"}
+# Dunders that, set from outside a class body, change what an instance compares equal to or is
+# (`C.__eq__ = always`, `obj.__class__ = Other`); others (`__doc__`, `__setattr__` of a frozen class) may be set.
+OUTSIDE = {"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__hash__", "__bool__", "__nonzero__",
+           "__len__", "__contains__", "__instancecheck__", "__subclasscheck__", "__class__", "__getattr__",
+           "__getattribute__"}
 # Dunder-named string constants that are plain words in honest code (`if __name__ == "__main__"`).
 HARMLESS_STRINGS = {"__main__", "__name__", "__qualname__", "__doc__", "__module__", "__version__", "__all__",
                     "__init__", "__iter__", "__len__", "__getitem__", "__call__", "__enter__", "__exit__",
@@ -245,8 +248,14 @@ FRAME_ATTRS = {"f_back", "f_locals", "f_globals", "f_builtins", "f_code", "f_tra
                "co_consts", "co_code", "co_names", "co_varnames", "co_filename", "co_name"}
 # The process seen as files: its descriptors (the outcome channel's among them), argv, environment, memory.
 PROCESS_FILES = re.compile(r"/proc/(self|thread-self|\d+|\{)|/dev/fd\b|/dev/std(in|out|err)\b")
+# Module names that, met inside a chain on the repository's own modules (pkg.utils.sys), are the module
+# that repository module imported, not a submodule of its own: the chain goes on as one on that module.
+ROUTES = {"sys", "os", "builtins", "importlib", "inspect", "gc", "ctypes", "subprocess", "traceback", "weakref",
+          "atexit", "signal", "_pytest", "pytest", "pluggy", "pkgutil", "runpy", "marshal", "pickle", "threading",
+          "__builtin__", "shutil", "pathlib", "posixpath", "linecache", "logging", "fcntl", "socket"}
 REFLECTION_CALLS = {"getattr", "setattr", "delattr", "vars", "globals", "locals", "eval", "exec", "compile",
                     "__import__", "breakpoint"}
+BUILTIN_NAMES = frozenset(dir(builtins))
 SELVES = {"self", "cls", "mcs", "metacls"}
 # Calls that import by a dotted string or turn text into code.
 DYNAMIC = {"importlib.import_module", "importlib.__import__", "importlib.reload", "importlib.util",
@@ -407,6 +416,13 @@ class _Index:
                 self.stores.add(node.arg)
             elif isinstance(node, ast.alias) and node.asname:
                 names.add(node.asname)
+            elif isinstance(node, ast.Dict):  # body["__attrs_attrs__"] = ...: a namespace the module builds
+                names.update(k.value for k in node.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)
+                             and k.value.startswith("__") and k.value not in OUTSIDE)
+            elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) \
+                    and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str) \
+                    and node.slice.value.startswith("__") and node.slice.value not in OUTSIDE:
+                names.add(node.slice.value)
             if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) \
                     and node.body and isinstance(node.body[0], ast.Expr) \
                     and isinstance(node.body[0].value, ast.Constant):
@@ -441,6 +457,10 @@ class _Reader(ast.NodeVisitor):
 
     def read(self, tree: ast.Module) -> list[Finding]:
         for node in self.imports:  # imports first: a name may be used above a function-level import
+            if self._type_checking_only(node):
+                for alias in node.names:  # names for annotations: the import never runs
+                    self.names.pop(alias.asname or alias.name.split(".")[0], None)
+                continue
             self._import(node)
         self.visit(tree)
         return self.found
@@ -497,6 +517,19 @@ class _Reader(ast.NodeVisitor):
                 self._chain(full.split("."), node, importing=True)
             self.names[alias.asname or alias.name] = full
 
+    def _type_checking_only(self, node: ast.AST) -> bool:
+        """Whether node is inside `if TYPE_CHECKING:` (typing's constant, False at run time, not rebound here)."""
+        up = self.parent.get(id(node))
+        while up is not None:
+            if isinstance(up, ast.If) and any(node is n for n in up.body):
+                test = up.test
+                name = test.id if isinstance(test, ast.Name) else test.attr if isinstance(test, ast.Attribute) \
+                    else ""
+                if name == "TYPE_CHECKING" and "TYPE_CHECKING" not in self.stores:
+                    return True
+            node, up = up, self.parent.get(id(up))
+        return False
+
     def _absolute(self, node: ast.ImportFrom) -> tuple[str, bool]:
         """The module a from-import names, and whether it is the repository's own (relative or own top)."""
         if not node.level:
@@ -534,6 +567,10 @@ class _Reader(ast.NodeVisitor):
         """The dotted name parts (a module and attributes after it) used at node."""
         top = parts[0]
         if top in self.own:
+            for k, part in enumerate(parts[1:], 1):
+                if part in ROUTES:  # pkg.compat.sys.modules: a module the repository's module imported
+                    self._chain(parts[k:], node, importing)
+                    return
             self._object_attrs(parts[1:], node, own=True)
             return
         # the longest reviewed module name the chain starts with
@@ -572,7 +609,7 @@ class _Reader(ast.NodeVisitor):
                 # a submodule is imported by its name; any other module an attribute holds is one the
                 # module's code imported for itself (shutil.os, re.enum): a route, not an import
                 reached = _canonical(value)
-                if reached != dotted:
+                if reached != dotted or reached not in REVIEWED:
                     self.add(Rule.IMPORT_NOT_ALLOWED, f"reaches the module {value.__name__} as {dotted}", node,
                              key=f"import:{dotted}" if importing else None)
                     return
@@ -590,8 +627,8 @@ class _Reader(ast.NodeVisitor):
         self.add(Rule.REFLECTION, f"uses the module {name} as a value", node)
 
     def _object_attrs(self, attrs: list[str], node: ast.AST, own: bool = False) -> None:
-        for attr in attrs:
-            self._attr_name(attr, node, receiver_own=own)
+        for attr in attrs:  # a module's __dict__ holds the modules it imported, the repository's too
+            self._attr_name(attr, node, receiver_own=own and attr != "__dict__")
 
     def _refused_attr(self, attr: str) -> bool:
         if attr.startswith("__") and attr.endswith("__"):
@@ -639,11 +676,13 @@ class _Reader(ast.NodeVisitor):
             inner = inner.value
         root_own = isinstance(inner, ast.Name) and inner.id in SELVES or (
             isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == "super")
-        if isinstance(node.ctx, ast.Store | ast.Del) and node.attr.startswith("__") and node.attr.endswith("__") \
-                and node.attr not in SETTABLE:
+        if isinstance(node.ctx, ast.Store | ast.Del) and node.attr in OUTSIDE:
             self.add(Rule.REFLECTION, f"sets {node.attr} from outside a class body", node)
+        # obj.__dict__ on a variable of the code's own (a module is caught as a chain; a builtin such as
+        # type.__dict__, or type(x).__dict__, reaches what the rules refuse by name)
+        plain = isinstance(inner, ast.Name) and inner.id not in BUILTIN_NAMES or root_own
         for k, a in enumerate(reversed(chain)):
-            self._attr_name(a.attr, node, receiver_own=root_own and k == 0)
+            self._attr_name(a.attr, node, receiver_own=(root_own or plain and a.attr == "__dict__") and k == 0)
         self.visit(inner)
 
     def visit_Name(self, node: ast.Name) -> None:
@@ -685,9 +724,13 @@ class _Reader(ast.NodeVisitor):
 
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
-        if isinstance(func, ast.Attribute) and func.attr in ("__setattr__", "__delattr__") and node.args \
-                and not (isinstance(node.args[0], ast.Name) and node.args[0].id in SELVES):
-            self.add(Rule.REFLECTION, f"calls {func.attr} on an object other than self", node)
+        if isinstance(func, ast.Attribute) and func.attr in ("__setattr__", "__delattr__") and len(node.args) >= 2 \
+                and not (isinstance(node.args[0], ast.Name) and node.args[0].id == "self"):
+            key = node.args[1]  # object.__setattr__(inst, "x", v) is an assignment; a computed or dunder name is not
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value not in OUTSIDE
+                    and not key.value.startswith("__")):
+                self.add(Rule.REFLECTION, f"calls {func.attr} on an object other than self with a computed or "
+                         "dunder name", node)
         if isinstance(func, ast.Name) and func.id == "type" and len(node.args) == 3 and "type" not in self.names:
             self.add(Rule.REFLECTION, "makes a class with three-argument type()", node)
         if len(node.args) == 3 and isinstance(func, ast.Call) and isinstance(func.func, ast.Name) \
@@ -718,7 +761,7 @@ class _Reader(ast.NodeVisitor):
         if not isinstance(node.value, str) or id(node) in self.docstrings:
             return
         text = node.value
-        if text in FRAME_ATTRS or text in CODE_DUNDERS:
+        if text in FRAME_ATTRS or text in CODE_DUNDERS and text != "__dict__":
             self.add(Rule.REFLECTION, f"names {text!r} in a string", node)
         if "{" in text:
             self._format(text, node)
