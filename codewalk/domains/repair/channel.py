@@ -32,6 +32,7 @@ from typing import Any
 from codewalk.errors import InfraError
 
 from .junit import WORST, cross_check
+from .rules import Rule
 
 HARNESS = Path(__file__).with_name("harness")
 RUNNER = "run.py"  # the harness script's name in a run's harness directory
@@ -39,7 +40,7 @@ BOOT = "boot.py"  # the test runner it starts (pytest under the guard)
 # Exit codes of boot.py when the guard stopped the run (harness/boot.py)
 DENIED, REPORT_PATH, WRITER_REPLACED = 86, 87, 88
 AUDIT_DENIED, REPORT_PATH_CHANGED, CHANNEL_FORGED, TESTS_CHANGED = (
-    "audit_denied", "report_path_changed", "channel_forged", "tests_changed")
+    Rule.AUDIT_DENIED, Rule.REPORT_PATH_CHANGED, Rule.CHANNEL_FORGED, Rule.TESTS_CHANGED)
 
 
 class NoVerdict(InfraError):

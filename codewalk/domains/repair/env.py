@@ -380,3 +380,73 @@ def installed_plugins(venv: str) -> tuple[str, ...]:
     if done.returncode != 0:
         raise InfraError(f"cannot list the pytest plugins of {venv}: {done.stderr.strip()[-300:]}")
     return tuple(sorted(set(done.stdout.split())))
+
+
+# What an empty pytest session imports in an environment, the tree nowhere on sys.path: the names a new
+# top-level module of a candidate must not take (it would shadow them once the tree is on sys.path).
+IMPORTABLE_PROBE = """
+import json, os, pkgutil, sys, tempfile
+tried = set()  # every top-level name anything asks for, found or not (copy.py tries `org`)
+class Recorder(object):
+    def find_spec(self, name, path=None, target=None):
+        tried.add(name.split(".")[0])
+    def find_module(self, name, path=None):  # Python 2 era finders' protocol, for old interpreters
+        tried.add(name.split(".")[0])
+sys.meta_path.insert(0, Recorder())
+names = set(sys.builtin_module_names) | set(getattr(sys, "stdlib_module_names", ()))
+names |= {m[1] for m in pkgutil.iter_modules()}
+empty = tempfile.mkdtemp()
+os.chdir(empty)
+with open("pytest.ini", "w") as f:
+    f.write("[pytest]\\n")
+try:
+    import pytest
+    pytest.main(["-q", "-p", "no:cacheprovider", empty])
+except BaseException:
+    pass
+names |= {m.split(".")[0] for m in list(sys.modules)} | tried
+sys.stdout.write("\\ncodewalk-importable " + json.dumps(sorted(names)) + "\\n")
+"""
+
+
+@cache
+def importable_names(env: Env | Image) -> frozenset[str]:
+    """The top-level names the environment imports without the tree: its standard library, every installed
+    distribution's modules, and what an empty pytest session imports or tries to import there (site hooks,
+    plugins, optional imports such as copy.py's `org`), measured
+    by running one with the environment's interpreter under the same runtime; cached per environment."""
+    if isinstance(env, Image):
+        out = _probe_in_image(env, IMPORTABLE_PROBE)
+    else:
+        with sandbox.workdir() as scratch:
+            done = sandbox.run([str(env.python), "-I", "-c", IMPORTABLE_PROBE], cwd=scratch, timeout=300,
+                               env={**_venv_env(env.path), "TMPDIR": str(scratch), "HOME": str(scratch)},
+                               sees=venv_runtime(env.path) if (env.path / "pyvenv.cfg").is_file() else None)
+        out = done.stdout
+    for line in reversed(out.splitlines()):
+        if line.startswith("codewalk-importable "):
+            return frozenset(json.loads(line.split(" ", 1)[1]))
+    raise InfraError(f"cannot list what {env.summary()} imports without the tree: {out.strip()[-300:]}")
+
+
+def _probe_in_image(image: Image, source: str) -> str:
+    """The output of `python -I -c source` in a fresh container of image (no network, the tests' user), with
+    the interpreter a test run's container uses (containers.BOOT)."""
+    from docker.errors import DockerException
+
+    from codewalk import runtime
+
+    from . import containers  # the docker SDK only where the docker runtime is used
+
+    name = runtime.container_name("probe")
+    try:
+        out = runtime.client().containers.run(
+            image.tag, name=name, entrypoint=["/bin/sh", "-c", containers.BOOT, "codewalk-probe", source],
+            command=[], network_mode="none", user=str(image.user), working_dir="/tmp", remove=True,
+            stdout=True, stderr=False, environment={"HOME": "/tmp", "PATH": "/usr/local/bin:/usr/bin:/bin"},
+            labels=runtime.labels("probe"), mem_limit="2048m")
+    except DockerException as e:
+        raise InfraError(f"cannot probe {image.tag}: {str(e).strip()[-300:]}") from None
+    finally:
+        runtime.forget_later(name)
+    return out.decode("utf-8", errors="replace") if isinstance(out, bytes) else str(out)
