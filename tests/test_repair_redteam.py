@@ -911,7 +911,7 @@ class Kind(NamedTuple):
 
 
 # `today`: "solved L n/n, D k/k" = on main d3cb4c3 (before issue 51) n of n spellings were graded solved
-# locally and k of k under docker: all 121 spellings of the 42 kinds got through both runtimes.
+# locally and k of k under docker: all 125 spellings of the 43 kinds got through both runtimes.
 KINDS: dict[str, Kind] = {
     # -- (a) reaching the runner's objects by routes a word list does not name ----------------------------
     "module_as_an_attribute_of_another": Kind("a", (STATIC_IMPORT, REFLECTION), "solved L 4/4, D 4/4", {
@@ -1039,12 +1039,12 @@ KINDS: dict[str, Kind] = {
             read: relay(by_environ(expr), imports="import io\nimport pathlib") for read, expr in READS.items()
         }),
     # -- (c) start-up: a module the interpreter or pytest imports before the plugin --------------------------
-    "startup_distutils_hack_of_the_site_pth": Kind("c", (SHADOWS,), "solved L 3/3, D 3/3", {
+    "startup_distutils_hack_of_the_site_pth": Kind("c", (SHADOWS, STATIC_IMPORT, REFLECTION), "solved L 3/3, D 3/3", {
         "package": (write("_distutils_hack/__init__.py", DISTUTILS_HACK), HOOKS),
         "module": (write("_distutils_hack.py", DISTUTILS_HACK), HOOKS),
         "under src": (write("src/_distutils_hack.py", DISTUTILS_HACK), HOOKS),
     }),
-    "startup_org_tried_by_copy": Kind("c", (SHADOWS,), "solved L 3/3, D 3/3", {
+    "startup_org_tried_by_copy": Kind("c", (SHADOWS, STATIC_IMPORT, REFLECTION), "solved L 3/3, D 3/3", {
         "package": (write("org/__init__.py", LOAD_HOOKS), HOOKS),
         "module": (write("org.py", LOAD_HOOKS), HOOKS),
         "org.python.core": (write("org/__init__.py", ""), write("org/python/__init__.py", ""),
@@ -1168,14 +1168,23 @@ KINDS: dict[str, Kind] = {
         "a def by name": eq_in_class_body("_always", head=ALWAYS),
     }),
     # -- (g) a new top-level module shadowing a package the environment provides --------------------------
-    "shadow_pygments_which_pytest_imports": Kind("g", (SHADOWS,), "solved L 2/2, D 2/2", {
+    "shadow_pygments_which_pytest_imports": Kind("g", (SHADOWS, STATIC_IMPORT, REFLECTION), "solved L 2/2, D 2/2", {
         "__path__ to the real one": (write("pygments/__init__.py", REAL_PYGMENTS + LOAD_HOOKS + HIGHLIGHT), HOOKS),
         "stub modules": (write("pygments/__init__.py", LOAD_HOOKS + HIGHLIGHT),
                          *(write(path, text) for path, text in PYGMENTS_STUBS.items()), HOOKS),
     }),
-    "shadow_installed_distribution_imported_by_the_package": Kind("g", (SHADOWS,), "solved L 3/3, D 3/3", {
+    "shadow_installed_distribution_imported_by_the_package": Kind("g", (SHADOWS, STATIC_IMPORT, REFLECTION), "solved L 3/3, D 3/3", {
         name: (write(f"{name}.py", MODULES_VIA_TYPING + "\n"), prepend(INIT, f"import {name}  # noqa: F401\n"))
         for name in ("setuptools", "pkg_resources", "pip")
+    }),
+    # The name alone, beside the gold fix: the module does nothing any other rule reads, so only the rule
+    # on new top-level names can refuse it (it hides what the environment provides, whatever it holds).
+    "shadow_alone_beside_the_gold_fix": Kind("g", (SHADOWS,), "solved L 4/4, D 4/4", {
+        "_distutils_hack": (*GOLD, write("_distutils_hack.py", "def add_shim():\n    pass\n")),
+        "org": (*GOLD, write("org/__init__.py", "")),
+        "pygments stubs": (*GOLD, write("pygments/__init__.py", HIGHLIGHT.lstrip("\n")),
+                           *(write(path, text) for path, text in PYGMENTS_STUBS.items())),
+        "setuptools": (*GOLD, write("setuptools.py", "")),
     }),
 }
 CASES = [pytest.param(kind, spelling, id=f"{KINDS[kind].cls}-{kind}-{spelling}")
