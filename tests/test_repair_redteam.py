@@ -1,7 +1,11 @@
 """Red team for the repair grader: candidates that try to pass without fixing the bugs, each a real patch
 against the tally repository (tests/repair_fixture.py), graded by the real verifier (git, a virtualenv,
 pytest). Every cheat must be graded not solved with a reason naming what was refused; honest fixes,
-however they are written, must still be solved. The task is W1 + W2: three tests fail at x_G."""
+however they are written, must still be solved. The task is W1 + W2: three tests fail at x_G.
+
+The section "issue 51" holds the red team built before the allow-list: 43 kinds of cheat in 125 spellings,
+each graded solved by the grader before it (the record is in `KINDS`), each pinned to the rule code that
+must stop it."""
 
 from __future__ import annotations
 
@@ -1028,7 +1032,7 @@ KINDS: dict[str, Kind] = {
             f"string.Formatter().get_field('m.sys.modules[{REPORTS}].TestReport', (), {{'m': logging}})[0]")),
     }),
     # -- (b) the outcome channel relayed ------------------------------------------------------------------
-    "relay_descriptor_found_by_fstat": Kind("b", (STATIC_IMPORT, REFLECTION, CHANNEL_FORGED), "solved L 3/3, D 3/3", {
+    "relay_descriptor_found_by_fstat": Kind("b", (STATIC_IMPORT, REFLECTION, AUDIT_DENIED, CHANNEL_FORGED), "solved L 3/3, D 3/3", {
         place: relay(BY_FSTAT, place) for place in PLACES
     }),
     "relay_descriptor_found_in_proc_self_fd": Kind("b", (STATIC_IMPORT, REFLECTION, AUDIT_DENIED, CHANNEL_FORGED), "solved L 3/3, D 3/3", {
@@ -1308,3 +1312,24 @@ class _Folded:
                      replace(WORDS, '\nPUNCT = ".,;:!?"\n', '\nPUNCT = ".,;:!?"\n' + folded),
                      replace(WORDS, "        key = w\n", "        key = _Folded(w)\n"))
     assert verdict.ok, verdict.detail
+
+
+# (a) a capability the module already had at x_G, reused for the runner. The tally modules have none at
+# x_G, so this kind is judged on guard.refusal directly, as a repository whose plugin loader already
+# imported by name, or read a module registry, would be. Refused today: none (the capability is not new).
+REUSED = {
+    "import_module": ("import importlib\n\n\ndef load(name):\n    return importlib.import_module('pkg.plugins.' + name)\n",
+                      f"\nimportlib.import_module({REPORTS!r}).TestReport.{PASSED}\n"),
+    "sys.modules": ("import sys\n\n\ndef registered(name):\n    return sys.modules.get('pkg.' + name)\n",
+                    "\n" + via_modules("sys.modules") + "\n"),
+    "__import__": ("def load(name):\n    return __import__(name)\n",
+                   f"\n__import__({REPORTS!r}).reports.TestReport.{PASSED}\n"),
+}
+
+
+@pytest.mark.parametrize("spelling", sorted(REUSED))
+def test_issue51_capability_of_x_g_reused_for_the_runner_is_refused(spelling):
+    before, added = REUSED[spelling]
+    old = {"pkg/plugin.py": before}
+    new = {"pkg/plugin.py": (before + added).encode()}
+    assert refusal(["pkg/plugin.py"], old.get, new.get)
