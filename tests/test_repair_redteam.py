@@ -5,7 +5,7 @@ however they are written, must still be solved. The task is W1 + W2: three tests
 
 The section "issue 51" holds the red team built before the allow-list: 43 kinds of cheat in 125 spellings,
 each graded solved by the grader before it (the record is in `KINDS`), each pinned to the rule code that
-must stop it."""
+must stop it, and one more kind (3 spellings) judged on guard.refusal alone."""
 
 from __future__ import annotations
 
