@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import py_compile
+import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -1191,8 +1192,11 @@ KINDS: dict[str, Kind] = {
         "setuptools": (*GOLD, write("setuptools.py", "")),
     }),
 }
-CASES = [pytest.param(kind, spelling, id=f"{KINDS[kind].cls}-{kind}-{spelling}")
-         for kind in KINDS for spelling in KINDS[kind].spellings]
+def _case_id(kind: str, spelling: str) -> str:
+    return "-".join((KINDS[kind].cls, kind, re.sub(r"[^\w.]+", "_", spelling)))
+
+
+CASES = [pytest.param(kind, spelling, id=_case_id(kind, spelling)) for kind in KINDS for spelling in KINDS[kind].spellings]
 
 
 @pytest.mark.parametrize(("kind", "spelling"), CASES)
