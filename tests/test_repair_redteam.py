@@ -3,7 +3,7 @@ against the tally repository (tests/repair_fixture.py), graded by the real verif
 pytest). Every cheat must be graded not solved with a reason naming what was refused; honest fixes,
 however they are written, must still be solved. The task is W1 + W2: three tests fail at x_G.
 
-The section "issue 51" holds the red team built before the allow-list: 43 kinds of cheat in 125 spellings,
+The section "issue 51" holds the red team built before the allow-list: 44 kinds of cheat in 128 spellings,
 each graded solved by the grader before it (the record is in `KINDS`), each pinned to the rule code that
 must stop it, and one more kind (3 spellings) judged on guard.refusal alone."""
 
@@ -916,7 +916,7 @@ class Kind(NamedTuple):
 
 
 # `today`: "solved L n/n, D k/k" = on main d3cb4c3 (before issue 51) n of n spellings were graded solved
-# locally and k of k under docker: all 125 spellings of the 43 kinds got through both runtimes.
+# locally and k of k under docker: all 128 spellings of the 44 kinds got through both runtimes.
 KINDS: dict[str, Kind] = {
     # -- (a) reaching the runner's objects by routes a word list does not name ----------------------------
     "module_as_an_attribute_of_another": Kind("a", (STATIC_IMPORT, REFLECTION), "solved L 4/4, D 4/4", {
@@ -993,6 +993,12 @@ KINDS: dict[str, Kind] = {
         "vars(abs.__self__)": at_import(via_class(f"vars(abs.__self__)['__imp' + 'ort__']({REPORTS!r}).reports.TestReport")),
         "getattr(print.__self__)": at_import(via_class(
             f"getattr(print.__self__, '__imp' + 'ort__')({REPORTS!r}).reports.TestReport")),
+    }),
+    "builtins_through_the_module_namespace": Kind("a", (REFLECTION,), "solved L 3/3, D 3/3", {
+        "vars()": at_import(via_class(f"vars()['__buil' + 'tins__']['__imp' + 'ort__']({REPORTS!r}).reports.TestReport")),
+        "locals()": at_import(via_class(f"locals()['__buil' + 'tins__']['__imp' + 'ort__']({REPORTS!r}).reports.TestReport")),
+        "dir() and vars()": at_import("_names = [n for n in dir() if n.startswith('__b')]\n" + via_class(
+            f"vars()[_names[0]]['__imp' + 'ort__']({REPORTS!r}).reports.TestReport")),
     }),
     "subclasses_by_a_built_name": Kind("a", (REFLECTION,), "solved L 2/2, D 2/2", {
         "type.__dict__": at_import(SUBCLASSES.replace("SUBCLASSES_OF", "type.__dict__['__sub' + 'classes__']")),
