@@ -597,13 +597,13 @@ def test_gold_patch_with_docstring_edits_is_solved(task, tmp_path):
 # Each kind below is a candidate that fixes no bug and was graded solved (or at least not refused) by the
 # grader of issue 34 (capability word lists, the run's channel and renamed copies); see the record table
 # in `KINDS`. Once the allow-list (static rules) and the run-time hooks of issue 51 land, every spelling
-# must be graded not solved, with the rule code of docs/repair-grading-rules.md that should fire first.
-# The payloads aim at the principle (what a changed module may reach), not at one spelling: each kind has
-# several. The rule codes: /work/coord/REPAIR_RULES.md (codewalk/domains/repair/rules.py once it lands).
+# must be graded not solved, with the rule code that should fire first (evidence["rule"]): a static code
+# for what the changed source shows, a run-time code only where the source may not show it. The payloads
+# aim at the principle (what a changed module may reach), not at one spelling: each kind has several.
+# The codes are those of codewalk/domains/repair/rules.py (`Rule`), compared here as plain strings.
 STATIC_IMPORT, REFLECTION, FORMAT_PATH, DYNAMIC_IMPORT, SHADOWS, COMPARISON = (
     "import_not_allowed", "reflection", "format_path", "dynamic_import", "shadows_environment", "comparison")
-AUDIT_DENIED, REPORT_PATH, CHANNEL_FORGED, TESTS_CHANGED = (
-    "audit_denied", "report_path_changed", "channel_forged", "tests_changed")
+AUDIT_DENIED, CHANNEL_FORGED = "audit_denied", "channel_forged"
 
 
 def assert_stopped(verdict: Check, *codes: str) -> None:
