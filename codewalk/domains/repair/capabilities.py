@@ -59,8 +59,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import NamedTuple
 
-from .rules import Refusal, Rule
-from .rules import refusals as refusals  # the static layer's entry point, also reachable from here
+from .codes import Refusal, Rule
 
 
 @dataclass(frozen=True)

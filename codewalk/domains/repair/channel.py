@@ -31,8 +31,8 @@ from typing import Any
 
 from codewalk.errors import InfraError
 
+from .codes import Rule
 from .junit import WORST, cross_check
-from .rules import Rule
 
 HARNESS = Path(__file__).with_name("harness")
 RUNNER = "run.py"  # the harness script's name in a run's harness directory
