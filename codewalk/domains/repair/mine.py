@@ -233,7 +233,7 @@ class Miner:
     test_timeout: float
 
     def git(self, *args: str, check: bool = True) -> str:
-        return git(list(args), Path(self.mirror), check=check).stdout
+        return git(list(args), Path(self.mirror), check=check, git_dir=Path(self.mirror)).stdout
 
     def main_line(self, head: str, window: dict[str, str]) -> list[str]:
         """The first-parent commits from head inside the window, oldest first."""
@@ -334,7 +334,7 @@ class Miner:
                        tuple(flaky), row, round(time.monotonic() - started, 2))
 
     def _show(self, commit: str, path: str) -> str | None:
-        done = git(["cat-file", "blob", f"{commit}:{path}"], Path(self.mirror), check=False)
+        done = git(["cat-file", "blob", f"{commit}:{path}"], Path(self.mirror), check=False, git_dir=Path(self.mirror))
         return done.stdout if done.returncode == 0 else None
 
 
