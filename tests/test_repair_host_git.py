@@ -4,7 +4,7 @@ configuration names an fsmonitor, hooks, clean/smudge/process filters, an extern
 driver (with a .gitattributes that selects them), as a folder, a symlink or a `gitdir:` file. Every
 command any of them would run appends to a marker file outside the sandbox; after the run codewalk
 does what mining and grading do to a worktree (write-tree, add, diff, restore, reset, a reused checkout,
-apply), and no marker may appear."""
+apply), and no marker may appear. And a graded run cannot reach the task's fix in the mirror's history."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from codewalk import sandbox
 from codewalk.domains.repair import RepairDomain
 from codewalk.domains.repair.env import EnvSpec, run_tests
 from tests import repair_fixture
+from tests.test_sandbox_root import HANDLES, host_handle
 
 pytestmark = [pytest.mark.usefixtures("shared_home"),
               pytest.mark.skipif(not sandbox.isolated() and not os.environ.get("CI"), reason=sandbox.isolation())]
@@ -115,3 +116,44 @@ def _trying(step) -> list[str]:
     except Exception as e:  # noqa: BLE001 - reported after the markers
         return [f"{type(e).__name__}: {e}"]
     return []
+
+
+# A graded test that looks for the task's own fix in the repository's history: in its tree's git, at the
+# mirror's path, and through a handle of the mirror made on the host (open_by_handle_at, then git on
+# /proc/self/fd): the way a run with root's capabilities read a future fix on main.
+FUTURE = '''import ctypes, os, subprocess
+''' + HANDLES + '''
+FIX, MIRROR, KIND, DATA = {fix!r}, {mirror!r}, {kind!r}, {data!r}
+
+
+def test_future():
+    found = []
+    if subprocess.run(["git", "cat-file", "-e", FIX], capture_output=True).returncode == 0:
+        found.append("the tree's own history")
+    if os.path.exists(MIRROR):
+        found.append("the mirror's path")
+    try:
+        fd = open_by_handle(os.open(".", os.O_RDONLY), KIND, DATA, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        fd = None
+    if fd is not None and subprocess.run(["git", "--git-dir", "/proc/self/fd/%d" % fd, "cat-file", "-e", FIX],
+                                         pass_fds=(fd,), capture_output=True).returncode == 0:
+        found.append("the mirror by handle")
+    assert not found, found
+'''
+
+
+def test_a_graded_run_cannot_reach_the_fix_in_the_mirrors_history(tally, tmp_path):
+    fixture, mirror = tally
+    row = next(r for r in fixture.rows if r["instance_id"] == fixture.ids["W1"])
+    base, fix = row["base_commit"], fixture.commits["W1"]  # the fix comes after the task's base
+    domain = RepairDomain()
+    spec = EnvSpec.from_config(repair_fixture.INSTALL_CONFIG)
+    kind, data = host_handle(mirror)
+    with domain.worktrees.fresh(mirror, base) as tree:
+        env = domain.envs.get(repair_fixture.REPO, spec, tree)
+        (tree.path / "tests" / "test_zz_future.py").write_text(FUTURE.format(fix=fix, mirror=str(mirror), kind=kind,
+                                                                              data=data))
+        x_g = tree.tree()
+        run = run_tests(env, tree, ["tests/test_zz_future.py::test_future"], "", 120, config_from=x_g)
+    assert run.status == {"tests/test_zz_future.py::test_future": "passed"}
