@@ -28,6 +28,7 @@ from dataclasses import asdict, dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from codewalk import meter, sandbox
 from codewalk.errors import InfraError
@@ -198,7 +199,7 @@ class Envs:
         elif spec.packages:
             wanted += spec.packages.split()  # conda package names; most are the same on PyPI
         self._step([str(path / "bin" / "python"), "-m", "pip", "install", "--quiet", *wanted], tree.path,
-                   "install the test dependencies", path, exe)
+                   "install the test dependencies", path, exe, local_archives(wanted))
         if spec.pre_install:
             notes.append("pre_install commands were not run (they change the host system): "
                          + "; ".join(spec.pre_install))
@@ -209,14 +210,15 @@ class Envs:
         (path / MARKER).write_text(json.dumps(env.summary(), indent=1))
         return env
 
-    def _step(self, cmd: list[str], cwd: Path, what: str, venv: Path, exe: str) -> None:
+    def _step(self, cmd: list[str], cwd: Path, what: str, venv: Path, exe: str, archives: Sequence[Path] = ()) \
+            -> None:
         # The repository's code runs here: in the sandbox, with the network (packages come from an index),
         # writing only the checkout, the environment, the pip cache and a scratch HOME.
         network = network_env()
         with sandbox.workdir() as home:
             done = sandbox.run(cmd, cwd=cwd, timeout=self.timeout, memory_mb=16384, max_file_mb=1 << 16,
                                network=True, writable=[venv, self.pip_cache, home],
-                               sees=[*build_view(exe), *_named_files(network)],
+                               sees=[*build_view(exe), *_named_files(network), *archives],
                                env={**network, **_venv_env(venv), "PIP_CACHE_DIR": str(self.pip_cache),
                                     "HOME": str(home), "TMPDIR": str(home), "PIP_DISABLE_PIP_VERSION_CHECK": "1"})
         if done.timed_out or done.returncode != 0:
@@ -231,6 +233,22 @@ def build_view(exe: str) -> list[Path]:
     if Path(exe) == Path(sys.executable):
         seen += sandbox.python_runtime()
     return list(dict.fromkeys(seen))
+
+
+ARCHIVES = (".whl", ".tar.gz", ".tgz", ".tar.bz2", ".zip")
+
+
+def local_archives(wanted: Sequence[str]) -> list[Path]:
+    """Package files on this machine that the requirements name (`name @ file:///…/x.whl`, an absolute
+    path): the build sees those files read-only, and nothing else outside its view; only package archives,
+    so a requirement cannot show the build an arbitrary file of the user's."""
+    found = []
+    for word in wanted:
+        where = word.split(" @ ", 1)[-1].strip()
+        where = unquote(where.removeprefix("file://")) if where.startswith("file:///") else where
+        if where.startswith("/") and where.endswith(ARCHIVES) and Path(where).is_file():
+            found.append(Path(where))
+    return found
 
 
 def _named_files(settings: dict[str, str]) -> list[Path]:
