@@ -52,6 +52,8 @@ def test_plant():
     (evil / "objects" / "info" / "alternates").write_text(str(objects) + "\\n")
     (evil / "HEAD").write_text(BASE + "\\n")
     (tree / ".gitattributes").write_text("* filter=x diff=x\\n")
+    (tree / "nested").mkdir()  # a nested repository with the same configuration
+    subprocess.run(["cp", "-r", str(evil), str(tree / "nested" / ".git")], check=True)
     os.remove(dot)
     if MODE == "folder":
         subprocess.run(["cp", "-r", str(evil), str(dot)], check=True)
@@ -102,6 +104,7 @@ def _after_a_run(tree, base: str) -> None:
     tree.restore(state)
     tree.reset()
     assert (tree.path / ".git").is_file() and not (tree.path / ".gitattributes").exists()
+    assert not (tree.path / "nested").exists()
 
 
 def _reused(tree, path: Path, base: str, test_patch: str) -> None:

@@ -125,7 +125,7 @@ class Worktree:
         """Back to the pristine commit: tracked files, index and untracked files alike."""
         self.relink()
         self.git("checkout", "-q", "-f", "--detach", self.commit)
-        self.git("clean", "-q", "-f", "-d", "-x")
+        self.git("clean", "-q", "-f", "-f", "-d", "-x")  # -f twice: nested repositories too
 
     def tree(self) -> str:
         """The tree of the current state (the index always equals the working tree, see `apply`)."""
@@ -135,7 +135,7 @@ class Worktree:
         """Working tree and index back to a tree, after a failed apply attempt (or a test run)."""
         self.relink()
         self.git("read-tree", "--reset", "-u", tree)
-        self.git("clean", "-q", "-f", "-d", "-x")
+        self.git("clean", "-q", "-f", "-f", "-d", "-x")  # -f twice: nested repositories too
 
     def diff(self, base: str) -> str:
         """The current state as a patch against base (a tree or commit) that `git apply` takes as it is."""
