@@ -114,12 +114,16 @@ class Worktree:
     def relink(self) -> None:
         """The tree's `.git` made git's link file to admin again, whatever code left there (a folder with
         a hostile config, a symlink): a tree that the sandbox or a copy sees next is a plain worktree."""
-        link = self.path / ".git"
+        link, text = self.path / ".git", f"gitdir: {self.admin}\n"
+        if not link.is_symlink() and link.is_file() and link.read_text(errors="replace") == text:
+            return  # as git left it (checked without following a link)
+        # Replaced in one step where it can be: `git worktree prune` (another slot's checkout) removes the
+        # administrative folder of a worktree whose .git is missing, even for a moment.
         if link.is_dir() and not link.is_symlink():
             shutil.rmtree(link)
-        elif os.path.lexists(link):
-            link.unlink()
-        link.write_text(f"gitdir: {self.admin}\n")
+        fresh = self.path / f".git-{os.getpid()}.tmp"
+        fresh.write_text(text)
+        os.replace(fresh, link)
 
     def reset(self) -> None:
         """Back to the pristine commit: tracked files, index and untracked files alike."""
