@@ -11,10 +11,11 @@ Code nobody reviewed (composites, graded predictions) runs isolated where the ma
 bubblewrap (`bwrap`, the sandbox Flatpak uses): its own user namespace as an ordinary uid with no
 capabilities (so root's code can neither mount, make devices nor open files by handle around the view),
 no network, its own PID namespace (when its first process dies the kernel kills every process left, even
-one that called setsid()), and its work directory read-write (TMPDIR points there). What else it sees is an allow-list when the caller gives
-one (`sees`: the system directories, then only those paths read-only; /tmp, the home folder, the store
-and every cache are absent), else the whole filesystem read-only (left to runs of trusted tools on
-reviewed inputs: git and patch applying a patch to a worktree). Process count is capped at the caller's
+one that called setsid()), and its work directory read-write (TMPDIR points there). What else it sees is
+an allow-list when the caller gives one (`sees`: the system directories, then only those paths read-only;
+/tmp, the home folder, the store and every cache are absent), else the whole filesystem read-only (left to
+runs of trusted tools on reviewed inputs: patch applying a patch to a worktree). Outside its namespace the
+run is still the invoking user, so the view, not the uid, is what keeps it from that user's files. Process count is capped at the caller's
 `max_procs` by a pids cgroup when one is writable (root ignores RLIMIT_NPROC; bwrap's own two processes
 are added only when it runs), else by RLIMIT_NPROC. `isolation()` says what this machine gives; where
 bwrap cannot run, an isolated run goes ahead unisolated, except under CI (`required_by_default`), where it
