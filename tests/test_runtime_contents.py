@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from codewalk import sandbox
+from codewalk import runtime, sandbox
 from codewalk.domains.repair import RepairDomain
 from codewalk.domains.repair.env import EnvSpec, run_tests
 from tests import docker_runtime, repair_fixture
@@ -42,9 +42,13 @@ def test_a_test_run_is_uid_1000_without_capabilities_or_network(tally, name):
     domain.runtime = name
     rows = tally.write_rows(tally.repos.parent / "w1.jsonl", ("W1",))
     v = domain.compose(list(domain.load(rows, {"repos": str(tally.repos)}))).verifier
-    with domain.worktrees.fresh(domain._mirror(v), v["base_commit"]) as tree:
-        env = domain._env(v, EnvSpec.from_config(v["install_config"]), tree)
-        (tree.path / "tests" / "test_zz_contents.py").write_text(PROBE)
-        x_g = tree.tree()
-        run = run_tests(env, tree, ["tests/test_zz_contents.py::test_contents"], "", 300, config_from=x_g)
+    try:
+        with domain.worktrees.fresh(domain._mirror(v), v["base_commit"]) as tree:
+            env = domain._env(v, EnvSpec.from_config(v["install_config"]), tree)
+            (tree.path / "tests" / "test_zz_contents.py").write_text(PROBE)
+            x_g = tree.tree()
+            run = run_tests(env, tree, ["tests/test_zz_contents.py::test_contents"], "", 300, config_from=x_g)
+    finally:
+        if name == "docker":
+            runtime.release()  # the container started ahead goes, as at the end of a walk
     assert run.status == {"tests/test_zz_contents.py::test_contents": "passed"}
