@@ -279,7 +279,8 @@ def mine_repair(
              "from the repository at each fix commit).")] = "",
     runs: Annotated[int, typer.Option(help="Runs of the tests before and after each gold patch; a test "
                                            "whose outcome changes is dropped as flaky.")] = 3,
-    runtime: Annotated[str, typer.Option(help="local (virtualenvs; docker is not available yet).")] = "local",
+    runtime: Annotated[str, typer.Option(help="local (virtualenvs, tests in the sandbox) or docker (an image per "
+                                              "environment, each test run in a fresh container).")] = "local",
     name: Annotated[str, typer.Option(help="owner/name for the rows (default: from the origin URL, else "
                                            "local/FOLDER).")] = "",
     workers: WorkersOpt = CORES,

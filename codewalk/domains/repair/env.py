@@ -2,6 +2,9 @@
 
 A virtualenv per (repository, environment spec), built once and cached, with the interpreter the spec
 asks for when this machine has one (the current interpreter otherwise, and the environment says so).
+The build runs the repository's code (setup.py, build backends, the row's install command), so it runs
+in the sandbox as the tests do, with the network: it sees the system directories, the interpreter, the
+checkout, the environment and the pip cache (those three writable), nothing else of the host.
 The repository under test is never installed into a worktree-specific place: its worktree goes first on
 PYTHONPATH, so one environment serves every worktree and commit of the repository. Each test run is
 the repository's runner (pytest, or the row's test_cmd, which must accept pytest's options) on the
@@ -25,6 +28,7 @@ from dataclasses import asdict, dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from codewalk import meter, sandbox
 from codewalk.errors import InfraError
@@ -181,8 +185,9 @@ class Envs:
 
     def _build(self, path: Path, exe: str, spec: EnvSpec, used: str, notes: list[str], tree: Worktree) -> Env:
         shutil.rmtree(path, ignore_errors=True)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._step([exe, "-m", "venv", str(path)], tree.path, "create the virtualenv", path)
+        path.mkdir(parents=True)  # it exists before the sandbox binds it writable
+        self.pip_cache.mkdir(parents=True, exist_ok=True)
+        self._step([exe, "-m", "venv", str(path)], tree.path, "create the virtualenv", path, exe)
         wanted = ["pytest", *spec.pip_packages]
         if spec.packages == "requirements.txt":
             for req in spec.reqs_path or ("requirements.txt",):
@@ -195,24 +200,61 @@ class Envs:
         elif spec.packages:
             wanted += spec.packages.split()  # conda package names; most are the same on PyPI
         self._step([str(path / "bin" / "python"), "-m", "pip", "install", "--quiet", *wanted], tree.path,
-                   "install the test dependencies", path)
+                   "install the test dependencies", path, exe, local_archives(wanted))
         if spec.pre_install:
             notes.append("pre_install commands were not run (they change the host system): "
                          + "; ".join(spec.pre_install))
         if spec.install:
             self._step(["bash", "-c", spec.install], tree.path, f"run the install command {spec.install!r}",
-                       path)
+                       path, exe)
         env = Env(path, spec.python, used, tuple(notes))
         (path / MARKER).write_text(json.dumps(env.summary(), indent=1))
         return env
 
-    def _step(self, cmd: list[str], cwd: Path, what: str, venv: Path) -> None:
-        # Building the environment needs the network and writes the venv: our own step, not isolated.
-        done = sandbox.run(cmd, cwd=cwd, timeout=self.timeout, memory_mb=16384, max_file_mb=1 << 16, isolate=False,
-                           env={**network_env(), **_venv_env(venv), "PIP_CACHE_DIR": str(self.pip_cache)})
+    def _step(self, cmd: list[str], cwd: Path, what: str, venv: Path, exe: str, archives: Sequence[Path] = ()) \
+            -> None:
+        # The repository's code runs here: in the sandbox, with the network (packages come from an index),
+        # writing only the checkout, the environment, the pip cache and a scratch HOME.
+        network = network_env()
+        with sandbox.workdir() as home:
+            done = sandbox.run(cmd, cwd=cwd, timeout=self.timeout, memory_mb=16384, max_file_mb=1 << 16,
+                               network=True, writable=[venv, self.pip_cache, home],
+                               sees=[*build_view(exe), *_named_files(network), *archives],
+                               env={**network, **_venv_env(venv), "PIP_CACHE_DIR": str(self.pip_cache),
+                                    "HOME": str(home), "TMPDIR": str(home), "PIP_DISABLE_PIP_VERSION_CHECK": "1"})
         if done.timed_out or done.returncode != 0:
             why = f"timed out after {self.timeout:g}s" if done.timed_out else f"exited {done.returncode}"
             raise InfraError(f"could not {what} ({why}): {(done.stderr or done.stdout).strip()[-800:]}")
+
+
+def build_view(exe: str) -> list[Path]:
+    """What a build sees of the interpreter it makes the environment with: its installation, and the
+    one it was made from when it is itself a virtualenv (the current interpreter may be one)."""
+    seen = [Path(exe).parent.parent, Path(exe).resolve().parent.parent]
+    if Path(exe) == Path(sys.executable):
+        seen += sandbox.python_runtime()
+    return list(dict.fromkeys(seen))
+
+
+ARCHIVES = (".whl", ".tar.gz", ".tgz", ".tar.bz2", ".zip")
+
+
+def local_archives(wanted: Sequence[str]) -> list[Path]:
+    """Package files on this machine that the requirements name (`name @ file:///…/x.whl`, an absolute
+    path): the build sees those files read-only, and nothing else outside its view; only package archives,
+    so a requirement cannot show the build an arbitrary file of the user's."""
+    found = []
+    for word in wanted:
+        where = word.split(" @ ", 1)[-1].strip()
+        where = unquote(where.removeprefix("file://")) if where.startswith("file:///") else where
+        if where.startswith("/") and where.endswith(ARCHIVES) and Path(where).is_file():
+            found.append(Path(where))
+    return found
+
+
+def _named_files(settings: dict[str, str]) -> list[Path]:
+    """Files the network settings name (a pip configuration, a CA bundle): the build must read them."""
+    return [Path(v) for v in settings.values() if v.startswith("/") and Path(v).exists()]
 
 
 def _read_marker(path: Path) -> Env | None:
