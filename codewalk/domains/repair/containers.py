@@ -47,8 +47,8 @@ from codewalk.errors import InfraError
 from codewalk.locks import locked
 
 from . import channel
-from .env import EnvSpec, Image
 from .git import digest, git, network_env
+from .runs import EnvSpec, Image
 
 BASE = "CODEWALK_DOCKER_BASE"
 DEFAULT_BASE = "python:{python}-slim"
