@@ -1,0 +1,60 @@
+"""The ACSL guard on every level-1 and level-2 reference of ACSL by Example, and its cost on hostile text.
+
+Prints how many composed references the guard (acsl_guard.structure, no Frama-C run) refuses, by reason,
+so a change to the guard can be checked to keep every reference it admitted; then the guard's time on
+floods of unclosed comments and other junk (its lexing is linear; MAX_CHARS caps the size).
+    python bench/proofs_guard.py [--shared DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+from collections import Counter
+
+from codewalk import paths
+from codewalk.domain import Rejected
+from codewalk.domains.proofs import ProofsDomain, read
+from codewalk.domains.proofs.acsl_guard import Refused, structure
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--shared", help="the folder holding data/acsl-bench (default: CODEWALK_SHARED)")
+    args = parser.parse_args()
+    if args.shared:
+        os.environ["CODEWALK_SHARED"] = args.shared
+    domain = ProofsDomain()
+    _, atoms, _ = read(paths.dataset("acsl-bench") / "acsl-by-example", {})
+    by_id = {a.id: a for a in atoms}
+    groups = [[a] for a in atoms] + [[by_id[e.src], by_id[e.dst]] for e in domain.edges(atoms)]
+    composed = refused = 0
+    reasons: Counter[str] = Counter()
+    for group in groups:
+        try:
+            c = domain.compose(group)
+        except Rejected:
+            continue
+        composed += 1
+        shape = structure(c.prompt, c.reference, c.verifier["components"])
+        if isinstance(shape, Refused):
+            refused += 1
+            reasons[f"{shape.reason}: {shape.why.split(':')[0][:70]}"] += 1
+    print(f"{refused} of {composed} composed references refused (levels 1 and 2, {len(atoms)} atoms)")
+    for why, n in reasons.most_common():
+        print(f"  {n:4d}  {why}")
+    fill = domain.compose([next(a for a in atoms if a.payload["program"].endswith("/fill"))])
+    for name, junk in [("unclosed /*", "/*\n"), ("unclosed /*@", "/*@\n"), ("quotes", "'\"\n"), ("{", "{")]:
+        for where in ("body", "end"):  # at the end no `*/` follows: each unclosed `/*` lexed to the end of the text
+            for count in (2_000, 8_000):
+                candidate = (fill.reference.replace("a[i] = v;", "a[i] = v;" + junk * count) if where == "body"
+                             else fill.reference + junk * count)
+                started = time.perf_counter()
+                shape = structure(fill.prompt, candidate, fill.verifier["components"])
+                print(f"{name:13} in the {where:4} x{count:6,}: {len(candidate):7,} chars, "
+                      f"{time.perf_counter() - started:6.3f} s, {getattr(shape, 'reason', 'accepted')}")
+
+
+if __name__ == "__main__":
+    main()
