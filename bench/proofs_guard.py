@@ -3,7 +3,9 @@
 Prints how many composed references the guard (acsl_guard.structure, no Frama-C run) refuses, by reason,
 so a change to the guard can be checked to keep every reference it admitted; then the guard's time on
 floods of unclosed comments and other junk (its lexing is linear; MAX_CHARS caps the size).
-    python bench/proofs_guard.py [--shared DIR]
+With --print, each reference the guard accepts is also compared with its task on Frama-C's print
+(acsl.frame_differs, one `frama-c -print` of each, cached): none may differ.
+    python bench/proofs_guard.py [--shared DIR] [--print]
 """
 
 from __future__ import annotations
@@ -15,13 +17,14 @@ from collections import Counter
 
 from codewalk import paths
 from codewalk.domain import Rejected
-from codewalk.domains.proofs import ProofsDomain, read
+from codewalk.domains.proofs import ProofsDomain, acsl, read
 from codewalk.domains.proofs.acsl_guard import Refused, structure
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--shared", help="the folder holding data/acsl-bench (default: CODEWALK_SHARED)")
+    parser.add_argument("--print", action="store_true", help="also compare each accepted reference on Frama-C's print")
     args = parser.parse_args()
     if args.shared:
         os.environ["CODEWALK_SHARED"] = args.shared
@@ -29,7 +32,8 @@ def main() -> None:
     _, atoms, _ = read(paths.dataset("acsl-bench") / "acsl-by-example", {})
     by_id = {a.id: a for a in atoms}
     groups = [[a] for a in atoms] + [[by_id[e.src], by_id[e.dst]] for e in domain.edges(atoms)]
-    composed = refused = 0
+    composed = refused = printed = 0
+    differs: list[str] = []
     reasons: Counter[str] = Counter()
     for group in groups:
         try:
@@ -41,9 +45,17 @@ def main() -> None:
         if isinstance(shape, Refused):
             refused += 1
             reasons[f"{shape.reason}: {shape.why.split(':')[0][:70]}"] += 1
+        elif args.print:
+            printed += 1
+            if found := acsl.frame_differs(c.prompt, c.reference, c.verifier):
+                differs.append(f"{'+'.join(a.payload['program'] for a in group)}: {found[1]}: {found[0][:120]}")
     print(f"{refused} of {composed} composed references refused (levels 1 and 2, {len(atoms)} atoms)")
     for why, n in reasons.most_common():
         print(f"  {n:4d}  {why}")
+    if args.print:
+        print(f"{len(differs)} of {printed} accepted references differ from their task on Frama-C's print")
+        for line in differs:
+            print(f"  {line}")
     fill = domain.compose([next(a for a in atoms if a.payload["program"].endswith("/fill"))])
     for name, junk in [("unclosed /*", "/*\n"), ("unclosed /*@", "/*@\n"), ("quotes", "'\"\n"), ("{", "{")]:
         for where in ("body", "end"):  # at the end no `*/` follows: each unclosed `/*` lexed to the end of the text

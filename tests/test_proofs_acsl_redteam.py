@@ -653,6 +653,12 @@ def test_admission_records_the_references_frame_goals_in_the_verifier(atoms, mon
         {"kind": "loop_variant", "name": "f1_max_element", "count": 1}]
 
 
+def test_a_label_that_spells_a_goal_kind_is_not_that_kind():
+    goals = ["f1_x_loop_invariant_my_loop_variant", "f1_x_loop_invariant_my_ensures", "f1_x_assert_terminates",
+             "f1_x_b_ensures_lab", "f1_x_ensures", "f1_x_loop_variant_2", "f1_x_terminates"]
+    assert [acsl._count(goals, "f1_x", k) for k in ("loop_variant", "ensures", "terminates")] == [1, 2, 1]
+
+
 @pytest.mark.parametrize("dropped,named", [
     ("f1_max_element_loop_variant", "f1_max_element loop_variant (0 of 1)"),
     ("chain_driver_assert_S1", "chain_driver_assert_S1"),

@@ -434,8 +434,20 @@ def _function_of(goal: str, spec: dict[str, Any]) -> str:
     return next((f for f in spec["functions"] if goal.startswith(f + "_")), "")
 
 
+# WP names a goal <function>_[<behavior>_]<kind>[_<label>][_<n>]: a variant or terminates goal has its kind
+# first; an ensures may follow a behavior's name, but not another kind's (a label `x_ensures` of an invariant)
+_OTHER_KINDS = ("loop_", "assert", "assigns", "complete", "disjoint", "exits", "terminates", "wp_smoke")
+
+
+def _is_kind(rest: str, kind: str) -> bool:
+    if kind != "ensures":
+        return rest == kind or rest.startswith(kind + "_")
+    return not rest.startswith(_OTHER_KINDS) and re.match(r"(?:[A-Za-z0-9]+_)*?ensures(?:_|$)", rest) is not None
+
+
 def _count(goals: list[str], function: str, kind: str) -> int:
-    return sum(1 for g in goals if ":" not in g and g.startswith(function + "_") and f"_{kind}" in g[len(function):])
+    prefix = function + "_"
+    return sum(1 for g in goals if ":" not in g and g.startswith(prefix) and _is_kind(g[len(prefix):], kind))
 
 
 def missing_goals(run: WPRun, wanted: list[dict[str, Any]]) -> list[str]:
