@@ -634,6 +634,47 @@ def test_frama_c_reading_of_the_reference_and_a_reordered_frame_is_the_tasks(cla
                               fill.verifier) is None
 
 
+TASK_PRINT = """/*@ predicate step1{Before, After}(int x, int r) = \\at(r == x,After);
+ */
+/*@ requires x >= 0;
+    assigns \\nothing; */
+int f1_id(int x)
+{
+  return x;
+}
+
+/*@ requires x >= 0; */
+void chain_driver(int x)
+{
+  int x1;
+  L1: x1 = f1_id(x);
+  /*@ assert S1: step1{L1, Here}(x, x1); */ ;
+  return;
+}
+"""
+
+
+@pytest.mark.parametrize("old,new,reason", [
+    ("  return x;", "  /*@ admit x == 0; */\n  return x;", "bypass"),
+    ("    ensures \\result == x; */", "    ensures \\result == x;\n    check ensures \\false; */", "bypass"),
+    ("/*@ assert S1: step1{L1, Here}(x, x1); */", "/*@ assert S1: \\true; */", "frame_differs"),
+    ("/*@ requires x >= 0;\n    assigns", "/*@ assigns", "frame_differs"),
+    ("  return x;", "  return x + 0;", "frame_differs"),
+    ("\nint f1_id", "\n/*@ lemma l: \\false; */\nint f1_id", "bypass"),  # read as the contract
+    ("/*@ predicate step1", "/*@ lemma l: \\false; */\n/*@ predicate step1", "frame_differs"),
+])
+def test_what_frama_c_printed_is_compared_with_the_tasks_print(monkeypatch, old, new, reason):
+    candidate = TASK_PRINT.replace("    assigns \\nothing; */", "    assigns \\nothing;\n    ensures \\result == x; */")
+    candidate = candidate.replace(old, new, 1)
+    assert candidate != TASK_PRINT
+    prints = {"task": TASK_PRINT, "candidate": candidate}
+    monkeypatch.setattr(acsl, "reading", lambda text, spec: {"well_formed": True, "message": "", "printed": prints[text]})
+    spec = {"components": [{"name": "f1_id"}]}
+    assert acsl.frame_differs("task", "task", spec) is None
+    differs = acsl.frame_differs("task", "candidate", spec)
+    assert differs is not None and differs[1] == reason, differs
+
+
 # -- the goal set: the reference's frame goals, recorded at admission -----------------------------------------
 MAX_GOALS = ["chain_driver:f1_max_element_requires_valid", "chain_driver_assert_S1",
              "chain_driver_wp_smoke_default_requires", "f1_max_element_assigns", "f1_max_element_ensures_result",

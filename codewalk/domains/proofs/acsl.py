@@ -32,6 +32,7 @@ import os
 import re
 import shutil
 import subprocess
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from functools import cache
@@ -561,7 +562,11 @@ def frame_differs(task: str, text: str, spec: dict[str, Any]) -> tuple[str, Reas
     names = [c["name"] for c in spec["components"]]
     ours, given = printed_frame(mine["printed"], names), printed_frame(theirs["printed"], names)
     for part in given:
-        if ours.get(part) != given[part]:
+        if part.endswith(" banned"):  # in a component's annotations: no more than the task's own (exits \false)
+            if extra := Counter(ours.get(part, [])) - Counter(given[part]):
+                return (f"as Frama-C reads the candidate, {part.removesuffix(' banned')}() has "
+                        f"{', '.join(sorted(extra))} in its annotations"), Reason.BYPASS
+        elif ours.get(part) != given[part]:
             return (f"as Frama-C reads the candidate, its {part} is not the task's: "
                     f"{str(ours.get(part))[:200]!r}"), Reason.FRAME_DIFFERS
     return None
@@ -592,10 +597,16 @@ def _print(text: str, spec: dict[str, Any]) -> dict[str, Any]:
         return {"well_formed": True, "message": "", "printed": printed.read_text()}
 
 
+# what no annotation of a component may hold, as Frama-C prints it: more than the task's own is a bypass
+_BANNED_PRINTED = re.compile(r"\b(admit|check|ghost|axiomatic|axiom|lemma|inductive|logic|predicate)\b|\\false\b")
+
+
 def printed_frame(printed: str, components: list[str]) -> dict[str, Any]:
-    """The parts of a printed program the task fixes: {"predicates": [...], "driver": text,
-    "<component> frame": [clauses], "<component> code": text}; a part Frama-C did not print is absent."""
+    """The parts of a printed program the task fixes: {"outside": the program without its components,
+    "predicates": [...], "driver": text, "<component> frame": [clauses], "<component> code": text,
+    "<component> banned": [words in its annotations]}; a part Frama-C did not print is absent."""
     parts: dict[str, Any] = {"predicates": re.findall(r"/\*@ predicate step\d+\{.*?\*/", printed, re.DOTALL)}
+    outside, at = [], 0
     for name in [*components, "chain_driver"]:
         m = re.search(rf"^[^\n]*\b{name}\([^;{{}}]*\)\n\{{\n", printed, re.MULTILINE)
         if not m:
@@ -607,6 +618,12 @@ def printed_frame(printed: str, components: list[str]) -> dict[str, Any]:
         if name == "chain_driver":
             parts["driver"] = contract + body
             continue
+        start = m.start() - len(contract)
+        if start >= at:  # everything else (includes, logic, predicates, driver) must print as the task's
+            outside += [printed[at:start], f"<{name}>"]
+            at = start + len(contract) + len(body)
+        annotations = " ".join([contract, *re.findall(r"/\*@.*?\*/", body, re.DOTALL)])
+        parts[f"{name} banned"] = sorted(w[0] for w in _BANNED_PRINTED.finditer(annotations))
         clauses = []
         for clause in _CLAUSE_START.split(contract.removeprefix("/*@ ").removesuffix("*/\n")):
             if clause.startswith("behavior"):
@@ -617,6 +634,7 @@ def printed_frame(printed: str, components: list[str]) -> dict[str, Any]:
         # the code without annotations, nor the empty statements the printer gives an annotation to hang on
         code = re.sub(r"/\*@.*?\*/", " ", body, flags=re.DOTALL).split()
         parts[f"{name} code"] = " ".join(t for t in code if t != ";")
+    parts["outside"] = "".join([*outside, printed[at:]])
     return parts
 
 
