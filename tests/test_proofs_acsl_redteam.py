@@ -634,6 +634,16 @@ def test_frama_c_reading_of_the_reference_and_a_reordered_frame_is_the_tasks(cla
                               fill.verifier) is None
 
 
+@needs_frama_c
+@pytest.mark.parametrize("program", ["remove_copy3", "bubble_sort", "search_n"])
+def test_asserts_in_branches_print_the_code_as_the_task(atoms, program):
+    # an assert in an empty else keeps the else in Frama-C's print, one in a branch makes it a block: 139 of
+    # the 496 references the guard accepts differed from their task on the print before the code was compared
+    # without them (bench/proofs_guard.py --print)
+    c = ProofsDomain().compose([atoms[program]])
+    assert acsl.frame_differs(c.prompt, c.reference, c.verifier) is None
+
+
 TASK_PRINT = """/*@ predicate step1{Before, After}(int x, int r) = \\at(r == x,After);
  */
 /*@ requires x >= 0;

@@ -551,9 +551,11 @@ _FRAME_PRINTED = ("requires", "terminates", "exits", "assigns", "decreases", "al
 
 
 def frame_differs(task: str, text: str, spec: dict[str, Any]) -> tuple[str, Reason] | None:
-    """Why the program about to be verified, as Frama-C parses it, has not the task's frame: its step
-    predicates, its driver (contract, calls, asserts), each component's requires/terminates/exits/assigns and
-    code (annotations aside), compared on Frama-C's normalised print (-print) with the task's own print."""
+    """Why the program about to be verified, as Frama-C parses it, has not the task's frame, compared on
+    Frama-C's normalised print (-print) with the task's own print: everything outside the components (includes,
+    logic, step predicates, the driver's contract, calls and asserts), each component's requires/terminates/
+    exits/assigns and code (annotations aside) must print as the task's (frame_differs); a component's
+    annotations may hold no admit, check, ghost, logic definition or \\false beyond the task's own (bypass)."""
     mine, theirs = reading(text, spec), reading(task, spec)
     if not theirs["well_formed"]:
         raise InfraError(f"frama-c cannot parse the task: {theirs['message']}")
@@ -631,9 +633,12 @@ def printed_frame(printed: str, components: list[str]) -> dict[str, Any]:
             if clause.split(" ", 1)[0] in _FRAME_PRINTED:
                 clauses.append(" ".join(clause.split()))
         parts[f"{name} frame"] = sorted(clauses)  # the guard lets the frame come in any order
-        # the code without annotations, nor the empty statements the printer gives an annotation to hang on
-        code = re.sub(r"/\*@.*?\*/", " ", body, flags=re.DOTALL).split()
-        parts[f"{name} code"] = " ".join(t for t in code if t != ";")
+        # the code without annotations, nor the empty statements and blocks the printer gives an annotation to
+        # hang on (an assert in an if's branch makes it a block, one in an empty else keeps the else, which
+        # the task's print drops); the source's braces and else the guard compares token by token
+        code = re.sub(r"/\*@.*?\*/", " ", body, flags=re.DOTALL)
+        code = re.sub(r"\belse\s*(?:;|\{[\s;]*\})", " ", code).split()
+        parts[f"{name} code"] = " ".join(t for t in code if t not in (";", "{", "}"))
     parts["outside"] = "".join([*outside, printed[at:]])
     return parts
 
