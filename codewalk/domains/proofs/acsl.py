@@ -636,9 +636,8 @@ def printed_frame(printed: str, components: list[str]) -> dict[str, Any]:
         # the code without annotations, nor the empty statements and blocks the printer gives an annotation to
         # hang on (an assert in an if's branch makes it a block, one in an empty else keeps the else, which
         # the task's print drops); the source's braces and else the guard compares token by token
-        code = re.sub(r"/\*@.*?\*/", " ", body, flags=re.DOTALL)
-        code = re.sub(r"\belse\s*(?:;|\{[\s;]*\})", " ", code).split()
-        parts[f"{name} code"] = " ".join(t for t in code if t not in (";", "{", "}"))
+        code = re.sub(r"\belse\s*(?:;|\{[\s;]*\})", " ", re.sub(r"/\*@.*?\*/", " ", body, flags=re.DOTALL))
+        parts[f"{name} code"] = " ".join(t for t in code.split() if t not in (";", "{", "}"))
     parts["outside"] = "".join([*outside, printed[at:]])
     return parts
 
