@@ -579,6 +579,25 @@ def test_a_lone_surrogate_gives_a_refusal_not_a_traceback(fill, no_prover, where
     assert (check.ok, check.reason) == (False, "malformed_candidate") and "UTF-8" in check.detail, check
 
 
+def test_an_output_with_a_lone_surrogate_is_stored_with_its_grade(fill, no_prover, tmp_path):
+    # the store could not hold it: `cw grade` stored nothing for the whole file
+    from codewalk.grading import grade_row, verdict
+    from codewalk.records import Task
+    from codewalk.store import open_store
+
+    output = _edit(fill.reference, LOOP, LOOP + '    loop invariant "\udc80" == "\udc80";\n')
+    task = Task(id="t1", domain="proofs", atoms=("a",), status="admitted", reason="admitted", seed=0, run="r",
+                created_at="now", generator_version="test", prompt=fill.prompt, reference=fill.reference,
+                verifier=fill.verifier)
+    row = grade_row("run", "model", task, output, verdict(ProofsDomain(), fill, output))
+    assert row["props"]["status"] == "failed" and "\\udc80" in row["props"]["output"]
+    store = open_store(str(tmp_path / "graph.lbug"))
+    try:
+        store.write_grades([row])
+    finally:
+        store.close()
+
+
 def test_a_candidate_over_the_size_cap_is_refused(fill, no_prover):
     from codewalk.domains.proofs.acsl_guard import MAX_CHARS
 
