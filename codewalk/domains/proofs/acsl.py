@@ -21,7 +21,10 @@ the annotations the task stripped (ensures and behaviors, loop invariants/assign
 no preprocessor directive the task lacks (-pp-annot preprocesses annotations too), no new logic
 function, predicate, lemma, axiom, inductive, ghost code, global or type invariant or \\false; outside
 the components it must be the task token by token. On top, a graded run has WP's smoke tests on the
-requires: a candidate under which a function's context proves \\false is refused.
+requires: a candidate under which a function's context proves \\false is refused. What Frama-C reads is
+checked on its own print (frame_differs: outside the components, the frame and the code must print as the
+task's), and a candidate is solved only if its run has every goal of the task's goal set (frame_goals,
+recorded from the reference's run at admission in verifier["goals"]) and proves all.
 """
 
 from __future__ import annotations
