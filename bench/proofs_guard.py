@@ -4,16 +4,20 @@ Prints how many composed references the guard (acsl_guard.structure, no Frama-C 
 so a change to the guard can be checked to keep every reference it admitted; then the guard's time on
 floods of unclosed comments and other junk (its lexing is linear; MAX_CHARS caps the size).
 With --print, each reference the guard accepts is also compared with its task on Frama-C's print
-(acsl.frame_differs, one `frama-c -print` of each, cached): none may differ.
-    python bench/proofs_guard.py [--shared DIR] [--print]
+(acsl.frame_differs, one `frama-c -print` of each, cached): none may differ. With --regrade, the chains
+admitted at N >= 2 in bench/results/proofs_report.json are admitted again (check (2), which records the goal
+set) and their references graded as a model's output with real Frama-C (minutes each on a loaded machine).
+    python bench/proofs_guard.py [--shared DIR] [--print] [--regrade]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import time
 from collections import Counter
+from pathlib import Path
 
 from codewalk import paths
 from codewalk.domain import Rejected
@@ -25,6 +29,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--shared", help="the folder holding data/acsl-bench (default: CODEWALK_SHARED)")
     parser.add_argument("--print", action="store_true", help="also compare each accepted reference on Frama-C's print")
+    parser.add_argument("--regrade", action="store_true", help="grade the admitted N >= 2 references with Frama-C")
     args = parser.parse_args()
     if args.shared:
         os.environ["CODEWALK_SHARED"] = args.shared
@@ -66,6 +71,25 @@ def main() -> None:
                 shape = structure(fill.prompt, candidate, fill.verifier["components"])
                 print(f"{name:13} in the {where:4} x{count:6,}: {len(candidate):7,} chars, "
                       f"{time.perf_counter() - started:6.3f} s, {getattr(shape, 'reason', 'accepted')}")
+
+    if args.regrade:
+        regrade(domain, {a.payload["program"].split("/")[1]: a for a in atoms})
+
+
+def regrade(domain: ProofsDomain, atoms: dict) -> None:
+    report = json.loads((Path(__file__).parent / "results" / "proofs_report.json").read_text())
+    chains = [c for n in ("2", "3", "4") for c in report["levels"][n]["chains"]]
+    solved = 0
+    for i, chain in enumerate(chains, 1):
+        started = time.perf_counter()
+        c = domain.compose([atoms[name] for name in chain.split(" -> ")])
+        reference = acsl.check_reference(c)
+        graded = domain.grade(c, c.reference) if reference.ok else None
+        solved += bool(graded and graded.ok)
+        print(f"{i:3d} {chain}: reference {'proves' if reference.ok else 'fails'}, "
+              f"{len(c.verifier.get('goals', []))} frame goals, graded "
+              f"{'solved' if graded and graded.ok else (graded.reason or 'failed') if graded else '-'} "
+              f"({time.perf_counter() - started:.0f} s; {solved}/{i} solved)", flush=True)
 
 
 if __name__ == "__main__":
