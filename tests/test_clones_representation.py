@@ -70,6 +70,10 @@ class Repr {
         return b.toString();
     }
 
+    // CASE_FOLD: equalsIgnoreCase compares upper and lower forms char by char ("falſe" is "false" to it)
+    static boolean ignoringCase(String s) { return s.equalsIgnoreCase("false"); }
+    static boolean lowered(String s) { return s.toLowerCase(Locale.ROOT).equals("false"); }
+
     // COMBINING_FORMS: canonically equivalent strings are equal after NFC, not to equals
     static boolean same(String a, String b) { return a.equals(b); }
     static boolean sameNfc(String a, String b) {
@@ -124,11 +128,12 @@ FAMILIES = {
     "BEYOND_BMP": ("unitOrder", "pointOrder", ("String", "String"), "0:1"),
     "LONE_SURROGATES": ("utf8Bytes", "utf8Counted", ("String",), "0:2"),
     "CASE_LENGTH": ("upper", "upperKnown", ("String",), "0:3"),
+    "CASE_FOLD": ("ignoringCase", "lowered", ("String",), "0:7"),
     "COMBINING_FORMS": ("same", "sameNfc", ("String", "String"), "0:4"),
     "DIGITS_SPACES": ("kinds", "kindsKnown", ("String",), "0:5"),
     "MIXES": ("cutUnits", "cutPoints", ("String",), "0:6"),
 }
-FIXED = ("BEYOND_BMP", "LONE_SURROGATES", "CASE_LENGTH", "COMBINING_FORMS", "DIGITS_SPACES")
+FIXED = ("BEYOND_BMP", "LONE_SURROGATES", "CASE_LENGTH", "CASE_FOLD", "COMBINING_FORMS", "DIGITS_SPACES")
 LONE = ["\ud83d", "a\ud83d", "\ude00\ud83d", "\U0001f600\ude00"]
 
 

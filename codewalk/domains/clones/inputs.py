@@ -82,6 +82,15 @@ LONE_SURROGATES = ["\ud83d", "\ude00", "\ud800", "\udfff", "a\ud83d", "\ude00a",
                    "\U0001f600\ude00", "\ud83d\U0001f600", "a\udc00b", "\udbff\udbff\udfff"]
 CASE_LENGTH = ["\u01f0", "\u0390", "\u03b0", "\ufb00", "\ufb03", "\u0587", "\u1e96", "\u1e9e", "I", "i", "\u00cc",
                "Ii\u0130\u0131", "TITLE", "j\u030c", "\u1f80", "\u1fb3", "\u0149n", "STRASSE", "\u00df\u1e9e"]
+# CASE_FOLD: letters whose case mapping ties them to an ASCII letter without being it (ſ upper-cases to S,
+# the Kelvin sign lower-cases to k, the angstrom sign to å, ı to I): equalsIgnoreCase compares upper and lower
+# forms char by char and accepts "falſe" for "false"; toLowerCase().equals does not. Alone, and in place of
+# that letter in ordinary words (the boolean words besides STRINGS').
+CASE_ALIASES = {"s": "\u017f", "S": "\u017f", "k": "\u212a", "K": "\u212a", "i": "\u0131", "I": "\u0130"}
+CASE_FOLD = ["\u017f", "\u212a", "\u212b", "\u1e9b", "\u03d0", "\u03f5", "\u1fbe", "\u0345"] + [
+    w.replace(letter, alias, 1) for w in ("true", "false", "yes", "no", "on", "off", "null", "abc", "key=value",
+                                           "Hello World", "TRUE", "FALSE", "YES", "Infinity", "NaN")
+    for letter, alias in CASE_ALIASES.items() if letter in w]
 COMBINING_FORMS = ["\u00c5", "A\u030a", "\u212b", "\u2126", "\u03a9", "\uac00", "\u1100\u1161",
                    "\u1e0b\u0323", "d\u0323\u0307", "d\u0307\u0323", "\u00e9\u0301", "\u0301e", "o\u0308\u0304",
                    "\u022b"]
@@ -92,9 +101,9 @@ DIGITS_SPACES = ["\u0966", "\u0967\u0968", "\u06f5", "\u0e51\u0e52", "\U0001d7ce
                  "\u0663\u0664\u0665", "\uff10\uff11", "1\u00a02", "\u00a01", "12\u2028", "\u2029", "\u0085",
                  "\u1680", "\u2007", "\u202f", "\u205f", "\u180e", "\u001f", "\u2000a\u200a", "a\u2029b",
                  " \u00a0 ", "\u0085x\u0085"]
-REPRESENTATION_STRINGS = BEYOND_BMP + LONE_SURROGATES + CASE_LENGTH + COMBINING_FORMS + DIGITS_SPACES
+REPRESENTATION_STRINGS = BEYOND_BMP + LONE_SURROGATES + CASE_LENGTH + CASE_FOLD + COMBINING_FORMS + DIGITS_SPACES
 REPRESENTATION_PAIRS = BEYOND_BMP_PAIRS + COMBINING_PAIRS
-REPRESENTATION_CHARS = ["\ue000", "\ud7ff", "\ufffd", "\uff21", "\ud800", "\udbff", "\udc00", "\udfff",
+REPRESENTATION_CHARS = ["\ue000", "\ud7ff", "\ufffd", "\uff21", "\ud800", "\udbff", "\udc00", "\udfff", "\u017f", "\u212a",
                         "\u01f0", "\u0390", "\ufb00", "\u1e9e", "\u00cc", "\u212b", "\u2126", "\u0301",
                         "\u0966", "\u06f5", "\uff10", "\u2029", "\u0085", "\u1680", "\u2007", "\u202f", "\u205f"]
 # arrays whose elements only together are the case: a surrogate pair split over chars, in order and not
