@@ -42,6 +42,7 @@ import os
 import pickle
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -200,7 +201,7 @@ def load_corpus(repo: str, gitdir: Path, cache: Path) -> tuple[Corpus, bool]:
             return pickle.load(handle), True  # our own cache file, written below
     corpus = extract(repo, gitdir)
     cache.mkdir(parents=True, exist_ok=True)
-    part = path.with_suffix(".part")
+    part = path.with_suffix(f".{os.getpid()}.part")  # another run may be writing the same corpus
     with gzip.open(part, "wb", compresslevel=5) as handle:
         pickle.dump(corpus, handle)
     part.replace(path)
@@ -368,10 +369,13 @@ def checkout(code: Path, commit: str, cache: Path) -> tuple[Path, str]:
     sha = git("rev-parse", "--short", f"{commit}^{{commit}}").decode().strip()
     folder = cache / f"code-{sha}"
     if not folder.exists():
-        part = cache / f"code-{sha}.part"
+        part = cache / f"code-{sha}.{os.getpid()}.part"
         part.mkdir(parents=True, exist_ok=True)
         subprocess.run(["tar", "-x", "-C", str(part)], input=git("archive", sha, "codewalk"), check=True)
-        part.replace(folder)
+        try:
+            part.replace(folder)
+        except OSError:  # another run unpacked it first
+            shutil.rmtree(part)
     subject = git("log", "-1", "--format=%s", sha).decode().strip()
     return folder, f"commit {sha}: {subject[:100]}"
 
