@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import functools
 import gzip
 import importlib
@@ -321,21 +322,39 @@ def _init(code: str) -> None:
     _ENV = environment_names()
 
 
-def _judge_batch(batch: list[tuple[list[Changed], list[str], list[str]]]) \
-        -> list[tuple[list[dict[str, Any]], str, str]]:
-    """(findings, syntax, error) per commit; syntax: why a changed module does not parse with this Python
-    at x_G or at the commit ("" when every one parses: the commit is readable)."""
+def _judge_batch(batch: list[tuple[list[Changed], list[str], list[str]]]) -> list[tuple[list[dict[str, Any]], str]]:
+    """(findings, error) per commit."""
     assert _JUDGE is not None
-    out = []
+    out: list[tuple[list[dict[str, Any]], str]] = []
     for changed, tops, tests in batch:
-        syntax = next((f"{path}{' at x_G' if s is old else ''}: {why}" for path, old, new in changed
-                       for s in (old, new) if s is not None and (why := _syntax_error(s))), "")
         try:
-            found = _JUDGE(changed, tops, tests, _ENV)
-            out.append(([f.__dict__ for f in found], syntax, ""))
+            out.append(([f.__dict__ for f in _JUDGE(changed, tops, tests, _ENV)], ""))
         except Exception as e:  # noqa: BLE001 - a crash of the rules is a finding of this benchmark
-            out.append(([], syntax, f"{type(e).__name__}: {e}"))
+            out.append(([], f"{type(e).__name__}: {e}"))
     return out
+
+
+def syntax_errors(corpora: list[Corpus], cache: Path) -> dict[str, str]:
+    """Why each blob does not parse with this Python ("" if it does), cached by blob."""
+    path = cache / f"syntax-py{sys.version_info[0]}.{sys.version_info[1]}.pickle.gz"
+    known: dict[str, str] = {}
+    if path.exists():
+        with gzip.open(path, "rb") as handle:
+            known = pickle.load(handle)  # our own cache file, written below
+    missing = {sha: data for corpus in corpora for sha, data in corpus.blobs.items() if sha not in known}
+    if missing:
+        known.update({sha: _syntax_error(data) for sha, data in missing.items()})
+        part = path.with_suffix(f".{os.getpid()}.part")
+        with gzip.open(part, "wb") as handle:
+            pickle.dump(known, handle)
+        part.replace(path)
+    return known
+
+
+def unreadable(commit: Commit, errors: dict[str, str]) -> str:
+    """Why a changed module does not parse with this Python at x_G or at the commit ("" if all do)."""
+    return next((f"{path}{' at x_G' if blob == old else ''}: {errors[blob]}" for path, old, new in commit.files
+                 for blob in (old, new) if blob and errors[blob]), "")
 
 
 def _syntax_error(source: bytes) -> str:
@@ -413,18 +432,23 @@ def main() -> None:
     _init(str(code))  # in this process too: fails early, and names the kind of rules
     kind = "allow-list (rules.refusals)" if _JUDGE and "allow" in _JUDGE.__qualname__ else \
         "deny-list (capabilities.new_uses, guard's encoding and shadowing checks)"
+    errors = syntax_errors(corpora, args.cache)
     jobs = [(c, corpus.changed(c), c.tops, c.tests) for corpus in corpora for c in corpus.commits]
     work = [(changed, tops, tests) for _, changed, tops, tests in jobs]
     t = time.monotonic()
-    if args.workers > 1:
-        with ProcessPoolExecutor(args.workers, initializer=_init, initargs=(str(code),)) as pool:
-            judged = [r for batch in pool.map(_judge_batch, batches(work, 50)) for r in batch]
-    else:
-        judged = _judge_batch(work)
+    judged: list[tuple[list[dict[str, Any]], str]] = []
+    with ProcessPoolExecutor(args.workers, initializer=_init, initargs=(str(code),)) if args.workers > 1 \
+            else contextlib.nullcontext() as pool:
+        for batch in (pool.map(_judge_batch, batches(work, 50)) if pool else map(_judge_batch, batches(work, 50))):
+            judged += batch
+            if len(judged) % 500 == 0:
+                print(f"{len(judged)} of {len(work)} commits judged, {time.monotonic() - t:.0f} s", file=sys.stderr)
     rules_seconds = time.monotonic() - t
+    judged_with = [(found, unreadable(commit, errors), error)
+                   for (commit, *_), (found, error) in zip(jobs, judged, strict=True)]
 
     command = "python bench/repair_rules_history.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-    record = report(corpora, jobs, judged, command=command, code=f"{args.code.resolve()} ({version})", kind=kind,
+    record = report(corpora, jobs, judged_with, command=command, code=f"{args.code.resolve()} ({version})", kind=kind,
                     env_size=len(_ENV), seconds=(extract_seconds, rules_seconds))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.with_suffix(".json").write_text(json.dumps(record, indent=1) + "\n")
@@ -439,6 +463,8 @@ def report(corpora: list[Corpus], jobs: list[tuple[Commit, list[Changed], list[s
     repo_of = {id(c): corpus.repo for corpus in corpora for c in corpus.commits}
     per_repo: dict[str, Counter[str]] = {corpus.repo: Counter() for corpus in corpora}
     per_rule: dict[str, Counter[str]] = {}
+    only = Counter[str]()  # commits refused by this rule alone
+    frequent = Counter[tuple[str, str]]()  # (rule, what without its particulars): commits
     refused = []
     errors = []
     for (commit, changed, _, _), (findings, syntax, error) in zip(jobs, judged, strict=True):
@@ -457,8 +483,12 @@ def report(corpora: list[Corpus], jobs: list[tuple[Commit, list[Changed], list[s
         counts["refused"] += 1
         counts["refused_readable"] += readable
         counts["refused_fix_named"] += named_fix
-        for rule in sorted({f["rule"] for f in findings}):
+        rules = sorted({f["rule"] for f in findings})
+        for rule in rules:
             per_rule.setdefault(rule, Counter())[repo] += 1
+        if len(rules) == 1:
+            only[rules[0]] += 1
+        frequent.update({(f["rule"], _kind(f["what"])) for f in findings})
         refused.append({"repo": repo, "sha": commit.sha, "date": commit.date, "subject": commit.subject,
                         "files": [p for p, _, _ in changed], "findings": findings, "syntax": syntax})
     total = Counter[str]()
@@ -475,9 +505,16 @@ def report(corpora: list[Corpus], jobs: list[tuple[Commit, list[Changed], list[s
         "repos": {r: {**dict(c), "head": next(x.head for x in corpora if x.repo == r)} for r, c in per_repo.items()},
         "total": dict(total),
         "rules_by_repo": {rule: dict(c) for rule, c in sorted(per_rule.items())},
+        "rule_alone": dict(only),
+        "frequent": [{"rule": rule, "what": what, "commits": n} for (rule, what), n in frequent.most_common()],
         "refused": refused,
         "errors": errors,
     }
+
+
+def _kind(what: str) -> str:
+    """A finding's text without its particulars (the allow-list's reminder, the spelling it was found as)."""
+    return re.sub(r" \(as [^()]*\)$", "", re.sub(r", which (is|are) not in the allow-list.*", "", what))
 
 
 def _rate(refused: int, examined: int) -> str:
@@ -496,7 +533,8 @@ def render(r: dict[str, Any]) -> str:
         "corpus: every non-merge commit of each repository's HEAD history changing a non-test .py file and a "
         "test file; gold patch = its non-test .py changes, x_G = its parent",
         "readable: every changed module parses with this Python at x_G and at the commit (the others are "
-        "mostly Python 2 era; the rules read nothing in a module that does not parse)",
+        "mostly Python 2 era, a few use syntax newer than this Python's; the rules read nothing in a module "
+        "that does not parse)",
         "",
         f"TOTAL: {t.get('refused', 0)} of {t['examined']} commits refused ({_rate(t.get('refused', 0), t['examined'])}; "
         f"target at most {r['target']:.0%}); of the {t['readable']} readable, {t.get('refused_readable', 0)} "
@@ -510,12 +548,16 @@ def render(r: dict[str, Any]) -> str:
         lines.append(f"{repo:32} {c['examined']:>8} {c.get('refused', 0):>8} "
                      f"{_rate(c.get('refused', 0), c['examined']):>7} {c.get('readable', 0):>8} "
                      f"{c.get('refused_readable', 0):>8} {_rate(c.get('refused_readable', 0), c.get('readable', 0)):>7}")
-    lines += ["", "by rule (commits refused with at least one finding of the rule; a commit may count under several):"]
+    lines += ["", "by rule: commits refused with at least one finding of the rule (a commit may count under several), "
+              "and by that rule alone:"]
     width = max((len(rule) for rule in r["rules_by_repo"]), default=0)
     for rule, by_repo in r["rules_by_repo"].items():
         n = sum(by_repo.values())
         detail = ", ".join(f"{repo} {k}" for repo, k in sorted(by_repo.items(), key=lambda x: -x[1]))
-        lines.append(f"  {rule:{width}} {n:>4} ({_rate(n, t['examined'])})  {detail}")
+        lines.append(f"  {rule:{width}} {n:>4} ({_rate(n, t['examined'])}), alone {r['rule_alone'].get(rule, 0):>4}  "
+                     f"{detail}")
+    lines += ["", "most frequent findings (commits refused with one):"]
+    lines += [f"  {x['commits']:>4} {x['rule']}: {x['what']}" for x in r["frequent"][:40]]
     lines += ["", f"refused commits ({len(r['refused'])}): repo sha date | rule path:line what"]
     for x in r["refused"]:
         lines.append(f"{x['repo']} {x['sha'][:12]} {x['date'][:10]} {x['subject'][:90]}")
