@@ -16,9 +16,9 @@ same corpus can be judged by today's main and by a branch:
 
 The environment's importable names (the shadowing rule) are those of the interpreter running this script:
 `sys.stdlib_module_names`, `sys.builtin_module_names` and the top-level names of its installed
-distributions (`importlib.metadata.packages_distributions()`), less those of a distribution that provides
-one of the repository's own modules (a task's environment has the repository at x_G, not a release of
-it). No pytest session is run to measure more.
+distributions (`importlib.metadata.packages_distributions()`), less those of the repository's own
+distribution (DISTRIBUTIONS) and of any distribution that provides one of its modules at x_G (a task's
+environment has the repository at x_G, not a release of it). No pytest session is run to measure more.
 
 The repositories are local git clones (here, public snapshots brought by the search tool's fetch); their
 code is read with git and never written under bench/. The extracted corpus is cached (default
@@ -57,9 +57,21 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results" / "repair_rules_history"
+# Each refused commit judged by reading it: repo, sha (12), verdict, one line. Verdicts: "wrong" (an honest
+# fix the rules refuse wrongly), "unusual" (genuinely unusual code: frames, code from text, the import
+# system, the process, the test runner), "era" (Python 2 code a Python 3 grader cannot read or import).
+JUDGEMENTS = ROOT / "bench" / "results" / "repair_rules_history.judged.tsv"
+VERDICTS = ("wrong", "unusual", "era")
 CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "codewalk-bench" / "repair_rules_history"
 REPOS = ["pallets/click", "psf/requests", "mahmoud/boltons", "python-attrs/attrs", "pytoolz/toolz",
          "more-itertools/more-itertools", "pallets/jinja", "pallets/werkzeug", "marshmallow-code/marshmallow"]
+# The distribution each repository is released as: a release of it installed in this interpreter is not in
+# the task's environment, which has the repository itself at x_G (Jinja2 here would make jinja's rename of
+# its package to jinja2 shadow an installed distribution).
+DISTRIBUTIONS = {"pallets/jinja": "Jinja2", "pallets/werkzeug": "Werkzeug", "psf/requests": "requests",
+                 "python-attrs/attrs": "attrs", "pallets/click": "click", "mahmoud/boltons": "boltons",
+                 "pytoolz/toolz": "toolz", "more-itertools/more-itertools": "more-itertools",
+                 "marshmallow-code/marshmallow": "marshmallow"}
 CORPUS_VERSION = 2  # bump when what is extracted changes
 TEST_DIRS = {"test", "tests", "testing"}
 TARGET = 0.02
@@ -243,6 +255,17 @@ def without_the_repository(env: frozenset[str], own: frozenset[str]) -> frozense
     return env - {name for name, of in provides.items() if dists & set(of)}
 
 
+@functools.cache
+def environment_for(repo: str) -> frozenset[str]:
+    """environment_names() less the names of the repository's own distribution (DISTRIBUTIONS)."""
+    dist = _canonical(DISTRIBUTIONS.get(repo, repo.split("/")[-1]))
+    return environment_names() - {name for name, of in _provides().items() if dist in map(_canonical, of)}
+
+
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
 def import_rules(code: Path) -> tuple[str, Any]:
     """(kind, module) of the rules in the code tree: ("allow-list", guard) when its rules.py has the
     static layer's entry point `refusals`, else ("deny-list", guard)."""
@@ -322,13 +345,14 @@ def _init(code: str) -> None:
     _ENV = environment_names()
 
 
-def _judge_batch(batch: list[tuple[list[Changed], list[str], list[str]]]) -> list[tuple[list[dict[str, Any]], str]]:
+def _judge_batch(batch: list[tuple[list[Changed], list[str], list[str], str]]) \
+        -> list[tuple[list[dict[str, Any]], str]]:
     """(findings, error) per commit."""
     assert _JUDGE is not None
     out: list[tuple[list[dict[str, Any]], str]] = []
-    for changed, tops, tests in batch:
+    for changed, tops, tests, repo in batch:
         try:
-            out.append(([f.__dict__ for f in _JUDGE(changed, tops, tests, _ENV)], ""))
+            out.append(([f.__dict__ for f in _JUDGE(changed, tops, tests, environment_for(repo))], ""))
         except Exception as e:  # noqa: BLE001 - a crash of the rules is a finding of this benchmark
             out.append(([], f"{type(e).__name__}: {e}"))
     return out
@@ -411,7 +435,14 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=CACHE)
     parser.add_argument("--out", type=Path, default=RESULTS, help="results stem (.txt and .json are written)")
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--judgements", type=Path, default=JUDGEMENTS, help="the refused commits judged by hand")
+    parser.add_argument("--render", action="store_true",
+                        help="only attach --judgements to the results at --out and write them again (no rules run)")
     args = parser.parse_args()
+    if args.render:
+        record = json.loads(args.out.with_suffix(".json").read_text())
+        write(attach(record, args.judgements), args.out)
+        return
     sources = [(r.split("=", 1)[0], Path(r.split("=", 1)[1])) for r in args.repo] or \
         [(r, args.mirrors / r.replace("/", "+") / "repo") for r in args.repos]
 
@@ -434,7 +465,8 @@ def main() -> None:
         "deny-list (capabilities.new_uses, guard's encoding and shadowing checks)"
     errors = syntax_errors(corpora, args.cache)
     jobs = [(c, corpus.changed(c), c.tops, c.tests) for corpus in corpora for c in corpus.commits]
-    work = [(changed, tops, tests) for _, changed, tops, tests in jobs]
+    repos = [corpus.repo for corpus in corpora for _ in corpus.commits]
+    work = [(changed, tops, tests, repo) for (_, changed, tops, tests), repo in zip(jobs, repos, strict=True)]
     t = time.monotonic()
     judged: list[tuple[list[dict[str, Any]], str]] = []
     with ProcessPoolExecutor(args.workers, initializer=_init, initargs=(str(code),)) if args.workers > 1 \
@@ -450,11 +482,32 @@ def main() -> None:
     command = "python bench/repair_rules_history.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     record = report(corpora, jobs, judged_with, command=command, code=f"{args.code.resolve()} ({version})", kind=kind,
                     env_size=len(_ENV), seconds=(extract_seconds, rules_seconds))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.with_suffix(".json").write_text(json.dumps(record, indent=1) + "\n")
+    write(attach(record, args.judgements), args.out)
+
+
+def write(record: dict[str, Any], out: Path) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.with_suffix(".json").write_text(json.dumps(record, indent=1) + "\n")
     text = render(record)
-    args.out.with_suffix(".txt").write_text(text)
+    out.with_suffix(".txt").write_text(text)
     print(text)
+
+
+def attach(record: dict[str, Any], path: Path) -> dict[str, Any]:
+    """The record with each refused commit's judgement (from path, if it judges it) and their counts."""
+    judged: dict[tuple[str, str], dict[str, str]] = {}
+    if path.exists():
+        for line in path.read_text().splitlines():
+            if line.strip() and not line.startswith("#"):
+                repo, sha, verdict, note = line.split("\t", 3)
+                judged[(repo, sha[:12])] = {"verdict": verdict, "note": note}
+    counts = Counter[str]()
+    for x in record["refused"]:
+        x["judgement"] = judged.get((x["repo"], x["sha"][:12]))
+        counts[x["judgement"]["verdict"] if x["judgement"] else "not judged"] += 1
+    record["judgements"] = {"file": str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path),
+                            "counts": dict(counts)}
+    return record
 
 
 def report(corpora: list[Corpus], jobs: list[tuple[Commit, list[Changed], list[str], list[str]]],
@@ -499,7 +552,9 @@ def report(corpora: list[Corpus], jobs: list[tuple[Commit, list[Changed], list[s
         "when": datetime.now(UTC).isoformat(timespec="minutes"),
         "python": sys.version.split()[0],
         "environment": f"{env_size} names: sys.stdlib_module_names, sys.builtin_module_names and the top-level "
-                       f"names of the distributions installed for {sys.executable}",
+                       f"names of the distributions installed for {sys.executable}, less the repository's own "
+                       "distribution and any that provides one of its modules at x_G (the deny-list reads only the "
+                       "standard library and the harness's modules)",
         "seconds": {"extract_or_load": round(seconds[0], 1), "rules": round(seconds[1], 1)},
         "target": TARGET,
         "repos": {r: {**dict(c), "head": next(x.head for x in corpora if x.repo == r)} for r, c in per_repo.items()},
@@ -515,6 +570,16 @@ def report(corpora: list[Corpus], jobs: list[tuple[Commit, list[Changed], list[s
 def _kind(what: str) -> str:
     """A finding's text without its particulars (the allow-list's reminder, the spelling it was found as)."""
     return re.sub(r" \(as [^()]*\)$", "", re.sub(r", which (is|are) not in the allow-list.*", "", what))
+
+
+def _judgement_line(r: dict[str, Any]) -> str:
+    counts = r.get("judgements", {}).get("counts", {})
+    parts = [f"{counts.get(v, 0)} {v}" for v in (*VERDICTS, "not judged") if counts.get(v)]
+    wrong = counts.get("wrong", 0)
+    return (f"refused commits as judged ({r.get('judgements', {}).get('file', '-')}: triage by the kind of "
+            f"finding, read by hand where in doubt): {', '.join(parts) or 'none'}; wrong refusals "
+            f"{_rate(wrong, r['total']['examined'])} of the examined commits (wrong: an honest fix refused wrongly; "
+            "unusual: frames, code from text, the import system, the process or the test runner; era: Python 2 code)")
 
 
 def _rate(refused: int, examined: int) -> str:
@@ -539,6 +604,7 @@ def render(r: dict[str, Any]) -> str:
         f"TOTAL: {t.get('refused', 0)} of {t['examined']} commits refused ({_rate(t.get('refused', 0), t['examined'])}; "
         f"target at most {r['target']:.0%}); of the {t['readable']} readable, {t.get('refused_readable', 0)} "
         f"({_rate(t.get('refused_readable', 0), t['readable'])}); rule crashes {t.get('errors', 0)}",
+        _judgement_line(r),
         f"of the {t['fix_named']} whose subject names a fix (fix, bug, issue, #N, error, correct, broken, "
         f"regression): {t.get('refused_fix_named', 0)} refused ({_rate(t.get('refused_fix_named', 0), t['fix_named'])})",
         "",
@@ -558,9 +624,11 @@ def render(r: dict[str, Any]) -> str:
                      f"{detail}")
     lines += ["", "most frequent findings (commits refused with one):"]
     lines += [f"  {x['commits']:>4} {x['rule']}: {x['what']}" for x in r["frequent"][:40]]
-    lines += ["", f"refused commits ({len(r['refused'])}): repo sha date | rule path:line what"]
+    lines += ["", f"refused commits ({len(r['refused'])}): repo sha date subject / judgement / | rule path:line what"]
     for x in r["refused"]:
         lines.append(f"{x['repo']} {x['sha'][:12]} {x['date'][:10]} {x['subject'][:90]}")
+        if x.get("judgement"):
+            lines.append(f"    judged {x['judgement']['verdict']}: {x['judgement']['note']}")
         if x["syntax"]:
             lines.append(f"    (not readable by Python {r['python']}: {x['syntax']})")
         for f in x["findings"]:
