@@ -57,10 +57,10 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results" / "repair_rules_history"
-# Each refused commit judged by reading it: repo, sha (12), verdict, one line. Verdicts: "wrong" (an honest
-# fix the rules refuse wrongly), "unusual" (genuinely unusual code: frames, code from text, the import
-# system, the process, the test runner), "era" (Python 2 code a Python 3 grader cannot read or import).
-JUDGEMENTS = ROOT / "bench" / "results" / "repair_rules_history.judged.tsv"
+# Each refused commit judged, in OUT.judged.tsv beside the results (the findings differ between rule sets):
+# repo, sha (12), verdict, one line. Verdicts: "wrong" (an honest fix the rules refuse wrongly), "unusual"
+# (genuinely unusual code: frames, code from text, the import system, the process, the test runner), "era"
+# (Python 2 code a Python 3 grader cannot read or import).
 VERDICTS = ("wrong", "unusual", "era")
 CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "codewalk-bench" / "repair_rules_history"
 REPOS = ["pallets/click", "psf/requests", "mahmoud/boltons", "python-attrs/attrs", "pytoolz/toolz",
@@ -435,10 +435,11 @@ def main() -> None:
     parser.add_argument("--cache", type=Path, default=CACHE)
     parser.add_argument("--out", type=Path, default=RESULTS, help="results stem (.txt and .json are written)")
     parser.add_argument("--workers", type=int, default=1)
-    parser.add_argument("--judgements", type=Path, default=JUDGEMENTS, help="the refused commits judged by hand")
+    parser.add_argument("--judgements", type=Path, help="the refused commits judged (default: OUT.judged.tsv)")
     parser.add_argument("--render", action="store_true",
                         help="only attach --judgements to the results at --out and write them again (no rules run)")
     args = parser.parse_args()
+    args.judgements = args.judgements or args.out.with_name(args.out.name + ".judged.tsv")
     if args.render:
         record = json.loads(args.out.with_suffix(".json").read_text())
         write(attach(record, args.judgements), args.out)
