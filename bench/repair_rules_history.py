@@ -25,8 +25,13 @@ code is read with git and never written under bench/. The extracted corpus is ca
 ~/.cache/codewalk-bench/repair_rules_history/, one file per repository and HEAD), so a rerun only runs the
 rules. Results: bench/results/repair_rules_history.{txt,json}, every refused commit listed.
 
-    python bench/repair_rules_history.py [--code DIR] [--mirrors /work/.mirror] [--repos owner/name ...]
-        [--repo owner/name=GITDIR ...] [--out bench/results/repair_rules_history] [--workers 1]
+    python bench/repair_rules_history.py [--code DIR [--commit SHA]] [--mirrors /work/.mirror]
+        [--repos owner/name ...] [--repo owner/name=GITDIR ...] [--out bench/results/repair_rules_history]
+        [--workers 1] [--judgements OUT.judged.tsv] [--render]
+
+Each refused commit is listed with its findings and, when OUT.judged.tsv judges it, a verdict: wrong (an
+honest fix refused wrongly), unusual (frames, code from text, the import system, the process, the test
+runner) or era (Python 2 code). --render only attaches the judgements to existing results.
 """
 
 from __future__ import annotations
