@@ -84,10 +84,14 @@ def _global(
         "--store", envvar="CODEWALK_STORE", show_envvar=True,
         help="Embedded store path, or bolt://host:7687 / neo4j+s://... (credentials: NEO4J_USER, NEO4J_PASSWORD).",
     )] = None,
+    wait: Annotated[bool, typer.Option(
+        "--wait", envvar="CODEWALK_WAIT", show_envvar=True,
+        help="An embedded store another process holds (a load, a walk): wait until it is free, saying which "
+             "process it waits for, rather than exit 4.")] = False,
     version: Annotated[bool, typer.Option("--version", help="Print codewalk's version and exit.",
                                           callback=lambda v: _version(v), is_eager=True)] = False,
 ) -> None:
-    ctx.obj = {"store": store}
+    ctx.obj = {"store": store, "wait": wait}
 
 
 def _version(wanted: bool) -> None:
@@ -98,10 +102,12 @@ def _version(wanted: bool) -> None:
         raise typer.Exit()
 
 
-def _store(ctx: typer.Context):
+def _store(ctx: typer.Context, wait: bool = False):
+    """The store --store names; `wait` (or --wait): one another process holds is waited for."""
     from .store import open_store
 
-    return open_store(ctx.obj["store"])
+    return open_store(ctx.obj["store"], wait=wait or ctx.obj["wait"],
+                      on_wait=lambda line: err.print(escape(line), highlight=False, soft_wrap=True))
 
 
 def _print_json(data: Any) -> None:
@@ -227,15 +233,16 @@ def load_cmd(
 ) -> None:
     """Load atoms and their relation edges into the store, in one transaction. Re-loading is idempotent; a
     malformed record fails the load with its file and line, and the store is left as it was."""
-    from .loading import load
+    from .loading import load_briefly
 
     options = {k: str(v) for k, v in _params(option).items()}  # argument errors before the store opens
-    with _store(ctx) as store:
-        summary = load(store, domain, source, options, runtime=runtime, pull=pull)
-        if store.dialect == "neo4j" and summary.atoms >= BULK_HINT:
-            err.print(f"hint: {summary.atoms:,} atoms went through UNWIND upserts (any server); into a fresh "
-                      "database of the server `cw db start` runs, `cw db import` uses Neo4j's importer, "
-                      "several times faster")
+    with _Bar(f"load {domain}", interrupted="interrupted: nothing of this load was written") as on_count:
+        summary = load_briefly(lambda wait: _store(ctx, wait), domain, source, options, runtime=runtime, pull=pull,
+                               on_progress=on_count)
+    if "://" in summary.store and summary.atoms >= BULK_HINT:  # Neo4j
+        err.print(f"hint: {summary.atoms:,} atoms went through UNWIND upserts (any server); into a fresh "
+                  "database of the server `cw db start` runs, `cw db import` uses Neo4j's importer, "
+                  "several times faster")
     if as_json:
         return _print_json(summary.as_dict())
     _print_load(summary, f"Loaded into {summary.store}")
@@ -309,29 +316,73 @@ def _yield_row(s) -> dict[str, Any]:
             "in tools": f"{s.cost.busy:.1f}s ({share:.0%})" if (share := s.cost_report()["in_processes_share"]) else "-"}
 
 
+PLAIN_EVERY = 30.0  # seconds between progress lines when stderr is not a terminal (CODEWALK_PROGRESS_EVERY)
+
+
 class _Bar:
-    """A rich progress bar on stderr (on a terminal, or with CODEWALK_PROGRESS set) for work that reports
-    (done, total); entered, it gives that callback. Ctrl-C inside it becomes one clear message."""
+    """Progress on stderr for work that reports (done, total); entered, it gives that callback. On a terminal
+    (or with CODEWALK_PROGRESS set) a rich bar; otherwise (a log file, a pipe) a plain line every
+    CODEWALK_PROGRESS_EVERY seconds and one at the end, once there is progress to tell. Ctrl-C inside it
+    becomes one clear message."""
 
     def __init__(self, label: str, total: int | None = None,
                  interrupted: str = "interrupted: the grades finished so far are saved"):
+        import threading
+        import time
+
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
         self.label, self.total, self.interrupted = label, total, interrupted
+        self.plain = not err.is_terminal and not os.environ.get("CODEWALK_PROGRESS")
         self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                             TextColumn("{task.fields[status]}"), TimeElapsedColumn(), console=err,
-                            disable=not err.is_terminal and not os.environ.get("CODEWALK_PROGRESS"))
+                            disable=self.plain)
         self.task = self.bar.add_task(label, total=total, status="")
+        self.state: dict[str, Any] = {"description": label, "completed": None, "total": total, "status": ""}
+        self.started, self.stopped = time.monotonic(), threading.Event()
+        self.ticker = threading.Thread(target=self._tick, daemon=True)
+
+    def update(self, **fields: Any) -> None:
+        self.state |= fields
+        self.bar.update(self.task, **fields)
 
     def __enter__(self):
+        self._start()
+        return lambda done, total: self.update(completed=done, total=total)
+
+    def _start(self) -> None:
         self.bar.start()
-        return lambda done, total: self.bar.update(self.task, completed=done, total=total)
+        if self.plain:
+            self.ticker.start()
+
+    def _tick(self) -> None:
+        every = max(float(os.environ.get("CODEWALK_PROGRESS_EVERY", PLAIN_EVERY)), 0.05)
+        while not self.stopped.wait(every):
+            self._line()
+
+    def _line(self, end: str = "") -> None:
+        """One plain progress line: what, how far, how long."""
+        import time
+
+        s = self.state
+        if s["completed"] is None:
+            return  # nothing reported yet
+        seconds = int(time.monotonic() - self.started)
+        parts = [f"{s['completed']:,} of {s['total']:,}" if s["total"] else "" if s["status"] else f"{s['completed']:,}",
+                 s["status"]]
+        told = ", ".join(p for p in parts if p)
+        err.print(escape(f"{s['description']}: {told} ({seconds // 60}m{seconds % 60:02d}s{end})"),
+                  highlight=False, soft_wrap=True)
 
     def message(self) -> str:
         return self.interrupted
 
     def __exit__(self, kind, value, tb) -> None:
+        self.stopped.set()
         self.bar.stop()
+        if self.plain:
+            self.ticker.join()
+            self._line(", done" if kind is None else ", stopped")
         if kind is KeyboardInterrupt:
             raise Interrupted(self.message())
 
@@ -343,12 +394,12 @@ class _progress(_Bar):
     summary = None
 
     def __enter__(self):
-        self.bar.start()
+        self._start()
 
         def on_task(task, summary) -> None:
             self.summary = summary
-            self.bar.update(self.task, description=f"{self.label} N={summary.level}", completed=summary.admitted,
-                            status=f"attempted {summary.attempted}, admitted {summary.admitted}")
+            self.update(description=f"{self.label} N={summary.level}", completed=summary.admitted,
+                        status=f"attempted {summary.attempted}, admitted {summary.admitted}")
 
         return on_task
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import re
 import shutil
 import sys
 import time
@@ -31,7 +32,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import QueryError, StoreError, StoreFull, StoreUnavailable
+from ..errors import QueryError, StoreError, StoreFull, StoreLocked
 from ..records import SUMMARY_FIELDS, Atom, Run
 from . import GraphStore
 from .columns import ATOM_SCHEMA, EDGE_SCHEMA, SEP, hashes, last_per_key
@@ -64,7 +65,7 @@ class LadybugStore(GraphStore):
             self._db = ladybug.Database(str(path))
         except RuntimeError as e:
             if "lock" in str(e).lower():  # one writer per database file
-                raise StoreUnavailable(f"store in use by another process: {path}") from e
+                raise _locked(path, str(e)) from e
             if "wal" not in str(e).lower():
                 raise StoreError(f"cannot open embedded store {path}: {e}") from e
             self._db = self._recover(e)
@@ -248,6 +249,37 @@ class LadybugStore(GraphStore):
             return
         self._conn.close()
         self._db.close()
+
+
+def _locked(path: Path, error: str) -> StoreLocked:
+    """The lock error, naming the process that holds the store (the engine names its pid) and its command,
+    and how to wait for it."""
+    found = re.search(r"held by PID (\d+)", error)
+    pid = int(found.group(1)) if found else None
+    holder = command_of(pid) if pid else ""
+    who = f"pid {pid}" + (f" ({holder})" if holder else "") if pid else "another process"
+    return StoreLocked(f"store in use by another process: {path} is held by {who}, one writer at a time; "
+                       "`cw --wait ...` waits until it is free (or run the command again when it ends)", pid, holder)
+
+
+def command_of(pid: int, width: int = 200) -> str:
+    """A process's command line, as `ps` would show it (programs by their name), or "" when it cannot be read
+    (gone, another machine's, no /proc)."""
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().rstrip(b"\0").split(b"\0")
+    except OSError:
+        return ""
+    words = [w.decode(errors="replace") for w in argv if w]
+    if words and words[0].startswith("/"):
+        words[0] = Path(words[0]).name
+    if len(words) > 1 and words[0].startswith("python") and words[1].startswith("/"):
+        words[1] = Path(words[1]).name  # python /venv/bin/cw load ...: "python cw load ..."
+    words = [" ".join(w.split()) for w in words]  # one line: a `python -c` program's newlines too
+    for i in range(1, len(words)):
+        if words[i - 1] == "-c" and len(words[i]) > 40:
+            words[i] = words[i][:37] + "..."  # the program, shortened: the arguments after it say more
+    text = " ".join(words)
+    return text if len(text) <= width else text[:width - 3] + "..."
 
 
 def _plain(value: Any) -> Any:

@@ -98,7 +98,15 @@ class ComplexityDomain(Domain):
                 raise UsageError(f"ids not in {source}: {', '.join(sorted(unknown))}")
             programs = [p for p in programs if p.id in wanted]
         workers = options.get("workers", os.cpu_count() or 1)
-        kept, drops = verify.build(programs, workers=workers)
+        done = 0
+
+        def verified(program: Any, result: Any) -> None:
+            nonlocal done
+            done += 1
+            if self.on_progress:
+                self.on_progress(done, len(programs))
+
+        kept, drops = verify.build(programs, workers=workers, progress=verified)
         for drop in drops:
             log.info("dropped %s: %s: %s", drop.program, drop.reason, drop.detail)
         self._report = atom_rule_counts(kept, drops, len(programs))
