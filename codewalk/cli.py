@@ -66,7 +66,7 @@ out = Console()
 err = Console(stderr=True)
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of a table.")]
 # Verifiers are processes: by default one per core (the same tasks come out for any number).
-CORES = os.cpu_count() or 1
+CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1  # given us
 BULK_HINT = 100_000  # atoms: above this a Neo4j load through UNWIND upserts takes minutes (bench/README.md)
 WorkersOpt = Annotated[int, typer.Option(min=1, help="Verifier processes (default: one per core).", show_default=False)]
 RuntimeOpt = Annotated[str | None, typer.Option(
@@ -102,11 +102,12 @@ def _version(wanted: bool) -> None:
         raise typer.Exit()
 
 
-def _store(ctx: typer.Context, wait: bool = False):
-    """The store --store names; `wait` (or --wait): one another process holds is waited for."""
+def _store(ctx: typer.Context, wait: bool = False, reads: bool = False):
+    """The store --store names; `wait` (or --wait): one another process holds is waited for; `reads` (a command
+    that only reads): one another process holds is read as committed so far."""
     from .store import open_store
 
-    return open_store(ctx.obj["store"], wait=wait or ctx.obj["wait"],
+    return open_store(ctx.obj["store"], wait=wait or ctx.obj["wait"], reads=reads,
                       on_wait=lambda line: err.print(escape(line), highlight=False, soft_wrap=True))
 
 
@@ -227,6 +228,9 @@ def load_cmd(
     source: Annotated[Path, typer.Argument(metavar="SOURCE", help="The source: a file or directory the domain's loader reads.")],
     option: Annotated[list[str], typer.Option("--opt", help="Loader option KEY=VALUE (repeatable), e.g. repair: "
                                                             "repos=DIR, a folder of git clones named owner__name.")] = [],
+    workers: Annotated[int | None, typer.Option(
+        min=1, show_default=False, help="Processes of a loader that verifies each record (complexity; "
+                                        "--opt workers=K is the same): default one per core.")] = None,
     runtime: RuntimeOpt = None,
     pull: PullOpt = True,
     as_json: JsonOpt = False,
@@ -236,6 +240,13 @@ def load_cmd(
     from .loading import load_briefly
 
     options = {k: str(v) for k, v in _params(option).items()}  # argument errors before the store opens
+    if workers is not None:
+        from .domain import get_domain
+
+        if "workers" not in {o.name for o in get_domain(domain).load_options}:
+            raise UsageError(f"the {domain} loader verifies nothing while loading: --workers is for one that does "
+                             "(complexity)")
+        options.setdefault("workers", str(workers))
     with _Bar(f"load {domain}", interrupted="interrupted: nothing of this load was written") as on_count:
         summary = load_briefly(lambda wait: _store(ctx, wait), domain, source, options, runtime=runtime, pull=pull,
                                on_progress=on_count)
@@ -480,7 +491,7 @@ def tasks_list(
     """Tasks with their level, status and reason, oldest first (the first --limit of them)."""
     if status not in ("", *STATUSES):
         raise UsageError(f"unknown --status {status!r}; choose one of {', '.join(STATUSES)}")
-    with _store(ctx) as store:
+    with _store(ctx, reads=True) as store:
         rows = store.list_tasks(domain, status, level, limit)
         total = store.count_tasks(domain, status, level) if len(rows) == limit else len(rows)
     if as_json:
@@ -515,7 +526,7 @@ def tasks_show(
     --browser, the Neo4j Browser address that draws it instead."""
     if browser:
         return _show_in_browser(ctx, task_id, relations, http, as_json)
-    with _store(ctx) as store:
+    with _store(ctx, reads=True) as store:
         task = store.get_task(task_id)
     if task is None:
         raise UsageError(f"no task {task_id!r} in the store")
@@ -541,7 +552,7 @@ def tasks_show(
 def _show_in_browser(ctx: typer.Context, task_id: str, relations: bool, http: str | None, as_json: bool) -> None:
     from .browser import addresses, can_open
 
-    with _store(ctx) as store:
+    with _store(ctx, reads=True) as store:
         urls = addresses(store, task_id, relations, http)
     if as_json:
         return _print_json(urls)
@@ -572,7 +583,7 @@ def tasks_export(
     an empty selection or a task stored incompletely."""
     from .export import export_tasks
 
-    with _store(ctx) as store:
+    with _store(ctx, reads=True) as store:
         summary = export_tasks(store, domain, out_path, fmt, level, status)
     if as_json:
         return _print_json(summary.as_dict())
@@ -596,7 +607,7 @@ def explore(
     found, the largest level the graph supports, and the admission yield by level of the stored tasks."""
     from .explore import explore as explore_graph
 
-    with _store(ctx) as store:
+    with _store(ctx, reads=True) as store:
         reports = explore_graph(store, domain, samples, seed, plots)
     if as_json:
         return _print_json([r.as_dict() for r in reports])
@@ -702,7 +713,7 @@ def grade_report(
     solved alone."""
     from .report import grade_report as report_grades
 
-    with _store(ctx) as store:
+    with _store(ctx, reads=True) as store:
         report = report_grades(store, domain, run or "", plot)
     if as_json:
         return _print_json(report.as_dict())
@@ -744,7 +755,7 @@ def query(
             return _print_json(rows)
         return out.print(_table("Named queries (cw query --name NAME)", rows))
     params = _params(param)  # argument errors before the store opens
-    with _store(ctx) as store:
+    with _store(ctx, reads=True) as store:
         rows = run_named(store, name, params) if name else run_checked(store, cypher or "", params)
     if as_json:
         return _print_json(rows)
@@ -756,7 +767,7 @@ def domains(ctx: typer.Context, as_json: JsonOpt = False) -> None:
     """Installed domains (entry-point group codewalk.domains) and how many atoms each has in the store."""
     from .domain import domain_names, get_domain
 
-    with _store(ctx) as store:
+    with _store(ctx, reads=True) as store:
         loaded = store.domains()
     rows = []
     for name in domain_names():

@@ -40,10 +40,12 @@ def default_store_path() -> Path:
 
 
 def open_store(location: str | os.PathLike | None = None, wait: bool = False,
-               on_wait: Callable[[str], None] | None = None) -> GraphStore:
+               on_wait: Callable[[str], None] | None = None, reads: bool = False) -> GraphStore:
     """A `bolt://`, `neo4j://` (or +s/+ssc) URI opens Neo4j; anything else is an embedded store path.
     An embedded store another process holds is StoreLocked, naming the holder; with `wait`, it is tried again
-    until free, and `on_wait` (else stderr) is told once per holder what it waits for."""
+    until free, and `on_wait` (else stderr) is told once per holder what it waits for. `reads` (a command that
+    only reads): a held embedded store is opened read-only instead, as its holder has committed it, and
+    `on_wait` is told so."""
     given = location or os.environ.get("CODEWALK_STORE")
     location = str(given or default_store_path())
     if location.split("://", 1)[0] in ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"):
@@ -64,12 +66,16 @@ def open_store(location: str | os.PathLike | None = None, wait: bool = False,
         try:
             return LadybugStore(Path(location).expanduser(), create_parent=not given)
         except StoreLocked as e:
+            say = on_wait or (lambda line: print(line, file=sys.stderr, flush=True))
+            who = f"pid {e.pid}" + (f" ({e.holder})" if e.holder else "") if e.pid else "another process"
+            if reads:
+                store = LadybugStore(Path(location).expanduser(), read_only=True)
+                say(f"note: the store {location} is held for writing by {who}: reading it as committed so far")
+                return store
             if not wait:
                 raise
             if e.pid != told:  # said again when another process takes the store over
-                who = f"pid {e.pid}" + (f" ({e.holder})" if e.holder else "") if e.pid else "another process"
-                (on_wait or (lambda line: print(line, file=sys.stderr, flush=True)))(
-                    f"waiting for the store {location}, held by {who} (Ctrl-C to stop waiting)")
+                say(f"waiting for the store {location}, held by {who} (Ctrl-C to stop waiting)")
                 told = e.pid
             time.sleep(WAIT_POLL)
 
