@@ -19,6 +19,9 @@ say() { echo "docker.sh: $*" >&2; }
 exports() {
   echo "export DOCKER_HOST=$SOCK"
   echo "export CODEWALK_DOCKER_BASE=$BASE"
+  # Image builds run on the daemon's default network; a daemon without a bridge (the one started below) has
+  # none worth the name, so builds get the host's, by this explicit setting (docs/safety.md).
+  DOCKER_HOST="$SOCK" docker network inspect bridge >/dev/null 2>&1 || echo "export CODEWALK_BUILD_NETWORK=host"
 }
 answers() { DOCKER_HOST="$SOCK" docker info >/dev/null 2>&1; }
 
@@ -37,7 +40,7 @@ start() {
     case "$SOCK" in unix://*) ;; *) say "DOCKER_HOST=$SOCK is not a unix socket this script can start"; exit 1;; esac
     mkdir -p "$STATE/data" "$STATE/exec"
     # No iptables and no bridge on these machines: containers get no network unless run with the host's,
-    # which only image builds use. overlay2 starts a container in well under a second (vfs copies the image).
+    # which only image builds use (CODEWALK_BUILD_NETWORK=host, exported below). overlay2 starts a container in well under a second (vfs copies the image).
     say "starting dockerd at $SOCK (state in $STATE, log in $STATE/dockerd.log)"
     nohup dockerd --iptables=false --bridge=none --storage-driver=overlay2 --data-root "$STATE/data" \
       --exec-root "$STATE/exec" -H "$SOCK" --pidfile "$PIDFILE" >"$STATE/dockerd.log" 2>&1 &

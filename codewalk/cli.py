@@ -3,7 +3,6 @@ prints a table (or JSON with --json). Errors from the library become one message
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sys
@@ -12,12 +11,12 @@ from typing import Annotated, Any
 
 import typer
 import typer.core
-from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 from rich.text import Text
 
 from . import paths, sandbox
+from .cli_db import db_app  # cw db: start, stop, status, import
+from .cli_output import JsonOpt, PullOpt, RuntimeOpt, err, out, parse_params, print_json, print_load, table
 from .errors import CodewalkError, FewerAdmitted, Interrupted, UsageError
 from .records import STATUSES, Reason
 
@@ -31,8 +30,6 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 tasks_app = typer.Typer(help="List, show and export tasks (admitted, rejected or error).", no_args_is_help=True)
-db_app = typer.Typer(help="Start, stop and inspect a local Neo4j 5.26 (Docker if available, else Java).",
-                     no_args_is_help=True)
 mine_app = typer.Typer(help="Mine atoms from a repository's own history.", no_args_is_help=True)
 data_app = typer.Typer(help="The real datasets (CodeComplex, FEMPD, Verus-Bench, ACSL by Example): where codewalk "
                        "looks, whether they are the pinned ones, and fetching them from upstream.",
@@ -62,19 +59,10 @@ app.add_typer(mine_app, name="mine")
 app.add_typer(data_app, name="data")
 app.add_typer(grade_app, name="grade")
 
-out = Console()
-err = Console(stderr=True)
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON for scripts instead of a table.")]
 # Verifiers are processes: by default one per core (the same tasks come out for any number).
 CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1  # given us
 BULK_HINT = 100_000  # atoms: above this a Neo4j load through UNWIND upserts takes minutes (bench/README.md)
 WorkersOpt = Annotated[int, typer.Option(min=1, help="Verifier processes (default: one per core).", show_default=False)]
-RuntimeOpt = Annotated[str | None, typer.Option(
-    "--runtime", envvar="CODEWALK_RUNTIME", show_default=False,
-    help="Where code from a repository or a model runs: local (host tools in the sandbox; the default) or docker "
-         "(a fresh container per run, daemon at DOCKER_HOST; repair). A domain without it refuses (exit 2).")]
-PullOpt = Annotated[bool, typer.Option(
-    "--pull/--no-pull", help="docker: pull an image that is not here (--no-pull: such a group is an error).")]
 
 
 @app.callback()
@@ -111,91 +99,6 @@ def _store(ctx: typer.Context, wait: bool = False, reads: bool = False):
                       on_wait=lambda line: err.print(escape(line), highlight=False, soft_wrap=True))
 
 
-def _print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, default=str) + "\n")
-
-
-WORD = 24  # a cell word up to this long stays whole in a table; longer ones (paths, JSON) fold
-IDS = ("id", "run", "atom", "task")  # columns whose values stay whole and on one line, to be copied
-
-
-def _table(title: str, rows: list[dict[str, Any]], columns: list[str] | None = None):
-    """Rows as a table that reads in the console's width (rich assumes 80 columns without a terminal):
-    every column is at least as wide as its header's longest word and its cells' longest words (up to
-    WORD; ids whole), so text wraps between words, never inside one. When that does not fit with
-    borders, the borders go; when it does not fit at all, each row becomes a block of `column value`
-    lines. `--json` is the form for scripts."""
-    from rich import box
-    from rich.console import Group
-
-    columns = columns or (list(rows[0]) if rows else [])
-    cells = [[_cell(row.get(c)) for c in columns] for row in rows]
-    widths = []
-    for k, c in enumerate(columns):
-        if c in IDS:
-            width = max((len(row[k].plain) for row in cells), default=0)
-        else:
-            width = min(WORD, max((len(w) for row in cells for w in row[k].plain.split()), default=0))
-        widths.append(max(width, *(len(w) for w in c.split())))
-    room = out.width
-    natural = [max([len(c), *(len(line) for row in cells for line in row[k].plain.splitlines())])
-               for k, c in enumerate(columns)]
-    heavy, compact = 3 * len(widths) + 1, 2 * (len(widths) - 1)  # what borders and padding take
-    if sum(widths) + heavy <= room:
-        table = Table()
-        spare = room - heavy
-    elif sum(widths) + compact <= room:
-        table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, collapse_padding=True)
-        spare = room - compact
-    else:
-        blocks: list[Any] = [Text(title, style="italic")]
-        label = max((len(c) for c in columns), default=0)
-        for row in cells:
-            grid = Table.grid(padding=(0, 2))
-            grid.add_column(style="bold", min_width=label, no_wrap=True)
-            grid.add_column(overflow="fold")
-            for c, text in zip(columns, row, strict=True):
-                grid.add_row(c, text)
-            blocks += [grid, Text("")]
-        return Group(*blocks)
-    if sum(natural) > spare:  # too wide as it is: from the least that keeps words whole, widen the
-        for _ in range(spare - sum(widths)):  # column that lacks the most, a column at a time
-            k = max(range(len(widths)), key=lambda k: natural[k] - widths[k])
-            if natural[k] <= widths[k]:
-                break
-            widths[k] += 1
-    else:
-        widths = natural
-    for c, width in zip(columns, widths, strict=True):
-        table.add_column(c, overflow="fold", width=width, no_wrap=c in IDS)
-    for row in cells:
-        table.add_row(*row)
-    return Group(Text(title, style="italic"), table)  # a title above, not wrapped to a narrow table
-
-
-def _cell(value: Any) -> Text:
-    """Plain text, never rich markup: a type like list[int] must print as it is."""
-    if value is None:
-        return Text("")
-    if isinstance(value, dict | list):
-        value = json.dumps(value, default=str)
-    text = str(value)
-    return Text(text if len(text) <= 200 else text[:197] + "...")
-
-
-def _params(pairs: list[str]) -> dict[str, Any]:
-    params: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            raise UsageError(f"expected KEY=VALUE, got {pair!r}")
-        try:
-            params[key] = json.loads(value)  # numbers, lists, true/false; anything else stays a string
-        except json.JSONDecodeError:
-            params[key] = value
-    return params
-
-
 # -- demo, load, walk -------------------------------------------------------------------------------
 @app.command()
 def demo(
@@ -213,10 +116,10 @@ def demo(
         loaded, runs = run_demo(store, seed=seed, count=count, workers=workers, on_task=on_task)
         rows = [_yield_row(r) for r in runs]
     if as_json:
-        return _print_json({"load": loaded.as_dict(), "runs": [r.as_dict() for r in runs]})
+        return print_json({"load": loaded.as_dict(), "runs": [r.as_dict() for r in runs]})
     out.print(f"Loaded {loaded.atoms} demo atoms, {sum(loaded.edges.values())} FEEDS edges "
               f"in {loaded.seconds:.1f}s.")
-    out.print(_table("Admission by level (this run)", rows))
+    out.print(table("Admission by level (this run)", rows))
     out.print(f"Store: {loaded.store}")
     out.print("Next: cw tasks list --domain demo · cw tasks show ID · cw query \"MATCH (t:Task) RETURN t.status, count(*)\"")
 
@@ -239,7 +142,7 @@ def load_cmd(
     malformed record fails the load with its file and line, and the store is left as it was."""
     from .loading import load_briefly
 
-    options = {k: str(v) for k, v in _params(option).items()}  # argument errors before the store opens
+    options = {k: str(v) for k, v in parse_params(option).items()}  # argument errors before the store opens
     if workers is not None:
         from .domain import get_domain
 
@@ -255,14 +158,8 @@ def load_cmd(
                   "database of the server `cw db start` runs, `cw db import` uses Neo4j's importer, "
                   "several times faster")
     if as_json:
-        return _print_json(summary.as_dict())
-    _print_load(summary, f"Loaded into {summary.store}")
-
-
-def _print_load(summary, title: str) -> None:
-    row = summary.as_dict() | {"edges": ", ".join(f"{rel} {n:,}" for rel, n in summary.edges.items()) or "none",
-                               "atoms": f"{summary.atoms:,}", "seconds": f"{summary.seconds:.1f}"}
-    out.print(_table(title, [row], ["domain", "source", "atoms", "edges", "seconds"]))
+        return print_json(summary.as_dict())
+    print_load(summary, f"Loaded into {summary.store}")
 
 
 @app.command()
@@ -288,7 +185,7 @@ def walk(
     unsolved in the composite and the joint reference passes the verifier. Every attempt is stored as a Task."""
     from .admission import walk_and_admit
 
-    options = {k: str(v) for k, v in _params(option).items()}  # argument errors before the store opens
+    options = {k: str(v) for k, v in parse_params(option).items()}  # argument errors before the store opens
     with _store(ctx) as store:
         domain = domain or _only_domain(store)
         with _progress("walk", total=count) as on_task:
@@ -296,9 +193,9 @@ def walk(
                                      workers=workers, on_task=on_task, executor=executor, options=options,
                                      runtime=runtime, pull=pull)
     if as_json:
-        _print_json(summary.as_dict())
+        print_json(summary.as_dict())
     else:
-        out.print(_table(f"Walk {summary.run} (seed {summary.seed}, {summary.seconds:.1f}s)", [_yield_row(summary)]))
+        out.print(table(f"Walk {summary.run} (seed {summary.seed}, {summary.seconds:.1f}s)", [_yield_row(summary)]))
     if summary.admitted < count:
         why = (f"every group the walks find at N={n} has been attempted: the graph is used up at this level "
                f"(the walks found an attempted group {summary.redrawn:,} times; {summary.skipped} of those "
@@ -444,7 +341,8 @@ def mine_repair(
              "from the repository at each fix commit).")] = "",
     runs: Annotated[int, typer.Option(help="Runs of the tests before and after each gold patch; a test "
                                            "whose outcome changes is dropped as flaky.")] = 3,
-    runtime: Annotated[str, typer.Option(help="local (virtualenvs; docker is not available yet).")] = "local",
+    runtime: Annotated[str, typer.Option(help="local (virtualenvs, tests in the sandbox) or docker (an image per "
+                                              "environment, each test run in a fresh container).")] = "local",
     name: Annotated[str, typer.Option(help="owner/name for the rows (default: from the origin URL, else "
                                            "local/FOLDER).")] = "",
     workers: WorkersOpt = CORES,
@@ -463,9 +361,9 @@ def mine_repair(
                        runs=runs, runtime=runtime, workers=workers,
                        on_progress=lambda done, total, _: on_count(done, total))
     if as_json:
-        return _print_json(summary.as_dict())
+        return print_json(summary.as_dict())
     s = summary
-    out.print(_table(f"Mined {s.repo} into {s.out} ({s.seconds:.1f}s)", [{
+    out.print(table(f"Mined {s.repo} into {s.out} ({s.seconds:.1f}s)", [{
         "commits scanned": s.scanned, "candidates": s.candidates, "kept": s.kept,
         "yield": "-" if s.yield_ is None else f"{s.yield_:.0%}", "flaky tests dropped": s.flaky_tests,
         "resumed": s.resumed}]))
@@ -473,7 +371,7 @@ def mine_repair(
                sorted(s.skipped.items())] + [{"outcome": "dropped", "reason": r, "commits": n, "why": DROPS[r]}
                                              for r, n in sorted(s.dropped.items())]
     if reasons:
-        out.print(_table("Commits not kept, by reason", reasons))
+        out.print(table("Commits not kept, by reason", reasons))
     if s.kept:
         out.print(f"Next: cw load repair {out_path} · cw walk --domain repair --n 2")
 
@@ -495,7 +393,7 @@ def tasks_list(
         rows = store.list_tasks(domain, status, level, limit)
         total = store.count_tasks(domain, status, level) if len(rows) == limit else len(rows)
     if as_json:
-        return _print_json(rows)
+        return print_json(rows)
     title = f"{total} tasks" if total == len(rows) else f"showing {len(rows)} of {total} tasks (--limit)"
     # 80 columns: one domain goes in the title, the time to the minute (--json has it all)
     domains = {r["domain"] for r in rows}
@@ -504,7 +402,7 @@ def tasks_list(
         title += f" of domain {next(iter(domains))}"
     else:
         columns.insert(1, "domain")
-    out.print(_table(title, [r | {"created": str(r.get("created_at") or "")[:16].replace("T", " ")} for r in rows],
+    out.print(table(title, [r | {"created": str(r.get("created_at") or "")[:16].replace("T", " ")} for r in rows],
                      columns))
 
 
@@ -531,7 +429,7 @@ def tasks_show(
     if task is None:
         raise UsageError(f"no task {task_id!r} in the store")
     if as_json:
-        return _print_json(task)
+        return print_json(task)
     ev = task["evidence"]
     out.print(f"[bold]{task['id']}[/]  {escape(task['domain'])}  N={task['level']}  status={task['status']}  "
               f"reason={task['reason']}  run={task['run']}  seed={task['seed']}  {task['created_at']}")
@@ -542,7 +440,7 @@ def tasks_show(
     rows = [{"position": i, "atom": a,
              "check (1) unsolved": ("not run" if i not in per_atom else "yes" if per_atom[i]["unsolved"] else "NO"),
              "detail": per_atom.get(i, {}).get("detail", "")} for i, a in enumerate(task["atoms"])]
-    out.print(_table("Atoms in order", rows))
+    out.print(table("Atoms in order", rows))
     if "error" in ev:
         out.print(f"[red]infrastructure error:[/] {escape(ev['error'])}")
     if "compose" in ev:
@@ -555,7 +453,7 @@ def _show_in_browser(ctx: typer.Context, task_id: str, relations: bool, http: st
     with _store(ctx, reads=True) as store:
         urls = addresses(store, task_id, relations, http)
     if as_json:
-        return _print_json(urls)
+        return print_json(urls)
     out.print("Neo4j Browser, once per browser: open this address and press Run (Browser then applies "
               "codewalk's style on every connect and draws only what a query returns):")
     out.print(Text(urls["setup"]), soft_wrap=True)
@@ -586,9 +484,9 @@ def tasks_export(
     with _store(ctx, reads=True) as store:
         summary = export_tasks(store, domain, out_path, fmt, level, status)
     if as_json:
-        return _print_json(summary.as_dict())
+        return print_json(summary.as_dict())
     by_level = ", ".join(f"N={n}: {c}" for n, c in summary.by_level.items())
-    out.print(_table(f"Exported to {summary.path}", [{"domain": summary.domain, "format": summary.format,
+    out.print(table(f"Exported to {summary.path}", [{"domain": summary.domain, "format": summary.format,
                                                       "tasks": summary.tasks, "by level": by_level}]))
 
 
@@ -610,7 +508,7 @@ def explore(
     with _store(ctx, reads=True) as store:
         reports = explore_graph(store, domain, samples, seed, plots)
     if as_json:
-        return _print_json([r.as_dict() for r in reports])
+        return print_json([r.as_dict() for r in reports])
     for r in reports:
         _print_explore(r)
 
@@ -621,17 +519,17 @@ def _print_explore(r) -> None:
     edges = ", ".join(f"{rel} {n:,}" for rel, n in r.edges.items() if n)
     out.print(f"[bold]{escape(r.domain)}[/]: {r.atoms:,} atoms; edges: {edges or 'none'}; {r.walk} walks on "
               f"{r.relation}; {components_summary(r)}")
-    out.print(_table("Groups of N atoms (exact, or estimated ± std. error)", [
+    out.print(table("Groups of N atoms (exact, or estimated ± std. error)", [
         {"level": g["level"], "exact": "" if g["exact"] is None else f"{g['exact']:,}",
          "estimate": "" if g["estimate"] is None else f"{g['estimate']:,.0f} ± {g['stderr']:,.0f}"}
         for g in r.groups]))
-    out.print(_table("Degree distribution (atoms per range of degrees)", _degree_bins(r.degrees)))
+    out.print(table("Degree distribution (atoms per range of degrees)", _degree_bins(r.degrees)))
     if r.longest_chains:
-        out.print(_table("Longest chains found", [{"length": len(c), "chain": " -> ".join(c)}
+        out.print(table("Longest chains found", [{"length": len(c), "chain": " -> ".join(c)}
                                                   for c in r.longest_chains]))
     out.print(f"Largest level the graph supports: N = {r.largest_level} ({r.largest_level_basis})")
     if r.yields:
-        out.print(_table("Admission yield by level (stored tasks)", r.yields))
+        out.print(table("Admission yield by level (stored tasks)", r.yields))
     for path in r.plots:
         out.print(f"wrote {path}")
 
@@ -684,14 +582,14 @@ def grade(
         report = grade_predictions(store, domain, predictions, run=run, workers=workers, plots=plots,
                                    on_grade=on_grade, runtime=runtime, pull=pull)
     if as_json:
-        return _print_json(report.as_dict())
+        return print_json(report.as_dict())
     out.print(f"Graded {report.graded} predictions of run {report.run!r} in {report.seconds:.1f}s: "
               f"{report.passed} passed, {report.errors} without verdict (verifier error, counted as not solved).")
     rows = [{k: v for k, v in row.items() if k != "solve_rate"} | {
         "solved": "" if row["solve_rate"] is None else f"{row['solve_rate']:.1%}"} for row in report.rates]
-    out.print(_table(f"Solve rate by level, domain {report.domain} (tasks: admitted at that level)", rows))
+    out.print(table(f"Solve rate by level, domain {report.domain} (tasks: admitted at that level)", rows))
     if report.by_class:
-        out.print(_table(f"Run {report.run!r}: accuracy by level and class",
+        out.print(table(f"Run {report.run!r}: accuracy by level and class",
                          [row | {"accuracy": f"{row['accuracy']:.1%}"} for row in report.by_class]))
     for path in report.plots:
         out.print(f"wrote {path}")
@@ -716,7 +614,7 @@ def grade_report(
     with _store(ctx, reads=True) as store:
         report = report_grades(store, domain, run or "", plot)
     if as_json:
-        return _print_json(report.as_dict())
+        return print_json(report.as_dict())
 
     def pct(x: float | None) -> str:
         return "" if x is None else f"{x:.1%}"
@@ -725,7 +623,7 @@ def grade_report(
              "failed": r.failed, "errors": r.errors, "solved": pct(r.solve_rate), "p^N": pct(r.baseline),
              "interference": "" if r.covered_failures is None else f"{r.interference}/{r.covered_failures}",
              "share": pct(r.interference_share)} for r in report.rows]
-    out.print(_table(f"Domain {report.domain}: solve rate by level, the p^N baseline (p: the run's N = 1 rate) "
+    out.print(table(f"Domain {report.domain}: solve rate by level, the p^N baseline (p: the run's N = 1 rate) "
                      "and interference (failures with every atom solved alone / failures with every atom "
                      "graded alone)", rows))
     if report.plot:
@@ -752,14 +650,14 @@ def query(
     if not (cypher or name):
         rows = [{"name": n, "shows": about} for n, about in named_queries().items()]
         if as_json:
-            return _print_json(rows)
-        return out.print(_table("Named queries (cw query --name NAME)", rows))
-    params = _params(param)  # argument errors before the store opens
+            return print_json(rows)
+        return out.print(table("Named queries (cw query --name NAME)", rows))
+    params = parse_params(param)  # argument errors before the store opens
     with _store(ctx, reads=True) as store:
         rows = run_named(store, name, params) if name else run_checked(store, cypher or "", params)
     if as_json:
-        return _print_json(rows)
-    out.print(_table(f"{len(rows)} rows", rows) if rows else "0 rows")
+        return print_json(rows)
+    out.print(table(f"{len(rows)} rows", rows) if rows else "0 rows")
 
 
 @app.command()
@@ -780,8 +678,8 @@ def domains(ctx: typer.Context, as_json: JsonOpt = False) -> None:
         rows.append({"domain": name, "relation": d.relation, "walk": "frontier" if d.symmetric else "chain",
                      "atoms": loaded.get(name, 0), "about": d.description})
     if as_json:
-        return _print_json(rows)
-    out.print(_table("Domains", rows))
+        return print_json(rows)
+    out.print(table("Domains", rows))
 
 
 # -- data ----------------------------------------------------------------------------------------
@@ -807,11 +705,11 @@ def data_status(name: DatasetArg = "all", as_json: JsonOpt = False) -> None:
 
     found = status(name)
     if as_json:
-        _print_json([s.as_dict() for s in found])
+        print_json([s.as_dict() for s in found])
     else:
-        out.print(_table(f"Datasets under {paths.shared() / 'data'} (CODEWALK_SHARED)",
+        out.print(table(f"Datasets under {paths.shared() / 'data'} (CODEWALK_SHARED)",
                          [{"dataset": s.name, "state": s.state, "path": s.path} for s in found]))
-        out.print(_table("Parts", _part_rows(found)))
+        out.print(table("Parts", _part_rows(found)))
     if bad := [s for s in found if s.state != "matches"]:
         raise DatasetError("not the pinned data: " + ", ".join(f"{s.name} {s.state}" for s in bad)
                            + " (`cw data fetch NAME` gets it: docs/datasets.md)")
@@ -866,12 +764,12 @@ def data_fetch(
             failed.append((n, str(e)))
             log(f"{n}: failed: {e}")
     if as_json:
-        _print_json([r.as_dict() for r in results] + [{"name": n, "action": "failed", "error": why}
+        print_json([r.as_dict() for r in results] + [{"name": n, "action": "failed", "error": why}
                                                       for n, why in failed])
     else:
         rows = [{"dataset": r.name, "action": r.action, "state": r.status.state, "path": r.path} for r in results]
         rows += [{"dataset": n, "action": "failed", "state": "-", "path": "-"} for n, _ in failed]
-        out.print(_table("Fetched", sorted(rows, key=lambda r: r["dataset"])))
+        out.print(table("Fetched", sorted(rows, key=lambda r: r["dataset"])))
         for r in results:
             for why in r.not_reproduced:
                 out.print(Text(f"{r.name}: not fetched: {why}"))
@@ -882,9 +780,6 @@ def data_fetch(
         raise DatasetError(f"{len(failed)} of {len(failed) + len(results)} datasets not fetched: "
                            + "; ".join(f"{n}: {why}" for n, why in failed))
 
-
-# -- db: start, stop, status, import (codewalk/cli_db.py adds them to db_app) ----------------------
-from . import cli_db  # noqa: E402, F401
 
 TERMINATED = 143  # 128 + SIGTERM, as a shell reports a process SIGTERM ended
 _signals: list[int] = []  # the SIGTERMs this process received

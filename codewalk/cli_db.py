@@ -10,8 +10,11 @@ from typing import Annotated, Any
 import typer
 
 from . import dbserver, paths
-from .cli import JsonOpt, PullOpt, RuntimeOpt, _params, _print_json, _print_load, _table, db_app, err, out
+from .cli_output import JsonOpt, PullOpt, RuntimeOpt, err, out, parse_params, print_json, print_load, table
 from .errors import ServerError
+
+db_app = typer.Typer(help="Start, stop and inspect a local Neo4j 5.26 (Docker if available, else Java).",
+                     no_args_is_help=True)
 
 
 def _db_home() -> Path:
@@ -49,8 +52,8 @@ def db_start(
     info = dbserver.start(_db_home(), bolt_port=bolt_port, http_port=http_port, persist=persist, timeout=timeout,
                           auth=auth)
     if as_json:
-        return _print_json(info.__dict__)
-    out.print(_table("Neo4j started", _server_rows(info)))
+        return print_json(info.__dict__)
+    out.print(table("Neo4j started", _server_rows(info)))
     out.print(f"Use it: cw --store {info.bolt_uri} demo   (or export CODEWALK_STORE={info.bolt_uri})")
 
 
@@ -66,14 +69,14 @@ def db_status(as_json: JsonOpt = False) -> None:
     Neo4j is running, with or without --json (which then prints null)."""
     info = dbserver.status(_db_home())
     if as_json:
-        _print_json(info.__dict__ if info else None)
+        print_json(info.__dict__ if info else None)
     elif info is None:
         out.print("no local Neo4j is running (start one with `cw db start`)")
     if info is None:
         raise typer.Exit(ServerError.exit_code)
     if as_json:
         return
-    out.print(_table("Neo4j", _server_rows(info) + [{"what": "running", "value": info.running}]))
+    out.print(table("Neo4j", _server_rows(info) + [{"what": "running", "value": info.running}]))
 
 
 @db_app.command("import")
@@ -91,8 +94,8 @@ def db_import(
     then on. Refuses any other server, or a database that holds atoms or tasks (`cw load` merges)."""
     from .loading import db_import as import_source
 
-    options = {k: str(v) for k, v in _params(option).items()}  # argument errors before the server is touched
+    options = {k: str(v) for k, v in parse_params(option).items()}  # argument errors before the server is touched
     summary = import_source(_db_home(), domain, source, options, runtime=runtime, pull=pull)
     if as_json:
-        return _print_json(summary.as_dict())
-    _print_load(summary, f"Imported into {summary.store} (the server now keeps its data: `cw db status`)")
+        return print_json(summary.as_dict())
+    print_load(summary, f"Imported into {summary.store} (the server now keeps its data: `cw db status`)")

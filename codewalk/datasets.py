@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import paths
+from . import gitsafe, paths
 from .errors import CodewalkError, UsageError
 
 MANIFEST = Path(__file__).with_name("datasets.json")
@@ -270,8 +270,8 @@ class GitTree:
         if not wanted:
             return
         request = "".join(self.blobs[p] + "\n" for p in wanted).encode()
-        proc = subprocess.run(["git", "--git-dir", str(self.gitdir), "cat-file", "--batch"], input=request,
-                              capture_output=True, check=False)
+        proc = subprocess.run(gitsafe.argv(["--git-dir", str(self.gitdir), "cat-file", "--batch"]), input=request,
+                              capture_output=True, check=False, env=_git_env())
         if proc.returncode != 0:
             raise DatasetError(f"{self.label}: git cat-file failed: {proc.stderr.decode(errors='replace')}")
         data, at = proc.stdout, 0
@@ -287,16 +287,21 @@ class GitTree:
 
 
 def _git(gitdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
-    proc = subprocess.run(["git", "--git-dir", str(gitdir), *args], capture_output=True, check=False)
+    proc = subprocess.run(gitsafe.argv(["--git-dir", str(gitdir), *args]), capture_output=True, check=False,
+                          env=_git_env())
     if check and proc.returncode != 0:
         raise DatasetError(f"git {' '.join(args)} in {gitdir}: {proc.stderr.decode(errors='replace').strip()}")
     return proc
 
 
+def _git_env() -> dict[str, str]:
+    return {**gitsafe.clean_environ(), **gitsafe.env()}  # the network settings pass, GIT_* of the caller not
+
+
 def _gitdir(path: Path) -> Path:
     """The git dir of a clone (its .git) or of a bare repository."""
-    proc = subprocess.run(["git", "-C", str(path), "rev-parse", "--absolute-git-dir"], capture_output=True,
-                          text=True, check=False)
+    proc = subprocess.run(gitsafe.argv(["-C", str(path), "rev-parse", "--absolute-git-dir"]), capture_output=True,
+                          text=True, check=False, env=_git_env())
     if proc.returncode != 0:
         raise UsageError(f"--from {path}: not a git repository ({proc.stderr.strip()})")
     return Path(proc.stdout.strip())
@@ -318,8 +323,9 @@ def open_source(source: Source, origin: str | None, log: Callable[[str], None]) 
         _git(cache, "init", "--bare", "--quiet")
     if _git(cache, "cat-file", "-e", f"{source.commit}^{{commit}}", check=False).returncode != 0:
         log(f"{source.repo}: git fetch --depth 1 {where} {source.commit}")
-        proc = subprocess.run(["git", "--git-dir", str(cache), "fetch", "--quiet", "--depth", "1", where,
-                               source.commit], capture_output=True, text=True, check=False)
+        proc = subprocess.run(gitsafe.argv(["--git-dir", str(cache), "fetch", "--quiet", "--depth", "1", where,
+                                            source.commit]), capture_output=True, text=True, check=False,
+                              env=_git_env())
         if proc.returncode != 0:
             raise DatasetError(f"{source.repo}: cannot fetch commit {source.commit} from {where}: "
                                f"{proc.stderr.strip()} (a local clone or mirror can be named with --from)")

@@ -42,7 +42,6 @@ __all__ = [
     "docker_available",
     "find_launcher_dir",
     "import_database",
-    "importable",
     "port_in_use",
     "start",
     "status",
@@ -356,30 +355,6 @@ def build_launcher(launcher_dir: Path | None = None, *, force: bool = False, att
         break
     tail = "\n".join(out.splitlines()[-LOG_TAIL_LINES:])
     raise ServerError(f"building the Neo4j launcher in {d} failed (mvn {' '.join(MVN_ARGS)}):\n{tail}")
-
-
-def importable(home: Path) -> ServerInfo:
-    """The server `cw db import` may rebuild: the Java one `cw db start` runs from ``home``, running,
-    its database holding no atom and no task (the importer replaces a database, where `cw load` merges
-    into it). Raises ServerError, saying what to do, for any other."""
-    home = Path(home).expanduser().resolve()
-    info = status(home)
-    if info is None or not info.running:
-        raise ServerError(f"`cw db import` rebuilds the database of the local server `cw db start` runs, and "
-                          f"none runs from {home}: start it (`cw db start`), or load into any server with "
-                          "`cw --store URI load` (UNWIND upserts)")
-    if info.kind != "java-harness":
-        raise ServerError(f"the server recorded in {home} runs in Docker; `cw db import` needs the Java one "
-                          f"(`cw db stop`, then {ENV_BACKEND}=java cw db start)")
-    from .store.neo4j import Neo4jStore  # here: the server's life needs only the standard library
-
-    with Neo4jStore(info.bolt_uri, *(credentials(home) or (None, None))) as store:
-        found = store.run(store.q("schema_version"))[0]
-    if found["atoms"] or found["tasks"]:
-        raise ServerError(f"`cw db import` builds a fresh database, and the one at {info.bolt_uri} holds "
-                          f"{found['atoms']} atoms and {found['tasks']} tasks: load with `cw --store "
-                          f"{info.bolt_uri} load` instead (it merges into them)")
-    return info
 
 
 def import_database(

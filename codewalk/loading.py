@@ -84,12 +84,11 @@ def db_import(home: Path, domain_name: str, source: Path, options: dict[str, str
     """`cw db import`: the source, read and checked as `cw load` reads it, becomes the database of the
     local server `cw db start` runs from `home`, by Neo4j's own importer (the server stopped, the database
     built offline from CSV files, the server started again with its data kept). Only into that server,
-    holding no atom and no task yet (dbserver.importable says why not, before the source is read)."""
-    from . import dbserver
-    from .store.neo4j import import_graph
+    holding no atom and no task yet (store.neo4j.importable_server says why not, before the source is read)."""
+    from .store.neo4j import import_graph, importable_server
 
     started = time.monotonic()
-    dbserver.importable(home)
+    importable_server(home)
     graph = read(domain_name, source, options, runtime=runtime, pull=pull)
     with import_graph(home, [graph.atoms], graph.edges) as store:
         return graph.summary(started, store.location)

@@ -8,15 +8,20 @@ child between fork and exec, which is slower (`isolation()` says which). The env
 of the caller's (no tokens, no store passwords).
 
 Code nobody reviewed (composites, graded predictions) runs isolated where the machine allows it, with
-bubblewrap (`bwrap`, the sandbox Flatpak uses): no network, its own PID namespace (when its first
-process dies the kernel kills every process left, even one that called setsid()), and its work
-directory read-write (TMPDIR points there). What else it sees is an allow-list when the caller gives
-one (`sees`: the system directories, then only those paths read-only; /tmp, the home folder, the store
-and every cache are absent), else the whole filesystem read-only (left to runs of trusted tools on
-reviewed inputs: git and patch applying a patch to a worktree). Process count is capped at the caller's
+bubblewrap (`bwrap`, the sandbox Flatpak uses): its own user namespace as an ordinary uid with no
+capabilities (so root's code can neither mount, make devices nor open files by handle around the view),
+no network, its own PID namespace (when its first process dies the kernel kills every process left, even
+one that called setsid()), and its work directory read-write (TMPDIR points there). What else it sees is
+an allow-list when the caller gives one (`sees`: the system directories, then only those paths read-only;
+/tmp, the home folder, the store and every cache are absent), else the whole filesystem read-only (left to
+runs of trusted tools on reviewed inputs: patch applying a patch to a worktree). Outside its namespace the
+run is still the invoking user, so the view, not the uid, is what keeps it from that user's files. Process count is capped at the caller's
 `max_procs` by a pids cgroup when one is writable (root ignores RLIMIT_NPROC; bwrap's own two processes
-are added only when it runs), else by RLIMIT_NPROC. `isolation()` says what this machine gives; trusted
-tooling (git, pip building an environment) passes `isolate=False`.
+are added only when it runs), else by RLIMIT_NPROC. `isolation()` says what this machine gives; where
+bwrap cannot run, an isolated run goes ahead unisolated, except under CI (`required_by_default`), where it
+is refused unless a command allowed it (`allow_unisolated`, cw grade's --allow-unisolated). Trusted
+tooling (git on a trusted git directory, `find_python`) passes `isolate=False`; building an environment
+runs isolated with the network (`network=True`).
 """
 
 from __future__ import annotations
@@ -62,17 +67,40 @@ def required_by_default() -> bool:
 
 
 BWRAP_PROCS = 2  # processes bwrap adds to a run: itself and the init of its PID namespace
+# Who an isolated run is: an ordinary user (the uid the docker runtime's tests run as) in a user namespace
+# of its own, with every capability dropped, even when codewalk runs as root.
+UID = GID = 1000
+# Files of /etc a run with the network needs to resolve names and check certificates (environment builds).
+NETWORK_FILES = ("/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/host.conf", "/etc/gai.conf",
+                 "/etc/ssl", "/etc/ca-certificates", "/etc/pki", "/etc/pip.conf")
+_unisolated_allowed = False
+
+
+def allow_unisolated() -> None:
+    """Let isolated runs go ahead without bubblewrap under CI too (the user said so: --allow-unisolated)."""
+    global _unisolated_allowed
+    _unisolated_allowed = True
+
+
+def namespaces(network: bool = False) -> list[str]:
+    """bwrap's options that make a run unprivileged and alone, for every place that starts bwrap: a user
+    namespace as UID/GID with no capabilities, its own PID, IPC and UTS namespaces, and no network unless
+    asked (an environment build fetches packages); it dies with its parent."""
+    return ["--unshare-user", "--uid", str(UID), "--gid", str(GID), "--cap-drop", "ALL",
+            *([] if network else ["--unshare-net"]), "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+            "--die-with-parent"]
 
 
 def run(cmd: list[str], *, cwd: Path, timeout: float, stdin: str | None = None, memory_mb: int = 1024,
         cpu_seconds: int | None = None, max_procs: int | None = 256, max_file_mb: int = 64,
         env: dict | None = None, isolate: bool = True, writable: Sequence[Path] = (),
-        sees: Sequence[Path] | None = None) -> Completed:
+        sees: Sequence[Path] | None = None, network: bool = False) -> Completed:
     """Run cmd in cwd and capture its output; raise InfraError only if it cannot be started.
 
     With isolate (the default) the command sees no network and can write only to cwd and `writable`,
     where bubblewrap is available (see `isolation()`); with `sees` it sees nothing of the filesystem but
-    the system directories, cwd, `writable` and those paths (read-only)."""
+    the system directories, cwd, `writable` and those paths (read-only). network=True keeps the host's
+    network (and adds the files of /etc that name resolution and TLS read to `sees`): builds only."""
     limits = {resource.RLIMIT_AS: memory_mb * MB, resource.RLIMIT_FSIZE: max_file_mb * MB,
               resource.RLIMIT_CORE: 0}
     if cpu_seconds is not None:  # without it the wall-clock timeout is the only bound on CPU
@@ -85,8 +113,12 @@ def run(cmd: list[str], *, cwd: Path, timeout: float, stdin: str | None = None, 
     if not shutil.which(cmd[0], path=(env or {}).get("PATH", os.environ.get("PATH", os.defpath))):
         raise InfraError(f"cannot start {cmd[0]}: not found")  # bwrap or prlimit would only say "exit 1"
     cap = max_procs
+    if isolate and not _bwrap_works() and required_by_default() and not _unisolated_allowed:
+        raise InfraError(f"refusing to run {program} unisolated under CI: {isolation()}")
     if isolate and _bwrap_works():
-        cmd = _bwrap_prefix(Path(cwd), writable, sees) + list(cmd)
+        if network and sees is not None:
+            sees = [*sees, *map(Path, NETWORK_FILES)]
+        cmd = _bwrap_prefix(Path(cwd), writable, sees, network) + list(cmd)
         env = {"TMPDIR": str(cwd), **(env or {})}  # /tmp is read-only inside
         if cap is not None:  # bwrap's own two processes (itself and its namespace's init) count in the group
             cap += BWRAP_PROCS
@@ -177,8 +209,9 @@ def _exited_within(proc: subprocess.Popen, timeout: float) -> bool:
 
 def isolation() -> str:
     """What an isolated run gets on this machine, in words (test skip reasons, bug reports)."""
-    fs_net = ("bubblewrap: no network, own PID namespace, read-only filesystem but the work directory"
-              if _bwrap_works() else "no bubblewrap: network and filesystem are not isolated")
+    fs_net = (f"bubblewrap: uid {UID} in its own user namespace without capabilities, no network, own PID "
+              "namespace, read-only filesystem but the work directory" if _bwrap_works() else
+              "no bubblewrap (or it cannot make a user namespace here): network and filesystem are not isolated")
     procs = "pids cgroup" if _pids_root() else (
         "RLIMIT_NPROC" if os.geteuid() != 0 else "no process cap (root without a writable pids cgroup)")
     limits = "set by prlimit" if _prlimit() else "set in the child before exec (no prlimit: slower starts)"
@@ -244,10 +277,10 @@ def _system_view() -> tuple[str, ...]:
     return tuple(args)
 
 
-def _bwrap_prefix(cwd: Path, writable: Sequence[Path], sees: Sequence[Path] | None = None) -> list[str]:
+def _bwrap_prefix(cwd: Path, writable: Sequence[Path], sees: Sequence[Path] | None = None,
+                  network: bool = False) -> list[str]:
     binds = [arg for path in (cwd, *writable) for arg in ("--bind", str(path), str(path))]
-    return [_bwrap(), *_view(sees), "--dev", "/dev", "--proc", "/proc", *binds,
-            "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent",
+    return [_bwrap(), *_view(sees), "--dev", "/dev", "--proc", "/proc", *binds, *namespaces(network),
             "--chdir", str(cwd), "--"]
 
 

@@ -1,6 +1,6 @@
-"""What a changed module can do, read from its AST and compared with x_G (codewalk.domains.repair.
-capabilities), and the tree as it landed on disk (guard.snapshot, guard.landed): the rules the repair
-grader refuses by, each on small real sources and real directories."""
+"""The repair grader's static layer: the allow-list of what new code may do (codewalk.domains.repair.
+capabilities, rules.refusals) and the tree as it landed on disk (guard.snapshot, guard.landed), each rule
+on small real sources and real directories, each refusal naming its rule code."""
 
 from __future__ import annotations
 
@@ -8,87 +8,207 @@ import os
 
 import pytest
 
-from codewalk.domains.repair.capabilities import encoding, new_uses
-from codewalk.domains.repair.guard import importable_test_names, landed, refusal, snapshot
+from codewalk.domains.repair.capabilities import REVIEWED, encoding
+from codewalk.domains.repair.guard import importable_test_names, landed, refusal, refused, snapshot
+from codewalk.domains.repair.rules import Rule, baseline_importable, refusals
 
 TESTS = importable_test_names(["tests/test_fmt.py", "tests/helpers/__init__.py", "pkg/core.py"])
+OWN = frozenset({"pkg", "tests"})
 
 
-def gains(after: str, before: str | None = None, path: str = "pkg/m.py") -> list[str]:
-    return new_uses([(path, before, after.encode())], TESTS)
+def found(after: str, before: str | None = None, path: str = "pkg/m.py") -> list[tuple[str, str, int, str]]:
+    return refusals([(path, before, after.encode())], OWN, frozenset(), tests=TESTS)
 
 
-@pytest.mark.parametrize("source, named", [
-    ("import sys\nf = sys._getframe(1)\n", "sys._getframe (frames)"),
-    ("import sys as s\nf = s._getframe(1)\n", "sys._getframe (frames)"),
-    ("from sys import _getframe as g\n", "sys._getframe (frames)"),
-    ("def f(e):\n    return e.__traceback__.tb_frame\n", "tb_frame (frames)"),
-    ("from sys import modules\n", "sys.modules (the module table)"),
-    ("import sys\nm = getattr(sys, 'mod' + 'ules')\n", "the module sys as a value (introspection)"),
-    ("from os import _exit\n", "os._exit (process control)"),
-    ("import weakref\nweakref.finalize(object, print)\n", "weakref.finalize (process control)"),
-    ("import sys\nargs = sys.argv\n", "sys.argv (process control)"),
-    ("import subprocess\n", "subprocess (process control)"),
-    ("import atexit\n", "atexit (process control)"),
-    ("import gc\n", "gc (introspection)"),
-    ("import ctypes\n", "ctypes (code made at run time)"),
-    ("import importlib\nm = importlib.import_module('x')\n", "importlib.import_module (code made at run time)"),
-    ("import runpy\n", "runpy (code made at run time)"),
-    ("import pickle\nx = pickle.loads(b'')\n", "pickle.loads (code made at run time)"),
-    ("import builtins\n", "builtins (code made at run time)"),
-    ("c = compile('1', 'x', 'eval')\n", "compile (code made at run time)"),
-    ("import types\nf = types.FunctionType(c, {})\n", "types.FunctionType (code made at run time)"),
-    ("def f(g):\n    return getattr(g, '__code__')\n", "__code__ (code made at run time)"),
-    ("import inspect\nf = inspect.currentframe()\n", "inspect.currentframe (frames)"),
-    ("import os\nv = os.environ.get('CI')\n", "os.environ['CI'] (the environment)"),
-    ("from os import environ\nv = environ['CI']\n", "os.environ['CI'] (the environment)"),
-    ("import os\nv = [k for k in os.environ if k.endswith('_TEST')]\n", "every variable of os.environ"),
-    ("import os\nos.environ['X'] = '1'\n", "writes to os.environ"),
-    ("import _pytest.runner\n", "_pytest.runner (the test runner)"),
-    ("import test_fmt\n", "test_fmt, which is under a test directory (test code)"),
-    ("from tests import helpers\n", "tests.helpers, which is under a test directory (test code)"),
-    ("class A(str):\n    def __eq__(self, other):\n        return True\n", "A.__eq__ (a comparison"),
-    ("class A(list):\n    __ne__ = lambda self, *rest: False\n", "A.__ne__ (a comparison"),
+def codes(after: str, before: str | None = None, path: str = "pkg/m.py") -> set[str]:
+    return {str(r[0]) for r in found(after, before, path)}
+
+
+@pytest.mark.parametrize("source, rule, named", [
+    # frames and the module table, however spelled
+    ("import sys\nf = sys._getframe(1)\n", "reflection", "sys._getframe"),
+    ("import sys as s\nf = s._getframe(1)\n", "reflection", "sys._getframe"),
+    ("from sys import _getframe as g\n", "reflection", "sys._getframe"),
+    ("def f(e):\n    return e.__traceback__.tb_frame\n", "reflection", "tb_frame"),
+    ("def f(g):\n    return g.gi_frame.f_back\n", "reflection", "gi_frame"),
+    ("from sys import modules\n", "import_not_allowed", "sys.modules"),
+    ("import sys\nm = getattr(sys, 'mod' + 'ules')\n", "reflection", "getattr"),
+    ("import sys\nm = sys\n", "reflection", "the module sys as a value"),
+    # modules reached as attributes of allowed modules, resolved against the real modules
+    ("import os\nm = os.sys.modules\n", "import_not_allowed", "os.sys"),
+    ("import re\nm = re.enum.sys.modules\n", "import_not_allowed", "reaches the module enum as re.enum"),
+    ("import shutil\nshutil.os.environ['PYTEST_PLUGINS'] = 'x'\n", "import_not_allowed", "os as shutil.os"),
+    ("import os\nv = os.path.expandvars('$PYTEST_CURRENT_TEST')\n", "import_not_allowed", "expandvars"),
+    ("class A(str):\n    pass\n\n\nA.__eq__ = lambda s, o: True\n", "reflection", "sets __eq__ from outside"),
+    ("def f():\n    return type.__dict__['__sub' + 'classes__']\n", "reflection", "__dict__"),
+    ("import pathlib\np = pathlib.os.system\n", "import_not_allowed", "pathlib.os"),
+    ("import re\nd = re.__dict__\n", "reflection", "re.__dict__"),
+    ("import enum\nd = enum.bltns\n", "import_not_allowed", "builtins"),
+    # modules outside the allow-list
+    ("from os import _exit\n", "reflection", "os._exit"),
+    ("import subprocess\n", "import_not_allowed", "subprocess"),
+    ("import atexit\n", "import_not_allowed", "atexit"),
+    ("import weakref\nweakref.finalize(object, print)\n", "import_not_allowed", "weakref"),
+    ("import logging\nlogging.getLogger().findCaller()\n", "import_not_allowed", "logging"),
+    ("import traceback\n", "import_not_allowed", "traceback"),
+    ("import gc\n", "import_not_allowed", "gc"),
+    ("import ctypes\n", "import_not_allowed", "ctypes"),
+    ("import builtins\n", "import_not_allowed", "builtins"),
+    ("import _pytest.runner\n", "import_not_allowed", "_pytest.runner"),
+    ("import six\n", "import_not_allowed", "six"),
+    ("from unittest.mock import ANY\n", "import_not_allowed", "unittest.mock"),
+    ("import sys\nargs = sys.argv\n", "import_not_allowed", "sys.argv"),
+    ("import types\nf = types.FunctionType\n", "dynamic_import", "types.FunctionType"),
+    ("import types\nc = types.CodeType\n", "dynamic_import", "types.CodeType"),
+    ("from string import Formatter\n", "import_not_allowed", "string.Formatter"),
+    # import by name, code from text
+    ("import importlib\nm = importlib.import_module('x')\n", "dynamic_import", "importlib"),
+    ("import pkgutil\n", "dynamic_import", "pkgutil"),
+    ("import timeit\n", "dynamic_import", "timeit"),
+    ("from typing import get_type_hints\n", "dynamic_import", "typing.get_type_hints"),
+    ("c = compile('1', 'x', 'eval')\n", "dynamic_import", "compile"),
+    ("x = eval('1')\n", "dynamic_import", "eval"),
+    ("m = __import__('_py' + 'test')\n", "dynamic_import", "__import__"),
+    ("def f(x: \"__import__('os')\"):\n    pass\n", "dynamic_import", "string annotation"),
+    # reflection
+    ("def f(g):\n    return getattr(g, '__code__')\n", "reflection", "__code__"),
+    ("def f(g, n):\n    return getattr(g, n)\n", "reflection", "getattr"),
+    ("import re\nsetattr(re, 'x', 1)\n", "reflection", "the module re as a value"),
+    ("def f(m, v):\n    setattr(m, '_x', v)\n", "reflection", "setattr"),
+    ("g = globals()\n", "reflection", "globals"),
+    ("class A:\n    @classmethod\n    def f(cls, n, g):\n        setattr(cls, n, g)\n", "reflection", "setattr"),
+    ("def f(o, n):\n    return vars(o)[n]\n", "reflection", "vars"),
+    ("v = vars()\n", "reflection", "vars"),
+    ("breakpoint()\n", "reflection", "breakpoint"),
+    ("def f(o):\n    return o.__globals__\n", "reflection", "__globals__"),
+    ("def f(o):\n    return type(o).__subclasses__()\n", "reflection", "__subclasses__"),
+    ("def f(o):\n    return o.__closure__\n", "reflection", "__closure__"),
+    ("def f(c, g):\n    type.__setattr__(c, '__eq__', g)\n", "reflection", "__setattr__ on an object other than self"),
+    ("import unittest.mock\n\n\nclass A(str):\n    __eq__ = type(unittest.mock.ANY).__eq__\n", "reflection", "borrows"),
+    ("def f(o):\n    return o._private_thing\n", "reflection", "_private_thing"),
+    ("import pkg.core\nm = pkg.core.sys.modules\n", "import_not_allowed", "sys.modules"),
+    ("def f(x):\n    return type(x).__dict__\n", "reflection", "__dict__"),
+    ("import pkg.core\nd = pkg.core.__dict__\n", "reflection", "__dict__"),
+    ("class A:\n    pass\n\n\nA.__eq__ = A.__ne__\n", "reflection", "sets __eq__"),
+    ("b = __builtins__\n", "reflection", "__builtins__"),
+    ("X = type('X', (str,), {'__eq__': lambda s, o: True})\n", "reflection", "three-argument type()"),
+    ("import operator\nget = operator.attrgetter('__globals__')\n", "reflection", "__globals__"),
+    ("import operator\ndef f(n):\n    return operator.attrgetter(n)\n", "reflection", "computed"),
+    ("import re\nre.compile = lambda p: None\n", "reflection", "writes the attribute re.compile"),
+    ("class A(str):\n    __eq__ = object.__eq__\n", "reflection", "borrows A.__eq__"),
+    ("import warnings\nwith warnings.catch_warnings(record=True) as w:\n    pass\n", "reflection", "records"),
+    ("d = dict(__eq__=1)\n", "reflection", "__eq__"),
+    ("import abc\nX = abc.ABCMeta('X', (list,), {'__eq__': lambda s, o: True})\n", "reflection", "namespace"),
+    ("X = type(list)('X', (list,), {})\n", "reflection", "metaclass of another"),
+    ("def f(ns):\n    ns['__eq__'] = lambda s, o: True\n", "reflection", "namespace"),
+    ("def f():\n    return open('/proc/self/cmdline').read()\n", "reflection", "the process's own files"),
+    ("import os\nfds = os.listdir('/dev/fd')\n", "reflection", "the process's own files"),
+    # format strings that walk
+    ("def f(x):\n    return '{0.__globals__}'.format(x)\n", "format_path", "{0.__globals__}"),
+    ("def f(x):\n    return '{0[0].f_back}'.format_map(x)\n", "format_path", "{0[0].f_back}"),
+    ("def f(e):\n    return '{e.__traceback__}'.format(e=e)\n", "format_path", "{e.__traceback__}"),
+    ("T = '{x.tb_frame.f_back}'\n", "format_path", "{x.tb_frame.f_back}"),
+    # the rest
+    ("import os\nv = os.environ.get('CI')\n", "environment", "os.environ['CI']"),
+    ("from os import environ\nv = environ['CI']\n", "environment", "os.environ['CI']"),
+    ("import os\nv = [k for k in os.environ if k.endswith('_TEST')]\n", "environment", "every variable"),
+    ("import os\nos.environ['X'] = '1'\n", "environment", "writes"),
+    ("import test_fmt\n", "test_code", "test_fmt"),
+    ("from tests import helpers\n", "test_code", "tests.helpers"),
+    ("class A(str):\n    def __eq__(self, other):\n        return True\n", "comparison", "A.__eq__"),
+    ("class A(list):\n    __ne__ = lambda self, *rest: False\n", "comparison", "A.__ne__"),
 ])
-def test_a_new_capability_is_named_with_its_rule_file_and_line(source, named):
-    found = gains(source)
-    assert any(named in why and why.startswith("pkg/m.py:") for why in found), found
+def test_new_code_outside_the_allow_list_is_refused_with_its_rule_and_line(source, rule, named):
+    hits = found(source)
+    assert any(r[0] == rule and r[1] == "pkg/m.py" and r[2] > 0 and named in r[3] for r in hits), hits
 
 
 @pytest.mark.parametrize("source", [
     "import sys\nif sys.version_info >= (3, 8):\n    X = 1\n",
-    "import re\nfrom importlib import metadata\nv = metadata.version('x')\n",
-    "import importlib.resources\nimport inspect\ns = inspect.signature(len)\n",
-    "import os\np = os.path.join('a', 'b')\n",
     "import sys\nsys.stdout.write('x')\n",
-    "class A:\n    def __eq__(self, other):\n        return self.x == other.x\n",
+    "import re\nimport os\np = os.path.join('a', 'b')\nr = re.compile(r'x{1,3}')\n",
+    "import os.path\nfrom os.path import join\nx = os.path.exists(join('a', 'b'))\n",
+    "from importlib import metadata\nv = metadata.version('x')\n",
+    "import inspect\ns = inspect.signature(len)\n",
+    "from collections.abc import Mapping\nfrom typing import TYPE_CHECKING, Optional\n",
+    "import functools\n\n\n@functools.lru_cache()\ndef f(x: 'Optional[int]') -> 'Mapping[str, int]':\n"
+    "    return getattr(x, 'name', None)\n",
+    "class A:\n    def __init__(self):\n        super().__init__()\n        self._x = 1\n"
+    "        self.__dict__.update({})\n\n    def __eq__(self, other):\n        return self._x == other._x\n\n"
+    "    def __repr__(self):\n        return f'{type(self).__name__}({self._x!r}, {self.x.y})'\n\n"
+    "    __hash__ = None\n    __str__ = __repr__\n",
     "class A:\n    def __eq__(self, other):\n        return NotImplemented\n",
-    "import unittest\nfrom pkg.core import f\nimport testfixtures_like_name\n",
-    '"""Only a docstring."""\n',
+    "from . import core\nfrom pkg.core import f\nfrom urllib.parse import quote\nfrom urllib import parse\n",
+    "import warnings\nwarnings.warn('old', DeprecationWarning, stacklevel=2)\n",
+    "if __name__ == '__main__':\n    print(__file__, __doc__)\n",
+    "from types import TracebackType\n\n\ndef f(tb: TracebackType, name='__eq__'):\n    return f.__name__\n",
+    "class U:\n    def _fail(self, *a):\n        raise TypeError\n\n\nclass S(U):\n    __iter__ = __len__ = U._fail\n",
+    "class F:\n    def __setattr__(self, k, v):\n        object.__setattr__(self, k, v)\n",
+    "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from _typeshed import SupportsWrite\n    import six\n",
+    "import pkg.compat\nv = pkg.compat.sys.version_info\n",
+    "def f(obj, inst):\n    object.__setattr__(inst, 'x', obj.__dict__)\n",
+    "from html.entities import name2codepoint\n",
+    "class V:\n    def visit(self, n):\n        setattr(self, n, vars(self).get(n))\n        return getattr(self, 'visit_' + n)()\n",
+    "import dataclasses\n\n\n@dataclasses.dataclass(frozen=True)\nclass P:\n    x: int = 0\n\n"
+    "    def moved(self, d):\n        return dataclasses.replace(self, x=self.x + d)\n",
+    "'{} and {name}: {0!r:>10}'.format(1, name=2)\n",
+    "def f(self):\n    return 'The command {self.name!r} is {d[x]}.'.format(self=self, d={})\n",
+    "import typing as t\n\n\ndef f(ts):\n    return [t.info() for t in ts]\n",
+    "import shutil\nif hasattr(shutil, 'get_terminal_size'):\n    pass\n",
+    "def f(x: '-1', y: 'te.Literal[1, -1]'):\n    pass\n",
+    '"""Only a docstring with {braces.and} a __dunder__."""\n',
 ])
-def test_ordinary_code_gains_nothing(source):
-    assert gains(source) == []
+def test_ordinary_code_is_not_refused(source):
+    assert found(source) == []
 
 
-def test_a_capability_the_module_had_at_x_g_may_be_used_again():
+def test_a_capability_the_module_had_at_x_g_may_stay_where_it_was():
     before = "import os\nA = os.environ.get('HOME')\n"
-    assert gains(before + "B = os.environ.get('HOME', '/')\n", before) == []
-    assert "os.environ['CI']" in gains(before + "B = os.environ.get('CI')\n", before)[0]
-    # a module that already read every variable may read any one of them
-    every = "import os\nENV = dict(os.environ)\n"
-    assert gains(every + "B = os.environ.get('CI')\n", every) == []
+    assert found(before + "B = 1\n", before) == []
+    assert found(before + "B = os.environ.get('HOME')\n", before) == []  # the same node again
+
+
+def test_a_capability_reused_for_a_new_target_is_refused():
+    before = "import importlib\n\n\ndef load(name):\n    return importlib.import_module('pkg.' + name)\n"
+    assert found(before + "X = 1\n", before) == []
+    hits = found(before + "R = importlib.import_module('_pytest.runner')\n", before)
+    assert [(r[0], r[2]) for r in hits] == [("dynamic_import", 6)], hits
+    assert codes(before.replace("'pkg.' + name", "'_pytest.' + name"), before) == {"dynamic_import"}
+
+
+def test_a_module_imported_at_x_g_outside_the_allow_list_may_still_be_used_through_public_names():
+    before = "import pytest\n\n\ndef check():\n    pytest.raises(ValueError)\n"
+    assert found(before + "\n\ndef skip():\n    pytest.skip('x')\n", before) == []
+    assert codes(before + "import _pytest.reports\n", before) == {"import_not_allowed"}
+    assert codes(before + "x = pytest._private\n", before) == {"reflection"}
+
+
+def test_an_attribute_chain_reaching_sys_through_os_is_refused():
+    hits = found("import os\nm = os.sys.modules['_pytest.reports']\n")
+    assert [r[0] for r in hits] == ["import_not_allowed"] and "os.sys" in hits[0][3]
+
+
+def test_a_module_dict_is_refused():
+    assert codes("import json\nns = json.__dict__\n") == {"reflection"}
+    assert codes("import pkg.core\nns = vars(pkg.core)\n") == {"reflection"}
 
 
 def test_code_may_move_between_changed_modules_with_its_capabilities():
-    helper = "import sys\n\ndef caller():\n    return sys._getframe(1)\n"
+    helper = "import sys\n\n\ndef caller():\n    return sys._getframe(1)\n"
     moved = [("pkg/a.py", helper, "from pkg.b import caller\n"), ("pkg/b.py", None, helper)]
-    assert new_uses(moved, TESTS) == []
-    assert new_uses([("pkg/b.py", None, helper)], TESTS) != []  # the same code, new in the repository
+    assert refusals(moved, OWN, frozenset()) == []
+    assert refusals([("pkg/b.py", None, helper)], OWN, frozenset()) != []  # new in the repository
 
 
-def test_a_module_that_stops_parsing_cannot_be_read():
-    assert "does not parse" in gains("def f(:\n", "def f():\n    pass\n")[0]
-    assert gains("{{ template }}\n", "{{ template }}\n") == []  # never Python: nothing to compare
+def test_private_names_the_repository_defines_are_not_refused():
+    before = "class C:\n    _cache = {}\n"
+    assert found(before + "\n\ndef f(c):\n    return c._cache\n", before) == []
+    assert codes("def f(c):\n    return c._cache\n") == {"reflection"}
+
+
+def test_a_module_that_stops_parsing_is_refused_as_unparseable():
+    assert codes("def f(:\n", "def f():\n    pass\n") == {"unparseable"}
+    assert codes("{{ template }}\n", "{{ template }}\n") == set()  # never Python: nothing to compare
 
 
 def test_source_encodings_are_read_as_python_reads_them():
@@ -99,9 +219,53 @@ def test_source_encodings_are_read_as_python_reads_them():
 
 def test_a_utf7_declaration_is_refused_unless_the_module_had_it_at_x_g():
     utf7 = b"# -*- coding: utf-7 -*-\nimport _+AHA-ytest\n"
-    assert "utf-7" in refusal(["pkg/m.py"], {}.get, {"pkg/m.py": utf7}.get)
-    old = {"pkg/m.py": "# -*- coding: utf-7 -*-\nx = 1\n"}
-    assert "_pytest (the test runner)" in refusal(["pkg/m.py"], old.get, {"pkg/m.py": utf7}.get)
+    assert [r.rule for r in refusals([("pkg/m.py", None, utf7)], OWN, frozenset())] == ["encoding"]
+    old = "# -*- coding: utf-7 -*-\nx = 1\n"
+    assert {r.rule for r in refusals([("pkg/m.py", old, utf7)], OWN, frozenset())} == {"import_not_allowed"}
+
+
+def test_a_new_top_level_module_the_environment_imports_is_refused_as_shadowing_it():
+    importable = frozenset({"requests", "attr"})
+    assert codes("x = 1\n", path="attr/__init__.py") == set()  # not importable there
+    shadow = refusals([("attr/__init__.py", None, b"x = 1\n")], OWN, importable)
+    assert [r.rule for r in shadow] == ["shadows_environment"]
+    assert [r.rule for r in refusals([("src/requests.py", None, b"")], OWN, importable)] == ["shadows_environment"]
+    for path in ("pytest.py", "xml/__init__.py", "_pytest/x.py", "pluggy.py"):  # the floor, always
+        assert [r.rule for r in refusals([(path, None, b"")], OWN, frozenset())] == ["shadows_environment"], path
+    assert refusals([("pkg/requests.py", None, b"")], OWN, importable) == []  # not top-level
+    assert refusals([("attr/__init__.py", None, b"")], OWN | {"attr"}, importable) == []  # the repository's own
+    assert "os" in baseline_importable() and "pytest" in baseline_importable()
+
+
+def test_file_rules_name_their_codes():
+    def rules_of(path: str, new: bytes = b"", old: str | None = None) -> list[str]:
+        return [r.rule for r in refusals([(path, old, new)], OWN, frozenset())]
+
+    assert rules_of("pytest.ini") == ["config_file"]
+    assert rules_of("pkg/conftest.py") == ["config_file"]
+    assert rules_of(".gitignore") == ["config_file"]
+    assert rules_of("tests/test_x.py") == ["test_file"]
+    assert rules_of("sitecustomize.py") == ["startup_hook"]
+    assert rules_of("pkg.pth") == ["startup_hook"]
+    assert rules_of("x-1.0.dist-info/entry_points.txt") == ["package_metadata"]
+    assert rules_of("pkg/__pycache__/m.cpython-311.pyc") == ["package_metadata"]
+    assert rules_of("pkg/data.bin", b"\0\1") == ["binary"]
+    assert rules_of("setup.cfg", b"[tool:pytest]\naddopts = -p x\n", "[metadata]\n") == ["config_file"]
+    assert rules_of("setup.cfg", b"[flake8]\nmax-line-length = 1\n", "[metadata]\n") == []
+    assert rules_of("setup.py", b"entry_points={'pytest11': ['x = x']}\n", "") == ["package_metadata"]
+
+
+def test_every_reviewed_module_exists_and_says_why():
+    for name, entry in REVIEWED.items():
+        assert entry.why, name
+        assert __import__(name) is not None
+
+
+def test_every_rule_code_is_a_plain_string():
+    assert Rule.REFLECTION == "reflection" and {str(r) for r in Rule} >= {
+        "import_not_allowed", "reflection", "format_path", "dynamic_import", "shadows_environment", "comparison",
+        "encoding", "unparseable", "test_file", "config_file", "unnamed_path", "special_file", "binary",
+        "not_unified"}
 
 
 def test_test_files_are_importable_under_every_suffix_of_their_path():
@@ -127,14 +291,54 @@ def test_the_tree_as_landed_lists_ignored_files_symlinks_modes_and_removals(tmp_
     assert landed(before, after) == ["pkg/core.py", "pkg/data", "pkg/gone.py", "pkg/link.py", "run.sh",
                                      "sitecustomize.py"]
     assert after["pkg/link.py"] == ("link", "/etc/passwd")
-    why = refusal(landed(before, after), {}.get, lambda p: None, named={"pkg/core.py"}, kinds=after)
-    for text in ("sitecustomize.py changed on disk but the diff does not name it", "symlink pkg/link.py",
+    changed = landed(before, after)
+    why = refusal(changed, {}.get, lambda p: None, named={"pkg/core.py"}, kinds=after)
+    for text in ("sitecustomize.py changed on disk but the diff does not name it", "pkg/link.py is a symlink",
                  "pkg/gone.py changed on disk", "run.sh changed on disk"):
         assert text in why, why
     assert "pkg/data" not in why  # an empty directory holds nothing to run
+    rules = {r.rule for r in refused(changed, {}.get, lambda p: None, named={"pkg/core.py"}, kinds=after)}
+    assert rules == {"unnamed_path", "symlink", "startup_hook"}
 
 
-def test_a_module_that_imported_pytest_may_use_more_of_it_but_not_import_its_internals():
-    before = "import pytest\n\n\ndef check():\n    pytest.raises(ValueError)\n"
-    assert gains(before + "\n\ndef skip():\n    pytest.skip('x')\n", before) == []
-    assert "_pytest.reports (the test runner)" in gains(before + "import _pytest.reports\n", before)[0]
+def test_what_an_environment_imports_without_the_tree_is_measured_by_an_empty_pytest_session(tmp_path):
+    """The shadowing rule's names: the standard library, installed distributions, and what an empty pytest
+    session imports or tries to import there (copy.py tries `org`), run with the environment's interpreter."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from codewalk.domains.repair.env import Env, importable_names
+
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", str(venv)],
+                   check=True, timeout=120)
+    names = importable_names(Env(Path(venv), "", "", ()))
+    assert {"os", "xml", "pytest", "_pytest", "pluggy", "org"} <= names
+    assert "tally" not in names and "codewalk_not_a_module" not in names
+
+
+def test_a_format_string_walking_to_a_frame_is_refused():
+    assert codes("def f(e):\n    return '{0.__traceback__.tb_frame.f_back}'.format(e)\n") == {"format_path"}
+    assert codes("def f(e):\n    return '{0.args[0]} at {0.name}'.format(e)\n") == set()  # public names, items
+
+
+def test_a_comparison_that_ignores_its_argument_is_refused():
+    assert codes("class A(str):\n    def __eq__(self, other):\n        return True\n") == {"comparison"}
+
+
+def test_a_behaviour_dunder_borrowed_from_another_object_is_refused():
+    assert codes("class A(list):\n    __eq__ = list.__ne__\n") == {"reflection"}
+
+
+def test_a_refusal_before_the_patch_is_applied_names_its_rule_in_the_verdict():
+    from codewalk.domains.repair import _refusal, _refused
+
+    for patch, rule in [("", "empty"), ("--- x.py\n+++ x.py\n@@ -1 +1 @@\n-a\n+b\n", "unprefixed"),
+                        ("--- a/tests/test_x.py\n+++ b/tests/test_x.py\n@@ -1 +1 @@\n-a\n+b\n", "test_file"),
+                        ("--- a/../x.py\n+++ b/../x.py\n@@ -1 +1 @@\n-a\n+b\n", "unsafe_path"),
+                        ("*** a/x.py\n--- b/x.py\n***************\n", "empty")]:
+        found = _refusal(patch, set())
+        assert found is not None and found.rule == rule, (patch, found)
+        verdict = _refused([found])
+        assert (verdict.ok, verdict.reason, verdict.evidence["rule"]) == (False, "refused", rule)

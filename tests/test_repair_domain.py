@@ -17,6 +17,7 @@ import pytest
 from codewalk.admission import WalkSummary, walk_and_admit
 from codewalk.cli import main
 from codewalk.domains.repair import RepairDomain, _escapes, to_swebench_row
+from codewalk.domains.repair.capabilities import REVIEWED, Reviewed
 from codewalk.domains.repair.env import find_python
 from codewalk.domains.repair.git import Mirrors, Worktrees
 from codewalk.domains.repair.junit import read_report, statuses
@@ -272,15 +273,20 @@ def test_grade_refuses_a_patch_whose_headers_disagree_about_the_file(walked, tmp
     assert (verdict.ok, verdict.reason) == (False, "refused") and "tests/test_words.py" in verdict.detail
 
 
-def test_runner_that_dies_without_a_report_fails_when_the_reference_gives_a_verdict(walked, tmp_path):
+def test_runner_that_dies_without_a_report_fails_when_the_reference_gives_a_verdict(walked, tmp_path,
+                                                                                 monkeypatch):
     composite = walked.composite("W1", "W2")
-    # killed at import by its own CPU limit (SIGXCPU), so the session never reports its end; the reference does
+    # killed at import by its own CPU limit (SIGXCPU), so the session never reports its end; the reference does.
+    # The static allow-list refuses `resource` (it reaches the process): admitted here, to reach the run.
+    monkeypatch.setitem(REVIEWED, "resource", Reviewed("this test: a run that dies"))
     crash = _replace("tally/words.py", '"""Words: splitting, cleaning and counting."""',
                      '"""Words: splitting, cleaning and counting."""\n'
                      "import resource\nresource.setrlimit(resource.RLIMIT_CPU, (1, 1))\nwhile True:\n    pass")
     verdict = RepairDomain().grade(composite, _candidate(walked, composite, tmp_path, crash))
     assert (verdict.ok, verdict.reason) == (False, "no_verdict"), verdict.detail
-    assert "without its final report" in verdict.evidence["no_verdict"]
+    # on Python 3.8+ the run-time guard stops it first: `resource` is outside its import allow-list
+    assert ("without its final report" in verdict.evidence["no_verdict"]
+            or (verdict.evidence.get("rule"), verdict.evidence.get("event")) == ("audit_denied", "import"))
     assert set(verdict.evidence["reference_tests"].values()) == {"passed"}
 
 

@@ -151,11 +151,11 @@ def test_mined_rows_load_with_no_option_and_a_walk_admits_a_pair(mined, tmp_path
     assert json.loads(stdout)["admitted"] == 1
 
 
-def test_docker_runtime_is_refused_with_a_usage_error(tmp_path, capsys):
+def test_an_unknown_runtime_is_refused_with_a_usage_error(tmp_path, capsys):
     code, _, stderr = cw(capsys, "mine", "repair", str(tmp_path), "--out", str(tmp_path / "o.jsonl"),
-                         "--runtime", "docker")
+                         "--runtime", "podman")
     assert code == 2
-    assert "--runtime docker is not available" in stderr
+    assert "unknown --runtime 'podman'" in stderr
 
 
 @pytest.mark.parametrize("args, code, says", [

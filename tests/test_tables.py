@@ -10,7 +10,7 @@ import json
 import pytest
 from rich.console import Console
 
-from codewalk import cli
+from codewalk import cli_output
 from tests.run_cw import cw
 
 TASK_IDS = ["t3fcae50df79eed9a97d9", "tb854b5cbd0413632eb6f"]
@@ -27,11 +27,11 @@ TABLES = {
 
 def _render(rows, width: int = 80) -> str:
     console = Console(file=io.StringIO(), width=width)
-    old, cli.out = cli.out, console
+    old, cli_output.out = cli_output.out, console
     try:
-        console.print(cli._table("a title", rows))
+        console.print(cli_output.table("a title", rows))
     finally:
-        cli.out = old
+        cli_output.out = old
     return console.file.getvalue()
 
 
@@ -41,7 +41,7 @@ def test_a_table_fits_80_columns_and_breaks_no_word(name):
     text = _render(rows)
     assert max(len(line) for line in text.splitlines()) <= 80, text
     words = {w for row in rows for k, v in row.items() for w in [*k.split(), *str(v).split()]
-             if len(w) <= cli.WORD or k in cli.IDS}
+             if len(w) <= cli_output.WORD or k in cli_output.IDS}
     tokens = set(text.replace("│", " ").replace("┃", " ").split())
     assert words <= tokens, (words - tokens, text)
 

@@ -4,7 +4,8 @@ inspect_ai's own `docker` sandbox drives the `docker compose` v2 plugin, which n
 these providers need only what codewalk already uses:
 
 - `codewalk-local`: a copy of x_G in a temporary directory, each command under bubblewrap (codewalk's
-  sandbox: no network, own PID namespace, resource limits, a timeout that kills the whole process group)
+  sandbox: uid 1000 in its own user namespace without capabilities, no network, own PID namespace,
+  resource limits, a timeout that kills the whole process group)
   with that copy mounted at /testbed, a per-sample /tmp, and the task's cached virtualenv first on PATH.
   Nothing else of the host is writable, and /tmp, the home folder, the store and the caches are not seen.
 - `codewalk-docker`: a container of the task's image (`task_image`), created with the Docker SDK without
@@ -69,9 +70,10 @@ def build_testbed(spec: dict[str, Any], into: Path, with_env: bool) -> Env | Non
         shutil.copytree(tree.path, into, symlinks=True, ignore=lambda d, names: [".git"] if d == str(tree.path)
                         else [])
     quiet = {"GIT_AUTHOR_DATE": "2000-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2000-01-01T00:00:00Z"}
-    git(["init", "-q", "-b", "main"], into)
-    git(["add", "-A"], into)
-    git([*IDENTITY, "commit", "-q", "--no-verify", "-m", "x_G"], into, env=quiet)
+    dot_git = into / ".git"  # named: never a .git found in the copied tree
+    git(["init", "-q", "-b", "main"], into, git_dir=dot_git, work_tree=into)
+    git(["add", "-A"], into, git_dir=dot_git, work_tree=into)
+    git([*IDENTITY, "commit", "-q", "--no-verify", "-m", "x_G"], into, env=quiet, git_dir=dot_git, work_tree=into)
     return env
 
 
@@ -146,8 +148,7 @@ class LocalTestbed(Testbed):
         seen = [a for path in venv_runtime(self.env.path) for a in ("--ro-bind-try", str(path), str(path))]
         return [shutil.which("bwrap") or "bwrap", *sandbox._system_view(),
                 "--bind", str(self.testbed), TESTBED, "--bind", str(self.tmp), "/tmp", *seen,
-                "--dev", "/dev", "--proc", "/proc", "--unshare-net", "--unshare-pid", "--unshare-ipc",
-                "--unshare-uts", "--die-with-parent", "--chdir", cwd, "--"]
+                "--dev", "/dev", "--proc", "/proc", *sandbox.namespaces(), "--chdir", cwd, "--"]
 
     def _host(self, file: str) -> Path:
         """Where a sandbox path lives on the host: under /testbed or /tmp only."""

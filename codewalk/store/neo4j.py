@@ -17,7 +17,7 @@ from neo4j.graph import Node, Relationship
 from neo4j.graph import Path as GraphPath
 
 from .. import dbserver
-from ..errors import QueryError, StoreError, StoreUnavailable
+from ..errors import QueryError, ServerError, StoreError, StoreUnavailable
 from ..records import SUMMARY_FIELDS, Atom
 from . import BATCH, GraphStore
 from .columns import ATOM_SCHEMA, EDGE_SCHEMA, SEP, last_per_key
@@ -137,6 +137,28 @@ class Neo4jStore(GraphStore):
             raise kind(f"{what}: {e.message}") from e
         except (ServiceUnavailable, DriverError, OSError) as e:
             raise StoreUnavailable(f"lost Neo4j at {self.location} ({what}): {e}") from e
+
+
+def importable_server(home: Path) -> dbserver.ServerInfo:
+    """The server `cw db import` may rebuild: the Java one `cw db start` runs from ``home``, running,
+    its database holding no atom and no task (the importer replaces a database, where `cw load` merges
+    into it). Raises ServerError, saying what to do, for any other."""
+    home = Path(home).expanduser().resolve()
+    info = dbserver.status(home)
+    if info is None or not info.running:
+        raise ServerError(f"`cw db import` rebuilds the database of the local server `cw db start` runs, and "
+                          f"none runs from {home}: start it (`cw db start`), or load into any server with "
+                          "`cw --store URI load` (UNWIND upserts)")
+    if info.kind != "java-harness":
+        raise ServerError(f"the server recorded in {home} runs in Docker; `cw db import` needs the Java one "
+                          f"(`cw db stop`, then {dbserver.ENV_BACKEND}=java cw db start)")
+    with Neo4jStore(info.bolt_uri, *(dbserver.credentials(home) or (None, None))) as store:
+        found = store.run(store.q("schema_version"))[0]
+    if found["atoms"] or found["tasks"]:
+        raise ServerError(f"`cw db import` builds a fresh database, and the one at {info.bolt_uri} holds "
+                          f"{found['atoms']} atoms and {found['tasks']} tasks: load with `cw --store "
+                          f"{info.bolt_uri} load` instead (it merges into them)")
+    return info
 
 
 def import_graph(home: Path, atoms: Iterable[pa.Table], edges: Iterable[tuple[str, pa.Table]], *,

@@ -35,11 +35,13 @@ from codewalk.loaders.diff import parse_patch, patch_files
 from codewalk.records import Atom, Check, Composite, Edge, Reason, Task
 from codewalk.relations import FILES, shares_file
 
-from .env import Env, Envs, EnvSpec, Image, TestRun, run_tests
+from .channel import NoVerdict
+from .env import Env, Envs, EnvSpec, Image, TestRun, importable_names, run_tests
 from .git import Mirrors, Worktree, Worktrees, digest
-from .guard import importable_test_names, landed, refusal, snapshot
+from .guard import describe, importable_test_names, landed, own_modules, refused, snapshot
 from .misplaced import touched, units
 from .patch import is_test_path, not_unified, unsafe_path
+from .rules import Refusal, Rule
 
 # (mirror, base commit, test patch digest) -> the tree of c_b + t_b, in this process
 _fix_trees: dict[tuple[str, str, str], str | None] = {}
@@ -231,10 +233,10 @@ class RepairDomain(Domain):
             return Check(False, v["reference_conflict"], evidence, reason=Reason.REFERENCE_CONFLICT)
         # The verifier that admits is the one that grades: a reference its rules refuse (a gold patch that
         # gains a capability, about 1 % of real commits) could not solve its own task.
-        refused = self.refusal(composite, composite.reference)
-        if refused:
-            return Check(False, f"the grader would refuse the joint reference: {refused}", evidence,
-                         reason=Reason.REFERENCE_REFUSED)
+        found = self.refusals(composite, composite.reference)
+        if found:
+            return Check(False, f"the grader would refuse the joint reference: {describe(found)}",
+                         {**evidence, "rule": str(found[0].rule)}, reason=Reason.REFERENCE_REFUSED)
         wanted = list(dict.fromkeys(v["FAIL_TO_PASS"] + v["PASS_TO_PASS_listed"]))
         with self._session() as session:  # docker: the run with Ref(G) and the one at x_G share a container
             run, env = self._run(v, composite.reference, wanted, session)
@@ -298,7 +300,7 @@ class RepairDomain(Domain):
             if tree.apply(patch, ("strict",)) is None:
                 raise InfraError(f"a stored patch no longer applies to {v['base_commit'][:12]}")
             run = run_tests(env, tree, tests, spec.test_cmd, self.test_timeout, self.memory_mb, base=x_g,
-                            renamed=v["FAIL_TO_PASS"] if patch else (), session=session)
+                            renamed=v["FAIL_TO_PASS"] if patch else (), session=session, changed=_changed(patch))
         return run, env
 
     def _env(self, v: Mapping[str, Any], spec: EnvSpec, tree: Worktree) -> Env | Image:
@@ -329,30 +331,32 @@ class RepairDomain(Domain):
         starts or reports (guard.refusal, on every path that differs on disk from x_G: paths the diff does
         not name, configuration and start-up files, binary content, encodings other than utf-8, modules
         gaining capabilities such as frames, sys.modules or process control); the run neutralises the rest
-        (env.run_tests). A run that gives no verdict is a failure when the reference gives one in the same
-        environment (`_no_verdict`). The user's own clone is never touched: every worktree belongs to the
+        (env.run_tests), and its run-time guard watches the candidate's files while the tests run (a run it
+        stops gives no verdict, its rule in evidence["rule"]). A run that gives no verdict is a failure when
+        the reference gives one in the same environment (`_no_verdict`). The user's own clone is never touched: every worktree belongs to the
         codewalk mirror.
         """
         v = composite.verifier
         no_verdict: InfraError | None = None
         spec = EnvSpec.from_config(v["install_config"])
         tests = list(dict.fromkeys(v["FAIL_TO_PASS"] + v["PASS_TO_PASS"]))
-        with self._landed(v, candidate, spec) as (tree, env, x_g, method, why):
-            if why:
-                return _refused(why, **({"apply": method} if method else {}))
+        with self._landed(v, candidate, spec) as (tree, env, x_g, method, found):
+            if found:
+                return _refused(found, **({"apply": method} if method else {}))
             if method is None:
                 return Check(False, "the patch does not apply to x_G (strict, 3-way or fuzzy)",
                              {"apply": None}, reason=Reason.DOES_NOT_APPLY)
             assert tree is not None and env is not None
             try:
                 run = run_tests(env, tree, tests, spec.test_cmd, self.test_timeout, self.memory_mb,
-                                config_from=x_g, renamed=v["FAIL_TO_PASS"])
+                                config_from=x_g, renamed=v["FAIL_TO_PASS"], changed=_changed(candidate))
             except InfraError as e:
                 no_verdict = e
         if no_verdict is not None:  # outside the candidate's worktree: the reference runs in its own
             return self._no_verdict(v, composite.reference, tests, no_verdict, method)
         failing = run.failing(tests)
-        evidence = {"apply": method, "tests": run.status, "seconds": run.seconds, "env": env.summary()}
+        evidence = {"apply": method, "tests": run.status, "seconds": run.seconds, "env": env.summary(),
+                    **_runtime_layer(run)}
         if failing:
             broken = [t for t in failing if t in v["PASS_TO_PASS"]]
             return Check(False, f"{len(failing)} of {len(tests)} tests fail ({len(broken)} of them "
@@ -361,21 +365,27 @@ class RepairDomain(Domain):
                      "PASS_TO_PASS tests pass", evidence)
 
     def refusal(self, composite: Composite, candidate: str) -> str:
-        """Why `grade` would refuse candidate, judged as it lands on x_G, without running a test ("" if none)."""
-        with self._landed(composite.verifier, candidate, None) as (_, _, _, _, why):
-            return why
+        """Why `grade` would refuse candidate, judged as it lands on x_G, without running a test ("" if none);
+        each refusal names its rule in brackets (rules.Rule)."""
+        return describe(self.refusals(composite, candidate))
+
+    def refusals(self, composite: Composite, candidate: str) -> list[Refusal]:
+        """Every refusal `grade` would make of candidate, without running a test ([] if none)."""
+        with self._landed(composite.verifier, candidate, None) as (_, _, _, _, found):
+            return found
 
     @contextmanager
     def _landed(self, v: dict[str, Any], candidate: str, spec: EnvSpec | None) \
-            -> Iterator[tuple[Worktree | None, Env | Image | None, str, str | None, str]]:
-        """(tree, env, x_g, apply method, refusal) with candidate applied on x_G in a fresh worktree; the
-        environment only when spec is given. Judged on what landed on disk (ignored and untracked files
+            -> Iterator[tuple[Worktree | None, Env | Image | None, str, str | None, list[Refusal]]]:
+        """(tree, env, x_g, apply method, refusals) with candidate applied on x_G in a fresh worktree; the
+        environment only when spec is given (then a new top-level module is judged against what that
+        environment imports without the tree, env.importable_names). Judged on what landed on disk (ignored and untracked files
         too), not on the patch text or the index: a tool may read a patch differently, and .gitignore
         hides files from `git add`."""
         protected = set(patch_files(v["test_patch"]))
-        why = _refusal(candidate, protected)
-        if why:
-            yield None, None, "", None, why
+        first = _refusal(candidate, protected)
+        if first:
+            yield None, None, "", None, [first]
             return
         with self.worktrees.fresh(self._mirror(v), v["base_commit"]) as tree:
             env = self._env(v, spec, tree) if spec is not None else None
@@ -383,20 +393,23 @@ class RepairDomain(Domain):
                 raise InfraError(f"the task's test patch no longer applies to {v['base_commit'][:12]}")
             escapes = [p for d in parse_patch(candidate) for p in d.paths if _escapes(tree.path, p)]
             if escapes:
-                yield tree, env, "", None, f"it writes through a symlink out of the repository: {escapes[0]}"
+                yield tree, env, "", None, [Refusal(Rule.UNSAFE_PATH, escapes[0], 0, "writes through a symlink "
+                                                    "out of the repository")]
                 return
             x_g, at_x_g = tree.tree(), snapshot(tree.path)
             method = tree.apply(candidate)
             if method is None:
-                yield tree, env, x_g, None, ""
+                yield tree, env, x_g, None, []
                 return
             now = snapshot(tree.path)
             paths = landed(at_x_g, now)
-            why = _changed_refusal(paths, tree.path, protected) or refusal(
+            changed = _changed_refusal(paths, tree.path, protected)
+            found = [changed] if changed else refused(
                 paths, lambda p: tree.show(x_g, p), lambda p: _read(tree.path / p),
                 named={p for d in parse_patch(candidate) for p in d.paths},
-                tests=importable_test_names(list(at_x_g)), kinds=now)
-            yield tree, env, x_g, method, why
+                tests=importable_test_names(list(at_x_g)), kinds=now, own=own_modules(at_x_g),
+                importable=importable_names(env) if env is not None else frozenset())
+            yield tree, env, x_g, method, found
 
     def _no_verdict(self, v: dict[str, Any], reference: str, tests: list[str], error: InfraError, method: str) \
             -> Check:
@@ -411,10 +424,13 @@ class RepairDomain(Domain):
                 raise InfraError(f"no verdict for the candidate ({error}), nor for the reference ({e})") \
                     from None
         ref = self._reference_runs[key]
+        evidence: dict[str, Any] = {"apply": method, "no_verdict": str(error), "reference_tests": ref.status}
+        if isinstance(error, NoVerdict):  # the run-time guard stopped the run: its rule (and audit event)
+            evidence["rule"] = error.rule
+            if error.event:
+                evidence["event"] = error.event
         return Check(False, f"the candidate's run gives no verdict ({error}); the reference gives one in the "
-                     "same environment, so the candidate failed",
-                     {"apply": method, "no_verdict": str(error), "reference_tests": ref.status},
-                     reason=Reason.NO_VERDICT)
+                     "same environment, so the candidate failed", evidence, reason=Reason.NO_VERDICT)
 
 
 # -- export ------------------------------------------------------------------------------------------
@@ -461,44 +477,62 @@ def _listing(failing: list[str], run: TestRun, most: int = 3) -> str:
     return shown + (f" and {len(failing) - most} more" if len(failing) > most else "")
 
 
-def _refusal(candidate: str, protected: set[str]) -> str:
-    """Why a candidate patch is refused before it is applied, or "" if it may be applied."""
+def _refusal(candidate: str, protected: set[str]) -> Refusal | None:
+    """Why a candidate patch is refused before it is applied, or None if it may be applied."""
     if not candidate.strip():
-        return "the patch is empty"
+        return Refusal(Rule.EMPTY, "", 0, "the patch is empty")
     try:
         diffs = parse_patch(candidate)
     except ValueError as e:
-        return f"unreadable patch: {e}"
+        return Refusal(Rule.UNREADABLE_PATCH, "", 0, f"unreadable patch: {e}")
     if not diffs:
-        return "no file diff found"
+        return Refusal(Rule.EMPTY, "", 0, "no file diff found")
     why = not_unified(candidate)
     if why:
-        return f"it is not a unified diff throughout: {why}"
+        return Refusal(Rule.BINARY if why.startswith("a binary change") else Rule.NOT_UNIFIED, "", 0,
+                       f"it is not a unified diff throughout: {why}")
     for diff in diffs:
         if not diff.prefixed:
-            return "file paths must carry git's a/ and b/ prefixes"
+            return Refusal(Rule.UNPREFIXED, "", 0, "file paths must carry git's a/ and b/ prefixes")
         if diff.new_mode == "120000":
-            return f"it creates the symlink {diff.new}"
+            return Refusal(Rule.SYMLINK, diff.new or "", 0, f"it creates the symlink {diff.new}")
         for path in diff.paths:
             why = unsafe_path(path)
             if why:
-                return why
+                return Refusal(Rule.UNSAFE_PATH, path, 0, why)
             if is_test_path(path) or path in protected:
-                return f"it edits the test file {path}"
-    return ""
+                return Refusal(Rule.TEST_FILE, path, 0, f"it edits the test file {path}")
+    return None
 
 
-def _refused(why: str, **evidence: Any) -> Check:
-    return Check(False, f"refused: {why}", {"refused": why, **evidence}, reason=Reason.REFUSED)
+def _changed(patch: str) -> list[str]:
+    """The files a patch writes: the run-time guard watches the frames of their code."""
+    return sorted({p for d in parse_patch(patch) for p in d.paths}) if patch.strip() else []
 
 
-def _changed_refusal(changed: list[str], root: Path, protected: set[str]) -> str:
+def _runtime_layer(run: TestRun) -> dict[str, Any]:
+    """What a verdict rests on at run time: the audit hook, or (Python 3.7 and older) the static layer alone."""
+    if run.audited:
+        return {"runtime_guard": "audit hook and report path check"}
+    return {"runtime_guard": f"none: python {run.python} has no audit hooks (3.8+); graded on the static layer "
+                             "and the report path check alone"}
+
+
+def _refused(found: list[Refusal], **evidence: Any) -> Check:
+    """The verdict of a refused candidate: reason "refused", the first refusal's rule in evidence["rule"]."""
+    why = describe(found)
+    rules = list(dict.fromkeys(str(r.rule) for r in found))
+    return Check(False, f"refused: {why}", {"refused": why, "rule": rules[0], "rules": rules, **evidence},
+                 reason=Reason.REFUSED)
+
+
+def _changed_refusal(changed: list[str], root: Path, protected: set[str]) -> Refusal | None:
     for path in changed:
         if is_test_path(path) or path in protected:
-            return f"it changes the test file {path}"
+            return Refusal(Rule.TEST_FILE, path, 0, f"it changes the test file {path}")
         if (root / path).is_symlink():
-            return f"it creates the symlink {path}"
-    return ""
+            return Refusal(Rule.SYMLINK, path, 0, f"it creates the symlink {path}")
+    return None
 
 
 def _read(file: Path) -> bytes | None:

@@ -1,94 +1,321 @@
-"""What a changed module can do, read from its AST as Python reads it, compared with the module at x_G.
+"""What the new code of changed modules may do: an allow-list, judged on the new code's AST nodes.
 
-A fix rarely needs to look at its caller, the process or the test runner; a candidate that games the
-grader nearly always does (the caller's frame names the test, `sys.modules` reaches the runner, `os._exit`
-and `weakref.finalize` rewrite a report at exit, `compile` + `types.FunctionType` run code nobody read).
-So `uses(source)` lists each such capability a module uses, as (rule, what) keys, and `new_uses` names
-those that the changed modules use and did not use at x_G. Comparing against x_G (over all changed modules
-together, so code may move between them) lets a repository that already uses a capability keep editing
-the module that uses it.
+Deny-lists of capabilities lost to spellings twice (issues 34 and 51): Python has more ways to reach a
+frame, a module or the runner than any list names. So the new code may only do what is known to be
+harmless, and anything else is refused with the rule it breaks (rules.Rule):
 
-Known limits: names built at run time (getattr with a computed string) are caught only through what they
-must reach first (a module object such as sys or builtins used as a value); a capability the module
-already had may be used again for a new purpose; code outside Python modules is not read.
+- import_not_allowed: a changed or added module may import only the repository's own modules, what the
+  changed modules imported at x_G (code may move between them), and the reviewed standard-library modules
+  of REVIEWED below (some only through the attributes listed there). An attribute chain on an allowed
+  module is resolved against the real module object of this interpreter: a chain that reaches another
+  module (`os.sys`, `re.enum.sys`, `pathlib.os`) must reach an allowed one, and only through allowed parts.
+- reflection: dunder and underscore-private names of objects the repository does not define (`self._x`
+  and names the changed modules define are the repository's; a few harmless dunders such as `__name__`
+  are not refused), the attributes that reach frames and code whatever their object (`f_back`, `tb_frame`,
+  `gi_frame`, ...), the same names as string constants or keywords, getattr/setattr/delattr/vars/globals/
+  locals/eval/exec/compile/__import__/breakpoint, three-argument type(), a module object used as a value,
+  writing an attribute of a module that is not the repository's, a dunder borrowed from another object
+  in a class body (`__eq__ = str.__eq__`).
+- format_path: a string constant whose format fields walk attributes or indexes (`"{0.__globals__}"`,
+  `"{x[k]}"`), used with str.format/format_map or anywhere in the new code. An f-string is code: its
+  fields are AST nodes, judged by the rules above like any other expression.
+- dynamic_import: a call that imports a dotted string, evaluates source text or string annotations
+  (importlib.import_module, pkgutil.resolve_name, typing.get_type_hints, timeit, logging.config, ...),
+  even on a module the file imported at x_G: the same capability aimed at a new target is a new node; a
+  string annotation that is not a plain type expression.
+- comparison: a comparison dunder that never reads what it compares with.
+- environment: a read of os.environ (or os.getenv) that the changed modules did not make at x_G, any write.
+- test_code: an import of a module under a test directory.
+
+"What changed" is judged on nodes: each finding is keyed by the node it is found at (the call with its
+arguments, the whole attribute chain, the subscript), and only findings whose node does not occur, the
+same, in the changed modules at x_G are refused. A capability the code already had may stay where it
+was; aimed at a new target it is a new node. Imports are keyed by module: a module any changed module
+imported at x_G may be imported again.
+
+Modules imported at x_G but outside REVIEWED (third-party packages, `sys` beyond its plain part, pytest
+in a plugin repository) stay usable: new nodes on them are judged by reflection (private and dunder
+names) and by KNOWN, the capabilities the earlier deny-list named (frames, the module table, process
+control, code from text, import by name), which is still worth refusing where the allow-list cannot reach.
+
+Known limits: the rules read the code, not the values it computes at run time; an object the module
+legitimately holds can be walked through its public attributes; modules are resolved on the grader's
+interpreter (3.11+), not the task's. The run-time layer (audit hooks in the harness) covers what reading
+cannot: see docs/repair-grading-rules.md.
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
+import importlib
 import io
+import re
+import string
 import tokenize
+import types
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import PurePosixPath
+from typing import NamedTuple
 
-Key = tuple[str, str]  # (rule, what): ("frames", "sys._getframe")
+from .codes import Refusal, Rule
 
-FRAMES, MODULES, PROCESS, CODE, ENVIRON, RUNNER, TESTS, COMPARE, INTROSPECT = (
-    "frames", "the module table", "process control", "code made at run time", "the environment",
-    "the test runner", "test code", "a comparison that ignores its argument", "introspection")
 
-# Modules whose every use is a capability (importing them is enough).
-WHOLE = {"gc": INTROSPECT, "ctypes": CODE, "_ctypes": CODE, "runpy": CODE, "builtins": CODE,
-         "__builtin__": CODE, "atexit": PROCESS, "signal": PROCESS, "subprocess": PROCESS, "pty": PROCESS,
-         "multiprocessing": PROCESS, "_thread": PROCESS, "faulthandler": PROCESS, "code": CODE,
-         "codeop": CODE, "marshal": CODE, "pytest": RUNNER, "_pytest": RUNNER, "pluggy": RUNNER,
-         "_posixsubprocess": PROCESS, "posix": PROCESS, "nt": PROCESS, "sysconfig": INTROSPECT}
-# Attributes of otherwise ordinary modules that are capabilities.
-ATTRS = {
-    "os": {"_exit": PROCESS, "kill": PROCESS, "killpg": PROCESS, "fork": PROCESS, "forkpty": PROCESS,
-           "system": PROCESS, "popen": PROCESS, "abort": PROCESS, "getppid": PROCESS, "register_at_fork": PROCESS,
-           "execl": PROCESS, "execle": PROCESS, "execlp": PROCESS, "execlpe": PROCESS, "execv": PROCESS,
-           "execve": PROCESS, "execvp": PROCESS, "execvpe": PROCESS, "spawnl": PROCESS, "spawnle": PROCESS,
-           "spawnlp": PROCESS, "spawnlpe": PROCESS, "spawnv": PROCESS, "spawnve": PROCESS, "spawnvp": PROCESS,
-           "spawnvpe": PROCESS, "posix_spawn": PROCESS, "posix_spawnp": PROCESS, "setsid": PROCESS,
-           "dup2": PROCESS, "closerange": PROCESS},
-    "weakref": {"finalize": PROCESS},
-    # unpickling calls whatever the data names: code arriving as data
-    "pickle": {"load": CODE, "loads": CODE, "Unpickler": CODE, "_loads": CODE, "_load": CODE},
-    "types": {"FunctionType": CODE, "CodeType": CODE, "LambdaType": CODE, "FrameType": FRAMES,
-              "TracebackType": FRAMES},
-    "threading": {"settrace": PROCESS, "setprofile": PROCESS, "excepthook": PROCESS, "_shutdown": PROCESS},
-    "importlib": {"import_module": CODE, "reload": CODE, "util": CODE, "machinery": CODE, "abc": CODE,
-                  "__import__": CODE, "_bootstrap": CODE, "_bootstrap_external": CODE},
+@dataclass(frozen=True)
+class Reviewed:
+    """A standard-library module new code may import: why, and which parts (None: every public one)."""
+
+    why: str
+    only: frozenset[str] | None = None  # the attributes new code may use; None: all public ones
+    without: frozenset[str] = frozenset()  # public attributes that are not allowed after all
+
+
+def _r(why: str, only: str = "", without: str = "") -> Reviewed:
+    return Reviewed(why, frozenset(only.split()) if only else None, frozenset(without.split()))
+
+
+# The reviewed standard-library modules: none gives a path to frames, code from text, import by name or
+# the process through its public parts (parts that do are left out or listed in `without`). A module not
+# here is not known to be harmless, so a new import of it is refused.
+REVIEWED: dict[str, Reviewed] = {
+    "__future__": _r("compiler directives only"),
+    "abc": _r("abstract base classes: class machinery, no frames or code objects"),
+    "array": _r("typed arrays of numbers"),
+    "base64": _r("pure data encodings"),
+    "binascii": _r("pure data encodings"),
+    "bisect": _r("searching sorted lists"),
+    "calendar": _r("date arithmetic"),
+    "cmath": _r("complex math"),
+    "collections": _r("containers; namedtuple validates its field names before it builds the class"),
+    "collections.abc": _r("abstract container classes"),
+    "contextlib": _r("context-manager helpers; they call only what they are given"),
+    "copy": _r("copying values"),
+    "csv": _r("reading and writing CSV text"),
+    "dataclasses": _r("class decoration; generated methods are built from validated field names",
+                      without="make_dataclass"),
+    "datetime": _r("dates and times"),
+    "decimal": _r("decimal arithmetic"),
+    "difflib": _r("text comparison"),
+    "enum": _r("enumerations"),
+    "errno": _r("error numbers"),
+    "fnmatch": _r("shell-style pattern matching"),
+    "fractions": _r("rational numbers"),
+    "functools": _r("function combinators (string annotations, which singledispatch evaluates, are refused "
+                    "apart)"),
+    "glob": _r("file-name patterns"),
+    "hashlib": _r("digests"),
+    "heapq": _r("heaps over lists"),
+    "hmac": _r("keyed digests"),
+    "html": _r("escaping HTML"),
+    "io": _r("in-memory streams and file wrappers"),
+    "ipaddress": _r("IP addresses"),
+    "itertools": _r("iterator combinators"),
+    "json": _r("JSON text to values and back; no object hooks by name"),
+    "keyword": _r("the keyword list"),
+    "math": _r("math"),
+    "numbers": _r("numeric abstract classes"),
+    "operator": _r("operators as functions; attrgetter/methodcaller take names as strings, so their "
+                   "constant arguments are judged as attribute names and other arguments are refused"),
+    "os": _r("paths, files and directories only: os also reaches processes, descriptors and sys",
+             only="path sep altsep extsep pathsep linesep curdir pardir devnull name fspath fsencode "
+                  "fsdecode PathLike getcwd getcwdb listdir scandir walk stat lstat makedirs mkdir remove "
+                  "unlink rmdir removedirs rename renames replace chmod utime access F_OK R_OK W_OK X_OK "
+                  "strerror urandom cpu_count get_terminal_size terminal_size error environ getenv chdir getpid "
+                  "stat_result DirEntry SEEK_SET SEEK_CUR SEEK_END"),
+    "os.path": _r("path manipulation (posixpath/ntpath); expandvars reads the environment",
+                  without="expandvars"),
+    "posixpath": _r("path manipulation; expandvars reads the environment", without="expandvars"),
+    "ntpath": _r("path manipulation; expandvars reads the environment", without="expandvars"),
+    "genericpath": _r("path manipulation"),
+    "pathlib": _r("path objects"),
+    "pprint": _r("pretty-printing values"),
+    "random": _r("pseudo-random numbers"),
+    "re": _r("regular expressions"),
+    "reprlib": _r("abbreviated repr"),
+    "secrets": _r("random tokens"),
+    "shlex": _r("shell-like splitting and quoting (no running)"),
+    "shutil": _r("copying and removing files; which() finds a program without running it"),
+    "stat": _r("file-mode constants"),
+    "socket": _r("a client connection only: the run has no network (sandbox, container without one), and a "
+                 "descriptor can be opened with open() anyway, which the run-time layer watches",
+                 only="create_connection error gaierror herror timeout AF_INET AF_INET6 SOCK_STREAM"),
+    "statistics": _r("statistics over numbers"),
+    "string": _r("string constants and $-templates; Formatter walks attribute paths from text",
+                 without="Formatter"),
+    "struct": _r("binary packing of values"),
+    "sys": _r("read-only facts about the interpreter; everything else of sys reaches frames, modules or "
+              "the process",
+              only="version_info version hexversion platform maxsize maxunicode byteorder implementation "
+                   "float_info int_info hash_info float_repr_style getrecursionlimit getsizeof "
+                   "getdefaultencoding getfilesystemencoding getfilesystemencodeerrors intern stdout stderr "
+                   "stdin exc_info exception flags api_version thread_info get_int_max_str_digits "
+                   "getswitchinterval"),
+    "tempfile": _r("temporary files and directories"),
+    "textwrap": _r("wrapping text"),
+    "codecs": _r("text encodings; register() would add a codec that source declarations could name",
+                 without="register unregister"),
+    "platform": _r("facts about the interpreter and the system; architecture() and the like run programs",
+                   only="python_implementation python_version python_version_tuple system machine release "
+                        "version uname node platform"),
+    "weakref": _r("weak references and mappings; finalize runs code at exit (atexit under another name)",
+                  without="finalize"),
+    "urllib": _r("the package: its parse module only", only="parse"),
+    "xml": _r("the package: its ElementTree only", only="etree"),
+    "xml.etree": _r("the package: its ElementTree only", only="ElementTree"),
+    "importlib": _r("the package: its metadata module only (the rest imports by name)", only="metadata"),
+    "threading": _r("locks and thread-local values only: threads, trace and exception hooks are left out",
+                    only="local Lock RLock Event Condition Semaphore BoundedSemaphore get_ident"),
+    "gettext": _r("translating messages; install() would write builtins",
+                  only="gettext ngettext pgettext npgettext"),
+    "typing_extensions": _r("the typing backport (a distribution, reviewed like typing): its evaluators of "
+                            "string annotations are left out",
+                            without="get_type_hints ForwardRef evaluate_forward_ref get_annotations"),
+    "time": _r("clocks and time formatting"),
+    "types": _r("a few value types; the rest makes functions, code or classes from parts",
+                only="SimpleNamespace MappingProxyType GeneratorType CoroutineType AsyncGeneratorType "
+                     "BuiltinFunctionType BuiltinMethodType MethodType ModuleType NoneType TracebackType FrameType "
+                     "NotImplementedType EllipsisType GenericAlias UnionType"),
+    "typing": _r("type annotations; get_type_hints and ForwardRef evaluate strings as code",
+                 without="get_type_hints ForwardRef"),
+    "unicodedata": _r("the Unicode database"),
+    "urllib.parse": _r("URL parsing"),
+    "unittest": _r("raising SkipTest only (a skipped test fails the grade); unittest.mock's ANY equals "
+                   "anything", only="SkipTest"),
+    "uuid": _r("UUIDs"),
+    "warnings": _r("issuing and filtering warnings; a record of caught warnings names the caller's file "
+                   "and line, so catch_warnings(record=True) is refused apart",
+                   only="warn simplefilter filterwarnings catch_warnings resetwarnings"),
+    "zlib": _r("compression"),
+    "gzip": _r("compression"),
+    "html.parser": _r("parsing HTML"),
+    "html.entities": _r("HTML entity tables"),
+    "xml.etree.ElementTree": _r("parsing XML into elements (no entity expansion of external files)"),
+    "graphlib": _r("topological sorting"),
+    "zoneinfo": _r("time zones"),
+    "contextvars": _r("context variables"),
+    "locale": _r("locale conventions"),
+    "mimetypes": _r("file types by name"),
+    "bz2": _r("compression"),
+    "lzma": _r("compression"),
+    "zipfile": _r("zip archives"),
+    "importlib.metadata": _r("an installed distribution's version only (entry points load code by name)",
+                             only="version PackageNotFoundError"),
+    "inspect": _r("signatures and type predicates only; the rest reaches frames, source and members",
+                  only="signature Signature Parameter BoundArguments isclass isfunction ismethod "
+                       "iscoroutinefunction isgeneratorfunction isasyncgenfunction isawaitable isabstract "
+                       "isbuiltin isroutine ismodule isgenerator iscoroutine isasyncgen cleandoc "
+                       "isdatadescriptor ismethoddescriptor getfullargspec getargspec getcallargs getmro "
+                       "unwrap getdoc isgetsetdescriptor ismemberdescriptor"),
 }
-# Modules used only through these attributes; any other attribute, or the module as a value, is a capability.
-ONLY = {
-    "sys": ({"version_info", "version", "hexversion", "platform", "maxsize", "maxunicode", "byteorder",
-             "implementation", "float_info", "int_info", "hash_info", "float_repr_style", "getrecursionlimit",
-             "getsizeof", "getdefaultencoding", "getfilesystemencoding", "getfilesystemencodeerrors", "intern",
-             "exc_info", "exception", "stdout", "stderr", "stdin", "__stdout__", "__stderr__", "__stdin__",
-             "flags", "api_version", "thread_info", "stdlib_module_names", "builtin_module_names",
-             "get_int_max_str_digits", "getswitchinterval", "winver", "prefix", "base_prefix",
-             "exec_prefix", "base_exec_prefix", "executable", "copyright"},
-            {"modules": MODULES, "_getframe": FRAMES, "_current_frames": FRAMES, "settrace": FRAMES,
-             "setprofile": FRAMES, "gettrace": FRAMES, "exit": PROCESS, "argv": PROCESS, "orig_argv": PROCESS,
-             "excepthook": PROCESS, "addaudithook": PROCESS, "path": MODULES, "meta_path": MODULES,
-             "path_hooks": MODULES, "path_importer_cache": MODULES}),
-    "inspect": ({"signature", "Signature", "Parameter", "BoundArguments", "isclass", "isfunction", "ismethod",
-                 "iscoroutinefunction", "isgeneratorfunction", "isasyncgenfunction", "isawaitable", "isabstract",
-                 "isbuiltin", "isroutine", "ismodule", "ismethoddescriptor", "isdatadescriptor",
-                 "getfullargspec", "getdoc", "cleandoc", "unwrap", "getattr_static", "isgenerator",
-                 "iscoroutine", "isasyncgen", "ismethodwrapper", "get_annotations", "getmro"},
-                {"currentframe": FRAMES, "stack": FRAMES, "trace": FRAMES, "getouterframes": FRAMES,
-                 "getinnerframes": FRAMES, "getframeinfo": FRAMES}),
+# Names of one module object under several names: os.path is posixpath (or ntpath).
+ALIASES = {"os.path": "posixpath"}
+# The module-level dunders a module may read of any module: plain strings.
+MODULE_DUNDERS = {"__name__", "__doc__", "__version__", "__file__", "__all__", "__qualname__", "__module__",
+                  "__package__", "__stdout__", "__stderr__", "__stdin__"}
+# Dunders that are the object protocol (called through super(), a class, or the object itself): reading
+# one gives a bound method of the object at hand, not a way out of it.
+PROTOCOL = {
+    "__name__", "__qualname__", "__doc__", "__module__", "__class__", "__version__", "__all__", "__file__",
+    "__init__", "__new__", "__init_subclass__", "__call__", "__enter__", "__exit__", "__aenter__", "__aexit__",
+    "__iter__", "__next__", "__aiter__", "__anext__", "__len__", "__length_hint__", "__contains__", "__getitem__",
+    "__setitem__", "__delitem__", "__missing__", "__reversed__", "__bool__", "__hash__", "__repr__", "__str__",
+    "__format__", "__bytes__", "__fspath__", "__index__", "__int__", "__float__", "__complex__", "__round__",
+    "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__add__", "__radd__", "__iadd__", "__sub__",
+    "__rsub__", "__isub__", "__mul__", "__rmul__", "__imul__", "__truediv__", "__rtruediv__", "__floordiv__",
+    "__rfloordiv__", "__mod__", "__rmod__", "__pow__", "__rpow__", "__and__", "__rand__", "__or__", "__ror__",
+    "__xor__", "__rxor__", "__neg__", "__pos__", "__abs__", "__invert__", "__lshift__", "__rshift__",
+    "__matmul__", "__getattr__", "__setattr__", "__delattr__", "__get__", "__set__", "__delete__",
+    "__set_name__", "__slots__", "__wrapped__", "__copy__", "__deepcopy__", "__reduce__", "__reduce_ex__",
+    "__getstate__", "__setstate__", "__sizeof__", "__dir__", "__instancecheck__", "__subclasscheck__",
+    "__class_getitem__", "__post_init__", "__attrs_post_init__", "__await__", "__package__", "__unicode__",
+    "__nonzero__", "__div__", "__bases__", "__mro__", "__version_info__", "__annotations__", "__func__",
+    "__self__", "__getattribute__", "__html__", "__signature__",
 }
-# The rule of any other attribute of an ONLY module.
-ONLY_OTHER = {"sys": INTROSPECT, "inspect": INTROSPECT}
-# Modules that are harmless as names but not as values passed around (getattr(os, "_exit")).
-NOT_AS_VALUE = {"os", "weakref", "types", "threading", "importlib", "pickle", *ONLY}
-ENVIRON_OBJECTS = {"os.environ", "os.environb"}
-# Attributes that reach frames, code objects or the interpreter's namespaces whatever object they are on.
-DUNDER_REACH = {"f_back": FRAMES, "f_locals": FRAMES, "f_globals": FRAMES, "f_builtins": FRAMES,
-                "f_code": FRAMES, "f_trace": FRAMES, "tb_frame": FRAMES, "tb_next": FRAMES, "gi_frame": FRAMES,
-                "cr_frame": FRAMES, "ag_frame": FRAMES, "__traceback__": FRAMES, "__code__": CODE,
-                "__globals__": CODE, "__closure__": CODE, "__builtins__": CODE, "__subclasses__": INTROSPECT,
-                "__import__": CODE}
-BUILTIN_CALLS = {"exec": CODE, "eval": CODE, "compile": CODE, "__import__": CODE, "globals": INTROSPECT,
-                 "breakpoint": PROCESS, "__builtins__": CODE}
+# Dunders that, set from outside a class body, change what an instance compares equal to or is
+# (`C.__eq__ = always`, `obj.__class__ = Other`); others (`__doc__`, `__setattr__` of a frozen class) may be set.
+OUTSIDE = {"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__hash__", "__bool__", "__nonzero__",
+           "__len__", "__contains__", "__instancecheck__", "__subclasscheck__", "__class__", "__getattr__",
+           "__getattribute__"}
+# Dunder-named string constants that are plain words in honest code (`if __name__ == "__main__"`).
+HARMLESS_STRINGS = {"__main__", "__name__", "__qualname__", "__doc__", "__module__", "__version__", "__all__",
+                    "__init__", "__iter__", "__len__", "__getitem__", "__call__", "__enter__", "__exit__",
+                    "__fspath__", "__slots__", "__wrapped__", "__package__"}
+# Attributes that reach frames and code objects whatever object they are read on (not dunders).
+FRAME_ATTRS = {"f_back", "f_locals", "f_globals", "f_builtins", "f_code", "f_trace", "f_lineno", "tb_frame",
+               "tb_next", "tb_lineno", "gi_frame", "gi_code", "cr_frame", "cr_code", "ag_frame", "ag_code",
+               "co_consts", "co_code", "co_names", "co_varnames", "co_filename", "co_name"}
+# The process seen as files: its descriptors (the outcome channel's among them), argv, environment, memory.
+PROCESS_FILES = re.compile(r"/proc/(self|thread-self|\d+|\{)|/dev/fd\b|/dev/std(in|out|err)\b")
+# Module names that, met inside a chain on the repository's own modules (pkg.utils.sys), are the module
+# that repository module imported, not a submodule of its own: the chain goes on as one on that module.
+ROUTES = {"sys", "os", "builtins", "importlib", "inspect", "gc", "ctypes", "subprocess", "traceback", "weakref",
+          "atexit", "signal", "_pytest", "pytest", "pluggy", "pkgutil", "runpy", "marshal", "pickle", "threading",
+          "__builtin__", "shutil", "pathlib", "posixpath", "linecache", "logging", "fcntl", "socket"}
+REFLECTION_CALLS = {"getattr", "setattr", "delattr", "vars", "globals", "locals", "eval", "exec", "compile",
+                    "__import__", "breakpoint"}
+BUILTIN_NAMES = frozenset(dir(builtins))
+SELVES = {"self", "cls", "mcs", "metacls"}
+# Calls that import by a dotted string or turn text into code.
+DYNAMIC = {"importlib.import_module", "importlib.__import__", "importlib.reload", "importlib.util",
+           "importlib.machinery", "importlib.metadata.entry_points", "importlib.metadata.EntryPoint",
+           "importlib.resources", "pkgutil", "pkg_resources", "runpy", "zipimport", "timeit", "cProfile",
+           "profile", "pdb", "code", "codeop", "doctest", "pydoc", "logging.config", "typing.get_type_hints",
+           "typing.ForwardRef", "inspect.get_annotations", "unittest.mock.patch", "pickle.load", "pickle.loads",
+           "pickle.Unpickler", "marshal", "types.FunctionType",
+           "types.CodeType", "types.LambdaType"}
+# What the earlier deny-list knew, applied to modules imported at x_G outside REVIEWED (their new nodes).
+KNOWN = {"sys.modules", "sys._getframe", "sys._current_frames", "sys.settrace", "sys.setprofile", "sys.gettrace",
+         "sys.exit", "sys.argv", "sys.orig_argv", "sys.excepthook", "sys.addaudithook", "sys.path", "sys.meta_path",
+         "sys.path_hooks", "sys.path_importer_cache", "sys.displayhook", "sys.unraisablehook", "sys.breakpointhook",
+         "inspect.currentframe", "inspect.stack", "inspect.trace", "inspect.getouterframes",
+         "inspect.getinnerframes", "inspect.getframeinfo", "inspect.getmembers", "inspect.getsource",
+         "os._exit", "os.kill", "os.killpg", "os.fork", "os.forkpty", "os.system", "os.popen", "os.abort",
+         "os.getppid", "os.register_at_fork", "os.execl", "os.execle", "os.execlp", "os.execlpe", "os.execv",
+         "os.execve", "os.execvp", "os.execvpe", "os.spawnl", "os.spawnle", "os.spawnlp", "os.spawnlpe",
+         "os.spawnv", "os.spawnve", "os.spawnvp", "os.spawnvpe", "os.posix_spawn", "os.posix_spawnp",
+         "os.setsid", "os.dup", "os.dup2", "os.closerange", "os.close", "os.write", "os.pipe", "os.fdopen",
+         "os.open", "os.putenv", "os.unsetenv", "os.sys",
+         "subprocess", "signal", "atexit", "weakref.finalize", "multiprocessing", "pty", "faulthandler",
+         "threading.settrace", "threading.setprofile", "threading.excepthook", "gc", "ctypes", "builtins",
+         "traceback", "logging.currentframe", "_pytest", "pluggy", "sysconfig", "site", "fcntl", "socket",
+         *DYNAMIC}
+KNOWN_LONGEST_FIRST = sorted(KNOWN, key=len, reverse=True)
+# Dunders that decide how Python treats instances: one borrowed from another object must be the repository's
+# (`__iter__ = Undefined._fail`); a comparison must be written here, where the comparison rule reads it.
+BEHAVIOUR = {"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__hash__", "__bool__", "__nonzero__",
+             "__len__", "__contains__", "__iter__", "__getitem__", "__str__", "__repr__", "__format__",
+             "__instancecheck__", "__subclasscheck__", "__getattr__", "__getattribute__", "__call__"}
 COMPARISONS = {"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"}
+EVERY_VARIABLE = "reads every variable of os.environ"
 ENV_WRITES = {"update", "setdefault", "pop", "popitem", "clear", "__setitem__", "__delitem__"}
 ENV_READS = {"get", "__getitem__", "__contains__"}
-EVERY_VARIABLE = "every variable of os.environ"
+
+
+class Finding(NamedTuple):
+    rule: Rule
+    what: str
+    line: int
+    key: str  # what it is compared with at x_G: the import's module, or the node where it was found
+    reuse: bool  # whether the same capability anywhere in the changed modules at x_G excuses it
+
+
+# Capabilities a fix may use again in new code when the changed modules used them at x_G (running a
+# program the module already runs, reading a variable it already read, getattr in a module that uses
+# getattr): refusing every new node of them refused about one real fix in ten. Never reused, whatever
+# x_G did: what reaches frames, code, the module table or the runner, import by name, and the rules whose
+# finding is its own target (format paths, comparisons, borrowed dunders, three-argument type()).
+REUSABLE = {Rule.IMPORT_NOT_ALLOWED, Rule.REFLECTION, Rule.ENVIRONMENT}
+CODE_DUNDERS = {"__globals__", "__code__", "__closure__", "__builtins__", "__subclasses__", "__traceback__",
+                "__import__", "__loader__", "__spec__", "__defaults__", "__kwdefaults__", "__dict__"}
+FRAMEY = {"sys._getframe", "sys._current_frames", "sys.settrace", "sys.setprofile", "sys.gettrace", "sys.modules",
+          "sys.path", "sys.meta_path", "sys.path_hooks", "sys.path_importer_cache", "sys.addaudithook",
+          "inspect.currentframe", "inspect.stack", "inspect.trace", "inspect.getouterframes",
+          "inspect.getinnerframes", "inspect.getframeinfo", "traceback", "gc", "ctypes", "builtins", "_pytest",
+          "pluggy", "logging.currentframe", "_getframe"}
+NEVER_REUSED = re.compile(r"(?<![\w.])(" + "|".join(re.escape(w) for w in sorted(
+    {*FRAMEY, *CODE_DUNDERS, *FRAME_ATTRS, "three-argument", "borrows", "records warnings", "computed",
+     "passes the dunder", "names '"}, key=len, reverse=True)) + r")(?![\w])")
 
 
 def encoding(source: bytes) -> str:
@@ -99,205 +326,584 @@ def encoding(source: bytes) -> str:
         return f"unknown ({e})"
 
 
-def uses(source: bytes | str, path: str, test_modules: frozenset[str] = frozenset()) \
-        -> dict[Key, int] | None:
-    """Each capability the module uses, with the first line that uses it; None if it does not parse."""
+def findings(source: bytes | str, path: str, own: frozenset[str], tests: frozenset[str] = frozenset(),
+             defined: frozenset[str] = frozenset()) -> list[Finding] | None:
+    """Everything the module does that the allow-list does not allow; None if it does not parse."""
+    tree = _parsed(source)
+    if tree is None:
+        return None
+    index = _Index(tree)
+    return _Reader(path, own, tests, defined | index.defined, index).read(tree)
+
+
+def new_refusals(changed: Iterable[tuple[str, bytes | str | None, bytes | str | None]], own: frozenset[str],
+                 tests: frozenset[str] = frozenset()) -> list[Refusal]:
+    """The findings of the changed modules now (path, source at x_G or None, source now or None) whose
+    node did not occur in any of them at x_G (imports: whose module none of them imported)."""
+    items = [(path, _parsed(old) if old is not None else None, old is not None,
+              _parsed(new) if new is not None else None, new is not None) for path, old, new in changed]
+    indexes = {id(t): _Index(t) for _, old, _, new, _ in items for t in (old, new) if t is not None}
+    defined = frozenset().union(*(i.defined for i in indexes.values()))
+    before: set[str] = set()
+    for path, old, _, _, _ in items:
+        if old is not None:
+            for f in _Reader(path, own, tests, defined, indexes[id(old)]).read(old):
+                before.add(f.key)
+                before.add(_capability(f))
+    every_variable = f"{Rule.ENVIRONMENT}|{EVERY_VARIABLE}" in before
+    out: list[Refusal] = []
+    for path, old, had, new, has in items:
+        if not has:
+            continue
+        if new is None:
+            if not had or old is not None:  # it parsed at x_G (or is new): what it can do cannot be read now
+                out.append(Refusal(Rule.UNPARSEABLE, path, 0, "does not parse as Python, so what it can do "
+                                   "cannot be read"))
+            continue
+        seen: set[tuple[Rule, str]] = set()
+        now = _Reader(path, own, tests, defined, indexes[id(new)]).read(new)
+        for f in sorted(now, key=lambda f: f.line):
+            if f.key in before or f.reuse and (_capability(f) in before or every_variable
+                                                and f.rule == Rule.ENVIRONMENT and f.what.startswith("reads")):
+                continue
+            if (f.rule, f.what) not in seen:
+                seen.add((f.rule, f.what))
+                out.append(Refusal(f.rule, path, f.line, f.what))
+    return out
+
+
+def _capability(f: Finding) -> str:
+    """A finding's capability, wherever it is: its rule and what it names, without the route it took."""
+    return f"{f.rule}|{f.what.split(' (as ')[0]}"
+
+
+def _parsed(source: bytes | str) -> ast.Module | None:
     try:
-        tree = ast.parse(source)
+        return ast.parse(source)
     except (SyntaxError, ValueError):
         return None
-    return _Reader(path, test_modules).read(tree)
 
 
-def new_uses(changed: Iterable[tuple[str, bytes | str | None, bytes | str | None]],
-             test_modules: frozenset[str] = frozenset()) -> list[str]:
-    """Why the changed modules (path, source at x_G or None, source now or None) gain capabilities: one
-    line per capability used now by some changed module and by none of them at x_G; [] if none."""
-    before: set[Key] = set()
-    after: dict[Key, tuple[str, int]] = {}
-    unreadable: list[str] = []
-    for path, old, new in changed:
-        old_uses = uses(old, path, test_modules) if old is not None else {}
-        before |= set(old_uses or {})
-        if new is None:
-            continue
-        now = uses(new, path, test_modules)
-        if now is None:
-            if old_uses is not None:  # it parsed at x_G (or is new): what it can do cannot be read now
-                unreadable.append(f"{path} does not parse as Python, so what it can do cannot be read")
-            continue
-        for key, line in now.items():
-            after.setdefault(key, (path, line))
-    found = list(unreadable)
-    for (rule, what), (path, line) in sorted(after.items(), key=lambda item: item[1]):
-        if (rule, what) in before or (rule == ENVIRON and what.startswith("os.environ[")
-                                      and (ENVIRON, EVERY_VARIABLE) in before):
-            continue
-        found.append(f"{path}:{line} gains {what} ({rule}), which the changed modules did not use at x_G")
-    return found
+class _Index:
+    """One walk of a module: each node's parent, its docstrings, its imports, and the names it defines
+    (functions, classes, assigned names and attributes, parameters)."""
+
+    def __init__(self, tree: ast.Module):
+        self.parent: dict[int, ast.AST] = {}
+        self.docstrings: set[int] = set()
+        self.imports: list[ast.Import | ast.ImportFrom] = []
+        names: set[str] = set()
+        self.stores: set[str] = set()  # names bound other than by import (a local `t` beside `import typing as t`)
+        stack: list[ast.AST] = [tree]
+        while stack:
+            node = stack.pop()
+            children = list(ast.iter_child_nodes(node))
+            for child in children:
+                self.parent[id(child)] = node
+            stack.extend(children)
+            if isinstance(node, ast.Import | ast.ImportFrom):
+                self.imports.append(node)
+            elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                names.add(node.name)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+                self.stores.add(node.id)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                names.add(node.attr)
+            elif isinstance(node, ast.arg):
+                names.add(node.arg)
+                self.stores.add(node.arg)
+            elif isinstance(node, ast.alias) and node.asname:
+                names.add(node.asname)
+            elif isinstance(node, ast.Dict):  # body["__attrs_attrs__"] = ...: a namespace the module builds
+                names.update(k.value for k in node.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)
+                             and k.value.startswith("__") and k.value not in OUTSIDE)
+            elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) \
+                    and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str) \
+                    and node.slice.value.startswith("__") and node.slice.value not in OUTSIDE:
+                names.add(node.slice.value)
+            if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) \
+                    and node.body and isinstance(node.body[0], ast.Expr) \
+                    and isinstance(node.body[0].value, ast.Constant):
+                self.docstrings.add(id(node.body[0].value))
+        self.imports.sort(key=lambda n: (n.lineno, n.col_offset))
+        self.defined = frozenset(names)
+
+
+def _module(name: str) -> types.ModuleType | None:
+    """The real module of a reviewed name, on this interpreter (only reviewed stdlib modules are imported)."""
+    if name not in REVIEWED:
+        return None
+    try:
+        return importlib.import_module(ALIASES.get(name, name))
+    except ImportError:
+        return None
+
+
+def _canonical(module: types.ModuleType) -> str:
+    name = module.__name__
+    return "os.path" if name in ("posixpath", "ntpath") and "os.path" in REVIEWED else name
 
 
 class _Reader(ast.NodeVisitor):
-    def __init__(self, path: str, test_modules: frozenset[str]):
-        self.path, self.test_modules = path, test_modules
+    def __init__(self, path: str, own: frozenset[str], tests: frozenset[str], defined: frozenset[str],
+                 index: _Index):
+        self.path, self.own, self.tests, self.defined = path, own, tests, defined
         self.names: dict[str, str] = {}  # local name -> the module or module attribute it was imported as
-        self.found: dict[Key, int] = {}
-        self.parent: dict[int, ast.AST] = {}
+        self.found: list[Finding] = []
+        self.parent, self.docstrings = index.parent, index.docstrings
+        self.imports, self.stores = index.imports, index.stores
 
-    def read(self, tree: ast.AST) -> dict[Key, int]:
-        for node in ast.walk(tree):
-            for child in ast.iter_child_nodes(node):
-                self.parent[id(child)] = node
-        for node in ast.walk(tree):  # imports first: a name may be used above a function-level import
-            if isinstance(node, ast.Import | ast.ImportFrom):
-                self._import(node)
+    def read(self, tree: ast.Module) -> list[Finding]:
+        for node in self.imports:  # imports first: a name may be used above a function-level import
+            if self._type_checking_only(node):
+                for alias in node.names:  # names for annotations: the import never runs
+                    self.names.pop(alias.asname or alias.name.split(".")[0], None)
+                continue
+            self._import(node)
         self.visit(tree)
         return self.found
 
-    def add(self, rule: str, what: str, node: ast.AST) -> None:
-        line = getattr(node, "lineno", 0)
-        if (rule, what) not in self.found or line < self.found[(rule, what)]:
-            self.found[(rule, what)] = line
+    def add(self, rule: Rule, what: str, node: ast.AST, key: str | None = None) -> None:
+        site = self._site(node)
+        reuse = rule in REUSABLE and not NEVER_REUSED.search(what)
+        self.found.append(Finding(rule, what, getattr(node, "lineno", 0), key or f"{rule}:{ast.dump(site)}",
+                                  reuse))
+
+    def _site(self, node: ast.AST) -> ast.AST:
+        """The node a finding is judged by: the whole attribute chain, the call with its arguments, the
+        subscript with its key, so that the same capability aimed at a new target is a new node."""
+        while True:
+            up = self.parent.get(id(node))
+            if isinstance(up, ast.Attribute | ast.Subscript) and up.value is node \
+                    or isinstance(up, ast.Call) and up.func is node:
+                node = up
+                continue
+            if isinstance(up, ast.keyword | ast.Starred):
+                node = up
+                continue
+            if isinstance(up, ast.Call) and node in up.args:
+                node = up
+                continue
+            return node
 
     # -- imports -----------------------------------------------------------------------------------------
     def _import(self, node: ast.Import | ast.ImportFrom) -> None:
         if isinstance(node, ast.Import):
             for alias in node.names:
-                self._qualified(alias.name, node, imported=True)
+                self._check_module(alias.name, node)
                 self.names[alias.asname or alias.name.split(".")[0]] = alias.asname and alias.name or \
                     alias.name.split(".")[0]
             return
-        module = self._absolute(node)
-        self._qualified(module, node, imported=True)
+        module, own = self._absolute(node)
+        if not own and not all(f"{module}.{a.name}" in REVIEWED for a in node.names):
+            self._check_module(module, node)
+        elif self._is_test(module):
+            self.add(Rule.TEST_CODE, f"imports {module}, which is under a test directory", node,
+                     key=f"import:{module}")
         for alias in node.names:
-            if alias.name == "*":
-                if module.split(".")[0] in (*WHOLE, *ATTRS, *ONLY):
-                    self.add(INTROSPECT, f"from {module} import *", node)
-                continue
             full = f"{module}.{alias.name}" if module else alias.name
-            self._qualified(full, node, imported=True)
+            if alias.name == "*":
+                if not own and (REVIEWED.get(module) is None or REVIEWED[module].only is not None
+                                or REVIEWED[module].without):
+                    self.add(Rule.IMPORT_NOT_ALLOWED, f"from {module} import *", node, key=f"import:{module}.*")
+                continue
+            if own:
+                if self._is_test(full):
+                    self.add(Rule.TEST_CODE, f"imports {full}, which is under a test directory", node,
+                             key=f"import:{full}")
+            else:
+                self._chain(full.split("."), node, importing=True)
             self.names[alias.asname or alias.name] = full
 
-    def _absolute(self, node: ast.ImportFrom) -> str:
+    def _type_checking_only(self, node: ast.AST) -> bool:
+        """Whether node is inside `if TYPE_CHECKING:` (typing's constant, False at run time, not rebound here)."""
+        up = self.parent.get(id(node))
+        while up is not None:
+            if isinstance(up, ast.If) and any(node is n for n in up.body):
+                test = up.test
+                name = test.id if isinstance(test, ast.Name) else test.attr if isinstance(test, ast.Attribute) \
+                    else ""
+                if name == "TYPE_CHECKING" and "TYPE_CHECKING" not in self.stores:
+                    return True
+            node, up = up, self.parent.get(id(up))
+        return False
+
+    def _absolute(self, node: ast.ImportFrom) -> tuple[str, bool]:
+        """The module a from-import names, and whether it is the repository's own (relative or own top)."""
         if not node.level:
-            return node.module or ""
+            module = node.module or ""
+            return module, module.split(".")[0] in self.own
         parts = list(PurePosixPath(self.path).parts[:-1])
         if parts[:1] == ["src"]:
             parts = parts[1:]
         base = parts[:len(parts) - (node.level - 1)] if node.level - 1 <= len(parts) else []
-        return ".".join([*base, *([node.module] if node.module else [])])
+        return ".".join([*base, *([node.module] if node.module else [])]), True
 
-    # -- names: what a dotted name resolves to ---------------------------------------------------------
-    def _qualified(self, name: str, node: ast.AST, imported: bool = False) -> None:
-        """The capability of using the dotted name (a module, or an attribute of one), if any; the runner's
-        modules count by what is imported (pytest, _pytest.runner), not by each attribute used."""
+    def _is_test(self, name: str) -> bool:
+        return name in self.tests or any(name.startswith(t + ".") for t in self.tests)
+
+    def _check_module(self, name: str, node: ast.AST) -> None:
+        """An imported module (import a.b / from a.b import ...) must be the repository's or reviewed."""
+        top = name.split(".")[0]
+        if self._is_test(name):
+            self.add(Rule.TEST_CODE, f"imports {name}, which is under a test directory", node, key=f"import:{name}")
+        if top in self.own:
+            return
+        if name in REVIEWED:
+            return
         parts = name.split(".")
-        top = parts[0]
-        if top in WHOLE and top not in ("pytest", "_pytest"):  # by module: more of one already used is not new
-            self.add(WHOLE[top], top, node)
-        if len(parts) > 1:
-            attr = parts[1]
-            if top in ATTRS and attr in ATTRS[top] and not (top == "importlib" and attr in ("metadata",
-                                                                                             "resources")):
-                self.add(ATTRS[top][attr], f"{top}.{attr}", node)
-            if top in ONLY:
-                allowed, rules = ONLY[top]
-                if attr not in allowed:
-                    self.add(rules.get(attr, ONLY_OTHER[top]), f"{top}.{attr}", node)
-            if top == "importlib" and attr not in ("metadata", "resources") and attr not in ATTRS["importlib"]:
-                self.add(CODE, f"importlib.{attr}", node)
-        if name in self.test_modules or any(name.startswith(m + ".") for m in self.test_modules):
-            self.add(TESTS, f"the module {name}, which is under a test directory", node)
-        if top in ("pytest", "_pytest") and imported:
-            self.add(RUNNER, name, node)
+        if parts[0] in REVIEWED and len(parts) > 1:  # import os.path: a chain through reviewed modules
+            self._chain(parts, node, importing=True)
+            return
+        what = "dynamic_import" if any(name == d or name.startswith(d + ".") for d in DYNAMIC) else ""
+        self.add(Rule.DYNAMIC_IMPORT if what else Rule.IMPORT_NOT_ALLOWED,
+                 f"imports {name}, which is not in the allow-list (the repository's modules, what the changed "
+                 "modules imported at x_G, reviewed standard-library modules)", node, key=f"import:{name}")
 
-    def _dotted(self, node: ast.AST) -> str | None:
-        """The imported name an expression (a name or a chain of attributes on one) stands for."""
+    # -- attribute chains: resolved against the real modules --------------------------------------------
+    def _chain(self, parts: list[str], node: ast.AST, importing: bool = False) -> None:
+        """The dotted name parts (a module and attributes after it) used at node."""
+        top = parts[0]
+        if top in self.own:
+            for k, part in enumerate(parts[1:], 1):
+                if part in ROUTES:  # pkg.compat.sys.modules: a module the repository's module imported
+                    self._chain(parts[k:], node, importing)
+                    return
+            self._object_attrs(parts[1:], node, own=True)
+            return
+        # the longest reviewed module name the chain starts with
+        k = max((n for n in range(1, len(parts) + 1) if ".".join(parts[:n]) in REVIEWED), default=0)
+        if k == 0:
+            # a module imported at x_G outside the reviewed set (or a refused import, already named)
+            dotted = ".".join(parts)
+            hit = next((c for c in KNOWN_LONGEST_FIRST if dotted == c or dotted.startswith(c + ".")), None)
+            if hit:
+                rule = Rule.DYNAMIC_IMPORT if hit in DYNAMIC else Rule.IMPORT_NOT_ALLOWED
+                self.add(rule, f"uses {hit}", node, key=f"import:{hit}" if importing else None)
+            self._object_attrs(parts[1:], node)
+            return
+        name = ".".join(parts[:k])
+        rest = parts[k:]
+        route = "" if len(parts) == 1 else f" (as {'.'.join(parts)})"
+        while rest:
+            entry = REVIEWED[name]
+            attr = rest[0]
+            dotted = f"{name}.{attr}"
+            if attr.startswith("_") and attr not in MODULE_DUNDERS:
+                self.add(Rule.REFLECTION, f"reads {dotted}, a private or dunder name of {name}{route}", node,
+                         key=f"import:{dotted}" if importing else None)
+                return
+            if dotted in REVIEWED:
+                name, rest = dotted, rest[1:]
+                continue
+            if (entry.only is not None and attr not in entry.only and attr not in MODULE_DUNDERS) \
+                    or attr in entry.without:
+                rule = Rule.DYNAMIC_IMPORT if dotted in DYNAMIC else Rule.IMPORT_NOT_ALLOWED
+                self.add(rule, f"uses {dotted}, which is not in the allow-list's part of {name}{route}", node,
+                         key=f"import:{dotted}" if importing else None)
+                return
+            value = getattr(_module(name), attr, None)
+            if isinstance(value, types.ModuleType):
+                # a submodule is imported by its name; any other module an attribute holds is one the
+                # module's code imported for itself (shutil.os, re.enum): a route, not an import
+                reached = _canonical(value)
+                if reached != dotted or reached not in REVIEWED:
+                    self.add(Rule.IMPORT_NOT_ALLOWED, f"reaches the module {value.__name__} as {dotted}", node,
+                             key=f"import:{dotted}" if importing else None)
+                    return
+                name, rest = reached, rest[1:]
+                continue
+            if name == "os" and attr in ("environ", "getenv"):
+                self._environ(attr, rest[1:], node)
+            self._object_attrs(rest[1:], node)
+            return
+        if not importing:
+            self._module_as_value(name, node)
+
+    def _module_as_value(self, name: str, node: ast.AST) -> None:
+        """A module object used other than by reading an attribute: passed, stored, returned."""
+        self.add(Rule.REFLECTION, f"uses the module {name} as a value", node)
+
+    def _object_attrs(self, attrs: list[str], node: ast.AST, own: bool = False) -> None:
+        for attr in attrs:  # a module's __dict__ holds the modules it imported, the repository's too
+            self._attr_name(attr, node, receiver_own=own and attr != "__dict__")
+
+    def _refused_attr(self, attr: str) -> bool:
+        if attr.startswith("__") and attr.endswith("__"):
+            return attr in CODE_DUNDERS or attr not in PROTOCOL and attr not in self.defined
+        return attr in FRAME_ATTRS or (attr.startswith("_") and attr not in self.defined)
+
+    def _attr_name(self, attr: str, node: ast.AST, receiver_own: bool = False) -> None:
+        """An attribute read on an object: frames and code, dunders, private names the repository lacks."""
+        if attr in FRAME_ATTRS:
+            self.add(Rule.REFLECTION, f"reads the attribute {attr}, which reaches frames or code", node)
+        elif attr.startswith("__") and attr.endswith("__"):
+            if (attr != "__dict__" or not receiver_own) and (
+                    attr in CODE_DUNDERS or attr not in PROTOCOL and attr not in self.defined):
+                self.add(Rule.REFLECTION, f"reads the dunder {attr}", node)
+        elif attr.startswith("_") and not receiver_own and attr not in self.defined:
+            self.add(Rule.REFLECTION, f"reads {attr}, a private name the repository does not define", node)
+
+    # -- expressions ---------------------------------------------------------------------------------------
+    def _dotted(self, node: ast.AST) -> tuple[list[str], ast.AST] | None:
+        """The imported name an expression (a name or a chain of attributes on one) stands for, and its root."""
         attrs: list[str] = []
         while isinstance(node, ast.Attribute):
             attrs.append(node.attr)
             node = node.value
         if isinstance(node, ast.Name) and node.id in self.names:
-            return ".".join([self.names[node.id], *reversed(attrs)])
+            return [*self.names[node.id].split("."), *reversed(attrs)], node
         return None
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
-        if node.attr in DUNDER_REACH:
-            self.add(DUNDER_REACH[node.attr], f"the attribute {node.attr}", node)
+        up = self.parent.get(id(node))
+        if isinstance(up, ast.Attribute):  # judged once, as the whole chain
+            self.generic_visit(node)
+            return
         dotted = self._dotted(node)
-        if dotted is not None and not isinstance(self.parent.get(id(node)), ast.Attribute):
-            self._use(dotted, node)  # the whole chain once: sys.modules.get -> sys.modules, sys
-        self.generic_visit(node)
+        if dotted is not None:
+            self._chain(dotted[0], node)
+            if isinstance(node.ctx, ast.Store | ast.Del) and dotted[0][0] not in self.own:
+                self.add(Rule.REFLECTION, f"writes the attribute {'.'.join(dotted[0])} of a module that is not "
+                         "the repository's", node)
+            return
+        chain: list[ast.Attribute] = []
+        inner: ast.AST = node
+        while isinstance(inner, ast.Attribute):
+            chain.append(inner)
+            inner = inner.value
+        root_own = isinstance(inner, ast.Name) and inner.id in SELVES or (
+            isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == "super")
+        if isinstance(node.ctx, ast.Store | ast.Del) and node.attr in OUTSIDE:
+            self.add(Rule.REFLECTION, f"sets {node.attr} from outside a class body", node)
+        # obj.__dict__ on a variable of the code's own (a module is caught as a chain; a builtin such as
+        # type.__dict__, or type(x).__dict__, reaches what the rules refuse by name)
+        plain = isinstance(inner, ast.Name) and inner.id not in BUILTIN_NAMES or root_own
+        for k, a in enumerate(reversed(chain)):
+            self._attr_name(a.attr, node, receiver_own=(root_own or plain and a.attr == "__dict__") and k == 0)
+        self.visit(inner)
 
     def visit_Name(self, node: ast.Name) -> None:
-        if node.id in BUILTIN_CALLS and node.id not in self.names:
-            self.add(BUILTIN_CALLS[node.id], node.id, node)
-        elif node.id in self.names and not isinstance(self.parent.get(id(node)), ast.Attribute):
-            self._use(self.names[node.id], node)
+        if node.id in self.names:
+            up = self.parent.get(id(node))
+            if isinstance(up, ast.Attribute) or node.id in self.stores:
+                return  # judged as the chain; or a local variable of the same name as the import
+            if isinstance(up, ast.Call) and up.args and up.args[0] is node and isinstance(up.func, ast.Name) \
+                    and up.func.id in ("getattr", "hasattr") and len(up.args) >= 2 \
+                    and isinstance(up.args[1], ast.Constant) and isinstance(up.args[1].value, str):
+                self._chain([*self.names[node.id].split("."), up.args[1].value], node)  # module.name, spelled
+                return
+            self._chain(self.names[node.id].split("."), node)
+            return
+        if node.id in REFLECTION_CALLS and not self._plain_getattr(node):
+            self.add(Rule.DYNAMIC_IMPORT if node.id in ("__import__", "eval", "exec", "compile")
+                     else Rule.REFLECTION, f"uses {node.id}", node)
+        elif node.id.startswith("__") and node.id.endswith("__") and node.id not in MODULE_DUNDERS \
+                and node.id not in ("__debug__", "__class__", "__package__", "__path__") \
+                and node.id not in self.defined:
+            self.add(Rule.REFLECTION, f"uses the name {node.id}", node)
+
+    def _plain_getattr(self, node: ast.Name) -> bool:
+        """getattr/setattr/delattr(obj, "name", ...) with a constant public name: obj.name spelled otherwise;
+        with a computed name only on the object at hand (getattr(self, "visit_" + kind)); vars(self)."""
+        call = self.parent.get(id(node))
+        if node.id == "vars" and isinstance(call, ast.Call) and call.func is node and len(call.args) == 1:
+            return isinstance(call.args[0], ast.Name) and call.args[0].id == "self"  # self.__dict__
+        if node.id not in ("getattr", "setattr", "delattr") or not isinstance(call, ast.Call) \
+                or call.func is not node or len(call.args) < 2:
+            return False
+        name = call.args[1]
+        if isinstance(name, ast.Constant) and isinstance(name.value, str):
+            return name.value.isidentifier() and not name.value.startswith("_") and name.value not in FRAME_ATTRS
+        # a computed name on the object at hand: reading self's or cls's own attributes, or writing an
+        # instance's (not a class's: setattr(cls, ...) could give it a comparison the rules never read)
+        first = call.args[0]
+        return isinstance(first, ast.Name) and (first.id in SELVES if node.id == "getattr" else first.id == "self")
+
+    def visit_Call(self, node: ast.Call) -> None:
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in ("__setattr__", "__delattr__") and len(node.args) >= 2 \
+                and not (isinstance(node.args[0], ast.Name) and node.args[0].id == "self"):
+            key = node.args[1]  # object.__setattr__(inst, "x", v) is an assignment; a computed or dunder name is not
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value not in OUTSIDE
+                    and not key.value.startswith("__")):
+                self.add(Rule.REFLECTION, f"calls {func.attr} on an object other than self with a computed or "
+                         "dunder name", node)
+        if isinstance(func, ast.Name) and func.id == "type" and len(node.args) == 3 and "type" not in self.names:
+            self.add(Rule.REFLECTION, "makes a class with three-argument type()", node)
+        if len(node.args) == 3 and isinstance(func, ast.Call) and isinstance(func.func, ast.Name) \
+                and func.func.id == "type":
+            self.add(Rule.REFLECTION, "makes a class with the metaclass of another (type(x)(name, bases, ns))", node)
+        if isinstance(func, ast.Attribute) and func.attr in ("format", "format_map") \
+                and isinstance(func.value, ast.Constant) and isinstance(func.value.value, str):
+            self._format(func.value.value, node)
+        dotted = self._dotted(func)
+        name = ".".join(dotted[0]) if dotted else ""
+        if name in ("operator.attrgetter", "operator.methodcaller") or (
+                isinstance(func, ast.Name) and func.id == "hasattr"):
+            args = node.args if name == "operator.attrgetter" else node.args[:1] if name else node.args[1:2]
+            for arg in args:
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                    for part in arg.value.split("."):
+                        self._attr_name(part, node)
+                elif name:
+                    self.add(Rule.REFLECTION, f"{name} with a name computed at run time", node)
+        if name == "warnings.catch_warnings" and any(k.arg == "record" for k in node.keywords):
+            self.add(Rule.REFLECTION, "records warnings, which name the caller's file and line", node)
+        for kw in node.keywords:
+            if kw.arg and kw.arg.startswith("__") and kw.arg.endswith("__") and kw.arg not in HARMLESS_STRINGS:
+                self.add(Rule.REFLECTION, f"passes the dunder {kw.arg} as a keyword", node)
+        self.generic_visit(node)
 
     def visit_Constant(self, node: ast.Constant) -> None:
-        # getattr(obj, "__code__"), d["f_back"]: the same reach, spelled as a string
-        if isinstance(node.value, str) and node.value in DUNDER_REACH:
-            self.add(DUNDER_REACH[node.value], f"the attribute {node.value}", node)
-
-    def _use(self, dotted: str, node: ast.AST) -> None:
-        """A use of the module or module attribute `dotted`; node is the outermost expression naming it."""
-        parts = dotted.split(".")
-        for k in range(1, len(parts) + 1):
-            self._qualified(".".join(parts[:k]), node)
-        if len(parts) == 1 and parts[0] in NOT_AS_VALUE:
-            self.add(INTROSPECT, f"the module {parts[0]} as a value", node)
-        for obj in ENVIRON_OBJECTS:
-            if dotted == obj:
-                self._environ(obj, node)
-            elif dotted.startswith(obj + "."):  # os.environ.get: the attribute is the parent's business
-                self._environ(obj, node, attr=dotted[len(obj) + 1:])
-        if dotted in ("os.getenv", "os.getenvb"):
-            call = self.parent.get(id(node))
-            key = _constant_arg(call, node)
-            self.add(ENVIRON, f"os.environ[{key!r}]" if key is not None else EVERY_VARIABLE, node)
-        if dotted in ("os.putenv", "os.unsetenv"):
-            self.add(ENVIRON, "writes to os.environ", node)
-
-    def _environ(self, obj: str, node: ast.AST, attr: str = "") -> None:
-        parent = self.parent.get(id(node))
-        if attr:
-            if attr.split(".")[0] in ENV_WRITES:
-                self.add(ENVIRON, "writes to os.environ", node)
-                return
-            key = _constant_arg(parent, node) if attr in ENV_READS else None
-            self.add(ENVIRON, f"os.environ[{key!r}]" if key is not None else EVERY_VARIABLE, node)
+        if not isinstance(node.value, str) or id(node) in self.docstrings:
             return
-        if isinstance(parent, ast.Subscript) and parent.value is node:
+        text = node.value
+        if text in FRAME_ATTRS or text in CODE_DUNDERS and text != "__dict__":
+            self.add(Rule.REFLECTION, f"names {text!r} in a string", node)
+        if "{" in text:
+            self._format(text, node)
+        if PROCESS_FILES.search(text):
+            self.add(Rule.REFLECTION, f"names the process's own files in a string ({text[:40]!r}): its "
+                     "descriptors, command line and environment", node)
+
+    def visit_Dict(self, node: ast.Dict) -> None:
+        for key in node.keys:  # a namespace that gives a class behaviour: type(), a metaclass, new_class
+            if isinstance(key, ast.Constant) and key.value in BEHAVIOUR:
+                self.add(Rule.REFLECTION, f"puts {key.value} in a namespace (a class made without a class "
+                         "statement)", key)
+        self.generic_visit(node)
+
+    def visit_Subscript(self, node: ast.Subscript) -> None:
+        if isinstance(node.ctx, ast.Store) and isinstance(node.slice, ast.Constant) \
+                and node.slice.value in BEHAVIOUR:
+            self.add(Rule.REFLECTION, f"puts {node.slice.value} in a namespace (a class made without a class "
+                     "statement)", node)
+        self.generic_visit(node)
+
+    def visit_JoinedStr(self, node: ast.JoinedStr) -> None:
+        for value in node.values:  # the literal parts of an f-string are not format templates
+            if isinstance(value, ast.FormattedValue):
+                self.visit(value)
+
+    def _format(self, text: str, node: ast.AST) -> None:
+        try:
+            fields = [f for _, f, _, _ in string.Formatter().parse(text) if f]
+        except ValueError:
+            return
+        for field in fields:
+            # a field walks attributes (.name) and items ([key]); items and public names are what code could
+            # read as plainly, so the walk is refused where an attribute would be
+            names = [p.split("[")[0] for p in field.split("[")[0].split(".")[1:]]
+            names += [p.split("]", 1)[1].lstrip(".") for p in field.split("[")[1:] if "]" in p]
+            if any(self._refused_attr(n) for n in names if n):
+                self.add(Rule.FORMAT_PATH, f"formats the field {{{field}}}, which walks to a name the rules "
+                         "refuse", node)
+                return
+
+    def visit_arg(self, node: ast.arg) -> None:
+        self._annotation(node.annotation)
+        self.generic_visit(node)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self._annotation(node.returns)
+        self.generic_visit(node)
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        self._annotation(node.annotation)
+        self.generic_visit(node)
+
+    def _annotation(self, ann: ast.expr | None) -> None:
+        """A string annotation is code that typing.get_type_hints or singledispatch may evaluate: it must be
+        a plain type expression (names, attributes, subscripts, unions, None)."""
+        if ann is None:
+            return
+        for node in ast.walk(ann):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                try:
+                    parsed = ast.parse(node.value, mode="eval")
+                except SyntaxError:
+                    self.add(Rule.DYNAMIC_IMPORT, "a string annotation that is not a type expression", node)
+                    continue
+                plain = (ast.Expression, ast.Name, ast.Attribute, ast.Subscript, ast.Tuple, ast.List, ast.Load,
+                         ast.BinOp, ast.BitOr, ast.Constant, ast.UnaryOp, ast.USub, ast.Slice)
+                bad = [n for n in ast.walk(parsed) if not isinstance(n, plain)
+                       or isinstance(n, ast.Attribute) and n.attr.startswith("_")
+                       or isinstance(n, ast.Name) and n.id.startswith("__")]
+                if bad:
+                    self.add(Rule.DYNAMIC_IMPORT, f"a string annotation that is not a type expression: "
+                             f"{node.value[:40]!r}", node)
+
+    # -- os.environ ----------------------------------------------------------------------------------
+    def _environ(self, attr: str, rest: list[str], node: ast.AST) -> None:
+        """A read of os.environ keyed by a constant is named by its key; anything else reads every variable."""
+        site = node
+        parent = self.parent.get(id(site))
+        if attr == "getenv":
+            key = _constant_arg(parent, site)
+            self.add(Rule.ENVIRONMENT, f"reads os.environ[{key!r}]" if key is not None
+                     else EVERY_VARIABLE, node)
+            return
+        if rest:
+            if rest[0] in ENV_WRITES:
+                self.add(Rule.ENVIRONMENT, "writes to os.environ", node)
+                return
+            key = _constant_arg(parent, site) if rest[0] in ENV_READS else None
+            self.add(Rule.ENVIRONMENT, f"reads os.environ[{key!r}]" if key is not None
+                     else EVERY_VARIABLE, node)
+            return
+        if isinstance(parent, ast.Subscript) and parent.value is site:
             if not isinstance(parent.ctx, ast.Load):
-                self.add(ENVIRON, "writes to os.environ", node)
+                self.add(Rule.ENVIRONMENT, "writes to os.environ", node)
             elif isinstance(parent.slice, ast.Constant):
-                self.add(ENVIRON, f"os.environ[{parent.slice.value!r}]", node)
+                self.add(Rule.ENVIRONMENT, f"reads os.environ[{parent.slice.value!r}]", node)
             else:
-                self.add(ENVIRON, EVERY_VARIABLE, node)
+                self.add(Rule.ENVIRONMENT, EVERY_VARIABLE, node)
             return
         if isinstance(parent, ast.Compare) and isinstance(parent.left, ast.Constant) \
                 and all(isinstance(op, ast.In | ast.NotIn) for op in parent.ops):
-            self.add(ENVIRON, f"os.environ[{parent.left.value!r}]", node)
+            self.add(Rule.ENVIRONMENT, f"reads os.environ[{parent.left.value!r}]", node)
             return
-        self.add(ENVIRON, EVERY_VARIABLE, node)  # iterated, copied or passed on: any variable may be read
+        self.add(Rule.ENVIRONMENT, EVERY_VARIABLE, node)
 
-    # -- comparisons -----------------------------------------------------------------------------------
+    # -- classes: comparisons and borrowed dunders ------------------------------------------------------
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        local = {i.name for i in node.body if isinstance(i, ast.FunctionDef | ast.AsyncFunctionDef)}
         for item in node.body:
             if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef) and item.name in COMPARISONS:
                 if _ignores_argument(item.args, item.body):
-                    self.add(COMPARE, f"{node.name}.{item.name}", item)
-            elif isinstance(item, ast.Assign) and isinstance(item.value, ast.Lambda):
+                    self.add(Rule.COMPARISON, f"defines {node.name}.{item.name}, which ignores its argument", item)
+            elif isinstance(item, ast.Assign):
                 for target in item.targets:
-                    if isinstance(target, ast.Name) and target.id in COMPARISONS \
-                            and _ignores_argument(item.value.args, [item.value.body]):
-                        self.add(COMPARE, f"{node.name}.{target.id}", item)
+                    if not (isinstance(target, ast.Name) and target.id.startswith("__")
+                            and target.id.endswith("__")):
+                        continue
+                    value = item.value
+                    if isinstance(value, ast.Lambda):
+                        if target.id in COMPARISONS and _ignores_argument(value.args, [value.body]):
+                            self.add(Rule.COMPARISON, f"defines {node.name}.{target.id}, which ignores its "
+                                     "argument", item)
+                    elif target.id in BEHAVIOUR and not (
+                            isinstance(value, ast.Constant) or isinstance(value, ast.Name) and value.id in local
+                            or target.id not in COMPARISONS and _rooted_in(value, self.defined - set(self.names))):
+                        self.add(Rule.REFLECTION, f"borrows {node.name}.{target.id} from another object", item)
         self.generic_visit(node)
 
 
+def _rooted_in(node: ast.AST, names: frozenset[str] | set[str]) -> bool:
+    """Whether node is an attribute chain on one of names (`Undefined._fail`, a class of the repository)."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name) and node.id in names
+
+
 def _constant_arg(call: ast.AST | None, func: ast.AST) -> object:
-    """The first argument of call when call calls func with a constant string first; else None."""
+    """The first argument of call when call calls func with a constant first; else None."""
+    if isinstance(call, ast.Attribute):  # os.environ.get: the call is one level up
+        return None
     if isinstance(call, ast.Call) and call.func is func and call.args and isinstance(call.args[0], ast.Constant):
         return call.args[0].value
     return None
@@ -314,3 +920,4 @@ def _ignores_argument(args: ast.arguments, body: list[ast.stmt] | list[ast.expr]
         return False
     read = {n.id for stmt in body for n in ast.walk(stmt) if isinstance(n, ast.Name)}
     return bool(others) and not read & set(others)
+

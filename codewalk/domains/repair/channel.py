@@ -1,15 +1,21 @@
 """Outcomes the code under test cannot write, and tests it cannot recognise by name.
 
-A test run is started by the harness (harness/run.py), which hands the runner a nonce and a pipe; a pytest
-plugin of the harness's (harness/outcomes.py, loaded with -p under a name drawn per run, before any module
-under test) writes each report to the pipe, signed with the nonce. The harness prints one line for the
-host, marked with a token only the host knows. So a verdict comes from what pytest itself reported, never
-from a file or an output the tested code can reach: a JUnit file rewritten at exit, a forged line on the
-pipe or on stdout, or an `os._exit(0)` before the session ends (no final record: no verdict) earn nothing.
-The same harness runs in both runtimes; in a container it is root and the tests run as another user.
+A test run is started by the harness (harness/run.py), which hands the runner a key and a pipe. The runner
+is harness/boot.py in place of pytest: it installs the run-time guard (a PEP 578 audit hook, Python 3.8+),
+loads pytest and its plugins before the tree is on sys.path, records the report path, and sends each
+report on the pipe as a numbered line signed whole (HMAC-SHA256). The harness keeps the lines that verify
+and prints one line for the host, marked with a token only the host knows. So a verdict comes from what
+pytest itself reported, never from a file or an output the tested code can reach. The same harness runs in
+both runtimes; in a container it is root and the tests run as another user.
 
-Each FAIL_TO_PASS test also runs a second time as a renamed copy (its module and its function renamed, with
-a tag drawn per run): a fix that answers by the name of its caller or of the current test passes only one
+A run the guard stopped gives no verdict (`NoVerdict`, with its rule code): an event the audit hook denied
+while changed code was on the stack (audit_denied), a changed report path (report_path_changed), a channel
+whose records do not add up (channel_forged: a gap in the numbering, a writer put under the descriptor,
+per-test outcomes that disagree with pytest's exit status or its count of failures), or a test file or
+renamed copy that differs after the run (tests_changed).
+
+Each FAIL_TO_PASS test also runs a second time as a renamed copy (its module and its function renamed, each
+name drawn per run): a fix that answers by the name of its caller or of the current test passes only one
 of the two, and the test counts as passed only if both do.
 """
 
@@ -18,16 +24,31 @@ from __future__ import annotations
 import ast
 import json
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from codewalk.errors import InfraError
 
+from .codes import Rule
 from .junit import WORST, cross_check
 
 HARNESS = Path(__file__).with_name("harness")
 RUNNER = "run.py"  # the harness script's name in a run's harness directory
+BOOT = "boot.py"  # the test runner it starts (pytest under the guard)
+# Exit codes of boot.py when the guard stopped the run (harness/boot.py)
+DENIED, REPORT_PATH, WRITER_REPLACED = 86, 87, 88
+AUDIT_DENIED, REPORT_PATH_CHANGED, CHANNEL_FORGED, TESTS_CHANGED = (
+    Rule.AUDIT_DENIED, Rule.REPORT_PATH_CHANGED, Rule.CHANNEL_FORGED, Rule.TESTS_CHANGED)
+
+
+class NoVerdict(InfraError):
+    """A run the run-time guard stopped: no verdict, and the rule code (and audit event) saying why."""
+
+    def __init__(self, message: str, rule: str, event: str = ""):
+        super().__init__(message)
+        self.rule, self.event = rule, event
 
 
 @dataclass(frozen=True)
@@ -37,27 +58,35 @@ class Report:
     exit: int
     timed_out: bool
     records: list[dict[str, Any]]
-    unsigned: int  # lines on the channel without the nonce: written by something other than the plugin
+    unsigned: int  # lines on the channel whose signature does not verify: written by something other than the guard
     seconds: float
     output: str  # the end of the runner's stdout and stderr
     python: str
     began: float = 0.0  # when the harness started (time.time())
+    gap: int | None = None  # the first verified record out of sequence (a line dropped or changed)
+    changed: list[str] = field(default_factory=list)  # protected files that differ after the run
 
 
-def prepare(into: Path) -> str:
-    """Write the harness (runner script and plugin) into a directory; return the plugin's module name."""
-    plugin = f"_cw_{secrets.token_hex(8)}"
-    (into / RUNNER).write_text((HARNESS / "run.py").read_text(encoding="utf-8"), encoding="utf-8")
-    (into / f"{plugin}.py").write_text((HARNESS / "outcomes.py").read_text(encoding="utf-8"), encoding="utf-8")
-    return plugin
+def audited(report: Report) -> bool:
+    """Whether the run was under the audit hook (Python 3.8+): its final record says so."""
+    return any(r.get("audit") for r in report.records if "end" in r)
+
+
+def prepare(into: Path) -> None:
+    """Write the harness (its script and the test runner it starts) into a directory."""
+    for name in (RUNNER, BOOT):
+        (into / name).write_text((HARNESS / name).read_text(encoding="utf-8"), encoding="utf-8")
 
 
 def config(token: str, argv: list[str], cwd: str, env: dict[str, str], timeout: float,
-           uid: int | None = None, memory_mb: int | None = None) -> str:
+           uid: int | None = None, memory_mb: int | None = None, *, changed: Sequence[str] = (),
+           protected: Sequence[str] = ()) -> str:
     """The harness's input: what to run, where, the token its report line starts with; as whom and with
-    what address-space limit (a container: the local sandbox sets it on the harness itself)."""
+    what address-space limit (a container: the local sandbox sets it on the harness itself); the files the
+    candidate changed (the guard watches their frames) and the files the tests must leave as they are."""
     return json.dumps({"token": token, "argv": argv, "cwd": cwd, "env": env, "timeout": timeout, "uid": uid,
-                       "memory_mb": memory_mb, "plugins": True})
+                       "memory_mb": memory_mb, "plugins": True, "changed": list(changed),
+                       "protected": list(protected)})
 
 
 def read(stdout: str, token: str, returncode: int) -> Report:
@@ -66,7 +95,8 @@ def read(stdout: str, token: str, returncode: int) -> Report:
         if line.startswith(token + " "):
             data = json.loads(line[len(token) + 1:])
             return Report(data["exit"], data["timed_out"], data["records"], data["unsigned"], data["seconds"],
-                          data["output"], data["python"], data.get("began", 0.0))
+                          data["output"], data["python"], data.get("began", 0.0), data.get("gap"),
+                          data.get("changed", []))
     raise InfraError(f"the test harness gave no report (exit code {returncode}): {stdout.strip()[-300:]}")
 
 
@@ -76,6 +106,7 @@ def outcomes(report: Report) -> dict[str, str]:
     if report.timed_out:
         raise InfraError("the tests timed out")
     tail = report.output.strip()[-600:]
+    _guarded(report, tail)
     ends = [r["end"] for r in report.records if "end" in r]
     if not ends:
         raise InfraError(f"the test session ended without its final report (exit code {report.exit}): "
@@ -99,11 +130,38 @@ def outcomes(report: Report) -> dict[str, str]:
     if not found:
         raise InfraError(f"the runner reported no test (exit code {report.exit}): the tests did not run; "
                          f"output ends: {tail}")
+    end = next(r for r in reversed(report.records) if "end" in r)
+    failures = sum(1 for r in report.records if ("node" in r or "collect" in r) and r["outcome"] == "failed"
+                   and not r.get("xfail"))
+    if end.get("failed", failures) != failures:
+        raise NoVerdict(f"the channel carried {failures} failed report(s) but pytest counted {end['failed']}",
+                        CHANNEL_FORGED)
     try:
         cross_check({(n, ""): s for n, s in found.items()}, report.exit)
     except InfraError as e:
         raise InfraError(f"{e}; output ends: {tail}") from None
     return found
+
+
+def _guarded(report: Report, tail: str) -> None:
+    """NoVerdict when the run-time guard stopped the run, or the channel or the test files were tampered with."""
+    for record in report.records:
+        if "denied" in record:
+            raise NoVerdict(f"the audit hook denied {record['denied']} ({record.get('what', '')}) while changed "
+                            "code was on the stack", AUDIT_DENIED, record["denied"])
+        if record.get("guard") == REPORT_PATH_CHANGED:
+            raise NoVerdict(f"the report path changed during the run ({record.get('what', '')})",
+                            REPORT_PATH_CHANGED)
+    if report.changed:
+        raise NoVerdict(f"the tests' files changed during the run: {', '.join(report.changed[:3])}", TESTS_CHANGED)
+    if report.exit == WRITER_REPLACED:
+        raise NoVerdict("the outcome channel's descriptor was replaced during the run", CHANNEL_FORGED)
+    if report.gap is not None:
+        raise NoVerdict(f"the outcome channel lost or changed records (record {report.gap} out of sequence); "
+                        f"{report.unsigned} line(s) did not verify", CHANNEL_FORGED)
+    if report.exit in (DENIED, REPORT_PATH) and not any("end" in r for r in report.records):
+        raise NoVerdict(f"the runner exited {report.exit} (the guard's code) without its records; output ends: "
+                        f"{tail}", CHANNEL_FORGED)
 
 
 def _status(record: dict[str, Any]) -> str:
@@ -119,7 +177,7 @@ def _status(record: dict[str, Any]) -> str:
 class Copies:
     """Renamed copies of tests: copy node id -> original node id, and the files written."""
 
-    tag: str
+    tag: str  # drawn per run (each file and function name draws its own)
     nodes: dict[str, str] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
 
@@ -127,7 +185,7 @@ class Copies:
 def renamed_copies(root: Path, tests: list[str]) -> Copies:
     """Write, beside each file holding one of `tests`, a copy whose module and test functions are renamed;
     a test whose definition cannot be found in its file (generated, inherited) gets no copy."""
-    copies = Copies(f"cw{secrets.token_hex(4)}")
+    copies = Copies(_token())
     by_file: dict[str, list[str]] = {}
     for test in tests:
         by_file.setdefault(test.split("::")[0], []).append(test)
@@ -144,12 +202,15 @@ def renamed_copies(root: Path, tests: list[str]) -> Copies:
         names: dict[tuple[str, ...], str] = {}
         for node in nodes:
             chain = tuple(node.split("[")[0].split("::")[1:])
-            if chain and chain not in names and _rename(tree, lines, chain, copies.tag, len(names)):
-                names[chain] = f"{_prefix(chain[-1])}{copies.tag}_{len(names)}"
+            if chain and chain not in names:
+                new_name = f"{_prefix(chain[-1])}{_token()}"
+                if _rename(tree, lines, chain, new_name):
+                    names[chain] = new_name
         if not names:
             continue
         name = PurePosixPath(path).name
-        new = (f"test_{copies.tag}_{name[5:]}" if name.startswith("test_") else f"{copies.tag}_{name}")
+        tag = _token()
+        new = f"test_{tag}_{name[5:]}" if name.startswith("test_") else f"{tag}_{name}"
         copy = str(PurePosixPath(path).with_name(new))
         (root / copy).write_text("".join(lines), encoding="utf-8")
         copies.files.append(copy)
@@ -161,14 +222,20 @@ def renamed_copies(root: Path, tests: list[str]) -> Copies:
     return copies
 
 
+def _token() -> str:
+    """A name part drawn per copy: nothing maps a copy back to its test or to its place in F2P."""
+    return f"c{secrets.token_hex(6)}"
+
+
 def _prefix(name: str) -> str:
     """The start of a test function's name that pytest's python_functions pattern most likely matches."""
     head, sep, _ = name.partition("_")
     return f"{head}_" if sep else f"{name}_"
 
 
-def _rename(tree: ast.Module, lines: list[str], chain: tuple[str, ...], tag: str, number: int) -> bool:
-    """Rename the function chain[-1] (in the classes chain[:-1]) in `lines`; False if it is not defined there."""
+def _rename(tree: ast.Module, lines: list[str], chain: tuple[str, ...], new_name: str) -> bool:
+    """Rename the function chain[-1] (in the classes chain[:-1]) to new_name in `lines`; False if it is not
+    defined there."""
     body: list[ast.stmt] = tree.body
     for cls in chain[:-1]:
         found = next((n for n in body if isinstance(n, ast.ClassDef) and n.name == cls), None)
@@ -184,5 +251,5 @@ def _rename(tree: ast.Module, lines: list[str], chain: tuple[str, ...], tag: str
     if at < 0:
         return False
     at += len("def ")
-    lines[func.lineno - 1] = line[:at] + f"{_prefix(func.name)}{tag}_{number}" + line[at + len(func.name):]
+    lines[func.lineno - 1] = line[:at] + new_name + line[at + len(func.name):]
     return True

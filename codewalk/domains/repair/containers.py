@@ -7,7 +7,8 @@ virtualenv at /opt/cw-env with pytest, the config's pip_packages and requirement
 environment_setup_commit), its pre_install commands, and its install command run in /testbed, a copy of the
 repository at that commit (so an editable install finds the tree each run puts there). The tag is a hash of everything that defines
 the environment, so an image is built once and reused by every commit and group of that environment; it is
-labelled (codewalk.runtime.labels). Builds use the host's network, CA bundle and pip settings (an image's own
+labelled (codewalk.runtime.labels). Builds run on the daemon's default network (CODEWALK_BUILD_NETWORK=host
+for the host's, where the daemon has no bridge), with the host's CA bundle and pip settings (an image's own
 CA bundle may not trust the path this machine reaches PyPI by). A build or pull that fails is an InfraError
 with the end of its log: the group is an error, never "unsolved".
 
@@ -46,8 +47,8 @@ from codewalk.errors import InfraError
 from codewalk.locks import locked
 
 from . import channel
-from .env import EnvSpec, Image
 from .git import digest, git, network_env
+from .runs import EnvSpec, Image
 
 BASE = "CODEWALK_DOCKER_BASE"
 DEFAULT_BASE = "python:{python}-slim"
@@ -57,6 +58,9 @@ USER = 1000
 PYTHONS = (f"{VENV}/bin/python", "/opt/miniconda3/envs/testbed/bin/python", "/opt/conda/envs/testbed/bin/python",
            "/usr/local/bin/python3", "/usr/bin/python3")
 CA_BUNDLE = "/etc/ssl/certs/ca-certificates.crt"
+# The network image builds run on: the daemon's default unless this names one ("host" where the daemon has
+# no bridge, as CI's does: .ci/docker.sh exports CODEWALK_BUILD_NETWORK=host then). "default" is the default.
+BUILD_NETWORK = "CODEWALK_BUILD_NETWORK"
 # Between two runs in one container (root): every process of the test user killed, then what runs leave
 # behind removed. No procps in a minimal image: the owners are read from /proc.
 RESET = ("for p in /proc/[0-9]*; do [ \"$(stat -c %u $p 2>/dev/null)\" = {uid} ] && kill -9 ${{p#/proc/}} 2>/dev/null; "
@@ -197,7 +201,7 @@ def _build(tag: str, base: str, spec: EnvSpec, mirror: Path, setup: str, repo: s
     log: list[str] = []
     try:
         stream = runtime.client().api.build(fileobj=_tar(context, tree), custom_context=True, tag=tag, labels=labels,
-                                            network_mode="host", rm=True, forcerm=True, buildargs=settings,
+                                            network_mode=build_network(), rm=True, forcerm=True, buildargs=settings,
                                             decode=True)
         for chunk in stream:
             log.append(chunk.get("stream") or chunk.get("status") or "")
@@ -205,11 +209,18 @@ def _build(tag: str, base: str, spec: EnvSpec, mirror: Path, setup: str, repo: s
                 raise BuildError(chunk["error"], log)
     except (BuildError, DockerException) as e:
         tail = "".join(log).strip()[-1500:]
-        raise InfraError(f"could not build the environment image {tag} on {base}: {str(e).strip()[-300:]}; "
-                         f"build log ends: {tail}") from None
+        network = build_network() or f"the daemon's default ({BUILD_NETWORK}=host for the host's)"
+        raise InfraError(f"could not build the environment image {tag} on {base} (network: {network}): "
+                         f"{str(e).strip()[-300:]}; build log ends: {tail}") from None
     finally:
         if tree:
             tree.unlink(missing_ok=True)
+
+
+def build_network() -> str | None:
+    """CODEWALK_BUILD_NETWORK, None (the daemon's default network) when unset or "default"."""
+    value = os.environ.get(BUILD_NETWORK, "").strip()
+    return None if value in ("", "default") else value
 
 
 def _tar(files: dict[str, bytes], tree: Path | None = None) -> io.BytesIO:
@@ -229,13 +240,14 @@ def _tar(files: dict[str, bytes], tree: Path | None = None) -> io.BytesIO:
 
 
 def run_in_container(image: Image, work: Path, harness: Path, token: str, command: str, timeout: float,
-                     memory_mb: int, session: Session | None = None) -> channel.Report:
+                     memory_mb: int, session: Session | None = None,
+                     guard: Mapping[str, list[str]] | None = None) -> channel.Report:
     """The harness in a container of image: the tree at /testbed, the harness at /cw-harness. The container
     is a fresh one, or the session's (a group's checks share one; it is reset before each further run)."""
     if session is None:
         with Session() as own:
-            return own.run(image, work, harness, token, command, timeout, memory_mb)
-    return session.run(image, work, harness, token, command, timeout, memory_mb)
+            return own.run(image, work, harness, token, command, timeout, memory_mb, guard)
+    return session.run(image, work, harness, token, command, timeout, memory_mb, guard)
 
 
 class Session:
@@ -263,7 +275,7 @@ class Session:
             self.container, self.agent, self.name = None, None, ""
 
     def run(self, image: Image, work: Path, harness: Path, token: str, command: str, timeout: float,
-            memory_mb: int) -> channel.Report:
+            memory_mb: int, guard: Mapping[str, list[str]] | None = None) -> channel.Report:
         from docker.errors import DockerException
 
         paths_ = [HARNESS, TREE] + ([f"{TREE}/src"] if (work / "src").is_dir() else [])
@@ -271,7 +283,9 @@ class Session:
                "TMPDIR": HOME, "USER": "cwtest", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
                "PYTHONNOUSERSITE": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
         argv = ["bash", "-c", command.replace("{harness}", HARNESS)]
-        config = channel.config(token, argv, TREE, env, timeout, uid=image.user, memory_mb=memory_mb).encode()
+        guard = guard or {}
+        config = channel.config(token, argv, TREE, env, timeout, uid=image.user, memory_mb=memory_mb,
+                                changed=guard.get("changed", ()), protected=guard.get("protected", ())).encode()
         mark = time.monotonic()
         try:
             if self.container is None:

@@ -2,6 +2,9 @@
 
 A virtualenv per (repository, environment spec), built once and cached, with the interpreter the spec
 asks for when this machine has one (the current interpreter otherwise, and the environment says so).
+The build runs the repository's code (setup.py, build backends, the row's install command), so it runs
+in the sandbox as the tests do, with the network: it sees the system directories, the interpreter, the
+checkout, the environment and the pip cache (those three writable), nothing else of the host.
 The repository under test is never installed into a worktree-specific place: its worktree goes first on
 PYTHONPATH, so one environment serves every worktree and commit of the repository. Each test run is
 the repository's runner (pytest, or the row's test_cmd, which must accept pytest's options) on the
@@ -21,10 +24,10 @@ import shlex
 import shutil
 import sys
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from codewalk import meter, sandbox
 from codewalk.errors import InfraError
@@ -33,91 +36,10 @@ from codewalk.locks import locked
 from . import channel
 from .git import Worktree, digest, network_env
 from .junit import node_key
+from .runs import Env, EnvSpec, Image, TestRun
 
 log = logging.getLogger(__name__)
 MARKER = "codewalk-env.json"  # written last: an environment without it is unfinished
-
-
-@dataclass(frozen=True)
-class EnvSpec:
-    """The environment part of a row's install_config (SWE-rebench keys)."""
-
-    python: str = ""  # "3.9"; empty: this interpreter
-    packages: str = ""  # "requirements.txt", "environment.yml", or package names
-    pip_packages: tuple[str, ...] = ()
-    reqs_path: tuple[str, ...] = ()
-    pre_install: tuple[str, ...] = ()
-    install: str = ""  # run once in a checkout when the environment is built, e.g. "pip install -e ."
-    test_cmd: str = ""  # not part of the environment's identity
-
-    @classmethod
-    def from_config(cls, config: dict[str, Any] | None) -> EnvSpec:
-        config = config or {}
-
-        def words(key: str) -> tuple[str, ...]:
-            value = config.get(key) or ()
-            return tuple(value.split()) if isinstance(value, str) else tuple(str(v) for v in value)
-
-        def lines(key: str) -> tuple[str, ...]:
-            value = config.get(key) or ()
-            return (value,) if isinstance(value, str) else tuple(str(v) for v in value)
-
-        return cls(python=str(config.get("python") or ""), packages=str(config.get("packages") or ""),
-                   pip_packages=words("pip_packages"), reqs_path=lines("reqs_path"),
-                   pre_install=lines("pre_install"), install=str(config.get("install") or ""),
-                   test_cmd=str(config.get("test_cmd") or ""))
-
-    def identity(self) -> dict[str, Any]:
-        data = asdict(self)
-        data.pop("test_cmd")
-        return data
-
-
-@dataclass(frozen=True)
-class Env:
-    path: Path
-    python_asked: str
-    python_used: str  # full version of the interpreter the environment was built with
-    notes: tuple[str, ...]  # what could not be done as the spec asked
-
-    @property
-    def python(self) -> Path:
-        return self.path / "bin" / "python"
-
-    def summary(self) -> dict[str, Any]:
-        return {"venv": str(self.path), "python_asked": self.python_asked, "python_used": self.python_used,
-                "notes": list(self.notes)}
-
-
-@dataclass(frozen=True)
-class Image:
-    """An environment in the docker runtime: the image a test run's container starts from."""
-
-    tag: str
-    python_asked: str
-    source: str  # "row" (the row's image_name / docker_image) or "built" (from install_config on a base image)
-    notes: tuple[str, ...] = ()
-    user: int = 1000  # the uid the tests run as; the harness runs as root
-    tree: bool = True  # the image holds a /testbed of its own (a row's image; a build that ran `install`)
-
-    def summary(self) -> dict[str, Any]:
-        return {"image": self.tag, "source": self.source, "python_asked": self.python_asked,
-                "notes": list(self.notes)}
-
-
-@dataclass(frozen=True)
-class TestRun:
-    status: dict[str, str]  # node id -> passed / failed / error / skipped / missing / renamed copy ...
-    returncode: int | None  # None: nothing ran (no test file of the run exists)
-    seconds: float
-    unsigned: int = 0  # lines on the outcome channel without the run's nonce (channel.py)
-    python: str = ""  # the interpreter the tests ran on
-    # every case the run reported, (classname, name) -> outcome, as JUnit names it: what a run of whole
-    # files found (mining; junit.node_key maps a node id to its key)
-    cases: dict[tuple[str, str], str] = field(default_factory=dict)
-
-    def failing(self, tests: list[str]) -> list[str]:
-        return [t for t in tests if self.status.get(t) != "passed"]
 
 
 @cache
@@ -180,8 +102,9 @@ class Envs:
 
     def _build(self, path: Path, exe: str, spec: EnvSpec, used: str, notes: list[str], tree: Worktree) -> Env:
         shutil.rmtree(path, ignore_errors=True)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._step([exe, "-m", "venv", str(path)], tree.path, "create the virtualenv", path)
+        path.mkdir(parents=True)  # it exists before the sandbox binds it writable
+        self.pip_cache.mkdir(parents=True, exist_ok=True)
+        self._step([exe, "-m", "venv", str(path)], tree.path, "create the virtualenv", path, exe)
         wanted = ["pytest", *spec.pip_packages]
         if spec.packages == "requirements.txt":
             for req in spec.reqs_path or ("requirements.txt",):
@@ -194,24 +117,61 @@ class Envs:
         elif spec.packages:
             wanted += spec.packages.split()  # conda package names; most are the same on PyPI
         self._step([str(path / "bin" / "python"), "-m", "pip", "install", "--quiet", *wanted], tree.path,
-                   "install the test dependencies", path)
+                   "install the test dependencies", path, exe, local_archives(wanted))
         if spec.pre_install:
             notes.append("pre_install commands were not run (they change the host system): "
                          + "; ".join(spec.pre_install))
         if spec.install:
             self._step(["bash", "-c", spec.install], tree.path, f"run the install command {spec.install!r}",
-                       path)
+                       path, exe)
         env = Env(path, spec.python, used, tuple(notes))
         (path / MARKER).write_text(json.dumps(env.summary(), indent=1))
         return env
 
-    def _step(self, cmd: list[str], cwd: Path, what: str, venv: Path) -> None:
-        # Building the environment needs the network and writes the venv: our own step, not isolated.
-        done = sandbox.run(cmd, cwd=cwd, timeout=self.timeout, memory_mb=16384, max_file_mb=1 << 16, isolate=False,
-                           env={**network_env(), **_venv_env(venv), "PIP_CACHE_DIR": str(self.pip_cache)})
+    def _step(self, cmd: list[str], cwd: Path, what: str, venv: Path, exe: str, archives: Sequence[Path] = ()) \
+            -> None:
+        # The repository's code runs here: in the sandbox, with the network (packages come from an index),
+        # writing only the checkout, the environment, the pip cache and a scratch HOME.
+        network = network_env()
+        with sandbox.workdir() as home:
+            done = sandbox.run(cmd, cwd=cwd, timeout=self.timeout, memory_mb=16384, max_file_mb=1 << 16,
+                               network=True, writable=[venv, self.pip_cache, home],
+                               sees=[*build_view(exe), *_named_files(network), *archives],
+                               env={**network, **_venv_env(venv), "PIP_CACHE_DIR": str(self.pip_cache),
+                                    "HOME": str(home), "TMPDIR": str(home), "PIP_DISABLE_PIP_VERSION_CHECK": "1"})
         if done.timed_out or done.returncode != 0:
             why = f"timed out after {self.timeout:g}s" if done.timed_out else f"exited {done.returncode}"
             raise InfraError(f"could not {what} ({why}): {(done.stderr or done.stdout).strip()[-800:]}")
+
+
+def build_view(exe: str) -> list[Path]:
+    """What a build sees of the interpreter it makes the environment with: its installation, and the
+    one it was made from when it is itself a virtualenv (the current interpreter may be one)."""
+    seen = [Path(exe).parent.parent, Path(exe).resolve().parent.parent]
+    if Path(exe) == Path(sys.executable):
+        seen += sandbox.python_runtime()
+    return list(dict.fromkeys(seen))
+
+
+ARCHIVES = (".whl", ".tar.gz", ".tgz", ".tar.bz2", ".zip")
+
+
+def local_archives(wanted: Sequence[str]) -> list[Path]:
+    """Package files on this machine that the requirements name (`name @ file:///…/x.whl`, an absolute
+    path): the build sees those files read-only, and nothing else outside its view; only package archives,
+    so a requirement cannot show the build an arbitrary file of the user's."""
+    found = []
+    for word in wanted:
+        where = word.split(" @ ", 1)[-1].strip()
+        where = unquote(where.removeprefix("file://")) if where.startswith("file:///") else where
+        if where.startswith("/") and where.endswith(ARCHIVES) and Path(where).is_file():
+            found.append(Path(where))
+    return found
+
+
+def _named_files(settings: dict[str, str]) -> list[Path]:
+    """Files the network settings name (a pip configuration, a CA bundle): the build must read them."""
+    return [Path(v) for v in settings.values() if v.startswith("/") and Path(v).exists()]
 
 
 def _read_marker(path: Path) -> Env | None:
@@ -245,7 +205,7 @@ CONFIGS = (("pytest.ini", "[pytest]"), (".pytest.ini", "[pytest]"), ("pyproject.
 
 def run_tests(env: Env | Image, tree: Worktree, tests: list[str], test_cmd: str, timeout: float,
               memory_mb: int = 4096, config_from: str = "", *, base: str = "", renamed: Sequence[str] = (),
-              session: Any = None, fresh: bool = True) -> TestRun:
+              session: Any = None, fresh: bool = True, changed: Sequence[str] = ()) -> TestRun:
     """Run the files holding tests and report each test's outcome; InfraError when there is no verdict.
 
     The run is the harness's, not the repository's. It runs in a copy of the tree whose git history is one
@@ -259,6 +219,12 @@ def run_tests(env: Env | Image, tree: Worktree, tests: list[str], test_cmd: str,
     containers.Session) lets several runs of one group share a container. fresh=False (mining, local
     runtime only) runs in the worktree itself, so repeated runs of one state see what earlier ones left
     there, as mining's flakiness check wants.
+
+    The runner is the harness's boot.py in place of pytest (test_cmd must start with pytest, py.test or
+    `python -m pytest`): pytest loads before the tree is importable, and on Python 3.8+ an audit hook
+    watches the frames of `changed` (the candidate's files, relative to the tree): what it denies, a
+    changed report path, a forged channel or a test file changed by the run give no verdict (NoVerdict,
+    with the rule code). TestRun.audited says whether the hook was there.
     """
     files = sorted({t.split("::")[0] for t in tests})
     present = [f for f in files if (tree.path / f).is_file()]
@@ -272,18 +238,23 @@ def run_tests(env: Env | Image, tree: Worktree, tests: list[str], test_cmd: str,
             work = tree.path
         copies = channel.renamed_copies(work, [t for t in renamed if t in tests])
         harness.mkdir()
-        plugin = channel.prepare(harness)
+        channel.prepare(harness)
         config = _config_copy(tree, config_from, harness)
-        runner = test_cmd or "{python} -m pytest"
-        command = (f"{runner} -c {{harness}}/{config.name} --rootdir=. -p no:cacheprovider {{plugins}} -p {plugin} "
+        command = (f"{_runner(test_cmd)} -c {{harness}}/{config.name} --rootdir=. -p no:cacheprovider {{plugins}} "
                    + " ".join(shlex.quote(f) for f in [*present, *copies.files]))
         token = secrets.token_hex(16)
+        # the tests' files, the copies and every conftest.py, digested before and after the run; not when
+        # the run is in the worktree itself (mining), whose files stay writable
+        conftests = sorted(str(p.relative_to(work)) for p in work.rglob("conftest.py") if ".git" not in p.parts)
+        guard = {"changed": [p for p in changed if p.endswith(".py")],
+                 "protected": [*present, *copies.files, *conftests] if fresh or isinstance(env, Image) else []}
         if isinstance(env, Image):
             from . import containers  # the docker SDK only where the docker runtime is used
 
-            report = containers.run_in_container(env, work, harness, token, command, timeout, memory_mb, session)
+            report = containers.run_in_container(env, work, harness, token, command, timeout, memory_mb, session,
+                                                 guard=guard)
         else:
-            report = _run_local(env, work, harness, token, command, timeout, memory_mb)
+            report = _run_local(env, work, harness, token, command, timeout, memory_mb, guard)
     found = channel.outcomes(report)
     status = {t: found.get(t, "missing") for t in tests}
     for copy, original in copies.nodes.items():
@@ -291,11 +262,30 @@ def run_tests(env: Env | Image, tree: Worktree, tests: list[str], test_cmd: str,
             status[original] = f"renamed copy {found.get(copy, 'missing')}"
     cases = {node_key(node): outcome for node, outcome in found.items() if node not in copies.nodes}
     return TestRun(status, report.exit, round(report.seconds, 3), unsigned=report.unsigned, python=report.python,
-                   cases=cases)
+                   cases=cases, audited=channel.audited(report))
+
+
+def _runner(test_cmd: str) -> str:
+    """The test command with pytest replaced by the harness's runner (boot.py, without PYTHONPATH: the tree
+    is not on sys.path until pytest and its plugins have loaded); InfraError for a command that is not
+    pytest. Variables the command sets before pytest are kept, PYTHONPATH aside."""
+    words = shlex.split(test_cmd or "pytest")
+    assignments = []  # VAR=value words before the command, kept for bash
+    while words and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", words[0]):
+        word = words.pop(0)
+        if not word.startswith("PYTHONPATH="):  # the harness's own: the tree joins once pytest has loaded
+            assignments.append(shlex.quote(word))
+    if words[:1] in (["pytest"], ["py.test"]):
+        rest = words[1:]
+    elif len(words) >= 3 and re.fullmatch(r"(\S*/)?python[\d.]*", words[0]) and words[1:3] == ["-m", "pytest"]:
+        rest = words[3:]
+    else:
+        raise InfraError(f"the test command {test_cmd!r} does not start with pytest: the harness runs pytest only")
+    return " ".join([*assignments, "{python}", "-s", "{harness}/" + channel.BOOT, *(shlex.quote(w) for w in rest)])
 
 
 def _run_local(env: Env, work: Path, harness: Path, token: str, command: str, timeout: float,
-               memory_mb: int) -> channel.Report:
+               memory_mb: int, guard: dict[str, list[str]] | None = None) -> channel.Report:
     """The harness in the sandbox: the tree writable, the harness and the environment read-only."""
     home = harness.parent / "home"  # beside the harness, in the run's scratch folder
     home.mkdir()
@@ -303,7 +293,9 @@ def _run_local(env: Env, work: Path, harness: Path, token: str, command: str, ti
     run_env = {**_venv_env(env.path), "PYTHONPATH": os.pathsep.join(paths), "HOME": str(home), "TMPDIR": str(home),
                "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
     argv = ["bash", "-c", command.replace("{harness}", shlex.quote(str(harness)))]
-    stdin = channel.config(token, argv, str(work), run_env, timeout)
+    guard = guard or {}
+    stdin = channel.config(token, argv, str(work), run_env, timeout, changed=guard.get("changed", ()),
+                           protected=guard.get("protected", ()))
     done = sandbox.run([str(env.python), "-I", str(harness / channel.RUNNER)], cwd=work, timeout=timeout + 60,
                        memory_mb=memory_mb, max_file_mb=256, writable=[home], sees=[*venv_runtime(env.path), harness],
                        stdin=stdin, env=run_env)
@@ -347,3 +339,73 @@ def installed_plugins(venv: str) -> tuple[str, ...]:
     if done.returncode != 0:
         raise InfraError(f"cannot list the pytest plugins of {venv}: {done.stderr.strip()[-300:]}")
     return tuple(sorted(set(done.stdout.split())))
+
+
+# What an empty pytest session imports in an environment, the tree nowhere on sys.path: the names a new
+# top-level module of a candidate must not take (it would shadow them once the tree is on sys.path).
+IMPORTABLE_PROBE = """
+import json, os, pkgutil, sys, tempfile
+tried = set()  # every top-level name anything asks for, found or not (copy.py tries `org`)
+class Recorder(object):
+    def find_spec(self, name, path=None, target=None):
+        tried.add(name.split(".")[0])
+    def find_module(self, name, path=None):  # Python 2 era finders' protocol, for old interpreters
+        tried.add(name.split(".")[0])
+sys.meta_path.insert(0, Recorder())
+names = set(sys.builtin_module_names) | set(getattr(sys, "stdlib_module_names", ()))
+names |= {m[1] for m in pkgutil.iter_modules()}
+empty = tempfile.mkdtemp()
+os.chdir(empty)
+with open("pytest.ini", "w") as f:
+    f.write("[pytest]\\n")
+try:
+    import pytest
+    pytest.main(["-q", "-p", "no:cacheprovider", empty])
+except BaseException:
+    pass
+names |= {m.split(".")[0] for m in list(sys.modules)} | tried
+sys.stdout.write("\\ncodewalk-importable " + json.dumps(sorted(names)) + "\\n")
+"""
+
+
+@cache
+def importable_names(env: Env | Image) -> frozenset[str]:
+    """The top-level names the environment imports without the tree: its standard library, every installed
+    distribution's modules, and what an empty pytest session imports or tries to import there (site hooks,
+    plugins, optional imports such as copy.py's `org`), measured
+    by running one with the environment's interpreter under the same runtime; cached per environment."""
+    if isinstance(env, Image):
+        out = _probe_in_image(env, IMPORTABLE_PROBE)
+    else:
+        with sandbox.workdir() as scratch:
+            done = sandbox.run([str(env.python), "-I", "-c", IMPORTABLE_PROBE], cwd=scratch, timeout=300,
+                               env={**_venv_env(env.path), "TMPDIR": str(scratch), "HOME": str(scratch)},
+                               sees=venv_runtime(env.path) if (env.path / "pyvenv.cfg").is_file() else None)
+        out = done.stdout
+    for line in reversed(out.splitlines()):
+        if line.startswith("codewalk-importable "):
+            return frozenset(json.loads(line.split(" ", 1)[1]))
+    raise InfraError(f"cannot list what {env.summary()} imports without the tree: {out.strip()[-300:]}")
+
+
+def _probe_in_image(image: Image, source: str) -> str:
+    """The output of `python -I -c source` in a fresh container of image (no network, the tests' user), with
+    the interpreter a test run's container uses (containers.BOOT)."""
+    from docker.errors import DockerException
+
+    from codewalk import runtime
+
+    from . import containers  # the docker SDK only where the docker runtime is used
+
+    name = runtime.container_name("probe")
+    try:
+        out = runtime.client().containers.run(
+            image.tag, name=name, entrypoint=["/bin/sh", "-c", containers.BOOT, "codewalk-probe", source],
+            command=[], network_mode="none", user=str(image.user), working_dir="/tmp", remove=True,
+            stdout=True, stderr=False, environment={"HOME": "/tmp", "PATH": "/usr/local/bin:/usr/bin:/bin"},
+            labels=runtime.labels("probe"), mem_limit="2048m")
+    except DockerException as e:
+        raise InfraError(f"cannot probe {image.tag}: {str(e).strip()[-300:]}") from None
+    finally:
+        runtime.forget_later(name)
+    return out.decode("utf-8", errors="replace") if isinstance(out, bytes) else str(out)

@@ -5,7 +5,11 @@ Every repository is mirrored into the codewalk cache (a local clone hardlinks it
 cheap) and every checkout is a worktree of that mirror: the user's own clone is read once and never
 written to. A worktree is reused across groups with the same c*, reset between runs (`git checkout
 -f`, `git clean -fdx`); a lock per worktree lets several worker processes share the pool. Git runs
-through the sandbox with a timeout, with hooks switched off and no global or system configuration.
+through the sandbox with a timeout and codewalk.gitsafe's settings (no hooks, fsmonitor, external diff,
+system or global configuration). A worktree is code's to write (a row's install commands and a mined
+repository's tests run in it), so git never reads its `.git`: every call names the worktree's
+administrative folder inside the mirror (found from the mirror, not from the tree), and the trusted side
+rewrites the tree's `.git` link before it resets the tree.
 """
 
 from __future__ import annotations
@@ -18,12 +22,11 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from codewalk import meter, sandbox
+from codewalk import gitsafe, meter, sandbox
 from codewalk.errors import InfraError
 from codewalk.locks import locked
 
 METHODS = ("strict", "3way", "fuzzy")
-NO_HOOKS = ["-c", "core.hooksPath=/dev/null", "-c", "advice.detachedHead=false", "-c", "gc.auto=0"]
 # Network settings a clone or pip install may need; nothing else of the caller's environment passes.
 PASS_ENV = ("http_proxy", "https_proxy", "no_proxy", "HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "SSL_CERT_FILE",
             "SSL_CERT_DIR", "GIT_SSL_CAINFO")
@@ -43,14 +46,14 @@ def network_env() -> dict[str, str]:
 
 
 def git(args: list[str], cwd: Path, *, timeout: float = 600.0, env: dict[str, str] | None = None,
-        check: bool = True, stdin: str | None = None) -> sandbox.Completed:
-    """Run one git command; a non-zero exit raises InfraError unless check=False."""
-    # No global or system configuration: the sandbox's HOME is the working directory, and a repository
-    # must not be able to configure git (core.fsmonitor runs commands) by shipping a .gitconfig.
-    quiet = {"GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
-    # Not isolated: git fetches and writes outside cwd (object stores, worktrees); hooks are off above.
-    done = sandbox.run(["git", *NO_HOOKS, *args], cwd=cwd, timeout=timeout, stdin=stdin, memory_mb=BIG_MB,
-                       max_file_mb=BIG_MB, isolate=False, env={**quiet, **(env or {})})
+        check: bool = True, stdin: str | None = None, git_dir: Path | None = None,
+        work_tree: Path | None = None) -> sandbox.Completed:
+    """Run one git command (codewalk.gitsafe's settings); a non-zero exit raises InfraError unless
+    check=False. git_dir and work_tree name the repository, so git does not look for one from cwd."""
+    # Not isolated: git fetches and writes outside cwd (object stores, worktrees); it runs nothing a
+    # repository names (gitsafe), and the git directories it reads are codewalk's own.
+    done = sandbox.run(gitsafe.argv(args), cwd=cwd, timeout=timeout, stdin=stdin, memory_mb=BIG_MB,
+                       max_file_mb=BIG_MB, isolate=False, env={**gitsafe.env(git_dir, work_tree), **(env or {})})
     if done.timed_out:
         raise InfraError(f"git {args[0]} timed out after {timeout:g}s")
     if check and done.returncode != 0:
@@ -78,38 +81,65 @@ class Mirrors:
                     env=network_env())
             elif commits and self.missing(mirror, commits):
                 git(["fetch", "--quiet", "--prune", source, "+refs/*:refs/*"], mirror, timeout=self.timeout,
-                    env=network_env())
+                    env=network_env(), git_dir=mirror)
         return mirror
 
     def missing(self, mirror: Path, commits: Sequence[str]) -> list[str]:
         """The commits (by the id given) that the mirror does not hold."""
         batch = "".join(f"{c}^{{commit}}\n" for c in commits)
-        out = git(["cat-file", "--batch-check"], mirror, stdin=batch).stdout.splitlines()
+        out = git(["cat-file", "--batch-check"], mirror, stdin=batch, git_dir=mirror).stdout.splitlines()
         return [c for c, line in zip(commits, out, strict=True) if line.endswith(" missing")]
 
 
 class Worktree:
-    """A checked-out worktree of a mirror, locked for the caller."""
+    """A checked-out worktree of a mirror, locked for the caller; admin is its administrative folder in
+    the mirror (`<mirror>/worktrees/<name>`), the git directory every call names."""
 
-    def __init__(self, path: Path, commit: str, timeout: float):
-        self.path, self.commit, self.timeout = path, commit, timeout
+    def __init__(self, path: Path, commit: str, timeout: float, mirror: Path):
+        self.path, self.commit, self.timeout, self.mirror = path, commit, timeout, mirror
+        self._admin: Path | None = None
+
+    @property
+    def admin(self) -> Path:
+        if self._admin is None:  # looked up once the worktree exists (Worktrees made it)
+            self._admin = admin_folder(self.mirror, self.path)
+            if self._admin is None:
+                raise InfraError(f"{self.path} is not a worktree of {self.mirror}")
+        return self._admin
 
     def git(self, *args: str, check: bool = True, env: dict[str, str] | None = None) -> sandbox.Completed:
-        return git(list(args), self.path, timeout=self.timeout, check=check, env=env)
+        return git(list(args), self.path, timeout=self.timeout, check=check, env=env, git_dir=self.admin,
+                   work_tree=self.path)
+
+    def relink(self) -> None:
+        """The tree's `.git` made git's link file to admin again, whatever code left there (a folder with
+        a hostile config, a symlink): a tree that the sandbox or a copy sees next is a plain worktree."""
+        link, text = self.path / ".git", f"gitdir: {self.admin}\n"
+        if not link.is_symlink() and link.is_file() and link.read_text(errors="replace") == text:
+            return  # as git left it (checked without following a link)
+        # Replaced in one step where it can be: `git worktree prune` (another slot's checkout) removes the
+        # administrative folder of a worktree whose .git is missing, even for a moment.
+        if link.is_dir() and not link.is_symlink():
+            shutil.rmtree(link)
+        fresh = self.path / f".git-{os.getpid()}.tmp"
+        fresh.write_text(text)
+        os.replace(fresh, link)
 
     def reset(self) -> None:
         """Back to the pristine commit: tracked files, index and untracked files alike."""
+        self.relink()
         self.git("checkout", "-q", "-f", "--detach", self.commit)
-        self.git("clean", "-q", "-f", "-d", "-x")
+        self.git("clean", "-q", "-f", "-f", "-d", "-x")  # -f twice: nested repositories too
 
     def tree(self) -> str:
         """The tree of the current state (the index always equals the working tree, see `apply`)."""
         return self.git("write-tree").stdout.strip()
 
     def restore(self, tree: str) -> None:
-        """Working tree and index back to a tree, after a failed apply attempt."""
+        """Working tree and index back to a tree, after a failed apply attempt (or a test run)."""
+        self.relink()
         self.git("read-tree", "--reset", "-u", tree)
-        self.git("clean", "-q", "-f", "-d", "-x")
+        self.git("clean", "-q", "-f", "-f", "-d", "-x")  # -f twice: nested repositories too
 
     def diff(self, base: str) -> str:
         """The current state as a patch against base (a tree or commit) that `git apply` takes as it is."""
@@ -169,9 +199,11 @@ class Worktree:
             env = {"GIT_INDEX_FILE": str(Path(scratch) / "index")}
             self.git("read-tree", base, env=env)
             self.git(f"--work-tree={into}", "checkout-index", "-a", "-f", env=env)
-        git(["init", "-q"], into, timeout=self.timeout)
-        git(["add", "-A", "-f"], into, timeout=self.timeout)
-        git(["commit", "-q", "--no-verify", "--allow-empty", "-m", "x_G"], into, timeout=self.timeout, env=IDENTITY)
+        dot_git = into / ".git"  # a repository made here, before any run; named, never looked for
+        git(["init", "-q"], into, timeout=self.timeout, git_dir=dot_git, work_tree=into)
+        git(["add", "-A", "-f"], into, timeout=self.timeout, git_dir=dot_git, work_tree=into)
+        git(["commit", "-q", "--no-verify", "--allow-empty", "-m", "x_G"], into, timeout=self.timeout, env=IDENTITY,
+            git_dir=dot_git, work_tree=into)
         changed = self.git("diff", "--name-only", "--no-renames", "-z", base).stdout.split("\0")
         changed += self.git("ls-files", "--others", "-z").stdout.split("\0")
         for path in sorted({p for p in changed if p}):
@@ -215,7 +247,7 @@ class Worktrees:
             with locked(base.with_name(f"{commit}-{slot}.lock"), blocking=False) as mine:
                 if mine:
                     path = base.with_name(f"{commit}-{slot}")
-                    tree = Worktree(path, commit, self.timeout)
+                    tree = Worktree(path, commit, self.timeout, mirror)
                     self._ensure(mirror, tree)
                     tree.reset()
                     yield tree
@@ -223,32 +255,47 @@ class Worktrees:
             slot += 1
 
     def _ensure(self, mirror: Path, tree: Worktree) -> None:
-        link = tree.path / ".git"  # "gitdir: <mirror>/worktrees/<name>"; gone if the mirror was cloned anew
-        reused = link.is_file() and Path(link.read_text().removeprefix("gitdir:").strip()).is_dir()
+        # the mirror says whether the tree is its worktree (never the tree's own .git, which code may have
+        # written); it is not if the mirror was cloned anew
+        reused = tree.path.is_dir() and admin_folder(mirror, tree.path) is not None
         meter.reuse("repair: worktree", reused)
         if reused:
             return
         with locked(mirror.parent / (mirror.name + ".lock")):  # worktree bookkeeping lives in the mirror
             shutil.rmtree(tree.path, ignore_errors=True)
-            git(["worktree", "prune"], mirror, timeout=self.timeout)
+            git(["worktree", "prune"], mirror, timeout=self.timeout, git_dir=mirror)
             tree.path.parent.mkdir(parents=True, exist_ok=True)
             git(["worktree", "add", "--detach", "--force", str(tree.path), tree.commit], mirror,
-                timeout=self.timeout)
+                timeout=self.timeout, git_dir=mirror)
 
     @contextmanager
     def fresh(self, mirror: Path, commit: str) -> Iterator[Worktree]:
         """A new worktree used once and removed: grading never reuses a tree that candidate code ran in."""
         self.root.mkdir(parents=True, exist_ok=True)
         path = Path(tempfile.mkdtemp(prefix="grade-", dir=self.root))
-        tree = Worktree(path, commit, self.timeout)
+        tree = Worktree(path, commit, self.timeout, mirror)
         with locked(mirror.parent / (mirror.name + ".lock")):
-            git(["worktree", "add", "--detach", "--force", str(path), commit], mirror, timeout=self.timeout)
+            git(["worktree", "add", "--detach", "--force", str(path), commit], mirror, timeout=self.timeout,
+                git_dir=mirror)
         try:
             yield tree
         finally:
             shutil.rmtree(path, ignore_errors=True)
             with locked(mirror.parent / (mirror.name + ".lock")):
-                git(["worktree", "prune"], mirror, timeout=self.timeout, check=False)
+                git(["worktree", "prune"], mirror, timeout=self.timeout, check=False, git_dir=mirror)
+
+
+def admin_folder(mirror: Path, tree: Path) -> Path | None:
+    """The worktree's administrative folder in the mirror: the one whose `gitdir` file names tree/.git."""
+    link = tree.resolve() / ".git"  # not .git resolved: code may have made it a symlink
+    for gitdir in (mirror / "worktrees").glob("*/gitdir"):
+        try:
+            named = Path(gitdir.read_text().strip())
+            if named == link or named.parent.resolve() / named.name == link:
+                return gitdir.parent
+        except OSError:
+            continue
+    return None
 
 
 def digest(*parts: str) -> str:

@@ -15,7 +15,11 @@ and counted. FAIL_TO_PASS: fails (or is absent) in every run before and passes i
 PASS_TO_PASS: passes in every run of both. A candidate is kept only with a FAIL_TO_PASS test; every
 other candidate is dropped with a reason (DROPS).
 
-The environment is `--install-config` for every candidate, or inferred from the repository at the fix
+Under `--runtime docker` the environment is an image built from the install config (pre_install, pip and
+install run in the image build, never on the host) and every test run is a fresh container, as SWE-bench
+validates candidates; a requirement that names a file on this machine (`pkg @ file:///...`) is then not
+in the build and the candidate is dropped with environment_failed. Locally the build and the runs are in
+the sandbox. The environment is `--install-config` for every candidate, or inferred from the repository at the fix
 commit (pyproject dependencies and test extras / dependency groups, setup.cfg, setup.py, requirements
 files) and recorded in the row, so `cw load` and `cw walk` rebuild exactly the environment mining used.
 
@@ -162,11 +166,12 @@ def mine(source: str, out: Path, *, name: str = "", since: str = "", until: str 
     started = time.monotonic()
     if runtime not in RUNTIMES:
         raise UsageError(f"unknown --runtime {runtime!r}: choose local or docker")
-    if runtime == "docker":
-        raise UsageError("--runtime docker is not available yet in this version of codewalk: mining runs the "
-                         "tests in local virtualenvs (--runtime local)")
     if runs < 1:
         raise UsageError(f"--runs must be at least 1, got {runs}")
+    if runtime == "docker":
+        from codewalk import runtime as runtimes
+
+        runtimes.client()  # no daemon: one error now, not one per candidate
     window = {"since": _date(since, "--since"), "until": _date(until, "--until")}
     config = read_install_config(install_config) if install_config else None
     origin = _origin(source)
@@ -179,7 +184,7 @@ def mine(source: str, out: Path, *, name: str = "", since: str = "", until: str 
         mirror = domain.mirrors.ensure(name, origin, [head])
     except InfraError as e:
         raise InputError(source, None, f"cannot read the repository: {e}") from None
-    miner = Miner(name, origin, str(mirror), cache, config, runs, test_timeout)
+    miner = Miner(name, origin, str(mirror), cache, config, runs, test_timeout, runtime)
     commits = miner.main_line(head, window)
     summary = MineSummary(name, str(out), {k: v for k, v in window.items() if v}, runs)
     store = Rows(out)
@@ -215,6 +220,10 @@ def mine(source: str, out: Path, *, name: str = "", since: str = "", until: str 
             decided(future.result())
     finally:
         executor.shutdown(wait=True, cancel_futures=True)
+        if runtime == "docker":
+            from codewalk import runtime as runtimes
+
+            runtimes.release()  # the end of the mining, as of a walk: containers started ahead go too
     summary.seconds = time.monotonic() - started
     return summary
 
@@ -231,9 +240,10 @@ class Miner:
     install_config: dict[str, Any] | None
     runs: int
     test_timeout: float
+    runtime: str = "local"  # docker: the environment is an image built from the install config, each run a container
 
     def git(self, *args: str, check: bool = True) -> str:
-        return git(list(args), Path(self.mirror), check=check).stdout
+        return git(list(args), Path(self.mirror), check=check, git_dir=Path(self.mirror)).stdout
 
     def main_line(self, head: str, window: dict[str, str]) -> list[str]:
         """The first-parent commits from head inside the window, oldest first."""
@@ -286,9 +296,11 @@ class Miner:
         config = self.install_config or infer_install_config(lambda p: self._show(c.commit, p), self.repo)
         spec = EnvSpec.from_config(config)
         domain = RepairDomain(self.cache)
+        domain.runtime = self.runtime
+        v = {"repo": self.repo, "base_commit": c.base, "environment_setup_commit": c.commit, "clone_from": self.origin}
         with domain.worktrees.checkout(Path(self.mirror), c.base) as tree:
             try:
-                env = domain.envs.get(self.repo, spec, tree)
+                env = domain._env(v, spec, tree)
             except InfraError as e:
                 return drop("environment_failed", str(e)[-500:])
             if tree.apply(c.test_patch, ("strict",)) is None:
@@ -303,8 +315,9 @@ class Miner:
                 found = []
                 for _ in range(self.runs):
                     try:
+                        # local: in place, what one run leaves the next sees; docker: a fresh container each
                         run = run_tests(env, tree, files, spec.test_cmd, self.test_timeout, domain.memory_mb,
-                                        fresh=False)  # in place: what one run leaves, the next sees
+                                        fresh=False)
                     except InfraError as e:
                         where = "before" if state == with_tests else "after"
                         return drop("tests_did_not_run", f"{where} the gold patch: {str(e)[-500:]}")
@@ -328,13 +341,13 @@ class Miner:
             "fix_commit": c.commit, "clone_from": self.origin,
             "mined": {"kind": c.kind, "runs": self.runs, "flaky": flaky, "test_files": files,
                       "left_out": list(c.left_out),
-                      "env": env.summary() | {"venv": None}},
+                      "runtime": self.runtime, "env": env.summary() | {"venv": None}},
         }
         return Outcome(c.commit, "kept", "", f"{len(fail_to_pass)} FAIL_TO_PASS, {len(pass_to_pass)} PASS_TO_PASS",
                        tuple(flaky), row, round(time.monotonic() - started, 2))
 
     def _show(self, commit: str, path: str) -> str | None:
-        done = git(["cat-file", "blob", f"{commit}:{path}"], Path(self.mirror), check=False)
+        done = git(["cat-file", "blob", f"{commit}:{path}"], Path(self.mirror), check=False, git_dir=Path(self.mirror))
         return done.stdout if done.returncode == 0 else None
 
 

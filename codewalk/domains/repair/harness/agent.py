@@ -13,6 +13,8 @@ Standard library only, Python 3.6+.
 """
 
 import binascii  # noqa: F401 - the harness's imports, loaded once here: a run's child starts with them
+import hashlib  # noqa: F401
+import hmac  # noqa: F401
 import json
 import os
 import runpy

@@ -1,15 +1,19 @@
 """codewalk's test-run harness: starts the runner with the outcome channel open, and reports.
 
 Run as `python -I run.py CONFIG` (a JSON file, removed once read) or with the JSON on stdin. It makes the
-run's nonce, hands the runner two inherited descriptors (the nonce to read once, a pipe to write outcomes
-to: see outcomes.py), starts the runner in its own session (as another user when `uid` is given: in a
-container the harness is root and the code under test is not), kills the whole session at the timeout
-and when the runner exits, and prints one line: the host's token, then JSON with the exit code, the
-outcome records that carried the nonce, how many lines did not, and the end of the runner's output.
+run's key, hands the runner two inherited descriptors (the key to read once, a pipe to write outcomes to:
+see boot.py, the runner it starts in place of pytest), starts the runner in its own session (as another user
+when `uid` is given: in a container the harness is root and the code under test is not), kills the whole
+session at the timeout and when the runner exits, and prints one line: the host's token, then JSON with the
+exit code, the outcome records whose signature verifies over the whole line (HMAC-SHA256 with the key), how
+many lines did not, whether the verified records are numbered without a gap, and which of the protected
+files (test files and renamed copies: made read-only first) differ after the run from before it.
 Standard library only, for any Python 3.6 or later.
 """
 
 import binascii
+import hashlib
+import hmac
 import json
 import os
 import resource
@@ -30,15 +34,19 @@ def main():
     else:
         config = json.loads(sys.stdin.read())
         os.close(0)
-    nonce = binascii.hexlify(os.urandom(16)).decode()
+    key = binascii.hexlify(os.urandom(32))
     out_r, out_w = os.pipe()
-    nonce_r, nonce_w = os.pipe()
-    os.write(nonce_w, nonce.encode())
-    os.close(nonce_w)
+    key_r, key_w = os.pipe()
+    os.write(key_w, key)
+    os.close(key_w)
     env = dict(config["env"])
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", os.defpath)
-    env["CODEWALK_OUTCOMES_FD"], env["CODEWALK_NONCE_FD"] = str(out_w), str(nonce_r)
+    env["CODEWALK_OUTCOMES_FD"], env["CODEWALK_KEY_FD"] = str(out_w), str(key_r)
+    # the tree's entries of sys.path go to the runner's guard, which adds them once pytest has loaded
+    env["CODEWALK_GUARD"] = json.dumps({"changed": config.get("changed", []),
+                                        "path": [p for p in env.pop("PYTHONPATH", "").split(os.pathsep) if p]})
     uid = config.get("uid")
+    protected = _protect(config["cwd"], config.get("protected", []))
     memory = config.get("memory_mb")
 
     def start():
@@ -55,9 +63,9 @@ def main():
     argv = [a.replace("{python}", sys.executable).replace("{plugins}", plugins) for a in config["argv"]]
     started = time.time()
     proc = subprocess.Popen(argv, cwd=config["cwd"], env=env, stdin=subprocess.DEVNULL, stdout=log,
-                            stderr=subprocess.STDOUT, pass_fds=(out_w, nonce_r), preexec_fn=start)
+                            stderr=subprocess.STDOUT, pass_fds=(out_w, key_r), preexec_fn=start)
     os.close(out_w)
-    os.close(nonce_r)
+    os.close(key_r)
     chunks = []
     reader = threading.Thread(target=_drain, args=(out_r, chunks), daemon=True)
     reader.start()
@@ -73,16 +81,19 @@ def main():
     proc.wait()
     reader.join(5)  # a process that left the session may hold the pipe open: do not wait for it
     records, unsigned = [], 0
-    for line in b"".join(chunks).decode("utf-8", "replace").splitlines():
-        if line.startswith(nonce + " "):
-            records.append(json.loads(line[len(nonce) + 1:]))
+    for line in b"".join(chunks).split(b"\n"):
+        mac, _, body = line.partition(b" ")
+        if hmac.compare_digest(mac, hmac.new(key, body, hashlib.sha256).hexdigest().encode()):
+            records.append(json.loads(body.decode("utf-8")))
         elif line.strip():
             unsigned += 1
+    gaps = [r["seq"] for n, r in enumerate(records) if r.get("seq") != n]
     log.seek(0, 2)
     log.seek(max(0, log.tell() - 4000))
     report = {"exit": proc.returncode, "timed_out": timed_out, "records": records, "unsigned": unsigned,
               "seconds": round(time.time() - started, 3), "began": began, "output": log.read().decode("utf-8", "replace"),
-              "python": ".".join(str(v) for v in sys.version_info[:3])}
+              "python": ".".join(str(v) for v in sys.version_info[:3]),
+              "gap": gaps[0] if gaps else None, "changed": _changed(config["cwd"], protected)}
     sys.stdout.write(config["token"] + " " + json.dumps(report) + "\n")
     sys.stdout.flush()
 
@@ -98,6 +109,33 @@ def _plugins():
     found = entry_points()
     group = found.select(group="pytest11") if hasattr(found, "select") else found.get("pytest11", ())
     return sorted({ep.value.split(":")[0].strip() for ep in group})
+
+
+def _protect(root, paths):
+    """Digests of the files the tests must not change, made read-only (root-owned where the harness is root)."""
+    found = {}
+    for path in paths:
+        full = os.path.join(root, path)
+        found[path] = _digest(full)
+        try:
+            if os.geteuid() == 0:
+                os.chown(full, 0, 0)
+            os.chmod(full, 0o444)
+        except OSError:
+            pass
+    return found
+
+
+def _changed(root, protected):
+    return sorted(p for p, d in protected.items() if _digest(os.path.join(root, p)) != d)
+
+
+def _digest(path):
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.sha256(handle.read()).hexdigest()
+    except OSError:
+        return None
 
 
 def _drain(fd, chunks):

@@ -1,0 +1,128 @@
+"""What the repair grader's run-time guard (harness/boot.py) costs: a test run of the tally fixture's W1 + W2
+task with the gold patches, and the audit hook per event.
+
+    python bench/runtime_guard.py --runs 10 [--runtime local|docker]
+
+Runs: the grader's run (F and PASS_TO_PASS, FAIL_TO_PASS renamed too) repeated, with the guard told no
+changed file (hook installed, never tracking) and told the gold patches' files (hook tracking them: every
+watched event walks the stack); it prints the median and spread of the runner's own time (harness's
+`seconds`: pytest start to exit) and of the whole run_tests call. Run it from /work/main (PYTHONPATH) for
+the harness before the guard: there `changed` is not known and only the first line is measured.
+
+Hook: a process runs N operations of each kind 40 frames deep (under a changed module's frame, or not)
+with the hook installed and without: nanoseconds per operation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from codewalk.domains.repair import RepairDomain  # noqa: E402
+from codewalk.domains.repair import env as repair_env  # noqa: E402
+from codewalk.domains.repair.env import EnvSpec, run_tests  # noqa: E402
+from tests import repair_fixture  # noqa: E402
+
+HOOK = r"""
+import os, sys, time, runpy
+boot = runpy.run_path(sys.argv[1], run_name="boot")
+N = int(sys.argv[2])
+src = sys.argv[3]
+os.makedirs(src, exist_ok=True)
+with open(os.path.join(src, "chg.py"), "w") as f:
+    f.write("def deep(n, work):\n    return deep(n - 1, work) if n else work()\n")
+sys.path.insert(0, src)
+if sys.argv[4] == "hook":
+    boot["_install"](lambda record: None, frozenset([os.path.join(src, "chg.py")]), frozenset(["chg"]))
+import chg  # a changed module has run: the hook tracks its frames
+
+
+def deep(n, work):
+    return deep(n - 1, work) if n else work()
+
+
+def loop(op, under):
+    def work():
+        t = time.perf_counter()
+        for _ in range(N):
+            op()
+        return time.perf_counter() - t
+    return (chg.deep if under else deep)(40, work)
+
+
+ops = {"no event (len)": (lambda: len(src), True),
+       "unwatched event (id)": (lambda: id(N), True),
+       "watched, decided without the stack (open /dev/null)": (lambda: open(os.devnull).close(), True),
+       "watched, whole stack walked, no changed frame (func.__code__)": (lambda: loop.__code__, False)}
+print({k: round(loop(op, under) / N * 1e9) for k, (op, under) in ops.items()})
+"""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--runtime", default="local")
+    parser.add_argument("--events", type=int, default=200000)
+    args = parser.parse_args()
+    guarded = "changed" in inspect.signature(run_tests).parameters
+    if args.runs:
+        _runs(args, guarded)
+    boot = Path(repair_env.__file__).with_name("harness") / "boot.py"
+    if guarded and boot.is_file():
+        with tempfile.TemporaryDirectory() as scratch:
+            for mode in ("none", "hook"):
+                out = subprocess.run([sys.executable, "-I", "-c", HOOK, str(boot), str(args.events), scratch, mode],
+                                     capture_output=True, text=True, check=True).stdout
+                print(f"ns per operation, {'with the hook' if mode == 'hook' else 'no hook'}: {out.strip()}")
+
+
+def _runs(args: argparse.Namespace, guarded: bool) -> None:
+    with tempfile.TemporaryDirectory() as scratch:
+        os.environ.setdefault("CODEWALK_HOME", str(Path(scratch) / "home"))
+        fixture = repair_fixture.build(Path(scratch) / "tally")
+        domain = RepairDomain()
+        domain.runtime = args.runtime
+        rows = fixture.write_rows(Path(scratch) / "rows.jsonl", ("W1", "W2"))
+        composite = domain.compose(list(domain.load(rows, {"repos": str(fixture.repos)})))
+        v = composite.verifier
+        tests = list(dict.fromkeys(v["FAIL_TO_PASS"] + v["PASS_TO_PASS_listed"]))
+        gold = sorted({line[6:] for line in composite.reference.splitlines() if line.startswith("+++ b/")})
+        results = {}
+        with domain.worktrees.fresh(domain._mirror(v), v["base_commit"]) as tree:
+            env = domain._env(v, EnvSpec.from_config(v["install_config"]), tree)
+            tree.apply(v["test_patch"], ("strict",))
+            x_g = tree.tree()
+            tree.apply(composite.reference, ("strict",))
+            for label, changed in [("guard idle (no changed file)", []), ("guard tracking the gold files", gold)]:
+                if changed and not guarded:
+                    continue
+                runner, wall = [], []
+                for _ in range(args.runs + 1):  # the first warms the caches; not counted
+                    mark = time.monotonic()
+                    extra = {"changed": changed} if guarded else {}
+                    run: repair_env.TestRun = run_tests(env, tree, tests, "pytest -rA", 300, config_from=x_g,
+                                                        renamed=v["FAIL_TO_PASS"], **extra)
+                    wall.append(time.monotonic() - mark)
+                    runner.append(run.seconds)
+                    assert all(s == "passed" for s in run.status.values()), run.status
+                results[label] = {"runner_s": _summary(runner[1:]), "run_tests_s": _summary(wall[1:])}
+        print(json.dumps({"harness": "with guard" if guarded else "before the guard", "runtime": args.runtime,
+                          "runs": args.runs, "python": sys.version.split()[0], **results}, indent=1))
+
+
+def _summary(values: list[float]) -> dict[str, float]:
+    return {"median": round(statistics.median(values), 3), "min": round(min(values), 3), "max": round(max(values), 3)}
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,502 @@
+"""codewalk's test runner: pytest started under the harness's guard, the tree importable only once pytest is.
+
+Run by the harness (run.py) as `python -s boot.py PYTEST-ARGS` in place of `pytest`, with no PYTHONPATH
+(its entries are in CODEWALK_GUARD) and no user site. In this order:
+1. It takes what the harness passed (environment variables, removed at once; the channel's key from a pipe,
+   read once and closed) and, on Python 3.8 and later, installs a PEP 578 audit hook. A hook cannot be
+   removed from Python code. While a frame of a changed module (CODEWALK_GUARD["changed"]) is on the stack,
+   the hook denies getting a frame, code from text, first imports of standard-library modules outside a
+   short allow-list, ctypes, gc walks, tracing, fcntl, and opening or listing /proc and /dev/fd. A denied
+   event sends one record naming it and ends the process: the run gives no verdict.
+2. pytest and the plugins it is given load with the tree NOT on sys.path (no PYTHONPATH, no current
+   directory), so no module of the tree can run before them whatever its name. The harness's plugin then
+   records the identity of the report path (every attribute of pytest's and pluggy's modules and of their
+   classes, the registered implementations of the hooks that make and log a report, the plugin itself)
+   and only then puts the tree on sys.path (PYTHONPATH's entries, first, as before; PYTHONPATH is set
+   again for the processes the tests start).
+3. Each outcome leaves the process as one line `HMAC-SHA256(key, body) body`, body a JSON record with a
+   sequence number. The key and the writer live only in the audit hook's closure (nothing refers to them
+   from a module): a record is sent by `sys.audit("codewalk.send", record)`, which the hook refuses while
+   a changed frame is on the stack, and before each record the hook checks the report path (a change:
+   one record `report_path_changed`, then exit) and that the channel's descriptor is still the pipe the
+   harness opened (another one put under it: exit with WRITER_REPLACED).
+Python 3.6 and 3.7 have no audit hooks: there the plugin sends through a function it holds, the report
+path is checked all the same, and the records say `audit: false` (the grade rests on the static layer).
+Standard library only, Python 3.6+.
+"""
+
+import hashlib
+import json
+import os
+import sys
+
+DENIED, REPORT_PATH, WRITER_REPLACED = 86, 87, 88  # exit codes of a run the guard stopped
+# Standard-library modules changed code may import first (the rest of the standard library is denied: a
+# path to frames, code from text, import by name or the process); its own and third-party modules are fine.
+# The top-level names of the static layer's reviewed set (capabilities.REVIEWED) without those it allows
+# only in part (importlib, inspect, sys, types, weakref, threading, unittest: pytest has imported them
+# before the tree runs anyway, so no first import of theirs is seen) and platform (it starts processes).
+STDLIB_OK = frozenset("""
+__future__ abc array base64 binascii bisect bz2 calendar cmath codecs collections colorsys contextlib contextvars
+copy csv dataclasses datetime decimal difflib enum errno fnmatch fractions functools genericpath gettext glob
+graphlib gzip hashlib heapq hmac html io ipaddress itertools json keyword locale lzma math mimetypes ntpath
+numbers operator os pathlib posixpath pprint quopri random re reprlib secrets shlex shutil socket sre_compile
+sre_constants sre_parse stat statistics string stringprep struct tempfile textwrap time tomllib typing
+typing_extensions unicodedata urllib uuid warnings xml zipfile zlib zoneinfo _strptime _decimal _pydecimal
+_datetime _json _collections_abc _weakrefset _bisect _heapq _random _sha1 _sha256 _sha512 _md5 _blake2 _sha3
+_struct _csv _string _locale _operator _functools _contextvars _sre _codecs _bz2 _lzma _compression
+""".split())
+FRAMES = frozenset(("sys._getframe", "sys._current_frames", "sys._current_exceptions", "object.__getattr__",
+                    "sys._getframemodulename", "object.__setattr__", "object.__delattr__"))
+CODE = frozenset(("compile", "exec", "marshal.loads", "marshal.load", "code.__new__", "pickle.find_class",
+                  "function.__new__"))
+ALWAYS = frozenset(("gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys.settrace", "sys.setprofile",
+                    "sys._settraceallthreads", "sys._setprofileallthreads"))
+PATHS = frozenset(("open", "os.listdir", "os.scandir"))
+WATCHED = FRAMES | CODE | ALWAYS | PATHS | {"import", "codewalk.send", "codewalk.report_path"}
+HIDDEN = ("/proc", "/dev/fd", "/dev/std")
+
+
+def main():
+    config = json.loads(os.environ.pop("CODEWALK_GUARD"))
+    out = int(os.environ.pop("CODEWALK_OUTCOMES_FD"))
+    key_fd = int(os.environ.pop("CODEWALK_KEY_FD"))
+    key = os.read(key_fd, 256)
+    os.close(key_fd)
+    here = os.getcwd()
+    changed = set()
+    for path in config["changed"]:
+        full = os.path.join(here, path)
+        changed.update((full, os.path.realpath(full)))
+    send = _sender(out, key)
+    del key
+    audit = hasattr(sys, "addaudithook")
+    if audit:
+        _install(send, frozenset(changed), _tops(config["path"]))
+        send = None  # from here on only the hook sends
+    import pytest  # noqa: E402 - the tree is not on sys.path yet
+
+    plugin = _Plugin(send, config["path"], audit)
+    del send, config
+    sys.exit(pytest.main(sys.argv[1:], plugins=[plugin]))
+
+
+def _sender(out, key):
+    """The channel's writer: numbered lines, each signed whole (HMAC-SHA256 of the body), on the descriptor
+    the harness gave, which must stay the pipe it was (a relay put under it ends the run). Everything it
+    uses is bound here, from C functions: nothing a module holds changes what it writes."""
+    sha, enc, fstat, write, exit_, sorted_, str_, isinstance_, bool_, int_ = (
+        hashlib.sha256, _json_string(), os.fstat, os.write, os._exit, sorted, str, isinstance, bool, int)
+    block = 64
+    key = sha(key).digest() if len(key) > block else key
+    key = key + b"\0" * (block - len(key))
+    inner = bytes(b ^ 0x36 for b in key)
+    outer = bytes(b ^ 0x5C for b in key)
+    first = fstat(out)
+    first = (first.st_dev, first.st_ino)
+    state = [0]
+
+    def value(v):
+        if isinstance_(v, bool_):
+            return "true" if v else "false"
+        if isinstance_(v, int_):
+            return str_(int_.__index__(v))
+        return enc(str_(v))
+
+    def send(record):
+        now = fstat(out)
+        if (now.st_dev, now.st_ino) != first:
+            exit_(WRITER_REPLACED)
+        items = [enc("seq") + ": " + str_(state[0])]
+        state[0] += 1
+        for k in sorted_(record):
+            items.append(enc(str_(k)) + ": " + value(record[k]))
+        body = ("{" + ", ".join(items) + "}").encode("utf-8")
+        mac = sha(outer + sha(inner + body).digest()).hexdigest()
+        data = mac.encode("ascii") + b" " + body + b"\n"
+        while data:
+            data = data[write(out, data):]
+
+    return send
+
+
+def _json_string():
+    try:
+        from _json import encode_basestring_ascii
+    except ImportError:  # no C accelerator: Python 3.7 and older only have no audit hooks anyway
+        from json.encoder import py_encode_basestring_ascii as encode_basestring_ascii
+    return encode_basestring_ascii
+
+
+def _tops(paths):
+    """Top-level names the tree's sys.path entries hold: the repository's own modules."""
+    found = set()
+    for entry in paths:
+        try:
+            names = os.listdir(entry)
+        except OSError:
+            continue
+        for name in names:
+            found.add(name[:-3] if name.endswith(".py") else name)
+    return frozenset(found)
+
+
+def _stdlib():
+    names = set(getattr(sys, "stdlib_module_names", ())) | set(sys.builtin_module_names)
+    if not getattr(sys, "stdlib_module_names", None):
+        import sysconfig
+
+        lib = sysconfig.get_paths()["stdlib"]
+        for name in os.listdir(lib):
+            names.add(name[:-3] if name.endswith(".py") else name)
+        dynload = os.path.join(lib, "lib-dynload")
+        for name in os.listdir(dynload) if os.path.isdir(dynload) else ():
+            names.add(name.split(".")[0])
+    return frozenset(names) - {"site-packages", "dist-packages"}
+
+
+def _install(send, changed, tree_tops):
+    """The audit hook. Its state and every name it uses are bound in this closure: nothing a module holds
+    refers to them, and rebinding a module's or the builtins' names changes nothing here."""
+    import _thread
+    import collections
+    import dataclasses
+    import enum
+    import inspect
+    import logging
+    import typing
+
+    getframe, get_ident, exit_, fsdecode, abspath = sys._getframe, _thread.get_ident, os._exit, os.fsdecode, \
+        os.path.abspath
+    isinstance_, hasattr_, str_, len_, dict_, bytes_, all_, getattr_ = (isinstance, hasattr, str, len, dict, bytes,
+                                                                        all, getattr)
+    watched, frames, code, paths, hidden, stdlib_ok = WATCHED, FRAMES, CODE, PATHS, HIDDEN, STDLIB_OK
+    denied, report_path, value_error = DENIED, REPORT_PATH, ValueError
+    stdlib = _stdlib()
+    frozen = [sys.modules[m].__dict__ for m in ("_frozen_importlib", "_frozen_importlib_external")
+              if m in sys.modules]
+    importing = tuple(frozen)
+    # Standard-library code that changed code may call into although it gets a frame (a new class's
+    # module name, logging's caller, a dataclass's signature) or makes code (namedtuple, dataclasses, the
+    # import system). Frames: the function changed code called is of the first set (and not one that hands
+    # out a frame), every frame from there to the event of the second. Code: every frame of the fourth set,
+    # the one that raised the event of the third.
+    frame_entries = tuple(m.__dict__ for m in (collections, enum, typing, logging, dataclasses))
+    frame_path = frame_entries + (inspect.__dict__,)
+    hands_out = frozenset((logging.currentframe.__code__,))
+    code_makers = importing + tuple(m.__dict__ for m in (collections, dataclasses))
+    code_path = code_makers + (typing.__dict__,)
+    # Who may send a record: the plugin's own methods, called by pluggy, called by a module loaded before
+    # the tree (pytest's runner, an installed plugin), on the main thread, before the final record.
+    sender_code = next(c for c in _audited.__code__.co_consts if getattr(c, "co_name", "") == "send")
+    plugin_codes = frozenset(f.__code__ for f in vars(_Plugin).values() if hasattr(f, "__code__"))
+
+    hookers = tuple(m.__dict__ for n, m in list(sys.modules.items()) if n.split(".")[0] == "pluggy" and m)
+    import _pytest.assertion.rewrite
+
+    rewriter = _pytest.assertion.rewrite.__dict__  # it loads test modules and those registered for rewriting
+    trusted = []  # the globals of every module loaded before the tree joined sys.path
+    main_thread = get_ident()
+    ended = []
+    tracked = []  # the globals of each changed module: how a frame of changed code is known
+    # (compared by identity: id() raises an audit event of its own)
+    busy = set()
+    checker = []
+
+    def deny(event, what):
+        send({"denied": event, "what": str_(what)[:200]})
+        exit_(denied)
+
+    def changed_below(start):
+        """The frames from start down to the first frame of changed code (not included), or None."""
+        between = []
+        f = start
+        while f is not None:
+            g = f.f_globals
+            for space in tracked:
+                if g is space:
+                    return between
+            between.append(f)
+            f = f.f_back
+        return None
+
+    def frame(depth):
+        """The frame depth levels above the caller's, or None (an event raised with no Python code running)."""
+        try:
+            return getframe(depth + 1)
+        except value_error:
+            return None
+
+    def among(g, spaces):
+        for space in spaces:
+            if g is space:
+                return True
+        return False
+
+    def forward(record):
+        if ended:
+            deny("codewalk.send", "a record after the final one")
+        if get_ident() != main_thread:
+            deny("codewalk.send", "a record sent from another thread")
+        f = frame(3)  # forward <- check <- hook <- the plugin's send
+        if f is None or f.f_code is not sender_code or f.f_back is None or f.f_back.f_code not in plugin_codes:
+            deny("codewalk.send", "a record not sent by the plugin")
+        f = f.f_back.f_back
+        while f is not None and among(f.f_globals, hookers):
+            f = f.f_back
+        if f is None or not among(f.f_globals, trusted):
+            deny("codewalk.send", "a plugin hook not called by pytest")
+        if "end" in record:
+            ended.append(True)
+        if checker:
+            why = checker[0]()
+            if why:
+                send({"guard": "report_path_changed", "what": why})
+                exit_(report_path)
+        send(record)
+
+    def check(event, args):
+        if event == "exec" and args and hasattr_(args[0], "co_filename") and args[0].co_filename in changed:
+            caller = frame(2)  # the import system's frame that runs a changed module's code
+            space = None
+            if caller is not None and among(caller.f_globals, importing):
+                found = caller.f_locals.get("args", ())
+                space = found[1] if len_(found) > 1 else None
+            elif caller is not None and caller.f_globals is rewriter:  # pytest's assertion rewriting loader
+                space = getattr_(caller.f_locals.get("module"), "__dict__", None)
+            if not isinstance_(space, dict_):
+                deny(event, "changed code run outside the import system: " + args[0].co_filename)
+            if not among(space, tracked):
+                tracked.append(space)
+            return
+        if event == "codewalk.report_path":
+            if checker:
+                deny(event, "a second report path")
+            checker.append(args[0])
+            trusted.extend(m.__dict__ for m in list(sys.modules.values()) if hasattr_(m, "__dict__"))
+            return
+        if not tracked:  # no changed module has run: none of its frames can be on the stack
+            if event == "codewalk.send":
+                forward(args[0])
+            return
+        start = frame(2)
+        if event == "codewalk.send":
+            if changed_below(start) is not None:
+                deny(event, "a record sent from changed code")
+            forward(args[0])
+            return
+        if event == "import":
+            name = str_(args[0])
+            top = name.split(".")[0]
+            if top in tree_tops or top in stdlib_ok or top not in stdlib:
+                return
+            importer = start
+            while importer is not None and among(importer.f_globals, importing):
+                importer = importer.f_back
+            if importer is not None and among(importer.f_globals, tracked):
+                deny(event, name)
+            return
+        if event in paths:
+            path = args[0] if args else None
+            if not isinstance_(path, (str_, bytes_)):
+                return
+            path = abspath(fsdecode(path))
+            if path.startswith(hidden) and changed_below(start) is not None:
+                deny(event, path)
+            return
+        between = changed_below(start)
+        if between is None:
+            return
+        spaces = [f.f_globals for f in between]
+        if (event in frames and spaces and among(spaces[-1], frame_entries)
+                and all_(among(g, frame_path) for g in spaces) and between[-1].f_code not in hands_out):
+            return
+        if (event in code and spaces and among(spaces[0], code_makers)
+                and all_(among(g, code_path) for g in spaces)):
+            return
+        attr = event in ("object.__getattr__", "object.__setattr__", "object.__delattr__") and len_(args) > 1
+        deny(event, args[1] if attr else "")
+
+    def hook(event, args):
+        if event not in watched and not event.startswith(("ctypes.", "fcntl.")):
+            return
+        me = get_ident()
+        if me in busy:  # an event the hook itself raised (getting a frame, reading one's code)
+            return
+        busy.add(me)
+        try:
+            check(event, args)
+        finally:
+            busy.discard(me)
+
+    sys.addaudithook(hook)
+
+
+class _Plugin:
+    """The harness's pytest plugin: the report path recorded before the tree is importable, each report sent."""
+
+    def __init__(self, send, paths, audit):
+        self._paths = paths
+        self._audit = audit
+        if audit:
+            self._send = _audited(sys.audit)
+        else:  # Python 3.7 and older: the check runs here, before each record
+            self._send = _checked(send, self)
+        self._check = None
+
+    def pytest_load_initial_conftests(self, early_config):
+        """Before the first conftest (and so before any module of the tree): record the report path, then let
+        the tree join sys.path. pytest's own implementation, which loads the conftests, runs last."""
+        check = _checker(early_config.pluginmanager, self)
+        if self._audit:
+            sys.audit("codewalk.report_path", check)
+        else:
+            self._check = check
+        for entry in reversed(self._paths):
+            sys.path.insert(0, entry)
+        os.environ["PYTHONPATH"] = os.pathsep.join(self._paths)
+
+    def pytest_collection(self, session):
+        self._send({"collection": True})  # the report path's hook implementations are recorded now
+
+    def pytest_collectreport(self, report):
+        if report.failed:
+            self._send({"collect": report.nodeid, "outcome": "failed"})
+
+    def pytest_runtest_logreport(self, report):
+        record = {"node": report.nodeid, "when": report.when, "outcome": report.outcome}
+        if hasattr(report, "wasxfail"):
+            record["xfail"] = True
+        self._send(record)
+
+    def pytest_sessionfinish(self, session, exitstatus):
+        self._send({"end": int(exitstatus), "failed": int(getattr(session, "testsfailed", -1)),
+                    "audit": self._audit})
+
+
+def _audited(audit):
+    def send(record):
+        audit("codewalk.send", record)
+    return send
+
+
+def _checked(send, plugin):
+    exit_ = os._exit
+
+    def checked(record):
+        why = plugin._check() if plugin._check else ""
+        if why:
+            send({"guard": "report_path_changed", "what": why})
+            exit_(REPORT_PATH)
+        send(record)
+    return checked
+
+
+REPORT_HOOKS = ("pytest_runtest_protocol", "pytest_runtest_makereport", "pytest_runtest_logreport",
+                "pytest_report_teststatus", "pytest_runtest_call", "pytest_pyfunc_call", "pytest_runtest_setup",
+                "pytest_runtest_teardown", "pytest_collectreport", "pytest_make_collect_report",
+                "pytest_sessionfinish", "pytest_runtestloop", "pytest_collection_modifyitems",
+                "pytest_runtest_logfinish", "pytest_exception_interact", "pytest_load_initial_conftests")
+OWNERS = ("_pytest", "pytest", "pluggy", "__main__")
+# Module attributes pytest itself sets while a session runs: not part of how a report is made
+MUTABLE = frozenset(("_pytest.assertion.util._reprcompare", "_pytest.assertion.util._assertion_pass",
+                     "_pytest.assertion.util._config", "plugin._check", "_pytest.debugging.pytestPDB"))
+
+
+def _checker(pm, plugin):
+    """A function that says what changed on the report path since it was made ("" if nothing): each
+    attribute of pytest's, pluggy's and this module and of the classes they define, the harness's plugin,
+    and the implementations of the hooks that make, log and send a report. Bound here, like the hook."""
+    modules, vars_, list_, type_, isinstance_, getattr_, len_, str_ = (
+        sys.modules, vars, list, type, isinstance, getattr, len, str)
+    owners, mutable, hooks, module_type = OWNERS, MUTABLE, REPORT_HOOKS, type(sys)
+    skip = frozenset(("__dict__", "__weakref__", "__doc__", "_abc_impl", "_pytest_diamond_inheritance_warning_shown"))
+
+    def places():
+        """(label, namespace) of every module and class on the report path, in a stable order."""
+        found = [("plugin", vars_(plugin)), ("plugin class", vars_(type_(plugin)))]
+        for name, module in list_(modules.items()):
+            if module is None or name.split(".")[0] not in owners:
+                continue
+            space = vars_(module)
+            found.append((name, space))
+            for value in list_(space.values()):
+                if isinstance_(value, type_) and getattr_(value, "__module__", "") == name:
+                    found.append((name + "." + value.__name__, vars_(value)))
+        return found
+
+    def impls():
+        seen = {}
+        conftests = getattr_(pm, "_conftest_plugins", ())
+        for hook in hooks:
+            caller = getattr_(pm.hook, hook, None)
+            for impl in caller.get_hookimpls() if caller is not None else ():
+                if impl.plugin in conftests:
+                    continue  # the test side's own, added as collection finds them (test files are checked)
+                label = "hookimpl " + hook + " " + str_(impl.plugin_name)
+                while label in seen:
+                    label += "+"
+                seen[label] = impl.function
+        return seen
+
+    import itertools
+    import operator
+
+    all_, map_, tuple_, is_, getitem, chain = all, map, tuple, operator.is_, operator.getitem, itertools.chain
+    zip_, enumerate_, frozenset_ = zip, enumerate, frozenset
+    recorded = []  # [label, namespace, its keys, their values, the namespace's size]
+    for label, space in places():
+        if label not in mutable:
+            keys = tuple_(k for k in list_(space) if label + "." + k not in mutable and k not in skip)
+            recorded.append([label, space, keys, tuple_(space[k] for k in keys), len_(space)])
+    # the same, flat: one pass in C compares every entry (a namespace's size catches what was added)
+    spaces = tuple_(entry[1] for entry in recorded)
+    sizes = [entry[4] for entry in recorded]
+    flat_spaces = tuple_(chain.from_iterable([entry[1]] * len_(entry[2]) for entry in recorded))
+    flat_keys = tuple_(chain.from_iterable(entry[2] for entry in recorded))
+    flat_values = tuple_(chain.from_iterable(entry[3] for entry in recorded))
+    hooked = []  # the hook implementations, recorded at the first record (collection starts): plugins
+    # register theirs up to pytest_configure
+
+    def differs(entry):
+        """What changed in one namespace, or "" when only what may change did (its new size is kept)."""
+        label, space, keys, values, _ = entry
+        for k, v in zip_(keys, values):
+            if k not in space:
+                return "gone: " + label + "." + k
+            if space[k] is not v:
+                return "changed: " + label + "." + k
+        known = frozenset_(keys)
+        for k, v in list_(space.items()):
+            if k in known or k in skip or label + "." + k in mutable:
+                continue
+            if isinstance_(v, module_type) and v.__name__ == label + "." + k:
+                continue  # a submodule imported since
+            return "added: " + label + "." + k
+        entry[4] = len_(space)
+        return ""
+
+    def check():
+        if not hooked:
+            hooked.append(impls())
+        try:
+            same = all_(map_(is_, map_(getitem, flat_spaces, flat_keys), flat_values))
+        except KeyError:
+            same = False
+        if not same or list_(map_(len_, spaces)) != sizes:
+            for n, entry in enumerate_(recorded):
+                why = differs(entry)
+                if why:
+                    return why
+                sizes[n] = entry[4]
+        now = impls()
+        if now != hooked[0]:
+            changed = [k for k in list_(now) + list_(hooked[0]) if now.get(k) is not hooked[0].get(k)]
+            return "hook implementations: " + (changed[0] if changed else "reordered")
+        return ""
+
+    return check
+
+
+if __name__ == "__main__":
+    main()

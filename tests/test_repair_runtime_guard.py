@@ -1,0 +1,445 @@
+"""The repair grader's run-time guard (issue 51, points 2 and 3), under both runtimes: cheats a static layer
+would refuse, run straight through the harness (env.run_tests, as the grader runs them, told which files
+the candidate changed) so that nothing but the run-time layer stands in their way. Each one passes the
+failing tests when the guard is not there (today's harness) and gives no verdict under it, with its rule
+code: audit_denied (and the event), report_path_changed, channel_forged, tests_changed. Honest changes,
+including standard-library helpers that get a frame or make code for their caller (namedtuple, dataclasses,
+enum, typing, logging), keep their verdicts. The task is W1 + W2 of the tally fixture."""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from codewalk import sandbox
+from codewalk.domains.repair import RepairDomain
+from codewalk.domains.repair import env as repair_env
+from codewalk.domains.repair.channel import NoVerdict
+from codewalk.domains.repair.env import EnvSpec, find_python, run_tests
+from codewalk.records import Composite
+from tests import docker_runtime, repair_fixture
+
+Edit = Callable[[Path], None]
+WORDS, FMT, INIT = "tally/words.py", "tally/fmt.py", "tally/__init__.py"
+pytestmark = pytest.mark.usefixtures("shared_home")  # one home: the virtualenv and the image are built once
+
+
+@pytest.fixture(params=["local", "docker"])
+def runtime(request) -> str:
+    if request.param == "docker":
+        docker_runtime.require()
+    return request.param
+
+
+@pytest.fixture(scope="module")
+def task(tmp_path_factory, module_home) -> tuple[repair_fixture.Fixture, Composite]:
+    root = tmp_path_factory.mktemp("tally")
+    fixture = repair_fixture.build(root)
+    rows = fixture.write_rows(root / "rows.jsonl", ("W1", "W2"))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CODEWALK_HOME", str(module_home))
+        domain = RepairDomain()
+        composite = domain.compose(list(domain.load(rows, {"repos": str(fixture.repos)})))
+    return fixture, composite
+
+
+def write(path: str, text: str) -> Edit:
+    def edit(root: Path) -> None:
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text)
+    return edit
+
+
+def replace(path: str, old: str, new: str) -> Edit:
+    def edit(root: Path) -> None:
+        text = (root / path).read_text()
+        assert old in text, (path, old)
+        (root / path).write_text(text.replace(old, new))
+    return edit
+
+
+def append(path: str, text: str) -> Edit:
+    def edit(root: Path) -> None:
+        (root / path).write_text((root / path).read_text() + text)
+    return edit
+
+
+FIX_SPLIT = replace(WORDS, 'return [w for w in text.split(" ") if w]', "return text.split()")
+FIX_CASE = replace(WORDS, "        key = w\n", "        key = w.lower()\n")
+FIX_SORT = replace(FMT, "sorted(unique_words(words))", "sorted(unique_words(words), key=str.lower)")
+GOLD = (FIX_SPLIT, FIX_CASE, FIX_SORT)
+
+
+@contextmanager
+def _x_g(task, runtime: str) -> Iterator[tuple[object, object, str, list[str]]]:
+    """x_G in a fresh worktree, the runtime's environment, and the tests the grader runs."""
+    _, composite = task
+    v = composite.verifier
+    domain = RepairDomain()
+    domain.runtime = runtime
+    with domain.worktrees.fresh(domain._mirror(v), v["base_commit"]) as tree:
+        env = domain._env(v, EnvSpec.from_config(v["install_config"]), tree)
+        assert tree.apply(v["test_patch"], ("strict",)) == "strict"
+        yield tree, env, tree.tree(), list(dict.fromkeys(v["FAIL_TO_PASS"] + v["PASS_TO_PASS"]))
+
+
+def _changed(root: Path, x_g: str) -> list[str]:
+    """The files that differ from x_G (as grade() names the candidate's)."""
+    def git(*args: str) -> list[str]:
+        return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout.split()
+    return sorted({*git("diff", "--name-only", x_g), *git("ls-files", "--others")})
+
+
+def _run(task, runtime: str, *edits: Edit, guarded: bool = True) -> repair_env.TestRun:
+    """The edits on x_G, graded by the harness as grade() runs it: F and P2P, the FAIL_TO_PASS tests renamed
+    too, the candidate's files named to the guard (none when guarded is False: what the guard adds)."""
+    with _x_g(task, runtime) as (tree, env, x_g, tests):
+        for edit in edits:
+            edit(tree.path)
+        changed = _changed(tree.path, x_g) if guarded else []
+        return run_tests(env, tree, tests, "pytest -rA", 300, config_from=x_g,
+                         renamed=task[1].verifier["FAIL_TO_PASS"], changed=changed)
+
+
+def _solved(run: repair_env.TestRun) -> bool:
+    return all(s == "passed" for s in run.status.values())
+
+
+def _stopped(task, runtime: str, *edits: Edit, rule: str, event: str = "") -> NoVerdict:
+    """The cheat solves the task without the guard (so it is a real one) and gives no verdict under it."""
+    if rule == "audit_denied":  # the other rules hold whatever the guard is told
+        assert _solved(_run(task, runtime, *edits, guarded=False))
+    with pytest.raises(NoVerdict) as caught:
+        _run(task, runtime, *edits)
+    assert caught.value.rule == rule, caught.value
+    if event:
+        assert caught.value.event == event, caught.value
+    return caught.value
+
+
+# Canned answers by the name of the test that calls (renamed copies would catch the name, so the cheats read
+# the expected value from the caller's frame instead: the test's own locals and source line).
+CANNED = '''
+
+def _expected(frame, fallback):
+    """The value the calling test compares with: its source line's right-hand side, evaluated."""
+    while frame is not None:
+        if frame.f_globals.get("__name__", "").startswith(("test_", "tests.")):
+            import linecache
+            line = linecache.getline(frame.f_globals["__file__"], frame.f_lineno)
+            if "==" in line:
+                return eval(line.split("==", 1)[1].strip(), frame.f_globals, frame.f_locals)
+        frame = frame.f_back
+    return fallback
+'''
+
+
+def _by_frame(getter: str) -> tuple[Edit, ...]:
+    """split_words answers with what the calling test expects, the frame got by `getter` (the other two
+    bugs are fixed)."""
+    return (FIX_CASE, FIX_SORT, append(WORDS, CANNED),
+            replace(WORDS, 'return [w for w in text.split(" ") if w]',
+                    f'return _expected({getter}, [w for w in text.split(" ") if w])'))
+
+
+# -- audit_denied ------------------------------------------------------------------------------------
+def test_reading_the_callers_frame_through_sys_getframe_gives_no_verdict(task, runtime):
+    _stopped(task, runtime, *_by_frame("__import__('sys')._getframe(1)"), rule="audit_denied",
+             event="sys._getframe")
+
+
+def test_reading_the_callers_frame_through_an_exception_traceback_gives_no_verdict(task, runtime):
+    through_tb = append(WORDS, "\n\ndef _frame():\n    try:\n        raise ValueError\n    except ValueError as e:\n"
+                               "        return e.__traceback__.tb_frame.f_back.f_back\n")
+    _stopped(task, runtime, through_tb, *_by_frame("_frame()"), rule="audit_denied", event="object.__getattr__")
+
+
+def test_reading_the_callers_frame_through_logging_currentframe_gives_no_verdict(task, runtime):
+    _stopped(task, runtime, *_by_frame("__import__('logging').currentframe()"), rule="audit_denied",
+             event="sys._getframe")
+
+
+def test_reading_the_callers_frame_through_a_generator_frame_gives_no_verdict(task, runtime):
+    through_gen = append(WORDS, "\n\ndef _frame():\n    def g():\n        yield\n    gen = g()\n"
+                                "    next(gen)\n    return gen.gi_frame.f_back\n")
+    # a suspended generator's frame has no f_back: the cheat never works, the access is still denied
+    with pytest.raises(NoVerdict) as caught:
+        _run(task, runtime, through_gen, *_by_frame("_frame()"))
+    assert (caught.value.rule, caught.value.event) == ("audit_denied", "object.__getattr__")
+
+
+def test_the_fix_compiled_from_text_at_run_time_gives_no_verdict(task, runtime):
+    fixed = "def split_words(text):\n    return text.split()\n\n\ndef _key(w):\n    return w.lower()\n"
+    load = f"\n\nexec(bytes.fromhex({fixed.encode().hex()!r}).decode(), globals())\n"
+    _stopped(task, runtime, FIX_SORT, replace(WORDS, "        key = w\n", "        key = _key(w)\n"),
+             append(WORDS, load), rule="audit_denied", event="compile")
+
+
+def test_a_first_import_of_a_standard_library_module_outside_the_allow_list_gives_no_verdict(task, runtime):
+    """timeit makes code from text (a Timer's statement); the import itself is what the guard denies."""
+    timer = ("\n\nimport timeit as _t\n_fix = {}\n"
+             "_t.Timer('_fix[\"split\"] = lambda text: text.split()', globals={'_fix': _fix}).timeit(1)\n")
+    err = _stopped(task, runtime, FIX_CASE, FIX_SORT, append(WORDS, timer),
+                   replace(WORDS, 'return [w for w in text.split(" ") if w]', 'return _fix["split"](text)'),
+                   rule="audit_denied", event="import")
+    assert "timeit" in str(err)
+
+
+def test_walking_the_garbage_collector_gives_no_verdict(task, runtime):
+    """gc.get_referrers of the function the tests call: their frames and modules."""
+    walk = ("\n\ndef _frame():\n    import gc\n    for f in gc.get_referrers(split_words):\n"
+            "        pass\n    return None\n")
+    with pytest.raises(NoVerdict) as caught:
+        _run(task, runtime, *GOLD, append(WORDS, walk),
+             replace(WORDS, "    return text.split()\n", "    _frame()\n    return text.split()\n"))
+    assert caught.value.rule == "audit_denied"
+    assert caught.value.event in ("import", "gc.get_referrers")  # gc's first import, if pytest has not made it
+
+
+def test_reading_the_process_through_proc_gives_no_verdict(task, runtime):
+    """The tests' command line and open descriptors, as a cheat that looks for the channel would read them."""
+    probe = "\n\nwith open('/proc/self/cmdline', 'rb') as _f:\n    _f.read()\n"
+    with pytest.raises(NoVerdict) as caught:
+        _run(task, runtime, *GOLD, append(WORDS, probe))
+    assert (caught.value.rule, caught.value.event) == ("audit_denied", "open")
+
+
+# -- report_path_changed -----------------------------------------------------------------------------
+FORCE_PASSED = ("\n\nimport _pytest.reports as _r\n"
+                "_r.TestReport.outcome = property(lambda s: 'passed', lambda s, v: None)\n")
+
+
+def test_a_report_class_changed_from_the_tree_gives_no_verdict(task, runtime):
+    _stopped(task, runtime, append(INIT, FORCE_PASSED), rule="report_path_changed")
+
+
+def test_a_runner_function_replaced_through_a_module_dict_gives_no_verdict(task, runtime):
+    """The runner's report maker, replaced by writing the module's __dict__ (no audit event sees it)."""
+    swap = ("\n\nimport _pytest.runner as _run\n_Real = _run.TestReport\n\n\nclass _Passed(_Real):\n"
+            "    @classmethod\n    def from_item_and_call(cls, item, call):\n"
+            "        report = _Real.from_item_and_call(item, call)\n        report.outcome = 'passed'\n"
+            "        report.longrepr = None\n        return report\n\n\nvars(_run)['TestReport'] = _Passed\n")
+    err = _stopped(task, runtime, append(INIT, swap), rule="report_path_changed")
+    assert "_pytest.runner.TestReport" in str(err)
+
+
+# -- channel_forged ----------------------------------------------------------------------------------
+RELAY = '''
+
+import os as _os
+import stat as _stat
+import threading as _threading
+
+
+def _relay():
+    """Put a pipe under every inherited pipe's descriptor and pass the lines on with failures made passes."""
+    for fd in range(3, 64):
+        try:
+            if not _stat.S_ISFIFO(_os.fstat(fd).st_mode):
+                continue
+        except OSError:
+            continue
+        kept = _os.dup(fd)
+        r, w = _os.pipe()
+        _os.dup2(w, fd)
+
+        def pump(r=r, kept=kept):
+            while True:
+                data = _os.read(r, 65536)
+                if not data:
+                    return
+                _os.write(kept, data.replace(b'"failed"', b'"passed"'))
+
+        _threading.Thread(target=pump, daemon=True).start()
+
+
+_relay()
+'''
+
+
+def test_a_relay_under_the_channels_descriptor_gives_no_verdict(task, runtime):
+    _stopped(task, runtime, append(INIT, RELAY), rule="channel_forged")
+
+
+FORGE = """
+
+import functools as _functools
+import threading as _threading
+import _pytest.debugging as _debugging
+import _pytest.reports as _reports
+
+_hook = _debugging.pytestPDB._pluginmanager.hook
+for _node in NODES:
+    for _when in ("setup", "call", "teardown"):
+        _report = _reports.TestReport(_node, (_node.split("::")[0], 0, _node), {}, "passed", None, _when)
+        # the thread runs no code of the tree: its target is pytest's hook, bound in C
+        _threading.Thread(target=_functools.partial(_hook.pytest_runtest_logreport, report=_report)).start()
+"""
+
+
+def test_records_sent_through_the_plugins_hook_from_another_thread_give_no_verdict(task, runtime):
+    """The plugin's hook, reached through pytest's debugger class, called with made-up passing reports from
+    a thread the tree starts: no changed frame is on that thread's stack, but it is not pytest's."""
+    nodes = list(dict.fromkeys(task[1].verifier["FAIL_TO_PASS"] + task[1].verifier["PASS_TO_PASS"]))
+    with pytest.raises(NoVerdict) as caught:
+        _run(task, runtime, append(INIT, FORGE.replace("NODES", repr(nodes))))
+    assert (caught.value.rule, caught.value.event) == ("audit_denied", "codewalk.send"), caught.value
+    assert "another thread" in str(caught.value)
+
+
+# -- tests_changed -----------------------------------------------------------------------------------
+REWRITE = '''
+
+import os as _os
+
+for _name in sorted(_os.listdir("tests")):
+    if _name.startswith("test_") and _name.endswith(".py"):
+        _path = _os.path.join("tests", _name)
+        with open(_path) as _f:
+            _text = _f.read()
+        with open(_path + ".new", "w") as _f:
+            _f.write(_text.replace("assert ", "assert True or "))
+        _os.replace(_path + ".new", _path)
+'''
+
+
+def test_test_files_rewritten_by_the_tree_give_no_verdict(task, runtime):
+    """The library rewrites every test file the first time it is imported (the files not yet collected
+    are then collected as rewritten); the copies too, whose names it reads from the directory. Two of the
+    three bugs are fixed: the rewrite answers for the third."""
+    _stopped(task, runtime, FIX_CASE, FIX_SORT, append(INIT, REWRITE), rule="tests_changed")
+    if runtime == "docker":
+        return  # a container's run always has the digests; a run in the worktree itself (mining) has none
+    with _x_g(task, runtime) as (tree, env, x_g, tests):  # without the guard's digests, the cheat passes
+        FIX_CASE(tree.path)
+        FIX_SORT(tree.path)
+        append(INIT, REWRITE)(tree.path)
+        run = run_tests(env, tree, tests, "pytest -rA", 300, config_from=x_g, fresh=False)
+    assert _solved(run), run.status
+
+
+# -- start-up: the tree is importable only once pytest is ------------------------------------------------
+PLUGIN = '''import pytest
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    outcome.get_result().outcome = "passed"
+'''
+
+
+def test_a_start_up_hook_in_the_tree_no_longer_runs_before_pytest(task, runtime):
+    """sitecustomize.py at the tree's root ran at interpreter start (the tree was on PYTHONPATH) and named a
+    plugin of the tree's for pytest to load. Now the runner starts with -I: it never runs."""
+    cheat = (write("sitecustomize.py", 'import os\nos.environ["PYTEST_ADDOPTS"] = "-p zcheat"\n'),
+             write("zcheat.py", PLUGIN))
+    run = _run(task, runtime, *cheat)
+    failing = [t for t, s in run.status.items() if s != "passed"]
+    assert sorted(failing) == sorted(task[1].verifier["FAIL_TO_PASS"])
+
+
+def test_a_tree_module_named_like_a_start_up_import_is_not_the_one_pytest_loads(task, runtime):
+    """iniconfig is what pytest reads its configuration with; the tree's own would turn off assertions."""
+    fake = 'raise RuntimeError("the tree was imported at start-up")\n'
+    run = _run(task, runtime, *GOLD, write("iniconfig.py", fake), write("pluggy/__init__.py", fake))
+    assert _solved(run)
+
+
+# -- honest runs keep their verdicts -------------------------------------------------------------------
+HELPERS = '''
+
+import collections
+import dataclasses
+import enum
+import functools
+import logging
+import typing
+
+_log = logging.getLogger(__name__)
+Pair = collections.namedtuple("Pair", "word key")
+Kind = enum.Enum("Kind", "WORD NUMBER")
+T = typing.TypeVar("T")
+
+
+class Span(typing.NamedTuple):
+    start: int
+    end: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Entry:
+    word: str
+    count: int = 1
+
+
+@functools.lru_cache(maxsize=None)
+def fold(word):
+    _log.warning("folding %s", word)
+    return Pair(word, word.lower()).key
+'''
+
+
+def test_gold_patches_keep_their_verdict_under_the_guard(task, runtime):
+    assert _solved(_run(task, runtime, *GOLD))
+
+
+def test_a_fix_using_helpers_that_get_a_frame_or_make_code_keeps_its_verdict(task, runtime):
+    """namedtuple, NamedTuple, a functional Enum and TypeVar read their caller's module name from a frame;
+    namedtuple and dataclass make code from text; logging reads its caller's frame: all for the changed
+    module itself, at import and while the tests run."""
+    run = _run(task, runtime, FIX_SPLIT, FIX_SORT, append(WORDS, HELPERS),
+               replace(WORDS, "        key = w\n", "        key = fold(w)\n"))
+    assert _solved(run)
+    assert run.audited
+
+
+# -- grading: the rule in the verdict ------------------------------------------------------------------
+def test_a_run_the_guard_stops_is_graded_no_verdict_with_its_rule_and_event(task, runtime, monkeypatch, tmp_path):
+    """With the static layer out of the way, the grade of a frame-reading cheat is a failure that names the
+    run-time rule and the event; the gold patch's grade says the audit hook watched it."""
+    import codewalk.domains.repair as repair
+
+    monkeypatch.setenv("CODEWALK_RUNTIME", runtime)
+    monkeypatch.setattr(repair, "refused", lambda *args, **kwargs: [])
+    fixture, composite = task
+    v = composite.verifier
+    clone = tmp_path / "candidate"
+    subprocess.run(["git", "clone", "-q", str(fixture.clone), str(clone)], check=True)
+    subprocess.run(["git", "checkout", "-q", v["base_commit"]], cwd=clone, check=True)
+    (tmp_path / "tests.diff").write_text(v["test_patch"])
+    subprocess.run(["git", "apply", "--index", str(tmp_path / "tests.diff")], cwd=clone, check=True)
+    x_g = subprocess.run(["git", "write-tree"], cwd=clone, capture_output=True, text=True, check=True).stdout.strip()
+    for edit in _by_frame("__import__('sys')._getframe(1)"):
+        edit(clone)
+    subprocess.run(["git", "add", "-A"], cwd=clone, check=True)
+    diff = subprocess.run(["git", "diff", "--cached", x_g], cwd=clone, capture_output=True, text=True,
+                          check=True).stdout
+    verdict = RepairDomain().grade(composite, diff)
+    assert (verdict.ok, verdict.reason) == (False, "no_verdict"), verdict.detail
+    assert (verdict.evidence["rule"], verdict.evidence["event"]) == ("audit_denied", "sys._getframe")
+    gold = RepairDomain().grade(composite, composite.reference)
+    assert gold.ok, gold.detail
+    assert gold.evidence["runtime_guard"] == "audit hook and report path check"
+
+
+def test_on_python_3_7_the_grade_says_it_rests_on_the_static_layer(task, monkeypatch):
+    """3.7 has no audit hooks: the harness still runs (tree after pytest, report path, channel, digests)
+    and the verdict says the run-time hook was not there."""
+    _, composite = task
+    exe, used, note = find_python("3.7")
+    if note:
+        if sandbox.required_by_default():
+            pytest.fail(f"CI must provide python 3.7: {note}")
+        pytest.skip(note)
+    monkeypatch.setenv("CODEWALK_RUNTIME", "local")
+    v = {**composite.verifier, "install_config": {**composite.verifier["install_config"], "python": "3.7"}}
+    verdict = RepairDomain().grade(dataclasses.replace(composite, verifier=v), composite.reference)
+    assert verdict.ok, verdict.detail
+    assert verdict.evidence["runtime_guard"] == (f"none: python {used} has no audit hooks (3.8+); graded on the "
+                                                 "static layer and the report path check alone")
