@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib.metadata import entry_points
@@ -97,6 +97,8 @@ class Domain(ABC):
     runtime: str = "local"  # the one chosen (codewalk.runtime.choose)
     pull: bool = True  # docker: pull an image that is not here (False: `--no-pull`, such an image is an error)
     store_folder: Path | None = None  # beside the store being loaded (paths.beside_store), set by `cw load`
+    # `cw load`'s progress: a loader that works for minutes (verifying each record) calls it with (done, total)
+    on_progress: Callable[[int, int], None] | None = None
 
     def parse_options(self, raw: dict[str, str]) -> dict[str, Any]:
         """Validated, typed loader options; an unknown key is a UsageError that lists the known ones."""

@@ -22,7 +22,6 @@ import hashlib
 import json
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from itertools import repeat
@@ -37,6 +36,7 @@ from .errors import InfraError, InputError, UsageError
 from .records import Composite, Task, now
 from .runtime import choose as choose_runtime
 from .runtime import release as release_containers
+from .staging import StagedPool
 from .store import GraphStore
 
 FLUSH_EVERY = 25  # grades per write
@@ -128,7 +128,7 @@ def grade_predictions(
     jobs = [(Composite(tasks[p.task].prompt, tasks[p.task].reference, tasks[p.task].verifier), p.output)
             for p in preds]
     started = time.monotonic()
-    pool = ProcessPoolExecutor(workers) if workers > 1 else None
+    pool = StagedPool(workers) if workers > 1 else None
     verdicts = (pool.map(_grade_in_worker, repeat(domain), repeat(where), *zip(*jobs)) if pool
                 else map(verdict, repeat(plugin), *zip(*jobs)))
     pending: list[dict[str, Any]] = []
