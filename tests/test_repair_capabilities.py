@@ -166,6 +166,7 @@ def test_new_code_outside_the_allow_list_is_refused_with_its_rule_and_line(sourc
     '"""Only a docstring with {braces.and} a __dunder__."""\n',
     "import enum\nP = type('P', (enum.Flag, object), {'__module__': __name__, 'a': 1})\n",
     "import queue\nq = queue.Queue()\nfrom email.utils import formatdate\n",
+    "def f(p, E):\n    return p._replace(x=1)._asdict(), p._fields, list(E.__members__), p.__origin__\n",
 ])
 def test_ordinary_code_is_not_refused(source):
     assert found(source) == []

@@ -236,7 +236,11 @@ PROTOCOL = {
     "__class_getitem__", "__post_init__", "__attrs_post_init__", "__await__", "__package__", "__unicode__",
     "__nonzero__", "__div__", "__bases__", "__mro__", "__version_info__", "__annotations__", "__func__",
     "__self__", "__getattribute__", "__html__", "__signature__",
+    # plain data of enums, generics and weak-referenceable instances
+    "__members__", "__origin__", "__args__", "__parameters__", "__weakref__",
 }
+# namedtuple's documented API, underscored only to keep clear of field names; the runner defines none of them.
+NAMEDTUPLE = {"_make", "_replace", "_asdict", "_fields", "_field_defaults"}
 # Dunders that, set from outside a class body, change what an instance compares equal to or is
 # (`C.__eq__ = always`, `obj.__class__ = Other`); others (`__doc__`, `__setattr__` of a frozen class) may be set.
 OUTSIDE = {"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__hash__", "__bool__", "__nonzero__",
@@ -637,7 +641,7 @@ class _Reader(ast.NodeVisitor):
     def _refused_attr(self, attr: str) -> bool:
         if attr.startswith("__") and attr.endswith("__"):
             return attr in CODE_DUNDERS or attr not in PROTOCOL and attr not in self.defined
-        return attr in FRAME_ATTRS or (attr.startswith("_") and attr not in self.defined)
+        return attr in FRAME_ATTRS or (attr.startswith("_") and attr not in self.defined and attr not in NAMEDTUPLE)
 
     def _attr_name(self, attr: str, node: ast.AST, receiver_own: bool = False) -> None:
         """An attribute read on an object: frames and code, dunders, private names the repository lacks."""
@@ -647,7 +651,7 @@ class _Reader(ast.NodeVisitor):
             if (attr != "__dict__" or not receiver_own) and (
                     attr in CODE_DUNDERS or attr not in PROTOCOL and attr not in self.defined):
                 self.add(Rule.REFLECTION, f"reads the dunder {attr}", node)
-        elif attr.startswith("_") and not receiver_own and attr not in self.defined:
+        elif attr.startswith("_") and not receiver_own and attr not in self.defined and attr not in NAMEDTUPLE:
             self.add(Rule.REFLECTION, f"reads {attr}, a private name the repository does not define", node)
 
     # -- expressions ---------------------------------------------------------------------------------------
