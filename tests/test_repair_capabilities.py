@@ -101,6 +101,13 @@ def codes(after: str, before: str | None = None, path: str = "pkg/m.py") -> set[
     ("import abc\nX = abc.ABCMeta('X', (list,), {'__eq__': lambda s, o: True})\n", "reflection", "namespace"),
     ("X = type(list)('X', (list,), {})\n", "reflection", "metaclass of another"),
     ("def f(ns):\n    ns['__eq__'] = lambda s, o: True\n", "reflection", "namespace"),
+    # three-argument type() stays refused unless a class statement could spell it and its namespace is read
+    ("def f(ns):\n    return type('X', (str,), ns)\n", "reflection", "three-argument type()"),
+    ("X = type('X', (str,), {'__e' + 'q__': lambda s, o: True})\n", "reflection", "three-argument type()"),
+    ("X = type('X', (str,), {**{}, 'a': 1})\n", "reflection", "three-argument type()"),
+    ("X = type('X', (str,), {'__init_subclass__': classmethod(print)})\n", "reflection", "three-argument type()"),
+    ("X = type('X', (type(1),), {})\n", "reflection", "three-argument type()"),
+    ("import queue\nt = queue.threading\n", "import_not_allowed", "queue.threading"),
     ("def f():\n    return open('/proc/self/cmdline').read()\n", "reflection", "the process's own files"),
     ("import os\nfds = os.listdir('/dev/fd')\n", "reflection", "the process's own files"),
     # format strings that walk
@@ -157,6 +164,9 @@ def test_new_code_outside_the_allow_list_is_refused_with_its_rule_and_line(sourc
     "import shutil\nif hasattr(shutil, 'get_terminal_size'):\n    pass\n",
     "def f(x: '-1', y: 'te.Literal[1, -1]'):\n    pass\n",
     '"""Only a docstring with {braces.and} a __dunder__."""\n',
+    "import enum\nP = type('P', (enum.Flag, object), {'__module__': __name__, 'a': 1})\n",
+    "import queue\nq = queue.Queue()\nfrom email.utils import formatdate\n",
+    "def f(p, E):\n    return p._replace(x=1)._asdict(), p._fields, list(E.__members__), p.__origin__\n",
 ])
 def test_ordinary_code_is_not_refused(source):
     assert found(source) == []

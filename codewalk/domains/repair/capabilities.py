@@ -153,6 +153,11 @@ REVIEWED: dict[str, Reviewed] = {
                    "getswitchinterval"),
     "tempfile": _r("temporary files and directories"),
     "textwrap": _r("wrapping text"),
+    "queue": _r("thread-safe queues; the module's threading is left out",
+                only="Queue LifoQueue PriorityQueue SimpleQueue Empty Full"),
+    "email.utils": _r("address and date formatting for mail headers",
+                      only="parseaddr formataddr getaddresses parsedate parsedate_tz parsedate_to_datetime "
+                           "formatdate format_datetime mktime_tz make_msgid quote unquote localtime"),
     "codecs": _r("text encodings; register() would add a codec that source declarations could name",
                  without="register unregister"),
     "platform": _r("facts about the interpreter and the system; architecture() and the like run programs",
@@ -231,7 +236,11 @@ PROTOCOL = {
     "__class_getitem__", "__post_init__", "__attrs_post_init__", "__await__", "__package__", "__unicode__",
     "__nonzero__", "__div__", "__bases__", "__mro__", "__version_info__", "__annotations__", "__func__",
     "__self__", "__getattribute__", "__html__", "__signature__",
+    # plain data of enums, generics and weak-referenceable instances
+    "__members__", "__origin__", "__args__", "__parameters__", "__weakref__",
 }
+# namedtuple's documented API, underscored only to keep clear of field names; the runner defines none of them.
+NAMEDTUPLE = {"_make", "_replace", "_asdict", "_fields", "_field_defaults"}
 # Dunders that, set from outside a class body, change what an instance compares equal to or is
 # (`C.__eq__ = always`, `obj.__class__ = Other`); others (`__doc__`, `__setattr__` of a frozen class) may be set.
 OUTSIDE = {"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__hash__", "__bool__", "__nonzero__",
@@ -632,7 +641,7 @@ class _Reader(ast.NodeVisitor):
     def _refused_attr(self, attr: str) -> bool:
         if attr.startswith("__") and attr.endswith("__"):
             return attr in CODE_DUNDERS or attr not in PROTOCOL and attr not in self.defined
-        return attr in FRAME_ATTRS or (attr.startswith("_") and attr not in self.defined)
+        return attr in FRAME_ATTRS or (attr.startswith("_") and attr not in self.defined and attr not in NAMEDTUPLE)
 
     def _attr_name(self, attr: str, node: ast.AST, receiver_own: bool = False) -> None:
         """An attribute read on an object: frames and code, dunders, private names the repository lacks."""
@@ -642,7 +651,7 @@ class _Reader(ast.NodeVisitor):
             if (attr != "__dict__" or not receiver_own) and (
                     attr in CODE_DUNDERS or attr not in PROTOCOL and attr not in self.defined):
                 self.add(Rule.REFLECTION, f"reads the dunder {attr}", node)
-        elif attr.startswith("_") and not receiver_own and attr not in self.defined:
+        elif attr.startswith("_") and not receiver_own and attr not in self.defined and attr not in NAMEDTUPLE:
             self.add(Rule.REFLECTION, f"reads {attr}, a private name the repository does not define", node)
 
     # -- expressions ---------------------------------------------------------------------------------------
@@ -730,7 +739,8 @@ class _Reader(ast.NodeVisitor):
                     and not key.value.startswith("__")):
                 self.add(Rule.REFLECTION, f"calls {func.attr} on an object other than self with a computed or "
                          "dunder name", node)
-        if isinstance(func, ast.Name) and func.id == "type" and len(node.args) == 3 and "type" not in self.names:
+        if isinstance(func, ast.Name) and func.id == "type" and len(node.args) == 3 and "type" not in self.names \
+                and not _plain_class(node.args[1], node.args[2]):
             self.add(Rule.REFLECTION, "makes a class with three-argument type()", node)
         if len(node.args) == 3 and isinstance(func, ast.Call) and isinstance(func.func, ast.Name) \
                 and func.func.id == "type":
@@ -891,6 +901,25 @@ class _Reader(ast.NodeVisitor):
                             or target.id not in COMPARISONS and _rooted_in(value, self.defined - set(self.names))):
                         self.add(Rule.REFLECTION, f"borrows {node.name}.{target.id} from another object", item)
         self.generic_visit(node)
+
+
+# Keys a namespace literal of type() may hold besides public names: what a class statement sets itself.
+PLAIN_NAMESPACE = {"__module__", "__doc__", "__qualname__", "__slots__"}
+
+
+def _plain_class(bases: ast.expr, namespace: ast.expr) -> bool:
+    """type(name, bases, ns) that a class statement could spell and the rules could read: bases a tuple of
+    names or dotted names (no call, so no type(mock.ANY)), ns a dict literal whose keys are all public
+    string constants, so no behaviour dunder can be in it (a computed key or **spread could be one)."""
+    if not isinstance(bases, ast.Tuple) or not isinstance(namespace, ast.Dict):
+        return False
+    for base in bases.elts:
+        while isinstance(base, ast.Attribute) and not base.attr.startswith("_"):
+            base = base.value
+        if not isinstance(base, ast.Name) or base.id.startswith("_"):
+            return False
+    return all(isinstance(k, ast.Constant) and isinstance(k.value, str) and k.value.isidentifier()
+               and (not k.value.startswith("_") or k.value in PLAIN_NAMESPACE) for k in namespace.keys)
 
 
 def _rooted_in(node: ast.AST, names: frozenset[str] | set[str]) -> bool:
