@@ -461,8 +461,9 @@ def test_cw_load_writes_the_verdict_file_beside_the_store_it_loads_whatever_code
     if named:  # as `cw --store mine/graph.lbug` with CODEWALK_STORE set to another store
         monkeypatch.setenv("CODEWALK_STORE", str(tmp_path / "elsewhere" / "graph.lbug"))
     store = open_store(tmp_path / "mine" / "graph.lbug" if named else None)
-    try:
-        load(store, "clones", tmp_path, {})
+    try:  # no pair at all is an input error (an empty load), raised after every verdict is written
+        with pytest.raises(InputError, match="no clones atom"):
+            load(store, "clones", tmp_path, {})
     finally:
         store.close()
     home = tmp_path / "home"  # CODEWALK_HOME (conftest)
