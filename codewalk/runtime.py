@@ -35,6 +35,8 @@ from typing import TYPE_CHECKING, Any
 from .errors import RuntimeUnavailable, UsageError
 
 if TYPE_CHECKING:
+    from docker import DockerClient
+
     from .domain import Domain
 
 RUNTIMES = ("local", "docker")
@@ -141,7 +143,7 @@ def reap(found: Any) -> list[str]:
 
 
 @cache
-def client() -> Any:  # docker.DockerClient (mypy takes the repository's docker/ folder for the SDK)
+def client() -> DockerClient:
     """The Docker client for DOCKER_HOST (else the SDK's default socket); RuntimeUnavailable if no daemon."""
     from docker.errors import DockerException
 
@@ -149,7 +151,7 @@ def client() -> Any:  # docker.DockerClient (mypy takes the repository's docker/
 
     where = os.environ.get("DOCKER_HOST") or "unix:///var/run/docker.sock (DOCKER_HOST is not set)"
     try:
-        found = docker.from_env(timeout=120)  # type: ignore[attr-defined]
+        found = docker.from_env(timeout=120)
         found.ping()
     except (DockerException, OSError) as e:
         raise RuntimeUnavailable(f"--runtime docker: no Docker daemon answers at DOCKER_HOST={where} "

@@ -22,7 +22,6 @@ the diff elsewhere (codewalk.evals.agent).
 from __future__ import annotations
 
 import functools
-import importlib
 import io
 import logging
 import os
@@ -213,7 +212,7 @@ def _add(tar: tarfile.TarFile, name: str, data: bytes, mode: int = 0o644) -> Non
 
 
 def _docker() -> Any:
-    docker = importlib.import_module("docker")  # by name: mypy takes the repository's docker/ folder for it
+    import docker
 
     try:
         return docker.from_env()
