@@ -16,12 +16,11 @@ LAYERS = {
     "library": ["codewalk.admission", "codewalk.walk", "codewalk.grading", "codewalk.report", "codewalk.export",
                 "codewalk.card", "codewalk.loading", "codewalk.explore", "codewalk.browser", "codewalk.demo",
                 "codewalk.queries", "codewalk.evals", "codewalk.datasets"],
-    "domains": ["codewalk.domains"],
+    "domains": ["codewalk.domains", "codewalk.domain"],  # domain.py: the plugin interface, built on the runtime
     "runtime/store/readers": ["codewalk.runtime", "codewalk.sandbox", "codewalk.meter", "codewalk.locks",
                               "codewalk.executors", "codewalk.gitsafe", "codewalk.store", "codewalk.dbserver",
                               "codewalk.cypher_files", "codewalk.relations", "codewalk.loaders"],
-    "records": ["codewalk.records", "codewalk.errors", "codewalk.paths", "codewalk.jsonl", "codewalk.domain",
-                "codewalk"],
+    "records": ["codewalk.records", "codewalk.errors", "codewalk.paths", "codewalk.jsonl", "codewalk"],
 }
 ORDER = list(LAYERS)  # top first
 

@@ -40,7 +40,8 @@ from codewalk import sandbox
 from codewalk.domains.repair import RepairDomain, containers
 from codewalk.domains.repair.env import Env, EnvSpec, venv_runtime
 from codewalk.domains.repair.git import git
-from codewalk.errors import InfraError
+from codewalk.errors import InfraError, RuntimeUnavailable
+from codewalk.runtime import DockerRuntime
 
 log = logging.getLogger(__name__)
 
@@ -212,13 +213,10 @@ def _add(tar: tarfile.TarFile, name: str, data: bytes, mode: int = 0o644) -> Non
 
 
 def _docker() -> Any:
-    import docker
-
     try:
-        return docker.from_env()
-    except docker.errors.DockerException as e:
-        raise InfraError(f"no Docker engine (DOCKER_HOST={os.environ.get('DOCKER_HOST', 'unset')}): {e}") \
-            from None
+        return DockerRuntime().client()  # the one client of this process, as walks and grades use
+    except RuntimeUnavailable as e:
+        raise InfraError(str(e)) from None
 
 
 @sandboxenv(name="codewalk-docker")
