@@ -19,12 +19,12 @@ from dataclasses import dataclass, field, replace
 from itertools import islice
 from typing import Any
 
-from . import __version__, meter
+from . import __version__
 from .domain import Domain, Rejected, Settings, domain_class, get_domain
 from .errors import InfraError, StoreUnavailable, UsageError
 from .executors import Inline, open_executor
 from .records import Atom, Composite, Reason, Run, Task, TaskStatus, now, task_id
-from .runtime import Runtime, ready
+from .runtime import Runtime, meter, ready
 from .store import GraphStore
 from .walk import Walker
 

@@ -14,11 +14,12 @@ import typer.core
 from rich.markup import escape
 from rich.text import Text
 
-from . import paths, sandbox
+from . import paths
 from .cli_db import db_app  # cw db: start, stop, status, import
 from .cli_output import JsonOpt, PullOpt, RuntimeOpt, err, out, parse_params, print_json, print_load, table
 from .errors import CodewalkError, FewerAdmitted, Interrupted, UsageError
 from .records import STATUSES, Reason
+from .runtime import sandbox
 
 app = typer.Typer(
     help="Compositional coding benchmarks from verified atoms: a problem graph, random-extension walks, "

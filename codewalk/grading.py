@@ -31,11 +31,11 @@ from typing import Any
 
 import pandas as pd
 
-from . import jsonl, sandbox
+from . import jsonl
 from .domain import Settings, domain_class, get_domain
 from .errors import InfraError, InputError, UsageError
 from .records import Composite, Task, now
-from .runtime import Runtime, ready
+from .runtime import Runtime, ready, sandbox
 from .store import GraphStore
 
 FLUSH_EVERY = 25  # grades per write

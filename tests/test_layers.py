@@ -17,7 +17,7 @@ LAYERS = {
                 "codewalk.card", "codewalk.loading", "codewalk.explore", "codewalk.browser", "codewalk.demo",
                 "codewalk.queries", "codewalk.evals", "codewalk.datasets"],
     "domains": ["codewalk.domains", "codewalk.domain"],  # domain.py: the plugin interface, built on the runtime
-    "runtime/store/readers": ["codewalk.runtime", "codewalk.sandbox", "codewalk.meter", "codewalk.locks",
+    "runtime/store/readers": ["codewalk.runtime",  # runtime/: the runtime, sandbox, meter, locks
                               "codewalk.executors", "codewalk.gitsafe", "codewalk.store", "codewalk.dbserver",
                               "codewalk.cypher_files", "codewalk.relations", "codewalk.loaders"],
     "records": ["codewalk.records", "codewalk.errors", "codewalk.paths", "codewalk.jsonl", "codewalk"],

@@ -16,14 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from codewalk import sandbox
 from codewalk.domain import Settings
 from codewalk.domains.repair import RepairDomain
 from codewalk.domains.repair import env as repair_env
 from codewalk.domains.repair.channel import NoVerdict
 from codewalk.domains.repair.env import EnvSpec, find_python, run_tests
 from codewalk.records import Composite
-from codewalk.runtime import build
+from codewalk.runtime import build, sandbox
 from tests import docker_runtime, repair_fixture
 
 Edit = Callable[[Path], None]

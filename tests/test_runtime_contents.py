@@ -7,10 +7,11 @@ import os
 
 import pytest
 
-from codewalk import runtime, sandbox
+from codewalk import runtime
 from codewalk.domain import Settings
 from codewalk.domains.repair import RepairDomain
 from codewalk.domains.repair.env import EnvSpec, run_tests
+from codewalk.runtime import sandbox
 from tests import docker_runtime, repair_fixture
 
 pytestmark = pytest.mark.usefixtures("shared_home")

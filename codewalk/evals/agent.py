@@ -46,7 +46,6 @@ from inspect_ai.util import (
     token_limit,
 )
 
-from codewalk import sandbox as cw_sandbox
 from codewalk.domain import get_domain
 from codewalk.domains.repair import RepairDomain
 from codewalk.domains.repair.patch import is_test_path
@@ -56,6 +55,7 @@ from codewalk.loaders.diff import patch_files
 from codewalk.records import Composite
 from codewalk.records import Task as CodewalkTask
 from codewalk.runtime import build
+from codewalk.runtime import sandbox as cw_sandbox
 
 from .tasks import CORES, _eval_id, _GradeWriter, _metrics, _task_name, _tasks, offline_mock
 from .testbed import Testbed, testbed_spec

@@ -36,12 +36,11 @@ from typing import Any, Literal, overload
 import anyio.to_thread
 from inspect_ai.util import ExecResult, SandboxEnvironment, sandboxenv
 
-from codewalk import sandbox
 from codewalk.domains.repair import RepairDomain, containers
 from codewalk.domains.repair.env import Env, EnvSpec, venv_runtime
 from codewalk.domains.repair.git import git
 from codewalk.errors import InfraError, RuntimeUnavailable
-from codewalk.runtime import DockerRuntime
+from codewalk.runtime import DockerRuntime, sandbox
 
 log = logging.getLogger(__name__)
 

@@ -33,12 +33,13 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from codewalk import meter, paths
+from codewalk import paths
 from codewalk.domain import Domain, Option, Rejected, Settings, WalkPlan
 from codewalk.errors import InfraError, UsageError
 from codewalk.loaders import fempd
 from codewalk.loaders.fempd import blank_literals
 from codewalk.records import Atom, Check, Composite, Edge, Reason
+from codewalk.runtime import meter
 
 from . import steer, verdicts
 from .inputs import normalize, verdict

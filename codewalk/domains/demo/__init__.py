@@ -21,11 +21,11 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from codewalk import sandbox
 from codewalk.domain import Domain, Settings
 from codewalk.errors import InfraError
 from codewalk.loaders import demo as loader
 from codewalk.records import Atom, Check, Composite, Edge
+from codewalk.runtime import sandbox
 
 log = logging.getLogger(__name__)
 

@@ -27,13 +27,14 @@ from typing import Any
 
 import pyarrow as pa
 
-from codewalk import meter, paths
+from codewalk import paths
 from codewalk.domain import Domain, Option, Rejected, Settings
 from codewalk.errors import InfraError, InputError
 from codewalk.loaders import swebench
 from codewalk.loaders.diff import parse_patch, patch_files
 from codewalk.records import Atom, Check, Composite, Edge, Reason, Task
 from codewalk.relations import FILES, shares_file
+from codewalk.runtime import meter
 
 from .channel import NoVerdict
 from .env import Env, Envs, EnvSpec, Image, TestRun, importable_names, run_tests

@@ -29,9 +29,9 @@ from pathlib import Path
 from typing import Any, cast
 from urllib.parse import unquote
 
-from codewalk import meter, sandbox
 from codewalk.errors import InfraError
-from codewalk.locks import locked
+from codewalk.runtime import meter, sandbox
+from codewalk.runtime.locks import locked
 
 from . import channel
 from .git import Worktree, digest, network_env

@@ -1,6 +1,6 @@
 """Where code from a repository or a model runs: the `local` runtime or the `docker` runtime.
 
-`local` (the default, no daemon needed) runs host tools in the sandbox (codewalk.sandbox: bubblewrap where
+`local` (the default, no daemon needed) runs host tools in the sandbox (codewalk.runtime.sandbox: bubblewrap where
 installed). `docker` runs each test run in a fresh container of an image pinned to the task's environment,
 as the paper and SWE-rebench run repair (codewalk.domains.repair.containers). A domain lists the runtimes
 it supports in `Domain.runtimes`; asking another one is a usage error (exit 2). `cw load`, `cw walk`, `cw grade`
@@ -35,7 +35,7 @@ from multiprocessing import util as mp_util
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .errors import RuntimeUnavailable, UsageError
+from ..errors import RuntimeUnavailable, UsageError
 
 if TYPE_CHECKING:
     from docker import DockerClient
@@ -85,7 +85,7 @@ class Runtime(Protocol):
 
 @dataclass(frozen=True)
 class LocalRuntime:
-    """Host tools, in the sandbox (codewalk.sandbox: bubblewrap where installed)."""
+    """Host tools, in the sandbox (codewalk.runtime.sandbox: bubblewrap where installed)."""
 
     name: str = "local"
     containers: bool = False
