@@ -130,3 +130,13 @@ def _only_through(package: str, component: list[str]) -> bool:
 def test_every_module_has_a_layer():
     for name in modules():
         assert layer(name) in LAYERS
+
+
+def test_where_code_runs_is_asked_of_the_runtime_object_never_compared_by_name():
+    """Outside codewalk/runtime/ nothing branches on the runtime's name or on the type of an environment:
+    a domain asks the Runtime its Settings carry (issue 45)."""
+    found = [f"{path.relative_to(ROOT)}:{number}" for path in sorted((ROOT / "codewalk").rglob("*.py"))
+             if path.relative_to(ROOT / "codewalk").parts[0] != "runtime"
+             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if "runtime ==" in line or "isinstance(env" in line]
+    assert not found, found
