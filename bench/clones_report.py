@@ -21,7 +21,8 @@
 Data: FEMPD / FEMP-X (CC BY-NC 4.0) from ../shared/data/fempd (or $CODEWALK_SHARED/data/fempd).
 Run from the repository root: python bench/clones_report.py [--per-class 20] [--levels 10] [--workers 2]
 (--levels 0: verification and counts only; --reuse: the stored verdicts instead of re-verifying, then
-counts and admission as above; --show PAIR_ID: one pair's stored verdict and the previous check's.)
+counts and admission as above; --show PAIR_ID: one pair's stored verdict and the previous check's; --tasks-store
+STORE: the admitted clone tasks there that hold an atom whose label changed against --previous.)
 """
 
 from __future__ import annotations
@@ -90,6 +91,16 @@ def audit(records: dict[int, dict], previous: dict[int, dict], figures: dict) ->
     table("Labels overturned against the previous check", [[*k, n, " ".join(map(str, examples[k][:6]))]
                                                            for k, n in sorted(overturned.items())],
           ["label", "status", "reason (new if rejected, old if confirmed)", "pairs", "e.g."])
+    figures["changed"] = changed(records, previous)
+    print("\nEvery label that changed, with the witness input and both outcomes (JSON, non-ASCII escaped)")
+    for c in figures["changed"]:
+        w = c["witness"] or {}
+        print(f"  {c['pair_id']} {c['label']}: {c['before']} -> {c['now']}; input {json.dumps(w.get('input'))}; "
+              f"method1 {json.dumps(w.get('method1'))}; method2 {json.dumps(w.get('method2'))}")
+    tried_now = sum(r["inputs_tried"] for r in records.values())
+    tried_before = sum(previous[pid]["inputs_tried"] for pid in records if pid in previous)
+    print(f"inputs run, all pairs: {tried_now} (previous check {tried_before}, {tried_now - tried_before:+d})")
+    figures["inputs_tried"] = {"now": tried_now, "before": tried_before}
     undecided = Counter(r["label"] for r in records.values() if r["reason"] == "a:undecided_time")
     starved = Counter(r["label"] for r in records.values() if r["reason"] == "a:undecided_exhausted")
     zero = sum(_signed_zero_only(r) for r in records.values() if r["label"] == "eq" and r["reason"] == "a:diverges")
@@ -127,6 +138,22 @@ def audit(records: dict[int, dict], previous: dict[int, dict], figures: dict) ->
     figures["neq_on_timeout"] = sum(map(_on_time, records.values()))
 
 
+def changed(records: dict[int, dict], previous: dict[int, dict]) -> list[dict]:
+    """The pairs whose status changed against the previous check: label, both statuses with reasons, witness."""
+    return [{"pair_id": pid, "label": r["label"], "before": f"{previous[pid]['status']} ({previous[pid]['reason']})",
+             "now": f"{r['status']} ({r['reason']})", "witness": r["witness"] or r["a_evidence"].get("slow_input")}
+            for pid, r in sorted(records.items()) if pid in previous and previous[pid]["status"] != r["status"]]
+
+
+def affected_tasks(location: str, pairs: set[int]) -> list[dict]:
+    """Admitted clone tasks in a store that hold an atom of one of `pairs` (whose label changed)."""
+    with open_store(location) as store:
+        rows = store.select_tasks("clones", status="admitted")
+    ids = {f"clones/ClonePair{pid}" for pid in pairs}
+    return [{"task": r["id"], "level": len(r["atoms"]), "reference": r["reference"],
+             "changed_atoms": [a for a in r["atoms"] if a in ids]} for r in rows if ids & set(r["atoms"])]
+
+
 def _spread(values: list[float]) -> list[str]:
     """min, quartiles, max of sorted values ('-' when there are none)."""
     if not values:
@@ -156,6 +183,8 @@ def main() -> None:
                              "$CODEWALK_STORE's embedded store, else in CODEWALK_HOME)")
     parser.add_argument("--previous", type=Path, default=PREVIOUS, help="verdicts of the previous check, to compare")
     parser.add_argument("--show", type=int, metavar="PAIR_ID", help="print one pair's stored verdict and exit")
+    parser.add_argument("--tasks-store", help="a store whose admitted clone tasks are checked for atoms whose "
+                                              "label changed against --previous (reported; nothing is removed)")
     parser.add_argument("--reuse", action="store_true",
                         help="read the stored verdicts instead of re-verifying (counts and admission still run)")
     args = parser.parse_args()
@@ -188,6 +217,12 @@ def main() -> None:
         where = verdicts.save([r.record() for r in results], args.verdicts)
         print(f"every pair's verdict: {where}")
     audit({r.pair.pair_id: r.record() for r in results}, previous, figures)
+    if args.tasks_store:
+        hit = affected_tasks(args.tasks_store, {c["pair_id"] for c in figures["changed"]})
+        print(f"\nadmitted clone tasks in {args.tasks_store} holding an atom whose label changed: {len(hit)}")
+        for t in hit:
+            print(f"  {t['task']} (N = {t['level']}, {t['reference']}): {', '.join(t['changed_atoms'])}")
+        figures["affected_tasks"] = hit
 
     # -- 2. counts against the paper ------------------------------------------------------------------------
     atoms = [atom(r) for r in results if r.confirmed]

@@ -61,7 +61,7 @@ app.add_typer(data_app, name="data")
 app.add_typer(grade_app, name="grade")
 
 # Verifiers are processes: by default one per core (the same tasks come out for any number).
-CORES = os.cpu_count() or 1
+CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1  # given us
 BULK_HINT = 100_000  # atoms: above this a Neo4j load through UNWIND upserts takes minutes (bench/README.md)
 WorkersOpt = Annotated[int, typer.Option(min=1, help="Verifier processes (default: one per core).", show_default=False)]
 
@@ -73,10 +73,14 @@ def _global(
         "--store", envvar="CODEWALK_STORE", show_envvar=True,
         help="Embedded store path, or bolt://host:7687 / neo4j+s://... (credentials: NEO4J_USER, NEO4J_PASSWORD).",
     )] = None,
+    wait: Annotated[bool, typer.Option(
+        "--wait", envvar="CODEWALK_WAIT", show_envvar=True,
+        help="An embedded store another process holds (a load, a walk): wait until it is free, saying which "
+             "process it waits for, rather than exit 4.")] = False,
     version: Annotated[bool, typer.Option("--version", help="Print codewalk's version and exit.",
                                           callback=lambda v: _version(v), is_eager=True)] = False,
 ) -> None:
-    ctx.obj = {"store": store}
+    ctx.obj = {"store": store, "wait": wait}
 
 
 def _version(wanted: bool) -> None:
@@ -87,10 +91,13 @@ def _version(wanted: bool) -> None:
         raise typer.Exit()
 
 
-def _store(ctx: typer.Context):
+def _store(ctx: typer.Context, wait: bool = False, reads: bool = False):
+    """The store --store names; `wait` (or --wait): one another process holds is waited for; `reads` (a command
+    that only reads): one another process holds is read as committed so far."""
     from .store import open_store
 
-    return open_store(ctx.obj["store"])
+    return open_store(ctx.obj["store"], wait=wait or ctx.obj["wait"], reads=reads,
+                      on_wait=lambda line: err.print(escape(line), highlight=False, soft_wrap=True))
 
 
 # -- demo, load, walk -------------------------------------------------------------------------------
@@ -125,21 +132,32 @@ def load_cmd(
     source: Annotated[Path, typer.Argument(metavar="SOURCE", help="The source: a file or directory the domain's loader reads.")],
     option: Annotated[list[str], typer.Option("--opt", help="Loader option KEY=VALUE (repeatable), e.g. repair: "
                                                             "repos=DIR, a folder of git clones named owner__name.")] = [],
+    workers: Annotated[int | None, typer.Option(
+        min=1, show_default=False, help="Processes of a loader that verifies each record (complexity; "
+                                        "--opt workers=K is the same): default one per core.")] = None,
     runtime: RuntimeOpt = None,
     pull: PullOpt = True,
     as_json: JsonOpt = False,
 ) -> None:
     """Load atoms and their relation edges into the store, in one transaction. Re-loading is idempotent; a
     malformed record fails the load with its file and line, and the store is left as it was."""
-    from .loading import load
+    from .loading import load_briefly
 
     options = {k: str(v) for k, v in parse_params(option).items()}  # argument errors before the store opens
-    with _store(ctx) as store:
-        summary = load(store, domain, source, options, runtime=runtime, pull=pull)
-        if store.dialect == "neo4j" and summary.atoms >= BULK_HINT:
-            err.print(f"hint: {summary.atoms:,} atoms went through UNWIND upserts (any server); into a fresh "
-                      "database of the server `cw db start` runs, `cw db import` uses Neo4j's importer, "
-                      "several times faster")
+    if workers is not None:
+        from .domain import get_domain
+
+        if "workers" not in {o.name for o in get_domain(domain).load_options}:
+            raise UsageError(f"the {domain} loader verifies nothing while loading: --workers is for one that does "
+                             "(complexity)")
+        options.setdefault("workers", str(workers))
+    with _Bar(f"load {domain}", interrupted="interrupted: nothing of this load was written") as on_count:
+        summary = load_briefly(lambda wait: _store(ctx, wait), domain, source, options, runtime=runtime, pull=pull,
+                               on_progress=on_count)
+    if "://" in summary.store and summary.atoms >= BULK_HINT:  # Neo4j
+        err.print(f"hint: {summary.atoms:,} atoms went through UNWIND upserts (any server); into a fresh "
+                  "database of the server `cw db start` runs, `cw db import` uses Neo4j's importer, "
+                  "several times faster")
     if as_json:
         return print_json(summary.as_dict())
     print_load(summary, f"Loaded into {summary.store}")
@@ -207,29 +225,73 @@ def _yield_row(s) -> dict[str, Any]:
             "in tools": f"{s.cost.busy:.1f}s ({share:.0%})" if (share := s.cost_report()["in_processes_share"]) else "-"}
 
 
+PLAIN_EVERY = 30.0  # seconds between progress lines when stderr is not a terminal (CODEWALK_PROGRESS_EVERY)
+
+
 class _Bar:
-    """A rich progress bar on stderr (on a terminal, or with CODEWALK_PROGRESS set) for work that reports
-    (done, total); entered, it gives that callback. Ctrl-C inside it becomes one clear message."""
+    """Progress on stderr for work that reports (done, total); entered, it gives that callback. On a terminal
+    (or with CODEWALK_PROGRESS set) a rich bar; otherwise (a log file, a pipe) a plain line every
+    CODEWALK_PROGRESS_EVERY seconds and one at the end, once there is progress to tell. Ctrl-C inside it
+    becomes one clear message."""
 
     def __init__(self, label: str, total: int | None = None,
                  interrupted: str = "interrupted: the grades finished so far are saved"):
+        import threading
+        import time
+
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
         self.label, self.total, self.interrupted = label, total, interrupted
+        self.plain = not err.is_terminal and not os.environ.get("CODEWALK_PROGRESS")
         self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                             TextColumn("{task.fields[status]}"), TimeElapsedColumn(), console=err,
-                            disable=not err.is_terminal and not os.environ.get("CODEWALK_PROGRESS"))
+                            disable=self.plain)
         self.task = self.bar.add_task(label, total=total, status="")
+        self.state: dict[str, Any] = {"description": label, "completed": None, "total": total, "status": ""}
+        self.started, self.stopped = time.monotonic(), threading.Event()
+        self.ticker = threading.Thread(target=self._tick, daemon=True)
+
+    def update(self, **fields: Any) -> None:
+        self.state |= fields
+        self.bar.update(self.task, **fields)
 
     def __enter__(self):
+        self._start()
+        return lambda done, total: self.update(completed=done, total=total)
+
+    def _start(self) -> None:
         self.bar.start()
-        return lambda done, total: self.bar.update(self.task, completed=done, total=total)
+        if self.plain:
+            self.ticker.start()
+
+    def _tick(self) -> None:
+        every = max(float(os.environ.get("CODEWALK_PROGRESS_EVERY", PLAIN_EVERY)), 0.05)
+        while not self.stopped.wait(every):
+            self._line()
+
+    def _line(self, end: str = "") -> None:
+        """One plain progress line: what, how far, how long."""
+        import time
+
+        s = self.state
+        if s["completed"] is None:
+            return  # nothing reported yet
+        seconds = int(time.monotonic() - self.started)
+        parts = [f"{s['completed']:,} of {s['total']:,}" if s["total"] else "" if s["status"] else f"{s['completed']:,}",
+                 s["status"]]
+        told = ", ".join(p for p in parts if p)
+        err.print(escape(f"{s['description']}: {told} ({seconds // 60}m{seconds % 60:02d}s{end})"),
+                  highlight=False, soft_wrap=True)
 
     def message(self) -> str:
         return self.interrupted
 
     def __exit__(self, kind, value, tb) -> None:
+        self.stopped.set()
         self.bar.stop()
+        if self.plain:
+            self.ticker.join()
+            self._line(", done" if kind is None else ", stopped")
         if kind is KeyboardInterrupt:
             raise Interrupted(self.message())
 
@@ -241,12 +303,12 @@ class _progress(_Bar):
     summary = None
 
     def __enter__(self):
-        self.bar.start()
+        self._start()
 
         def on_task(task, summary) -> None:
             self.summary = summary
-            self.bar.update(self.task, description=f"{self.label} N={summary.level}", completed=summary.admitted,
-                            status=f"attempted {summary.attempted}, admitted {summary.admitted}")
+            self.update(description=f"{self.label} N={summary.level}", completed=summary.admitted,
+                        status=f"attempted {summary.attempted}, admitted {summary.admitted}")
 
         return on_task
 
@@ -328,7 +390,7 @@ def tasks_list(
     """Tasks with their level, status and reason, oldest first (the first --limit of them)."""
     if status not in ("", *STATUSES):
         raise UsageError(f"unknown --status {status!r}; choose one of {', '.join(STATUSES)}")
-    with _store(ctx) as store:
+    with _store(ctx, reads=True) as store:
         rows = store.list_tasks(domain, status, level, limit)
         total = store.count_tasks(domain, status, level) if len(rows) == limit else len(rows)
     if as_json:
@@ -363,7 +425,7 @@ def tasks_show(
     --browser, the Neo4j Browser address that draws it instead."""
     if browser:
         return _show_in_browser(ctx, task_id, relations, http, as_json)
-    with _store(ctx) as store:
+    with _store(ctx, reads=True) as store:
         task = store.get_task(task_id)
     if task is None:
         raise UsageError(f"no task {task_id!r} in the store")
@@ -389,7 +451,7 @@ def tasks_show(
 def _show_in_browser(ctx: typer.Context, task_id: str, relations: bool, http: str | None, as_json: bool) -> None:
     from .browser import addresses, can_open
 
-    with _store(ctx) as store:
+    with _store(ctx, reads=True) as store:
         urls = addresses(store, task_id, relations, http)
     if as_json:
         return print_json(urls)
@@ -420,7 +482,7 @@ def tasks_export(
     an empty selection or a task stored incompletely."""
     from .export import export_tasks
 
-    with _store(ctx) as store:
+    with _store(ctx, reads=True) as store:
         summary = export_tasks(store, domain, out_path, fmt, level, status)
     if as_json:
         return print_json(summary.as_dict())
@@ -444,7 +506,7 @@ def explore(
     found, the largest level the graph supports, and the admission yield by level of the stored tasks."""
     from .explore import explore as explore_graph
 
-    with _store(ctx) as store:
+    with _store(ctx, reads=True) as store:
         reports = explore_graph(store, domain, samples, seed, plots)
     if as_json:
         return print_json([r.as_dict() for r in reports])
@@ -551,7 +613,7 @@ def grade_report(
     solved alone."""
     from .report import grade_report as report_grades
 
-    with _store(ctx) as store:
+    with _store(ctx, reads=True) as store:
         report = report_grades(store, domain, run or "", plot)
     if as_json:
         return print_json(report.as_dict())
@@ -593,7 +655,7 @@ def query(
             return print_json(rows)
         return out.print(table("Named queries (cw query --name NAME)", rows))
     params = parse_params(param)  # argument errors before the store opens
-    with _store(ctx) as store:
+    with _store(ctx, reads=True) as store:
         rows = run_named(store, name, params) if name else run_checked(store, cypher or "", params)
     if as_json:
         return print_json(rows)
@@ -605,7 +667,7 @@ def domains(ctx: typer.Context, as_json: JsonOpt = False) -> None:
     """Installed domains (entry-point group codewalk.domains) and how many atoms each has in the store."""
     from .domain import domain_names, get_domain
 
-    with _store(ctx) as store:
+    with _store(ctx, reads=True) as store:
         loaded = store.domains()
     rows = []
     for name in domain_names():

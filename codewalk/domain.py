@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.metadata import entry_points
@@ -109,6 +109,8 @@ class Domain(ABC):
     load_options: ClassVar[tuple[Option, ...]] = ()  # every --opt the loader takes
     walk_options: ClassVar[tuple[Option, ...]] = ()  # every --opt `cw walk` takes
     runtimes: ClassVar[tuple[str, ...]] = ("local",)  # where its verifier can run (codewalk.runtime)
+    # `cw load`'s progress: a loader that works for minutes (verifying each record) calls it with (done, total)
+    on_progress: Callable[[int, int], None] | None = None
 
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings or Settings()

@@ -34,6 +34,15 @@ class StoreUnavailable(StoreError):
     """The store cannot be reached (server down, wrong URI) or is locked by another process."""
 
 
+class StoreLocked(StoreUnavailable):
+    """An embedded store another process holds for writing (one writer per store file). `holder`: its pid and
+    command, when the engine names the pid and the process can be read (the same machine)."""
+
+    def __init__(self, message: str, pid: int | None = None, holder: str = ""):
+        super().__init__(message)
+        self.pid, self.holder = pid, holder
+
+
 class StoreFull(StoreError):
     """The store's disk has no room for a write. Nothing of that write is stored; everything committed before
     is kept. `broken`: the engine itself ran out of room mid-write (the store is then left unclosed: closing

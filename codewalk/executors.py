@@ -15,10 +15,11 @@ in submission order, so every executor gives the same tasks for the same seed.
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures import Executor, Future
 from typing import Any
 
 from .errors import UsageError
+from .staging import StagedPool
 
 
 class Inline(Executor):
@@ -71,7 +72,7 @@ def open_executor(spec: str | None, workers: int) -> tuple[Executor, int]:
     spec = (spec or "local").strip()
     if spec == "local":
         if workers > 1:
-            return ProcessPoolExecutor(workers), 2 * workers
+            return StagedPool(workers), 2 * workers
         return Inline(), 1  # inline work runs at submit: keep nothing ahead
     if spec == "dask-local" or spec.startswith("dask://"):
         address = None if spec == "dask-local" else "tcp://" + spec.removeprefix("dask://")

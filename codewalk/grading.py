@@ -22,7 +22,6 @@ import hashlib
 import json
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
 from functools import partial
 from itertools import repeat
@@ -36,6 +35,7 @@ from .domain import Settings, domain_class, get_domain
 from .errors import InfraError, InputError, UsageError
 from .records import Composite, Task, now
 from .runtime import Runtime, ready, sandbox
+from .staging import StagedPool
 from .store import GraphStore
 
 FLUSH_EVERY = 25  # grades per write
@@ -129,7 +129,7 @@ def grade_predictions(
     jobs = [(Composite(tasks[p.task].prompt, tasks[p.task].reference, tasks[p.task].verifier), p.output)
             for p in preds]
     started = time.monotonic()
-    pool = ProcessPoolExecutor(workers) if workers > 1 else None
+    pool = StagedPool(workers) if workers > 1 else None
     verdicts = (pool.map(_grade_in_worker, repeat(domain), repeat(settings), *zip(*jobs)) if pool
                 else map(verdict, repeat(plugin), *zip(*jobs)))
     pending: list[dict[str, Any]] = []
@@ -202,8 +202,15 @@ def grade_row(run: str, model: str, task: Task, output: str, graded: Graded) -> 
     """One grade as `GraphStore.write_grades` takes it: (:Grade {...})-[:OF]->(:Task), one per run and task."""
     status, detail, evidence = graded
     return {"id": grade_id(run, task.id), "task": task.id, "props": {
-        "run": run, "model": model, "task": task.id, "level": task.level, "status": status, "detail": detail,
-        "output": output, "graded_at": now(), "evidence": json.dumps(evidence, sort_keys=True, default=str)}}
+        "run": run, "model": model, "task": task.id, "level": task.level, "status": status,
+        "detail": _storable(detail), "output": _storable(output), "graded_at": now(),
+        "evidence": json.dumps(evidence, sort_keys=True, default=str)}}
+
+
+def _storable(text: str) -> str:
+    """Text a store can hold: a lone surrogate (JSON can spell one, UTF-8 cannot) is kept as its escape,
+    so one hostile output cannot stop the whole file's grades being stored."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def check_isolation(require: bool, allow: str = "--allow-unisolated") -> str:

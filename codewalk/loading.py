@@ -4,7 +4,7 @@ checked once, written into the store in one transaction or built into Neo4j's da
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -63,6 +63,22 @@ def load(store: GraphStore, domain_name: str, source: Path, options: dict[str, s
     return graph.summary(started, store.location)
 
 
+def load_briefly(open_store: Callable[[bool], GraphStore], domain_name: str, source: Path,
+                 options: dict[str, str] | None = None, *, runtime: str | None = None, pull: bool = True,
+                 on_progress: Callable[[int, int], None] | None = None) -> LoadSummary:
+    """`cw load` holding the store only while writing: `load`, but the source is read and checked (minutes,
+    for a domain that verifies every record) with the store closed, so other commands use it meanwhile.
+    `open_store(wait)` opens it: first once to check it opens (its schema, whether another process holds
+    it), then to write, waiting for a holder then (the reading is done: it is not thrown away)."""
+    started = time.monotonic()
+    with open_store(False) as store:
+        location = store.location
+    graph = read(domain_name, source, options, runtime=runtime, pull=pull, store=location, on_progress=on_progress)
+    with open_store(True) as store:
+        store.write([graph.atoms], graph.edges)
+        return graph.summary(started, store.location)
+
+
 def db_import(home: Path, domain_name: str, source: Path, options: dict[str, str] | None = None, *,
               runtime: Runtime | str | None = None, pull: bool = True) -> LoadSummary:
     """`cw db import`: the source, read and checked as `cw load` reads it, becomes the database of the
@@ -79,15 +95,18 @@ def db_import(home: Path, domain_name: str, source: Path, options: dict[str, str
 
 
 def read(domain_name: str, source: Path, options: dict[str, str] | None = None, *,
-         runtime: Runtime | str | None = None, pull: bool = True, store: str = "") -> Graph:
+         runtime: Runtime | str | None = None, pull: bool = True, store: str = "",
+         on_progress: Callable[[int, int], None] | None = None) -> Graph:
     """Every atom of a source and the domain's relation on them, as tables, checked once whichever way the
     domain gives them: as columns (`Domain.load_columns`, no record per atom) or as records, made into
     columns here. `runtime` (and `pull`) is where the domain's verifier will run (codewalk.runtime); a
     domain may prepare it while loading (repair under docker: each environment's image is pulled or built).
-    `store` is where the graph goes (files that belong with it go beside it: paths.beside_store)."""
+    `store` is where the graph goes (files that belong with it go beside it: paths.beside_store).
+    `on_progress(done, total)`: a domain that verifies its records reports them (Domain.on_progress)."""
     kind = domain_class(domain_name)
     where = ready(runtime, kind.name, kind.runtimes, pull=pull)
     domain = get_domain(domain_name, Settings(runtime=where, store_folder=paths.beside_store(store)))
+    domain.on_progress = on_progress
     options = domain.parse_options(options or {})
     if not source.exists():
         raise UsageError(f"source not found: {source}")

@@ -85,6 +85,10 @@ class Reason(StrEnum):
     MALFORMED_CANDIDATE = "malformed_candidate"
     ILL_FORMED = "ill_formed"
     INCONSISTENT_CONTEXT = "inconsistent_context"
+    TRANSPORT_MARKER = "transport_marker"  # ACSL: text of Frama-C's -pp-annot transport (markers, placeholders)
+    TOO_LARGE = "too_large"  # a candidate over the guard's size cap
+    FRAME_DIFFERS = "frame_differs"  # ACSL: the frame as Frama-C parsed it is not the task's
+    MISSING_GOAL = "missing_goal"  # ACSL: a goal of the reference's frame is not in the candidate's run
     UNPARSEABLE = "unparseable"
     WRONG_LABEL = "wrong_label"
     REFUSED = "refused"

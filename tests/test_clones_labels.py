@@ -38,6 +38,10 @@ NAMED = {
     9031: ["12", "İ"],  # Character.toLowerCase maps 'İ' to 'i'; an ASCII-only fold leaves it: -56 against -255
     13013: ["İ"],  # toLowerCase("İ") is "i̇", an ASCII letter and a combining mark; an ASCII fold drops it: 9 against 0
     9404: ["a.b", ".aı"],  # a random string of the family sweep: Damerau counts the transposition once, 2 against 3
+    # found by round 4's representation families (issue 50; confirmed equivalent before)
+    10319: ["\uffff", "\U0001f600"],  # code points against UTF-16 units: U+FFFF sorts before U+1F600 or after it
+    5544: ["fal\u017fe", True],  # toLowerCase keeps ſ, toUpperCase makes it S: "FALSE" but not "false"
+    11758: ["ye\u017f"],  # equalsIgnoreCase("yes") holds, toLowerCase().equals("yes") does not
 }
 verify_module = importlib.import_module("codewalk.domains.clones.verify")
 inputs_module = importlib.import_module("codewalk.domains.clones.inputs")  # the package exports a function `verify`
@@ -118,7 +122,8 @@ def test_named_input_separates_the_pair(named, pair_id):
     expected = {12651: ('r:""', 'r:"0"'), 12754: ("r:127\ns:[[127]]", "r:0\ns:[[127]]"),
                 4494: ('r:"NaN"\ns:[[1.0,"NaN"]]', 'r:1.0\ns:[[1.0,"NaN"]]'),
                 7750: ("x:java.lang.ArrayIndexOutOfBoundsException\ns:[[1.0,2.0,3.0]]", "r:-2\ns:[[1.0,2.0,3.0]]"),
-                26: ("r:null", "r:1"), 9031: ("r:-56", "r:-255"), 13013: ("r:9", "r:0"), 9404: ("r:2", "r:3")}
+                26: ("r:null", "r:1"), 9031: ("r:-56", "r:-255"), 13013: ("r:9", "r:0"), 9404: ("r:2", "r:3"),
+                10319: ("r:-1", "r:1"), 5544: ("r:true", "r:false"), 11758: ("r:false", "r:true")}
     if pair_id in expected:
         assert (first, second) == expected[pair_id]
 

@@ -117,6 +117,13 @@ def test_the_array_fill_writes_feeds_max_element_which_reads_it_and_the_chain_is
     assert "chain_driver_assert_S1" in first["failed_here"] and "chain_driver_assert_S2" in second["failed_here"]
     assert any(g.startswith("f2_max_element") for g in second["failed_here"])  # its loop lost its invariants
     assert all(g.startswith(("f2_", "chain_driver:f2_")) or g.endswith("S2") for g in second["failed_here"])
+    # the task's goal set, recorded at admission in the verifier and the evidence (issue 43)
+    goals = verdict.composite.verifier["goals"]
+    assert goals == verdict.evidence["reference"]["goals"]
+    assert {"kind": "driver", "name": "chain_driver_assert_S2"} in goals
+    assert {"kind": "driver", "name": "chain_driver:f1_fill_requires_valid"} in goals
+    assert {"kind": "loop_variant", "name": "f2_max_element", "count": 1} in goals
+    assert {"kind": "ensures", "name": "f1_fill", "count": 1} in goals
 
 
 def test_a_function_needing_more_of_its_array_than_the_writer_states_is_not_fed_by_it():

@@ -462,5 +462,309 @@ def test_smoke_tests_find_the_inconsistent_context_of_a_recursive_logic_definiti
 
 def test_a_candidate_whose_smoke_test_fails_is_graded_inconsistent(fill, monkeypatch):
     monkeypatch.setattr(acsl, "verify", lambda text, spec, *_: WPRun(True, 23, 22, ["f1_fill_wp_smoke_default_requires"]))
+    monkeypatch.setattr(acsl, "frame_differs", lambda *_: None)
+    monkeypatch.setattr(acsl, "task_goals", lambda *_: [])
     check = ProofsDomain().grade(fill, fill.reference)
     assert (check.ok, check.reason) == (False, "inconsistent_context") and "\\false" in check.detail
+
+
+# -- issue 43: Frama-C's annotation transport, hostile bytes, the goal set, Frama-C's own reading -------------
+# With -pp-annot, Frama-C 25 copies every annotation's text between marker lines into one file, runs cpp on it
+# and reads the texts back line by line between markers; backslashes travel as a placeholder. Each cheat below
+# was graded solved (or crashed `cw grade`, or got past a ban) on the guard before this section.
+END, END_NL, END_COMMENT = ("////////////////__ANNOT_END__", "////////////////__ANNOT_END_NL__",
+                            "////////////////__ANNOT_END_COMMENT__")
+BEG = "////////////////__ANNOT_BEG__"
+SLASH = "__ANNOT_BACKSLASH__"
+MAX_VARIANT = "      loop variant n-i;\n"
+MAX_BEHAVIORS_AS_ENSURES = """  ensures    result:  0 <= \\result <= n;
+  ensures n == 0 ==> \\result == 0;
+  ensures 0 < n ==> 0 <= \\result < n;
+  ensures 0 < n ==> \\forall integer i; 0 <= i < n       ==> a[i] <= a[\\result];
+  ensures 0 < n ==> \\forall integer i; 0 <= i < \\result ==> a[i] <  a[\\result];
+"""
+
+
+@pytest.fixture(scope="module")
+def max_element(atoms) -> Composite:
+    return ProofsDomain().compose([atoms["max_element"]])
+
+
+def hidden_terminates(max_element: Composite, marker: str) -> str:
+    """max_element without its loop variant, `terminates \\true` after a forged end marker: the guard reads the
+    clause, Frama-C never does, so no termination goal is made (graded solved, 45/45, no variant)."""
+    text = _edit(max_element.reference, MAX_VARIANT, "")
+    start = text.index("  ensures    result:  0 <= \\result <= n;")
+    end = text.index("  disjoint behaviors;\n*/") + len("  disjoint behaviors;\n")
+    text = text[:start] + MAX_BEHAVIORS_AS_ENSURES + f"{marker}\n  terminates \\true;\n" + text[end:]
+    return _edit(text, "  terminates         \\true;\n", "")
+
+
+def quote_escaped_terminates(max_element: Composite) -> str:
+    """The placeholder escapes the string's closing quote for Frama-C: `"\\" != "` is its string and the
+    `//` the guard reads inside the next one comments `terminates \\true` out."""
+    text = hidden_terminates(max_element, END).replace(f"{END}\n  terminates \\true;\n",
+                                                       f'  ensures \\true || "{SLASH}" != "//"; terminates \\true;\n  ;\n')
+    return text
+
+
+def reslotted_clamp(clamp: Composite) -> str:
+    """Forged markers cut clamp's contract in three: Frama-C gives the second piece to the next annotation's
+    slot (the assert added in clamp's body, a statement contract there), the third (the requires) to the
+    driver's contract, and that assert's text to the driver's `assert S1`, which becomes `assert \\true`; clamp
+    has no requires left, so no call precondition either (graded solved, every goal proved, nothing proved)."""
+    contract = ("/*@\n  terminates \\true;\n  exits \\false;\n  assigns \\nothing;\n"
+                f"{END}\n{BEG}\n//\n  ensures \\true;\n{END}\n{BEG}\n//\n  requires bound: lower < upper;\n*/")
+    text = _edit(clamp.prompt, "/*@\n  requires   bound: lower < upper;\n  terminates \\true;\n  exits      \\false;\n"
+                 "  assigns    \\nothing;\n*/", contract)
+    return _edit(text, "  return (v < lower)", "  //@ assert \\true;\n  return (v < lower)")
+
+
+def _transport(c: Composite, cheat: str) -> Check:
+    assert cheat != c.reference
+    check = ProofsDomain().grade(c, cheat)
+    assert (check.ok, check.reason) == (False, "transport_marker"), check
+    return check
+
+
+@pytest.mark.parametrize("marker", [END, END_NL, END_COMMENT])
+def test_a_forged_end_marker_that_hides_the_terminates_clause_from_frama_c_is_refused(max_element, no_prover, marker):
+    _transport(max_element, hidden_terminates(max_element, marker))
+
+
+def test_forged_begin_and_end_markers_that_reslot_the_drivers_annotations_are_refused(clamp, fill, no_prover):
+    _transport(clamp, reslotted_clamp(clamp))
+    # in a loop annotation, the forged text for the driver's contract slot
+    _transport(fill, _edit(fill.reference, LOOP, LOOP + f"{END}\n{BEG}\n//\n    loop invariant \\true;\n"))
+    # a marker behind the annotation's `@` margin and one with blanks around it
+    _transport(fill, _edit(fill.reference, LOOP, LOOP + f"@{END}\n"))
+    _transport(fill, _edit(fill.reference, LOOP, LOOP + f"  {BEG}  \n"))
+
+
+def test_the_backslash_placeholder_escaping_a_strings_closing_quote_is_refused(max_element, no_prover):
+    _transport(max_element, quote_escaped_terminates(max_element))
+
+
+@pytest.mark.parametrize("where,old,new", [
+    ("ensures", "  ensures    result:  0 <= \\result <= n;", f"  ensures {SLASH}false;"),
+    ("assert", "    return max;", f"    //@ assert {SLASH}false;\n    return max;"),
+    ("loop invariant", "      loop invariant bound:  0 <= i <= n;", f"      loop invariant bound: {SLASH}false;"),
+])
+def test_the_backslash_placeholder_spelling_false_past_its_ban_is_refused(max_element, no_prover, where, old, new):
+    _transport(max_element, _edit(max_element.reference, old, new))
+
+
+@pytest.mark.parametrize("spelling", [f"'{SLASH}'", f'"{SLASH}"', f"{SLASH}at(n, Pre) == n"])
+def test_the_backslash_placeholder_in_a_literal_or_a_word_is_refused(fill, no_prover, spelling):
+    _transport(fill, _edit(fill.reference, LOOP, f"    loop invariant {spelling} == {spelling};\n" + LOOP))
+
+
+@pytest.mark.parametrize("where", ["annotation comment", "plain comment", "string"])
+def test_the_annotation_slot_marker_of_the_c_text_is_refused(fill, no_prover, where):
+    slot = "__ANNOT_CONTENT__"
+    new = {"annotation comment": f"    // {slot}\n", "plain comment": f"  /* {slot} */\n",
+           "string": f'    loop invariant "{slot}" == "{slot}";\n'}[where]
+    _transport(fill, _edit(fill.reference, LOOP, LOOP + new) if where != "plain comment"
+               else _edit(fill.reference, BODY, new + BODY))
+
+
+@pytest.mark.parametrize("where,old,new", [
+    ("annotation string", LOOP, LOOP + '    loop invariant "\udc80" == "\udc80";\n'),
+    ("comment", BODY, "  // \ud800 high half alone\n" + BODY),
+    ("code", "a[i] = v;", "a[i] = v;\udfff"),
+])
+def test_a_lone_surrogate_gives_a_refusal_not_a_traceback(fill, no_prover, where, old, new):
+    # `cw grade` stopped with a UnicodeEncodeError writing task.c, and stored nothing for the whole file
+    check = ProofsDomain().grade(fill, _edit(fill.reference, old, new))
+    assert (check.ok, check.reason) == (False, "malformed_candidate") and "UTF-8" in check.detail, check
+
+
+def test_an_output_with_a_lone_surrogate_is_stored_with_its_grade(fill, no_prover, tmp_path):
+    # the store could not hold it: `cw grade` stored nothing for the whole file
+    from codewalk.grading import grade_row, verdict
+    from codewalk.records import Task
+    from codewalk.store import open_store
+
+    output = _edit(fill.reference, LOOP, LOOP + '    loop invariant "\udc80" == "\udc80";\n')
+    task = Task(id="t1", domain="proofs", atoms=("a",), status="admitted", reason="admitted", seed=0, run="r",
+                created_at="now", generator_version="test", prompt=fill.prompt, reference=fill.reference,
+                verifier=fill.verifier)
+    row = grade_row("run", "model", task, output, verdict(ProofsDomain(), fill, output))
+    assert row["props"]["status"] == "failed" and "\\udc80" in row["props"]["output"]
+    store = open_store(str(tmp_path / "graph.lbug"))
+    try:
+        store.write_grades([row])
+    finally:
+        store.close()
+
+
+def test_a_candidate_over_the_size_cap_is_refused(fill, no_prover):
+    from codewalk.domains.proofs.acsl_guard import MAX_CHARS
+
+    check = ProofsDomain().grade(fill, fill.reference + " " * MAX_CHARS)
+    assert (check.ok, check.reason) == (False, "too_large"), check
+
+
+@pytest.mark.parametrize("junk", ["/*\n", "/*@\n", "'\"\n"])
+@pytest.mark.parametrize("where", ["body", "end"])
+def test_a_flood_of_unclosed_comments_is_refused(fill, no_prover, junk, where):
+    # 8,000 unclosed `/*` at the end took the guard 12 s (each one lexed to the end of the text), and what the
+    # guard read as one trailing comment was let through; bench/proofs_guard.py times it
+    flooded = (_edit(fill.reference, "a[i] = v;", "a[i] = v;" + junk * 8000) if where == "body"
+               else fill.reference + junk * 8000)
+    check = ProofsDomain().grade(fill, flooded)
+    assert (check.ok, check.reason) == (False, "malformed_candidate") or junk == "'\"\n", check
+    assert not check.ok
+
+
+def test_a_check_that_cannot_read_the_candidate_refuses_it(fill, no_prover, monkeypatch):
+    from codewalk.domains.proofs import acsl_guard
+
+    def broken(*_):
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(acsl_guard, "_refusal", broken)
+    check = ProofsDomain().grade(fill, fill.reference)
+    assert (check.ok, check.reason) == (False, "malformed_candidate") and "RecursionError" in check.detail
+
+
+# -- the frame on Frama-C's reading: what the guard would let through is compared on Frama-C's print -----------
+@needs_frama_c
+def test_frama_c_reading_finds_the_hidden_terminates_clause(max_element):
+    differs = acsl.frame_differs(max_element.prompt, hidden_terminates(max_element, END), max_element.verifier)
+    assert differs is not None and differs[1] == "frame_differs" and "f1_max_element frame" in differs[0], differs
+    differs = acsl.frame_differs(max_element.prompt, quote_escaped_terminates(max_element), max_element.verifier)
+    assert differs is not None and differs[1] == "frame_differs", differs
+
+
+@needs_frama_c
+def test_frama_c_reading_finds_the_reslotted_driver(clamp):
+    differs = acsl.frame_differs(clamp.prompt, reslotted_clamp(clamp), clamp.verifier)
+    assert differs is not None and differs[1] in ("frame_differs", "ill_formed"), differs
+
+
+@needs_frama_c
+def test_frama_c_reading_of_the_reference_and_a_reordered_frame_is_the_tasks(clamp, fill):
+    assert acsl.frame_differs(clamp.prompt, clamp.reference, clamp.verifier) is None
+    reordered = _edit(clamp.reference, "  exits              \\false;\n  assigns            \\nothing;\n",
+                      "  assigns            \\nothing;\n  exits              \\false;\n")  # ACSL allows this order
+    assert acsl.frame_differs(clamp.prompt, reordered, clamp.verifier) is None
+    assert acsl.frame_differs(fill.prompt, _edit(fill.reference, "    a[i] = v;\n", "    //@ assert i < n;\n    a[i] = v;\n"),
+                              fill.verifier) is None
+
+
+@needs_frama_c
+@pytest.mark.parametrize("program", ["remove_copy3", "bubble_sort", "search_n"])
+def test_asserts_in_branches_print_the_code_as_the_task(atoms, program):
+    # an assert in an empty else keeps the else in Frama-C's print, one in a branch makes it a block: 139 of
+    # the 496 references the guard accepts differed from their task on the print before the code was compared
+    # without them (bench/proofs_guard.py --print)
+    c = ProofsDomain().compose([atoms[program]])
+    assert acsl.frame_differs(c.prompt, c.reference, c.verifier) is None
+
+
+TASK_PRINT = """/*@ predicate step1{Before, After}(int x, int r) = \\at(r == x,After);
+ */
+/*@ requires x >= 0;
+    assigns \\nothing; */
+int f1_id(int x)
+{
+  return x;
+}
+
+/*@ requires x >= 0; */
+void chain_driver(int x)
+{
+  int x1;
+  L1: x1 = f1_id(x);
+  /*@ assert S1: step1{L1, Here}(x, x1); */ ;
+  return;
+}
+"""
+
+
+@pytest.mark.parametrize("old,new,reason", [
+    ("  return x;", "  /*@ admit x == 0; */\n  return x;", "bypass"),
+    ("    ensures \\result == x; */", "    ensures \\result == x;\n    check ensures \\false; */", "bypass"),
+    ("/*@ assert S1: step1{L1, Here}(x, x1); */", "/*@ assert S1: \\true; */", "frame_differs"),
+    ("/*@ requires x >= 0;\n    assigns", "/*@ assigns", "frame_differs"),
+    ("  return x;", "  return x + 0;", "frame_differs"),
+    ("\nint f1_id", "\n/*@ lemma l: \\false; */\nint f1_id", "bypass"),  # read as the contract
+    ("/*@ predicate step1", "/*@ lemma l: \\false; */\n/*@ predicate step1", "frame_differs"),
+])
+def test_what_frama_c_printed_is_compared_with_the_tasks_print(monkeypatch, old, new, reason):
+    candidate = TASK_PRINT.replace("    assigns \\nothing; */", "    assigns \\nothing;\n    ensures \\result == x; */")
+    candidate = candidate.replace(old, new, 1)
+    assert candidate != TASK_PRINT
+    prints = {"task": TASK_PRINT, "candidate": candidate}
+    monkeypatch.setattr(acsl, "reading", lambda text, spec: {"well_formed": True, "message": "", "printed": prints[text]})
+    spec = {"components": [{"name": "f1_id"}]}
+    assert acsl.frame_differs("task", "task", spec) is None
+    differs = acsl.frame_differs("task", "candidate", spec)
+    assert differs is not None and differs[1] == reason, differs
+
+
+# -- the goal set: the reference's frame goals, recorded at admission -----------------------------------------
+MAX_GOALS = ["chain_driver:f1_max_element_requires_valid", "chain_driver_assert_S1",
+             "chain_driver_wp_smoke_default_requires", "f1_max_element_assigns", "f1_max_element_ensures_result",
+             "f1_max_element_loop_invariant_bound", "f1_max_element_loop_variant",
+             "f1_max_element_not_empty_ensures_upper"]
+
+
+def test_admission_records_the_references_frame_goals_in_the_verifier(atoms, monkeypatch):
+    c = ProofsDomain().compose([atoms["max_element"]])
+    monkeypatch.setattr(acsl, "verify", lambda *_: WPRun(True, 8, 8, [], MAX_GOALS))
+    check = acsl.check_reference(c)
+    assert check.ok and c.verifier["goals"] == check.evidence["goals"]
+    assert c.verifier["goals"] == [
+        {"kind": "driver", "name": "chain_driver:f1_max_element_requires_valid"},
+        {"kind": "driver", "name": "chain_driver_assert_S1"},
+        {"kind": "ensures", "name": "f1_max_element", "count": 1},
+        {"kind": "loop_variant", "name": "f1_max_element", "count": 1}]
+
+
+def test_a_label_that_spells_a_goal_kind_is_not_that_kind():
+    goals = ["f1_x_loop_invariant_my_loop_variant", "f1_x_loop_invariant_my_ensures", "f1_x_assert_terminates",
+             "f1_x_b_ensures_lab", "f1_x_ensures", "f1_x_loop_variant_2", "f1_x_terminates"]
+    assert [acsl._count(goals, "f1_x", k) for k in ("loop_variant", "ensures", "terminates")] == [1, 2, 1]
+
+
+@pytest.mark.parametrize("dropped,named", [
+    ("f1_max_element_loop_variant", "f1_max_element loop_variant (0 of 1)"),
+    ("chain_driver_assert_S1", "chain_driver_assert_S1"),
+    ("chain_driver:f1_max_element_requires_valid", "chain_driver:f1_max_element_requires_valid"),
+])
+def test_a_run_without_a_goal_of_the_task_fails_naming_it(atoms, monkeypatch, dropped, named):
+    c = ProofsDomain().compose([atoms["max_element"]])
+    monkeypatch.setattr(acsl, "verify", lambda *_: WPRun(True, 8, 8, [], MAX_GOALS))
+    assert acsl.check_reference(c).ok
+    goals = [g for g in MAX_GOALS if g != dropped]
+    monkeypatch.setattr(acsl, "verify", lambda *_: WPRun(True, 7, 7, [], goals))  # every goal it has proves
+    monkeypatch.setattr(acsl, "frame_differs", lambda *_: None)
+    check = ProofsDomain().grade(c, c.reference)
+    assert (check.ok, check.reason) == (False, "missing_goal") and named in check.evidence["missing"], check
+
+
+def test_a_task_stored_without_a_goal_set_grades_on_the_references_goals(atoms, monkeypatch):
+    c = ProofsDomain().compose([atoms["max_element"]])  # as stored before goal sets: no "goals" in V_G
+    assert "goals" not in c.verifier
+    runs = []
+
+    def fake_verify(text, spec, smoke=False):
+        runs.append(smoke)
+        return WPRun(True, 8, 8, [], MAX_GOALS if text == c.reference and not smoke else MAX_GOALS[1:])
+
+    monkeypatch.setattr(acsl, "verify", fake_verify)
+    monkeypatch.setattr(acsl, "frame_differs", lambda *_: None)
+    check = ProofsDomain().grade(c, c.reference)
+    assert (check.ok, check.reason) == (False, "missing_goal") and runs == [True, False], check
+    assert check.evidence["missing"] == ["chain_driver:f1_max_element_requires_valid"]
+
+
+@needs_frama_c
+def test_frama_c_confirms_the_hidden_terminates_leaves_no_termination_goal(max_element):
+    # the guard and the print check aside, the goal set alone fails it: no loop variant goal in its run
+    goals = acsl.task_goals(max_element)
+    assert {"kind": "loop_variant", "name": "f1_max_element", "count": 1} in goals
+    run = acsl.verify(hidden_terminates(max_element, END), max_element.verifier, True)
+    assert run.proved and acsl.missing_goals(run, goals) == ["f1_max_element loop_variant (0 of 1)"], run

@@ -406,7 +406,7 @@ def test_a_run_the_guard_stops_is_graded_no_verdict_with_its_rule_and_event(task
     import codewalk.domains.repair as repair
 
     monkeypatch.setenv("CODEWALK_RUNTIME", runtime)
-    monkeypatch.setattr(repair, "refusal", lambda *args, **kwargs: "")
+    monkeypatch.setattr(repair, "refused", lambda *args, **kwargs: [])
     fixture, composite = task
     v = composite.verifier
     clone = tmp_path / "candidate"

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 import os
+import sys
+import time
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,10 +20,11 @@ import pyarrow.compute as pc
 
 from .. import paths
 from ..cypher_files import Dialect, query, statements
-from ..errors import StoreError
+from ..errors import StoreError, StoreLocked
 from ..records import SUMMARY_FIELDS, Atom, Edge, Run, Task
 
 BATCH = 5_000  # rows per UNWIND
+WAIT_POLL = 0.5  # seconds between tries of a store another process holds (open_store's wait)
 # Each store's layout (cypher/schema.<dialect>.cypher): raise a store's version when a change makes its
 # older stores unreadable, and say in SCHEMA_CHANGES what changed for a user of an older store.
 SCHEMA_VERSIONS: dict[Dialect, int] = {"neo4j": 1, "ladybug": 2}
@@ -36,8 +39,13 @@ def default_store_path() -> Path:
     return paths.home() / "graph.lbug"
 
 
-def open_store(location: str | os.PathLike | None = None) -> GraphStore:
-    """A `bolt://`, `neo4j://` (or +s/+ssc) URI opens Neo4j; anything else is an embedded store path."""
+def open_store(location: str | os.PathLike | None = None, wait: bool = False,
+               on_wait: Callable[[str], None] | None = None, reads: bool = False) -> GraphStore:
+    """A `bolt://`, `neo4j://` (or +s/+ssc) URI opens Neo4j; anything else is an embedded store path.
+    An embedded store another process holds is StoreLocked, naming the holder; with `wait`, it is tried again
+    until free, and `on_wait` (else stderr) is told once per holder what it waits for. `reads` (a command that
+    only reads): a held embedded store is opened read-only instead, as its holder has committed it, and
+    `on_wait` is told so."""
     given = location or os.environ.get("CODEWALK_STORE")
     location = str(given or default_store_path())
     if location.split("://", 1)[0] in ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"):
@@ -53,7 +61,23 @@ def open_store(location: str | os.PathLike | None = None) -> GraphStore:
         raise StoreError(f"unsupported store URI {location!r}: use a path, bolt:// or neo4j://")
     from .ladybug import LadybugStore
 
-    return LadybugStore(Path(location).expanduser(), create_parent=not given)
+    told: int | None = 0
+    while True:
+        try:
+            return LadybugStore(Path(location).expanduser(), create_parent=not given)
+        except StoreLocked as e:
+            say = on_wait or (lambda line: print(line, file=sys.stderr, flush=True))
+            who = f"pid {e.pid}" + (f" ({e.holder})" if e.holder else "") if e.pid else "another process"
+            if reads:
+                store = LadybugStore(Path(location).expanduser(), read_only=True)
+                say(f"note: the store {location} is held for writing by {who}: reading it as committed so far")
+                return store
+            if not wait:
+                raise
+            if e.pid != told:  # said again when another process takes the store over
+                say(f"waiting for the store {location}, held by {who} (Ctrl-C to stop waiting)")
+                told = e.pid
+            time.sleep(WAIT_POLL)
 
 
 class GraphStore(ABC):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import re
 import shutil
 import sys
 import time
@@ -31,7 +32,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import QueryError, StoreError, StoreFull, StoreUnavailable
+from ..errors import QueryError, StoreError, StoreFull, StoreLocked
 from ..records import SUMMARY_FIELDS, Atom, Run
 from . import GraphStore
 from .columns import ATOM_SCHEMA, EDGE_SCHEMA, SEP, hashes, last_per_key
@@ -43,13 +44,18 @@ EDGE_CHUNK = 10 * CHUNK
 # Room a write needs on the store's disk beyond its data: the log grows up to the engine's checkpoint threshold
 # (16 MiB) before it is copied into the store file. CODEWALK_MIN_FREE_MB changes it (0: no check).
 MIN_FREE_MB = 64
+READ_ONLY_TRIES = 100  # a read-only open is refused while the writer checkpoints: 21 of 30 opens beside a writer
+# committing 200 rows and checkpointing every 2,000 went through at once, 9 were refused so, none failed otherwise
 
 
 class LadybugStore(GraphStore):
     dialect = "ladybug"
 
-    def __init__(self, path: Path, create_parent: bool = False):
-        self.location = str(path)
+    def __init__(self, path: Path, create_parent: bool = False, read_only: bool = False):
+        self.location, self.read_only = str(path), read_only
+        if read_only:
+            self._open_read_only(path)
+            return
         if create_parent:  # the default location only: a mistyped --store must not make folders
             path.parent.mkdir(parents=True, exist_ok=True)
         elif not path.parent.is_dir():
@@ -64,7 +70,7 @@ class LadybugStore(GraphStore):
             self._db = ladybug.Database(str(path))
         except RuntimeError as e:
             if "lock" in str(e).lower():  # one writer per database file
-                raise StoreUnavailable(f"store in use by another process: {path}") from e
+                raise _locked(path, str(e)) from e
             if "wal" not in str(e).lower():
                 raise StoreError(f"cannot open embedded store {path}: {e}") from e
             self._db = self._recover(e)
@@ -72,6 +78,22 @@ class LadybugStore(GraphStore):
         if self.recovered:
             self._conn.execute("CHECKPOINT")  # the store file holds what was replayed; the log starts afresh
         self.ensure_schema()
+
+    def _open_read_only(self, path: Path) -> None:
+        """Open for reading only, beside the process that holds the store for writing: ladybug 0.22 allows it
+        and reads what that process has committed; it refuses while that process checkpoints (tried again
+        for up to READ_ONLY_TRIES x 0.1 s). Nothing is written: the schema is checked, not made."""
+        self._path, self.broken, self.recovered = path, False, ""
+        for attempt in range(READ_ONLY_TRIES):
+            try:
+                self._db = ladybug.Database(str(path), read_only=True)
+                break
+            except RuntimeError as e:
+                if "checkpoint" not in str(e).lower() or attempt == READ_ONLY_TRIES - 1:
+                    raise StoreError(f"cannot open embedded store {path} for reading: {e}") from e
+                time.sleep(0.1)
+        self._conn = ladybug.Connection(self._db)
+        self._check_version()
 
     def _recover(self, error: RuntimeError) -> ladybug.Database:
         """Open a store whose log was cut short (a full disk, a crash mid-write): replayed up to the damage,
@@ -239,6 +261,10 @@ class LadybugStore(GraphStore):
         super().write_run(run)
 
     def close(self) -> None:
+        if self.read_only:
+            self._conn.close()
+            self._db.close()
+            return
         if self.broken or self._free() < self._to_replay(Path(f"{self._path}.wal")):
             # Closing checkpoints the log into the store file, and the engine aborts the process when a write
             # fails there (or once it has run out of room): its handles stay open until the process ends, never
@@ -248,6 +274,37 @@ class LadybugStore(GraphStore):
             return
         self._conn.close()
         self._db.close()
+
+
+def _locked(path: Path, error: str) -> StoreLocked:
+    """The lock error, naming the process that holds the store (the engine names its pid) and its command,
+    and how to wait for it."""
+    found = re.search(r"held by PID (\d+)", error)
+    pid = int(found.group(1)) if found else None
+    holder = command_of(pid) if pid else ""
+    who = f"pid {pid}" + (f" ({holder})" if holder else "") if pid else "another process"
+    return StoreLocked(f"store in use by another process: {path} is held by {who}, one writer at a time; "
+                       "`cw --wait ...` waits until it is free (or run the command again when it ends)", pid, holder)
+
+
+def command_of(pid: int, width: int = 200) -> str:
+    """A process's command line, as `ps` would show it (programs by their name), or "" when it cannot be read
+    (gone, another machine's, no /proc)."""
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().rstrip(b"\0").split(b"\0")
+    except OSError:
+        return ""
+    words = [w.decode(errors="replace") for w in argv if w]
+    if words and words[0].startswith("/"):
+        words[0] = Path(words[0]).name
+    if len(words) > 1 and words[0].startswith("python") and words[1].startswith("/"):
+        words[1] = Path(words[1]).name  # python /venv/bin/cw load ...: "python cw load ..."
+    words = [" ".join(w.split()) for w in words]  # one line: a `python -c` program's newlines too
+    for i in range(1, len(words)):
+        if words[i - 1] == "-c" and len(words[i]) > 40:
+            words[i] = words[i][:37] + "..."  # the program, shortened: the arguments after it say more
+    text = " ".join(words)
+    return text if len(text) <= width else text[:width - 3] + "..."
 
 
 def _plain(value: Any) -> Any:

@@ -52,6 +52,68 @@ UNICODE_STRINGS = CASE_MAPPING + SUPPLEMENTARY + COMBINING + NUMERIC_LOOKING + W
 # a char cannot hold a supplementary character: its halves, alone, are what char code meets
 UNICODE_CHARS = ["İ", "ı", "ß", "ǅ", "Σ", "ς", "ª", "µ", "Ⅻ", "\u0301", "\u00a0", "\u2003", "\u3000", "\u200b",
                  "\r", "\u000b", "\f", "\u001c", "٣", "１", "²", "\ud83d", "\ude00"]
+# Round 4 (issue 50): families from where String, Character and StringBuilder behave differently by
+# representation, not from known failures. Each is a list of values for a String parameter; some also have
+# rows of two strings (for two String parameters) or arrays (String[], char[]), and char values.
+# - BEYOND_BMP: supplementary characters beside BMP characters above the surrogates (U+E000..U+FFFF):
+#   compareTo and sorting by UTF-16 units put U+FFFF after U+1F600, code point order before it.
+# - LONE_SURROGATES: a high or low half alone, reversed, doubled; no UTF-8 encoder keeps them (getBytes
+#   writes '?'), codePointAt returns the half itself. They reach the JVM as \u escapes (json.dumps is ASCII
+#   and Json.parse decodes one UTF-16 unit per escape) and come back escaped by Json.quote.
+# - CASE_LENGTH: case mappings that change length beyond the round-3 ones (ǰ, ΐ, ΰ, ﬀ, ﬃ, և, ẖ to two or
+#   three chars upper-cased; ẞ, the capital sharp s, lower-cases to ß) and the letters the Turkish and
+#   Lithuanian locales map differently (I, i, İ, ı, Ì); the harness JVM runs in the machine's locale.
+# - COMBINING_FORMS: combining sequences and their precomposed forms (é and e + U+0301, Å U+00C5 against
+#   A + ring and the angstrom sign U+212B, Hangul syllables against conjoining jamo, two marks in both orders):
+#   equal after Normalizer, different to equals, length and charAt.
+# - DIGITS_SPACES: decimal digits of other scripts (Devanagari, extended Arabic-Indic, Thai, a supplementary
+#   one) that Character.isDigit and Integer.parseInt accept, and every Unicode space or separator beyond
+#   round 3's (U+2029, U+0085 which isWhitespace rejects, U+1680, U+2007 and U+202F which it rejects as
+#   no-break, U+205F, U+180E, U+001F): trim, strip, isWhitespace, isSpaceChar and \s all disagree on some.
+# - MIXES (random, per pair): ordinary words and sentences with one to three of the values above put inside.
+BEYOND_BMP = ["\uffff", "\ue000", "\ufffd", "\uff21", "\ud7ff", "\U00010000", "\U0010ffff", "\U0001f600\uffff",
+              "\uffff\U0001f600", "\ue000\U00010000", "\U00010000\ue000", "a\uffff", "a\U00010000", "\ud7ff\U0001f600",
+              "\uff21\U0001d538", "z\U0001f600z"]
+# orders that differ: (BMP above the surrogates, supplementary) both ways, and with a shared prefix
+BEYOND_BMP_PAIRS = [("\uffff", "\U0001f600"), ("\U0001f600", "\uffff"), ("\ue000", "\U00010000"),
+                    ("\U00010000", "\ue000"), ("a\uffff", "a\U0001f600"), ("a\U0001f600", "a\uffff"),
+                    ("\ufffd", "\U0010ffff"), ("\uff21", "\U0001d538")]
+LONE_SURROGATES = ["\ud83d", "\ude00", "\ud800", "\udfff", "a\ud83d", "\ude00a", "\ude00\ud83d", "\ud83d\ud83d",
+                   "\U0001f600\ude00", "\ud83d\U0001f600", "a\udc00b", "\udbff\udbff\udfff"]
+CASE_LENGTH = ["\u01f0", "\u0390", "\u03b0", "\ufb00", "\ufb03", "\u0587", "\u1e96", "\u1e9e", "I", "i", "\u00cc",
+               "Ii\u0130\u0131", "TITLE", "j\u030c", "\u1f80", "\u1fb3", "\u0149n", "STRASSE", "\u00df\u1e9e"]
+# CASE_FOLD: letters whose case mapping ties them to an ASCII letter without being it (ſ upper-cases to S,
+# the Kelvin sign lower-cases to k, the angstrom sign to å, ı to I): equalsIgnoreCase compares upper and lower
+# forms char by char and accepts "falſe" for "false"; toLowerCase().equals does not. Alone, and in place of
+# that letter in ordinary words (the boolean words besides STRINGS').
+CASE_ALIASES = {"s": "\u017f", "S": "\u017f", "k": "\u212a", "K": "\u212a", "i": "\u0131", "I": "\u0130"}
+CASE_FOLD = ["\u017f", "\u212a", "\u212b", "\u1e9b", "\u03d0", "\u03f5", "\u1fbe", "\u0345"] + [
+    w.replace(letter, alias, 1) for w in ("true", "false", "yes", "no", "on", "off", "null", "abc", "key=value",
+                                           "Hello World", "TRUE", "FALSE", "YES", "Infinity", "NaN")
+    for letter, alias in CASE_ALIASES.items() if letter in w]
+COMBINING_FORMS = ["\u00c5", "A\u030a", "\u212b", "\u2126", "\u03a9", "\uac00", "\u1100\u1161",
+                   "\u1e0b\u0323", "d\u0323\u0307", "d\u0307\u0323", "\u00e9\u0301", "\u0301e", "o\u0308\u0304",
+                   "\u022b"]
+COMBINING_PAIRS = [("\u00e9", "e\u0301"), ("e\u0301", "\u00e9"), ("\u00c5", "A\u030a"), ("\u212b", "\u00c5"),
+                   ("\uac00", "\u1100\u1161"), ("d\u0323\u0307", "d\u0307\u0323"), ("\u2126", "\u03a9"),
+                   ("caf\u00e9", "cafe\u0301")]
+DIGITS_SPACES = ["\u0966", "\u0967\u0968", "\u06f5", "\u0e51\u0e52", "\U0001d7ce", "\U000104a0", "-\u0661",
+                 "\u0663\u0664\u0665", "\uff10\uff11", "1\u00a02", "\u00a01", "12\u2028", "\u2029", "\u0085",
+                 "\u1680", "\u2007", "\u202f", "\u205f", "\u180e", "\u001f", "\u2000a\u200a", "a\u2029b",
+                 " \u00a0 ", "\u0085x\u0085"]
+REPRESENTATION_STRINGS = BEYOND_BMP + LONE_SURROGATES + CASE_LENGTH + CASE_FOLD + COMBINING_FORMS + DIGITS_SPACES
+REPRESENTATION_PAIRS = BEYOND_BMP_PAIRS + COMBINING_PAIRS
+REPRESENTATION_CHARS = ["\ue000", "\ud7ff", "\ufffd", "\uff21", "\ud800", "\udbff", "\udc00", "\udfff", "\u017f", "\u212a",
+                        "\u01f0", "\u0390", "\ufb00", "\u1e9e", "\u00cc", "\u212b", "\u2126", "\u0301",
+                        "\u0966", "\u06f5", "\uff10", "\u2029", "\u0085", "\u1680", "\u2007", "\u202f", "\u205f"]
+# arrays whose elements only together are the case: a surrogate pair split over chars, in order and not
+REPRESENTATION_STRING_ARRAYS = [["\uffff", "\U0001f600"], ["\U0001f600", "\uffff"], ["a", "\ue000", "\U00010000"],
+                                ["\u00e9", "e\u0301"], ["\ud83d", "\ude00"], ["\u0966", "1"], ["\u00a0", "a", "\u2029"]]
+REPRESENTATION_CHAR_ARRAYS = [["\ud83d", "\ude00"], ["\ude00", "\ud83d"], ["a", "\ud83d", "\ude00", "\uffff"],
+                              ["\uffff", "\ud83d", "\ude00"], ["\ud83d"], ["e", "\u0301"], ["\u0966", "\u0967"]]
+ORDINARY = ["hello world", "Hello World", "abc", "key=value", "a,b,c", "The quick brown fox", "path/to/file.txt",
+            "x1 y2 z3", "12345", "UPPER lower", "racecar", "  padded  "]
+MIX_INPUTS = 30  # ordinary strings with family values inside, per String parameter
 FLOATS = [0.0, "-0.0", 1.0, -1.0, 0.5, -0.5, 2.0, 3.0, 10.0, 100.0, 0.1, 1e-9, 1e9, -123.456, 1e300,
           "NaN", "Infinity", "-Infinity"]
 FLOAT_LIMITS = {"float": [3.4028234663852886e38, 1.401298464324817e-45], "double": [1.7976931348623157e308, 5e-324]}
@@ -87,7 +149,7 @@ def generate(params: list[str] | tuple[str, ...], seed: str, count: int, familie
     covering, up to 70% of `count`); then random inputs in which specials still appear. The family sweep
     comes after these `count`: for each String or char parameter (alone or as array elements), the Unicode
     and numeric families (every value once, then FAMILY_INPUTS random strings over UNICODE), drawn from a
-    stream of their own. So the first `count` inputs are the previous check's, input for input, and no
+    stream of their own; then round 4's representation families (_representation), from another. So the first `count` inputs are the previous check's, input for input, and no
     witness it found is lost (mixing the families into the boundary lists shifted every later draw: 11 neq
     pairs lost their witness that way).
     """
@@ -95,7 +157,13 @@ def generate(params: list[str] | tuple[str, ...], seed: str, count: int, familie
     if not families:
         return first
     seen = {json.dumps(row) for row in first}
-    return first + [row for row in _families(tuple(params), seed) if json.dumps(row) not in seen]
+    out = first + [row for row in _families(tuple(params), seed) if json.dumps(row) not in seen]  # as in round 3
+    seen |= {json.dumps(row) for row in out}
+    for row in _representation(tuple(params), seed):
+        if (key := json.dumps(row)) not in seen:
+            seen.add(key)
+            out.append(row)
+    return out
 
 
 @functools.lru_cache(maxsize=4096)
@@ -149,6 +217,54 @@ def _families(params: tuple[str, ...], seed: str) -> list[list[Any]]:
                 value = [value]
             out.append([value if j == k else rng.choice(core(p)) for j, p in enumerate(params)])
     return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _representation(params: tuple[str, ...], seed: str) -> list[list[Any]]:
+    """Round 4's sweep, after round 3's and from a stream of its own (so neither earlier input moves): each
+    String/char parameter takes every REPRESENTATION value and MIX_INPUTS ordinary strings with such values
+    inside, alone or as a one-element array; String[] and char[] parameters also the arrays whose elements
+    only together are the case; every two String parameters each of REPRESENTATION_PAIRS, both in order.
+    The other parameters take core values."""
+    rng = random.Random(f"{seed}/representation")
+    out: list[list[Any]] = []
+
+    def row(at: dict[int, Any]) -> list[Any]:
+        return [at[j] if j in at else rng.choice(core(p)) for j, p in enumerate(params)]
+
+    def wrap(value: Any, dims: int) -> Any:
+        for _ in range(dims):
+            value = [value]
+        return value
+
+    strings = []  # positions of plain String parameters
+    for k, t in enumerate(params):
+        name, dims = base(t)
+        name = BOXED.get(name, name)
+        if name == "String":
+            values: list[Any] = REPRESENTATION_STRINGS + [_mix(rng) for _ in range(MIX_INPUTS)]
+            arrays: list[Any] = REPRESENTATION_STRING_ARRAYS
+            strings += [k] if not dims else []
+        elif name == "char":
+            values, arrays = list(REPRESENTATION_CHARS), REPRESENTATION_CHAR_ARRAYS
+        else:
+            continue
+        out += [row({k: wrap(v, dims)}) for v in _unique(values)]
+        if dims:
+            out += [row({k: wrap(a, dims - 1)}) for a in arrays]
+    for n, k in enumerate(strings):
+        for m in strings[n + 1:]:
+            out += [row({k: a, m: b}) for a, b in REPRESENTATION_PAIRS]
+    return out
+
+
+def _mix(rng: random.Random) -> str:
+    """An ordinary string with one to three REPRESENTATION values put inside (never between a pair's halves)."""
+    text = rng.choice(ORDINARY)
+    for _ in range(rng.randint(1, 3)):
+        at = rng.randint(0, len(text))
+        text = text[:at] + rng.choice(REPRESENTATION_STRINGS) + text[at:]
+    return text
 
 
 def _pairwise(cores: list[list[Any]], rng: random.Random, limit: int) -> list[list[Any]]:

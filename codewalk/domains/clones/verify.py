@@ -2,7 +2,8 @@
 
 (a) Type-driven generation: seeded inputs from the shared signature (every boundary value, boundary
 values combined pairwise across parameters, then random values; then, for String and char parameters,
-the Unicode and numeric families: see inputs.generate), INPUTS per pair plus the families, or BUDGET_MS
+the Unicode and numeric families, then the representation families of round 4: see inputs.generate),
+INPUTS per pair plus the families, or BUDGET_MS
 of running; both methods run on each in one JVM per batch. An outcome is the
 return value, the exception class, or the exit status, and the state of every array argument after the
 call. eq is confirmed when no input separates them, neq when one does: the witness is an input on which

@@ -82,7 +82,7 @@ class ComplexityDomain(Domain):
     composer_version = "complexity-2"  # 2: the prompt states the size model; bounded links rejected
     data_source = "CodeComplex (Baik et al., arXiv:2401.08719), sybaik1/CodeComplex@75ec12fc, Python test split"
     load_options = (Option("ids", "comma-separated program ids to load (default: all)"),
-                    Option("workers", "processes that verify programs (default: all cores)", int))
+                    Option("workers", "processes that verify programs (default: every core this process may use)", int))
     description = "CodeComplex programs as typed functions chained by type; predict the complexity class."
 
     def __init__(self, settings: Settings | None = None) -> None:
@@ -98,8 +98,16 @@ class ComplexityDomain(Domain):
             if unknown := wanted - {p.id for p in programs}:
                 raise UsageError(f"ids not in {source}: {', '.join(sorted(unknown))}")
             programs = [p for p in programs if p.id in wanted]
-        workers = options.get("workers", os.cpu_count() or 1)
-        kept, drops = verify.build(programs, workers=workers)
+        workers = options.get("workers", len(os.sched_getaffinity(0)))  # the cores this process may use
+        done = 0
+
+        def verified(program: Any, result: Any) -> None:
+            nonlocal done
+            done += 1
+            if self.on_progress:
+                self.on_progress(done, len(programs))
+
+        kept, drops = verify.build(programs, workers=workers, progress=verified)
         for drop in drops:
             log.info("dropped %s: %s: %s", drop.program, drop.reason, drop.detail)
         self._report = atom_rule_counts(kept, drops, len(programs))

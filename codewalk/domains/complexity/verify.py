@@ -186,7 +186,7 @@ def verify_cached(program: Program) -> tuple[dict[str, Any], dict[str, Any]] | D
 def build(programs: list[Program], workers: int = 1,
           progress: Any = None) -> tuple[list[tuple[Program, dict[str, Any], dict[str, Any]]], list[Drop]]:
     """Verify every program, `workers` at a time; kept atoms and drops come back in program order."""
-    from concurrent.futures import ProcessPoolExecutor
+    from codewalk.staging import StagedPool
 
     results: list[Any]
     if workers <= 1:
@@ -196,7 +196,7 @@ def build(programs: list[Program], workers: int = 1,
             if progress:
                 progress(program, results[-1])
     else:
-        with ProcessPoolExecutor(workers) as pool:
+        with StagedPool(workers) as pool:
             results = []
             for program, result in zip(programs, pool.map(verify_cached, programs, chunksize=1)):
                 results.append(result)

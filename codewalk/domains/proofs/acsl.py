@@ -21,7 +21,10 @@ the annotations the task stripped (ensures and behaviors, loop invariants/assign
 no preprocessor directive the task lacks (-pp-annot preprocesses annotations too), no new logic
 function, predicate, lemma, axiom, inductive, ghost code, global or type invariant or \\false; outside
 the components it must be the task token by token. On top, a graded run has WP's smoke tests on the
-requires: a candidate under which a function's context proves \\false is refused.
+requires: a candidate under which a function's context proves \\false is refused. What Frama-C reads is
+checked on its own print (frame_differs: outside the components, the frame and the code must print as the
+task's), and a candidate is solved only if its run has every goal of the task's goal set (frame_goals,
+recorded from the reference's run at admission in verifier["goals"]) and proves all.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ import os
 import re
 import shutil
 import subprocess
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from functools import cache
@@ -392,15 +396,86 @@ def _file(head: str, predicates: str, components: list[tuple[str, str, str]], dr
 
 # -- admission and grading -------------------------------------------------------------------------
 def check_reference(composite: Composite) -> Check:
+    """Check (2): the reference proves. Its run's frame goals (frame_goals) become the task's goal set,
+    stored in the verifier (V_G) and the evidence: a candidate must have every one of them and prove all."""
     run = verify(composite.reference, composite.verifier)
-    evidence = {"wp": run.summary()}
+    evidence: dict[str, Any] = {"wp": run.summary()}
     if not run.well_formed:
         why = f"the reference is not well formed: {run.message}"
         return Check(False, why, evidence, Reason.REFERENCE_ILL_FORMED)
     if not run.proved:
         return Check(False, f"the reference does not prove: {run.valid}/{run.total} goals, "
                      f"unproved {', '.join(run.failed[:5])}", evidence, Reason.REFERENCE_FAILS)
+    composite.verifier["goals"] = evidence["goals"] = frame_goals(run, composite.verifier)
     return Check(True, f"the reference proves all {run.total} goals", evidence)
+
+
+# -- the goal set: what the task asks to be proved, as the reference's run produced it -------------------
+# Goals of a component whose names a candidate chooses (clause labels) are kept by kind, counted per
+# function; the driver's goals (its asserts of each S_i, its calls' preconditions, RTE) have the task's names.
+# Termination is counted (one variant per loop the reference bounds); ensures only need to be there, as a
+# candidate may state the postcondition in fewer or more clauses than the reference.
+GOAL_KINDS = {"ensures": False, "loop_variant": True, "terminates": True}  # kind: counted
+
+
+def frame_goals(run: WPRun, spec: dict[str, Any]) -> list[dict[str, Any]]:
+    """The goals of the reference's run that belong to the task's frame, by stable name and kind:
+    {"kind": "driver", "name": goal} for each goal of chain_driver (smoke tests aside), and
+    {"kind": k, "name": function, "count": n} for the n goals of kind k (GOAL_KINDS) of each component."""
+    goals: list[dict[str, Any]] = [{"kind": "driver", "name": g} for g in run.goals
+                                   if _function_of(g, spec) == "chain_driver" and "_wp_smoke_" not in g]
+    for component in spec["components"]:
+        for kind, counted in GOAL_KINDS.items():
+            if n := _count(run.goals, component["name"], kind):
+                goals.append({"kind": kind, "name": component["name"], "count": n if counted else 1})
+    return goals
+
+
+def _function_of(goal: str, spec: dict[str, Any]) -> str:
+    """The function a goal belongs to: a call's precondition ("caller:callee_requires_x") is the caller's."""
+    if ":" in goal:
+        return goal.split(":", 1)[0]
+    return next((f for f in spec["functions"] if goal.startswith(f + "_")), "")
+
+
+# WP names a goal <function>_[<behavior>_]<kind>[_<label>][_<n>]: a variant or terminates goal has its kind
+# first; an ensures may follow a behavior's name, but not another kind's (a label `x_ensures` of an invariant)
+_OTHER_KINDS = ("loop_", "assert", "assigns", "complete", "disjoint", "exits", "terminates", "wp_smoke")
+
+
+def _is_kind(rest: str, kind: str) -> bool:
+    if kind != "ensures":
+        return rest == kind or rest.startswith(kind + "_")
+    return not rest.startswith(_OTHER_KINDS) and re.match(r"(?:[A-Za-z0-9]+_)*?ensures(?:_|$)", rest) is not None
+
+
+def _count(goals: list[str], function: str, kind: str) -> int:
+    prefix = function + "_"
+    return sum(1 for g in goals if ":" not in g and g.startswith(prefix) and _is_kind(g[len(prefix):], kind))
+
+
+def missing_goals(run: WPRun, wanted: list[dict[str, Any]]) -> list[str]:
+    """The goals of the task's goal set that a candidate's run does not have, each named."""
+    missing = []
+    for goal in wanted:
+        if goal["kind"] == "driver":
+            if goal["name"] not in run.goals:
+                missing.append(goal["name"])
+        elif (n := _count(run.goals, goal["name"], goal["kind"])) < goal["count"]:
+            missing.append(f"{goal['name']} {goal['kind']} ({n} of {goal['count']})")
+    return missing
+
+
+def task_goals(composite: Composite) -> list[dict[str, Any]]:
+    """The task's goal set: recorded at admission, or, for a task stored before it was, computed from the
+    reference's run (the verdict cache keeps that run, so this costs one frama-c run per task, once)."""
+    spec = composite.verifier
+    if "goals" in spec:
+        return list(spec["goals"])
+    run = verify(composite.reference, spec)
+    if not run.proved:
+        raise InfraError(f"the task's reference does not prove here ({run.valid}/{run.total}): no goal set")
+    return frame_goals(run, spec)
 
 
 def check_unsolved(composite: Composite, position: int) -> Check:
@@ -449,17 +524,125 @@ def grade(composite: Composite, candidate: str) -> Check:
     shape = structure(composite.prompt, candidate, spec["components"])
     if isinstance(shape, Refused):
         return Check(False, shape.why, {}, shape.reason)
-    run = verify(_file(spec["head"], spec["predicates"], shape.parts, spec["driver"]), spec, True)
-    evidence = {"wp": run.summary()}
+    text = _file(spec["head"], spec["predicates"], shape.parts, spec["driver"])
+    if differs := frame_differs(composite.prompt, text, spec):
+        return Check(False, differs[0], {}, differs[1])
+    run = verify(text, spec, True)
+    wanted = task_goals(composite)
+    evidence = {"wp": run.summary(), "goal_set": len(wanted)}
     if not run.well_formed:
         return Check(False, f"the candidate is not well formed: {run.message}", evidence, Reason.ILL_FORMED)
     if smoke := [g for g in run.failed if "_wp_smoke_" in g]:  # a smoke test fails when \false proves
         return Check(False, f"the context is inconsistent: the provers derive \\false in {', '.join(smoke[:5])}",
                      evidence, Reason.INCONSISTENT_CONTEXT)
+    if missing := missing_goals(run, wanted):
+        evidence["missing"] = missing
     if not run.proved:
         unproved = ", ".join(run.failed[:5])
         return Check(False, f"{run.valid}/{run.total} goals proved; unproved: {unproved}", evidence)
-    return Check(True, f"all {run.total} goals proved with the original step predicates and driver", evidence)
+    if missing:  # every goal it has proves, but goals the task asks for were never made
+        return Check(False, f"the run lacks goals of the task's goal set: {', '.join(missing[:5])}", evidence,
+                     Reason.MISSING_GOAL)
+    return Check(True, f"all {run.total} goals proved with the original step predicates and driver, "
+                 f"the task's {len(wanted)} frame goals among them", evidence)
+
+
+# -- the frame on Frama-C's own reading ----------------------------------------------------------------
+PRINT = ["frama-c", "-pp-annot", "-no-unicode", "-print", "-ocode", "printed.c", "task.c"]
+_CLAUSE_START = re.compile(r"\n    (?=\S)")  # the printer puts a contract's own clauses 4 columns in
+_FRAME_PRINTED = ("requires", "terminates", "exits", "assigns", "decreases", "allocates", "frees")
+
+
+def frame_differs(task: str, text: str, spec: dict[str, Any]) -> tuple[str, Reason] | None:
+    """Why the program about to be verified, as Frama-C parses it, has not the task's frame, compared on
+    Frama-C's normalised print (-print) with the task's own print: everything outside the components (includes,
+    logic, step predicates, the driver's contract, calls and asserts), each component's requires/terminates/
+    exits/assigns and code (annotations aside) must print as the task's (frame_differs); a component's
+    annotations may hold no admit, check, ghost, logic definition or \\false beyond the task's own (bypass)."""
+    mine, theirs = reading(text, spec), reading(task, spec)
+    if not theirs["well_formed"]:
+        raise InfraError(f"frama-c cannot parse the task: {theirs['message']}")
+    if not mine["well_formed"]:
+        return f"the candidate is not well formed: {mine['message']}", Reason.ILL_FORMED
+    names = [c["name"] for c in spec["components"]]
+    ours, given = printed_frame(mine["printed"], names), printed_frame(theirs["printed"], names)
+    for part in given:
+        if part.endswith(" banned"):  # in a component's annotations: no more than the task's own (exits \false)
+            if extra := Counter(ours.get(part, [])) - Counter(given[part]):
+                return (f"as Frama-C reads the candidate, {part.removesuffix(' banned')}() has "
+                        f"{', '.join(sorted(extra))} in its annotations"), Reason.BYPASS
+        elif ours.get(part) != given[part]:
+            return (f"as Frama-C reads the candidate, its {part} is not the task's: "
+                    f"{str(ours.get(part))[:200]!r}"), Reason.FRAME_DIFFERS
+    return None
+
+
+def reading(text: str, spec: dict[str, Any]) -> dict[str, Any]:
+    """Frama-C's normalised print of a program ({well_formed, message, printed}), cached by content."""
+    digest = verdict_cache.key("acsl-print", text, PRINT, _versions(), _files(spec))
+    result, _ = verdict_cache.cached(digest, lambda: _print(text, spec))
+    return result
+
+
+def _print(text: str, spec: dict[str, Any]) -> dict[str, Any]:
+    with sandbox.workdir() as cwd:
+        for name, content in _files(spec).items():
+            (cwd / name).write_text(content)
+        (cwd / "task.c").write_text(text)
+        done = sandbox.run(PRINT, cwd=cwd, timeout=RUN_TIMEOUT, memory_mb=8192, sees=view(spec))
+        if done.timed_out:
+            raise InfraError(f"frama-c -print timed out after {RUN_TIMEOUT:g}s")
+        output = done.stdout + done.stderr
+        printed = cwd / "printed.c"
+        if done.returncode != 0 and _input_error(output, {"task.c", *_files(spec)}):
+            errors = [line for line in output.splitlines() if "rror" in line or _KERNEL_AT.match(line)]
+            return {"well_formed": False, "message": " ".join(errors)[-600:] or output[-600:], "printed": ""}
+        if done.returncode != 0 or not printed.exists():
+            raise InfraError(f"frama-c -print exited with {done.returncode}: {output[-600:]}")
+        return {"well_formed": True, "message": "", "printed": printed.read_text()}
+
+
+# what no annotation of a component may hold, as Frama-C prints it: more than the task's own is a bypass
+_BANNED_PRINTED = re.compile(r"\b(admit|check|ghost|axiomatic|axiom|lemma|inductive|logic|predicate)\b|\\false\b")
+
+
+def printed_frame(printed: str, components: list[str]) -> dict[str, Any]:
+    """The parts of a printed program the task fixes: {"outside": the program without its components,
+    "predicates": [...], "driver": text, "<component> frame": [clauses], "<component> code": text,
+    "<component> banned": [words in its annotations]}; a part Frama-C did not print is absent."""
+    parts: dict[str, Any] = {"predicates": re.findall(r"/\*@ predicate step\d+\{.*?\*/", printed, re.DOTALL)}
+    outside, at = [], 0
+    for name in [*components, "chain_driver"]:
+        m = re.search(rf"^[^\n]*\b{name}\([^;{{}}]*\)\n\{{\n", printed, re.MULTILINE)
+        if not m:
+            continue
+        end = printed.find("\n}\n", m.end())
+        body = printed[m.start():end + 3 if end >= 0 else len(printed)]
+        before = printed[:m.start()]
+        contract = before[before.rfind("/*@"):] if before.endswith("*/\n") else ""
+        if name == "chain_driver":
+            parts["driver"] = contract + body
+            continue
+        start = m.start() - len(contract)
+        if start >= at:  # everything else (includes, logic, predicates, driver) must print as the task's
+            outside += [printed[at:start], f"<{name}>"]
+            at = start + len(contract) + len(body)
+        annotations = " ".join([contract, *re.findall(r"/\*@.*?\*/", body, re.DOTALL)])
+        parts[f"{name} banned"] = sorted(w[0] for w in _BANNED_PRINTED.finditer(annotations))
+        clauses = []
+        for clause in _CLAUSE_START.split(contract.removeprefix("/*@ ").removesuffix("*/\n")):
+            if clause.startswith("behavior"):
+                break
+            if clause.split(" ", 1)[0] in _FRAME_PRINTED:
+                clauses.append(" ".join(clause.split()))
+        parts[f"{name} frame"] = sorted(clauses)  # the guard lets the frame come in any order
+        # the code without annotations, nor the empty statements and blocks the printer gives an annotation to
+        # hang on (an assert in an if's branch makes it a block, one in an empty else keeps the else, which
+        # the task's print drops); the source's braces and else the guard compares token by token
+        code = re.sub(r"\belse\s*(?:;|\{[\s;]*\})", " ", re.sub(r"/\*@.*?\*/", " ", body, flags=re.DOTALL))
+        parts[f"{name} code"] = " ".join(t for t in code.split() if t not in (";", "{", "}"))
+    parts["outside"] = "".join([*outside, printed[at:]])
+    return parts
 
 
 # -- running Frama-C -------------------------------------------------------------------------------
@@ -469,6 +652,7 @@ class WPRun:
     total: int = 0
     valid: int = 0
     failed: list[str] = field(default_factory=list)  # unproved goals: "<function>_<goal>" or "<caller>:<goal>"
+    goals: list[str] = field(default_factory=list)  # every goal, named as above
     message: str = ""  # why it is not well formed
     seconds: float = 0.0
     cached: bool = False
@@ -485,7 +669,7 @@ class WPRun:
 def verify(text: str, spec: dict[str, Any], smoke: bool = False) -> WPRun:
     provers = _provers()
     command = _command(spec, provers, smoke)
-    digest = verdict_cache.key("acsl", text, command, _versions(), _files(spec))
+    digest = verdict_cache.key("acsl-goals", text, command, _versions(), _files(spec))  # -goals: runs name all goals
     result, hit = verdict_cache.cached(digest, lambda: asdict(_run(text, command, spec)))
     return WPRun(**{**result, "cached": hit})
 
@@ -521,7 +705,7 @@ def _run(text: str, command: list[str], spec: dict[str, Any]) -> WPRun:
             raise InfraError(f"frama-c exited with {done.returncode}: {output[-600:]}")
         data = json.loads(report.read_text())
     total = valid = 0
-    failed = []
+    failed, names = [], []
     for function, goals in data.get("wp:functions", {}).items():
         for goal, stats in goals.items():
             if goal == "wp:section":
@@ -529,13 +713,14 @@ def _run(text: str, command: list[str], spec: dict[str, Any]) -> WPRun:
             main = stats.get("wp:main", {})
             total += main.get("total", 0)
             valid += main.get("valid", 0)
+            # a call's precondition is reported under the caller with the callee's name: say both
+            names.append(goal if goal.startswith(function) else f"{function}:{goal}")
             if main.get("valid", 0) < main.get("total", 0):
-                # a call's precondition is reported under the caller with the callee's name: say both
-                failed.append(goal if goal.startswith(function) else f"{function}:{goal}")
+                failed.append(names[-1])
     expected = {f for f in spec["functions"]}
     if total == 0 or not expected & set(data.get("wp:functions", {})):
         raise InfraError(f"frama-c reported no goals for {sorted(expected)}")
-    return WPRun(True, total, valid, sorted(failed), seconds=done.duration)
+    return WPRun(True, total, valid, sorted(failed), sorted(names), seconds=done.duration)
 
 
 # A kernel message placed in a file (`[kernel] AllSomeNot.acsl:3:`, `[kernel:annot-error] task.c:22:`): parsing

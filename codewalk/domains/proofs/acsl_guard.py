@@ -6,6 +6,20 @@ be the task plus ensures and behaviors in its components' contracts and loop inv
 and asserts in their bodies: no preprocessor directive the task lacks (-pp-annot preprocesses
 annotations too), no new logic function, predicate, lemma, axiom, inductive, ghost code, global or type
 invariant or \\false; outside the components it must be the task token by token.
+
+Frama-C does not read annotations as the C preprocessor does: with -pp-annot (Frama-C 25,
+logic_preprocess.mll) each annotation's text is copied into one file between marker lines
+(`////////////////__ANNOT_BEG__`, `..._END__`, `..._END_NL__`, `..._END_COMMENT__`), every backslash outside
+its strings becomes `__ANNOT_BACKSLASH__`, the C text keeps `__ANNOT_CONTENT__` where each annotation was;
+after cpp the texts are read back line by line between markers and the placeholder turned back into `\\`.
+A candidate holding any of that text (`__ANNOT_`) could end an annotation early (a clause the guard sees and
+Frama-C does not), give one annotation's text to the next (the driver's), or spell `\\false` and escape a
+string's closing quote: refused (transport_marker). What is left is checked on Frama-C's own reading
+(acsl.grade: its print of the driver, predicates and frame) and by the reference's goal set.
+
+Hostile input never stops grading: over MAX_CHARS characters (too_large), text that is not UTF-8 (a lone
+surrogate, malformed_candidate), or anything the checks cannot read gives a refusal, never a traceback; the
+lexing is linear (an unclosed comment runs to the end of the text, read once).
 """
 
 from __future__ import annotations
@@ -19,6 +33,9 @@ from codewalk.errors import InfraError
 from codewalk.loaders.acsl import function_definition
 from codewalk.records import Reason
 
+# The size cap: the largest composed reference of ACSL by Example (N = 4) is about 12,000 characters
+MAX_CHARS = 200_000
+TRANSPORT = "__ANNOT_"  # the prefix of every marker and placeholder of Frama-C's annotation transport
 FRAME = ("requires", "assigns", "terminates", "exits")  # contract clauses a candidate must keep as given
 # What a candidate may add is exactly what the task strips: after the frame, a contract's postconditions ...
 POSTCONDITION = ("ensures", "behavior", "assumes", "assigns", "complete", "disjoint")  # (assigns: of a behavior)
@@ -45,8 +62,30 @@ class Refused:
 
 
 def structure(task: str, candidate: str, components: Sequence[dict[str, Any]]) -> Accepted | Refused:
-    """Compare a candidate with its task: whole-file refusals first, then each component, then the rest."""
+    """Compare a candidate with its task: whole-file refusals first, then each component, then the rest.
+    Whatever the candidate holds, the answer is an Accepted or a Refused (InfraError: the task's fault)."""
+    if len(candidate) > MAX_CHARS:
+        return Refused(f"the candidate has {len(candidate):,} characters, over the cap of {MAX_CHARS:,}",
+                       Reason.TOO_LARGE)
+    try:
+        candidate.encode("utf-8")
+    except UnicodeEncodeError as e:  # a lone surrogate: no file can hold it, Frama-C could read nothing
+        return Refused(f"the candidate is not UTF-8 text: {e.reason} at {e.start}", Reason.MALFORMED_CANDIDATE)
+    if candidate.count(TRANSPORT) > task.count(TRANSPORT):
+        return Refused(f"the candidate holds `{TRANSPORT}`, the text of Frama-C's annotation transport (its "
+                       "markers and backslash placeholder)", Reason.TRANSPORT_MARKER)
+    try:
+        return _structure(task, candidate, components)
+    except InfraError:
+        raise
+    except Exception as e:  # noqa: BLE001  a check that cannot read hostile text refuses it, never stops grading
+        return Refused(f"the candidate cannot be read: {type(e).__name__}: {e}"[:300], Reason.MALFORMED_CANDIDATE)
+
+
+def _structure(task: str, candidate: str, components: Sequence[dict[str, Any]]) -> Accepted | Refused:
     text = candidate.replace("\r\n", "\n")
+    if unclosed := next((m for m in _LEXEME.finditer(text) if m[0].startswith("/*") and not _closed(m[0])), None):
+        return Refused(f"the candidate has an unclosed comment at {unclosed.start()}", Reason.MALFORMED_CANDIDATE)
     if why := _bypass(task, text):
         return Refused(why)
     text = _decomment(text)  # a plain comment cannot hide a definition or code from the checks below
@@ -67,8 +106,10 @@ def structure(task: str, candidate: str, components: Sequence[dict[str, Any]]) -
 
 # a plain comment, a string or char literal (so that a comment marker inside one is not one), an annotation;
 # the one lexer of the guard: everything below splits and strips along these lexemes, never by a plain regex
-_LEXEME = re.compile(r'/\*(?!@).*?\*/|//(?!@)[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'|/\*@.*?\*/|//@[^\n]*',
-                     re.DOTALL)
+# An unclosed `/*` or `/*@` runs to the end of the text (one lexeme, read once): retried at every `/*`, as a
+# lazy `.*?\*/` alone would be, 8,000 unclosed comments took 12 s.
+_LEXEME = re.compile(r'/\*(?!@)(?:.*?\*/|.*)|//(?!@)[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\''
+                     r'|/\*@(?:.*?\*/|.*)|//@[^\n]*', re.DOTALL)
 # inside an annotation: a `//` comment (ACSL allows them there), a string or char literal
 _ANNOTATION_LEXEME = re.compile(r'//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'')
 # C and ACSL tokens, longest first, so that `a++ +b` and `a+ ++b` differ
@@ -104,6 +145,10 @@ def _bypass(task: str, text: str) -> str | None:
     if banned := [w for w, p in BANNED.items() if len(re.findall(p, ours)) > len(re.findall(p, theirs))]:
         return f"the candidate uses {', '.join(banned)}"
     return None
+
+
+def _closed(comment: str) -> bool:
+    return len(comment) >= (5 if comment.startswith("/*@") else 4) and comment.endswith("*/")
 
 
 def _directive_lines(text: str) -> list[str]:
