@@ -14,7 +14,7 @@ usual cache and not timed. Then the real loop, `walk_and_admit` as `cw walk` run
 compiled harness is computed in the run, and a hit means a result reused within it. pip's download cache
 stays the user's, so the repair environment does not measure the network.
 
-The figures come from codewalk.meter (every process `sandbox.run` starts, every cache lookup) and the
+The figures come from codewalk.runtime.meter (every process `sandbox.run` starts, every cache lookup) and the
 walk's own clock: wall time; attempts/s; "in processes", the time at least one tool process ran in a
 worker (from its exec), as a share of workers x wall (the baseline: a loop that did nothing but run the
 verifiers would reach 100 %); codewalk's share, the rest, split into the workers' Python (compose, parsing,

@@ -28,9 +28,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from codewalk.domain import Settings  # noqa: E402
 from codewalk.domains.repair import RepairDomain  # noqa: E402
 from codewalk.domains.repair import env as repair_env  # noqa: E402
 from codewalk.domains.repair.env import EnvSpec, run_tests  # noqa: E402
+from codewalk.runtime import build  # noqa: E402
 from tests import repair_fixture  # noqa: E402
 
 HOOK = r"""
@@ -90,8 +92,7 @@ def _runs(args: argparse.Namespace, guarded: bool) -> None:
     with tempfile.TemporaryDirectory() as scratch:
         os.environ.setdefault("CODEWALK_HOME", str(Path(scratch) / "home"))
         fixture = repair_fixture.build(Path(scratch) / "tally")
-        domain = RepairDomain()
-        domain.runtime = args.runtime
+        domain = RepairDomain(settings=Settings(runtime=build(args.runtime)))
         rows = fixture.write_rows(Path(scratch) / "rows.jsonl", ("W1", "W2"))
         composite = domain.compose(list(domain.load(rows, {"repos": str(fixture.repos)})))
         v = composite.verifier

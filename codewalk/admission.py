@@ -19,13 +19,12 @@ from dataclasses import dataclass, field, replace
 from itertools import islice
 from typing import Any
 
-from . import __version__, meter
-from .domain import Domain, Rejected, get_domain
+from . import __version__
+from .domain import Domain, Rejected, Settings, domain_class, get_domain
 from .errors import InfraError, StoreUnavailable, UsageError
 from .executors import Inline, open_executor
 from .records import Atom, Composite, Reason, Run, Task, TaskStatus, now, task_id
-from .runtime import choose as choose_runtime
-from .runtime import release as release_containers
+from .runtime import Runtime, meter, ready
 from .store import GraphStore
 from .walk import Walker
 
@@ -127,12 +126,11 @@ def _order(composite: Composite, ids: Sequence[str]) -> tuple[str, ...]:
     return tuple(ids)
 
 
-def _evaluate_in_worker(domain_class: type[Domain], atoms: list[Atom], where: tuple[str, bool]) -> Verdict:
+def _evaluate_in_worker(domain_class: type[Domain], atoms: list[Atom], settings: Settings) -> Verdict:
     # The class, not its name: a worker (a Dask one too) imports it by reference, registered there or not.
     meter.take()  # counts from before this group (another caller's work) are not its cost
     started = time.monotonic()
-    domain = domain_class()
-    choose_runtime(domain, where[0], pull=where[1], check=False)  # the runtime the walk's process checked
+    domain = domain_class(settings=settings)  # the runtime the walk's process built and checked
     verdict = evaluate(domain, atoms)
     return replace(verdict, cost=meter.take(started))
 
@@ -149,7 +147,7 @@ def walk_and_admit(
     on_task: Callable[[Task, WalkSummary], None] | None = None,
     executor: str | None = None,
     options: dict[str, str] | None = None,
-    runtime: str | None = None,
+    runtime: Runtime | str | None = None,
     pull: bool = True,
 ) -> WalkSummary:
     """Walk the graph and admit groups until `count` tasks are admitted or `max_attempts` are made.
@@ -161,9 +159,10 @@ def walk_and_admit(
     """
     if count < 1 or workers < 1:
         raise UsageError("--count and --workers must be at least 1")
-    domain = get_domain(domain_name)
-    domain.configure_walk(options or {})
-    where = (choose_runtime(domain, runtime, pull=pull), pull)
+    kind = domain_class(domain_name)
+    where = ready(runtime, kind.name, kind.runtimes, pull=pull)
+    settings = Settings(runtime=where, walk=kind.parse_walk_options(options or {}))
+    domain = get_domain(domain_name, settings)
     seed = random.SystemRandom().randrange(2**31) if seed is None else seed
     max_attempts = max_attempts or 20 * count
     # Set up first: a level the graph cannot support is refused before anything is stored.
@@ -172,7 +171,7 @@ def walk_and_admit(
     set_up = time.monotonic() - started
     run = Run(f"r{uuid.uuid4().hex[:12]}", domain.name, seed,
               {"n": n, "count": count, "max_attempts": max_attempts, "workers": workers,
-               "executor": executor or "local", "runtime": where[0], **({"options": options} if options else {})},
+               "executor": executor or "local", "runtime": where.name, **({"options": options} if options else {})},
               now())
     store.write_run(run)
     summary = WalkSummary(run.id, domain.name, n, seed, store.location, workers=workers)
@@ -213,7 +212,7 @@ def walk_and_admit(
                 mark = time.monotonic()
                 atoms = read_atoms(group)
                 clock["atoms"] += time.monotonic() - mark
-                in_flight.append((group, atoms, pool.submit(_evaluate_in_worker, type(domain), atoms, where)))
+                in_flight.append((group, atoms, pool.submit(_evaluate_in_worker, type(domain), atoms, settings)))
             if not in_flight:
                 break
             if not in_flight[0][2].done():
@@ -248,7 +247,7 @@ def walk_and_admit(
         for *_, future in in_flight:  # what the dropped groups cost: verifier work, not codewalk's own
             if future.done() and not future.cancelled() and future.exception() is None and future.result().cost:
                 summary.dropped.add(future.result().cost)
-        release_containers()  # docker: what this process started ahead of time, and removals still under way
+        where.release()  # docker: what this process started ahead of time, and removals still under way
         summary.seconds = time.monotonic() - started
         if not store_lost:
             flush()  # what finished is kept, even on Ctrl-C

@@ -14,11 +14,12 @@ import typer.core
 from rich.markup import escape
 from rich.text import Text
 
-from . import paths, sandbox
+from . import paths
 from .cli_db import db_app  # cw db: start, stop, status, import
 from .cli_output import JsonOpt, PullOpt, RuntimeOpt, err, out, parse_params, print_json, print_load, table
 from .errors import CodewalkError, FewerAdmitted, Interrupted, UsageError
 from .records import STATUSES, Reason
+from .runtime import sandbox
 
 app = typer.Typer(
     help="Compositional coding benchmarks from verified atoms: a problem graph, random-extension walks, "
@@ -341,8 +342,8 @@ def mine_repair(
              "from the repository at each fix commit).")] = "",
     runs: Annotated[int, typer.Option(help="Runs of the tests before and after each gold patch; a test "
                                            "whose outcome changes is dropped as flaky.")] = 3,
-    runtime: Annotated[str, typer.Option(help="local (virtualenvs, tests in the sandbox) or docker (an image per "
-                                              "environment, each test run in a fresh container).")] = "local",
+    runtime: RuntimeOpt = None,
+    pull: PullOpt = True,
     name: Annotated[str, typer.Option(help="owner/name for the rows (default: from the origin URL, else "
                                            "local/FOLDER).")] = "",
     workers: WorkersOpt = CORES,
@@ -358,7 +359,7 @@ def mine_repair(
     with _Bar("mine", interrupted="interrupted: every commit decided so far is saved; run the same command "
                                   "again to continue") as on_count:
         summary = mine(repo, out_path, name=name, since=since, until=until, install_config=install_config,
-                       runs=runs, runtime=runtime, workers=workers,
+                       runs=runs, runtime=runtime, pull=pull, workers=workers,
                        on_progress=lambda done, total, _: on_count(done, total))
     if as_json:
         return print_json(summary.as_dict())
@@ -570,17 +571,18 @@ def grade(
     """Grade a model's outputs with the same verifier that admitted the tasks; store the grades in the graph
     ((:Grade)-[:OF]->(:Task), one per run and task) and print the solve rate by level of every run so far."""
     from .grading import check_isolation, grade_predictions
-    from .runtime import resolve
+    from .runtime import build
 
     if not predictions.exists():  # as cw load and cw mine say a missing input: usage, exit 2
         raise UsageError(f"predictions file not found: {predictions}")
     # a container isolates each run by itself: bubblewrap is the local runtime's isolation
-    warning = check_isolation(require_isolation) if resolve(runtime) == "local" else ""
+    where = build(runtime, pull=pull, check=False)  # checked by grade_predictions, with the domain's runtimes
+    warning = "" if where.containers else check_isolation(require_isolation)
     if warning:
         err.print(f"[yellow]warning:[/] {escape(warning)}")
     with _store(ctx) as store, _Bar(f"grade {run or predictions.stem}") as on_grade:
         report = grade_predictions(store, domain, predictions, run=run, workers=workers, plots=plots,
-                                   on_grade=on_grade, runtime=runtime, pull=pull)
+                                   on_grade=on_grade, runtime=where)
     if as_json:
         return print_json(report.as_dict())
     out.print(f"Graded {report.graded} predictions of run {report.run!r} in {report.seconds:.1f}s: "

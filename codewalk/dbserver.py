@@ -292,7 +292,7 @@ def docker_available() -> bool:
     except ImportError:
         return False
     try:
-        client = docker.from_env(timeout=5)  # type: ignore[attr-defined]
+        client = docker.from_env(timeout=5)
         try:
             return bool(client.ping())
         finally:

@@ -11,7 +11,7 @@ The rules a plugin author needs, in one place:
   chains). Atom summaries use only the closed set `records.SUMMARY_FIELDS`; the rest goes in `payload`.
 - `load_options` declares every `--opt KEY=VALUE` the loader takes; `cw load` refuses any other key
   and converts values to the declared type before `load` sees them (a typo is an error, not a default).
-  `walk_options` does the same for `cw walk --opt`; `walk_plan` reads them from `self.walk_settings`.
+  `walk_options` does the same for `cw walk --opt`; `walk_plan` reads them from `self.settings.walk`.
 - `compose` raises `Rejected` for a group that cannot form a composite, `InfraError` when a tool
   failed; both are recorded and the walk goes on. The checks return a `Check`; `Check.ok` is True when
   the check passed: for `check_reference` Ref(G) passes V_G, for `check_unsolved` the atom is still
@@ -20,10 +20,13 @@ The rules a plugin author needs, in one place:
   object per atom or edge, so 10^6 atoms load in seconds. `load` stays the path walks and admission use.
 - Admission makes a fresh domain instance per group, in a worker process: keep no state between calls
   that a verdict depends on (caches of tool output keyed by content are fine).
-- A loader that keeps files beside the store (clones' verdicts) writes them in `store_folder`, which
-  `cw load` sets before `load`; a domain never reads the store setting itself.
-- `runtimes` lists where the verifier can run (codewalk.runtime: local, docker); the chosen one is set on
-  `runtime` in every process before any call.
+- A domain is built with its `Settings` (`self.settings`): the runtime (codewalk.runtime: where the
+  verifier runs, and whether docker may pull), the folder beside the store being loaded, the walk's
+  options. The library builds them once and hands the same value to the domain in every worker process.
+- A loader that keeps files beside the store (clones' verdicts) writes them in `settings.store_folder`;
+  a domain never reads the store setting itself.
+- `runtimes` lists where the verifier can run (codewalk.runtime: local, docker); asking another is a usage
+  error.
 """
 
 from __future__ import annotations
@@ -31,15 +34,15 @@ from __future__ import annotations
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib.metadata import entry_points
 from pathlib import Path
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from .errors import UsageError
 from .records import REL_TYPES, Atom, Check, Composite, Edge, RelType, Task
+from .runtime import Runtime, build
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -84,6 +87,19 @@ class WalkPlan:
     max_per_source: int | None = None
 
 
+def _from_env() -> Runtime:
+    return build(check=False)  # a domain made without settings (a test, a notebook): CODEWALK_RUNTIME, else local
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What a domain is built with, the same in the parent and in every worker (picklable)."""
+
+    runtime: Runtime = field(default_factory=_from_env)  # where the verifier runs (codewalk.runtime)
+    store_folder: Path | None = None  # beside the store being loaded (paths.beside_store), for `cw load`
+    walk: Mapping[str, Any] = field(default_factory=dict)  # the walk's options (Domain.parse_walk_options)
+
+
 class Domain(ABC):
     name: ClassVar[str]
     relation: ClassVar[RelType]  # the edge type the walk follows
@@ -92,29 +108,30 @@ class Domain(ABC):
     data_source: ClassVar[str] = ""  # where the atoms come from (dataset, licence), for exported tasks
     load_options: ClassVar[tuple[Option, ...]] = ()  # every --opt the loader takes
     walk_options: ClassVar[tuple[Option, ...]] = ()  # every --opt `cw walk` takes
-    walk_settings: Mapping[str, Any] = MappingProxyType({})  # the walk's options, set by configure_walk
     runtimes: ClassVar[tuple[str, ...]] = ("local",)  # where its verifier can run (codewalk.runtime)
-    runtime: str = "local"  # the one chosen (codewalk.runtime.choose)
-    pull: bool = True  # docker: pull an image that is not here (False: `--no-pull`, such an image is an error)
-    store_folder: Path | None = None  # beside the store being loaded (paths.beside_store), set by `cw load`
     # `cw load`'s progress: a loader that works for minutes (verifying each record) calls it with (done, total)
     on_progress: Callable[[int, int], None] | None = None
+
+    def __init__(self, settings: Settings | None = None) -> None:
+        self.settings = settings or Settings()
 
     def parse_options(self, raw: dict[str, str]) -> dict[str, Any]:
         """Validated, typed loader options; an unknown key is a UsageError that lists the known ones."""
         return self._parse(raw, self.load_options, "")
 
-    def configure_walk(self, raw: dict[str, str]) -> None:
-        """Validate `cw walk --opt` values as loader options are, and keep them for walk_plan."""
-        self.walk_settings = MappingProxyType(self._parse(raw, self.walk_options, "walk "))
+    @classmethod
+    def parse_walk_options(cls, raw: dict[str, str]) -> dict[str, Any]:
+        """Validated, typed `cw walk --opt` values (Settings.walk), checked as loader options are."""
+        return cls._parse(raw, cls.walk_options, "walk ")
 
-    def _parse(self, raw: dict[str, str], options: tuple[Option, ...], command: str) -> dict[str, Any]:
+    @classmethod
+    def _parse(cls, raw: dict[str, str], options: tuple[Option, ...], command: str) -> dict[str, Any]:
         declared = {o.name: o for o in options}
         unknown = sorted(set(raw) - set(declared))
         if unknown:
             known = ", ".join(declared) or "none"
-            raise UsageError(f"unknown {command}--opt {', '.join(unknown)} for {self.name} (known: {known})")
-        return {k: declared[k].parse(self.name, v) for k, v in raw.items()}
+            raise UsageError(f"unknown {command}--opt {', '.join(unknown)} for {cls.name} (known: {known})")
+        return {k: declared[k].parse(cls.name, v) for k, v in raw.items()}
 
     @property
     def symmetric(self) -> bool:
@@ -151,7 +168,7 @@ class Domain(ABC):
 
     # -- walk --------------------------------------------------------------------------------
     def walk_plan(self, n: int, rng: random.Random) -> WalkPlan:
-        """Constraints for one walk of level n (`self.walk_settings` holds the walk's options). Default: none."""
+        """Constraints for one walk of level n (`self.settings.walk` holds the walk's options). Default: none."""
         return WalkPlan()
 
     # -- composition and admission (paper Sec. 2.3-2.4) ----------------------------------------
@@ -200,13 +217,18 @@ def domain_names() -> list[str]:
     return sorted({*_entry_points(), *_registered})
 
 
-def get_domain(name: str) -> Domain:
+def get_domain(name: str, settings: Settings | None = None) -> Domain:
+    """A new instance of the domain `name`, built with settings (default: Settings())."""
+    return domain_class(name)(settings=settings)
+
+
+def domain_class(name: str) -> type[Domain]:
     eps = _entry_points()
     if name in _registered:
-        return _registered[name]()
+        return _registered[name]
     if name not in eps:
         raise UsageError(f"unknown domain {name!r}; installed domains: {', '.join(domain_names()) or 'none'}")
     cls = eps[name].load()
     if not (isinstance(cls, type) and issubclass(cls, Domain)) or cls.name != name:
         raise UsageError(f"entry point {name!r} does not name a Domain subclass called {name!r}")
-    return cls()
+    return cls

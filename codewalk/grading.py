@@ -30,12 +30,11 @@ from typing import Any
 
 import pandas as pd
 
-from . import jsonl, sandbox
-from .domain import get_domain
+from . import jsonl
+from .domain import Settings, domain_class, get_domain
 from .errors import InfraError, InputError, UsageError
 from .records import Composite, Task, now
-from .runtime import choose as choose_runtime
-from .runtime import release as release_containers
+from .runtime import Runtime, ready, sandbox
 from .staging import StagedPool
 from .store import GraphStore
 
@@ -113,15 +112,17 @@ def grade_predictions(
     workers: int = 1,
     plots: Path | None = None,
     on_grade: Callable[[int, int], None] | None = None,
-    runtime: str | None = None,
+    runtime: Runtime | str | None = None,
     pull: bool = True,
 ) -> GradeReport:
     """Grade every prediction, store the grades, and report solve rates by level for every run graded
     in this domain so far (so a second model appears beside the first)."""
     if workers < 1:
         raise UsageError("--workers must be at least 1")
-    plugin = get_domain(domain)
-    where = (choose_runtime(plugin, runtime, pull=pull), pull)  # codewalk.runtime: where V_G runs
+    kind = domain_class(domain)
+    where = ready(runtime, kind.name, kind.runtimes, pull=pull)  # codewalk.runtime: where V_G runs
+    settings = Settings(runtime=where)
+    plugin = get_domain(domain, settings)
     run = run or predictions.stem
     preds = read_predictions(predictions)
     tasks = _admitted_tasks(store, domain, predictions, preds)
@@ -129,7 +130,7 @@ def grade_predictions(
             for p in preds]
     started = time.monotonic()
     pool = StagedPool(workers) if workers > 1 else None
-    verdicts = (pool.map(_grade_in_worker, repeat(domain), repeat(where), *zip(*jobs)) if pool
+    verdicts = (pool.map(_grade_in_worker, repeat(domain), repeat(settings), *zip(*jobs)) if pool
                 else map(verdict, repeat(plugin), *zip(*jobs)))
     pending: list[dict[str, Any]] = []
     counts = {"passed": 0, "failed": 0, "error": 0}
@@ -151,7 +152,7 @@ def grade_predictions(
         store.write_grades(pending)  # what was graded is kept, even on Ctrl-C
         if pool:
             pool.shutdown(cancel_futures=True)
-        release_containers()  # docker: what this process started ahead of time, and removals still under way
+        where.release()  # docker: what this process started ahead of time, and removals still under way
     report = GradeReport(domain, run, len(preds), counts["passed"], counts["error"],
                          solve_rates(store, domain), time.monotonic() - started)
     report.by_class = [{"level": level, "class": c, "graded": n, "passed": ok, "accuracy": round(ok / n, 3)}
@@ -192,9 +193,8 @@ def verdict(plugin, composite: Composite, output: str) -> Graded:
     return ("passed" if check.ok else "failed"), check.detail, check.evidence
 
 
-def _grade_in_worker(domain: str, where: tuple[str, bool], composite: Composite, output: str) -> Graded:
-    plugin = get_domain(domain)
-    choose_runtime(plugin, where[0], pull=where[1], check=False)  # the runtime the parent checked
+def _grade_in_worker(domain: str, settings: Settings, composite: Composite, output: str) -> Graded:
+    plugin = get_domain(domain, settings)  # the runtime the parent built and checked
     return verdict(plugin, composite, output)
 
 

@@ -12,9 +12,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import paths
-from .domain import Domain, get_domain
+from .domain import Domain, Settings, domain_class, get_domain
 from .errors import InputError, UsageError
-from .runtime import choose as choose_runtime
+from .runtime import Runtime, ready
 from .store import GraphStore
 from .store.columns import as_atom_table, as_edge_table, atom_table, distinct, edge_tables
 
@@ -52,7 +52,7 @@ class Graph:
 
 
 def load(store: GraphStore, domain_name: str, source: Path, options: dict[str, str] | None = None, *,
-         runtime: str | None = None, pull: bool = True) -> LoadSummary:
+         runtime: Runtime | str | None = None, pull: bool = True) -> LoadSummary:
     """`cw load`: read and check the whole source first (`read`), so a bad record fails the load before
     anything is written, then write it in one transaction (UNWIND upserts into Neo4j, COPY and MERGE into
     the embedded store). The relation is computed over the atoms of this source; loading the same
@@ -80,7 +80,7 @@ def load_briefly(open_store: Callable[[bool], GraphStore], domain_name: str, sou
 
 
 def db_import(home: Path, domain_name: str, source: Path, options: dict[str, str] | None = None, *,
-              runtime: str | None = None, pull: bool = True) -> LoadSummary:
+              runtime: Runtime | str | None = None, pull: bool = True) -> LoadSummary:
     """`cw db import`: the source, read and checked as `cw load` reads it, becomes the database of the
     local server `cw db start` runs from `home`, by Neo4j's own importer (the server stopped, the database
     built offline from CSV files, the server started again with its data kept). Only into that server,
@@ -95,7 +95,7 @@ def db_import(home: Path, domain_name: str, source: Path, options: dict[str, str
 
 
 def read(domain_name: str, source: Path, options: dict[str, str] | None = None, *,
-         runtime: str | None = None, pull: bool = True, store: str = "",
+         runtime: Runtime | str | None = None, pull: bool = True, store: str = "",
          on_progress: Callable[[int, int], None] | None = None) -> Graph:
     """Every atom of a source and the domain's relation on them, as tables, checked once whichever way the
     domain gives them: as columns (`Domain.load_columns`, no record per atom) or as records, made into
@@ -103,10 +103,10 @@ def read(domain_name: str, source: Path, options: dict[str, str] | None = None, 
     domain may prepare it while loading (repair under docker: each environment's image is pulled or built).
     `store` is where the graph goes (files that belong with it go beside it: paths.beside_store).
     `on_progress(done, total)`: a domain that verifies its records reports them (Domain.on_progress)."""
-    domain = get_domain(domain_name)
+    kind = domain_class(domain_name)
+    where = ready(runtime, kind.name, kind.runtimes, pull=pull)
+    domain = get_domain(domain_name, Settings(runtime=where, store_folder=paths.beside_store(store)))
     domain.on_progress = on_progress
-    choose_runtime(domain, runtime, pull=pull)
-    domain.store_folder = paths.beside_store(store)
     options = domain.parse_options(options or {})
     if not source.exists():
         raise UsageError(f"source not found: {source}")

@@ -18,10 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from codewalk import runtime, sandbox
+from codewalk import runtime
 from codewalk.domains.repair import containers
 from codewalk.domains.repair.env import EnvSpec
 from codewalk.errors import RuntimeUnavailable
+from codewalk.runtime import sandbox
 
 # This session's label value: what it leaves behind can be told from anyone else's on the same daemon.
 os.environ.setdefault("CODEWALK_DOCKER_LABEL", f"test-{uuid.uuid4().hex[:12]}")

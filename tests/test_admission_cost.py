@@ -1,4 +1,4 @@
-"""Where admission's time goes (codewalk.meter) and how the loop keeps its workers busy."""
+"""Where admission's time goes (codewalk.runtime.meter) and how the loop keeps its workers busy."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from codewalk import meter, sandbox
 from codewalk.admission import walk_and_admit
 from codewalk.errors import InfraError
 from codewalk.records import Atom, Check, Composite
+from codewalk.runtime import meter, sandbox
 from codewalk.store.columns import graph_tables
 from tests import toy
 
@@ -139,7 +139,7 @@ def test_a_process_that_never_measures_keeps_no_counts(tmp_path):
     import subprocess
     import sys
 
-    code = ("from pathlib import Path; from codewalk import meter, sandbox\n"
+    code = ("from pathlib import Path; from codewalk.runtime import meter, sandbox\n"
             f"for _ in range(3): sandbox.run(['true'], cwd=Path({str(tmp_path)!r}), timeout=30)\n"
             "meter.reuse('x', True); print(len(meter._process_spans), sum(meter._now.hits.values()))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from codewalk import sandbox
 from codewalk.domains.clones.java import JVM, CallUnit, Java, cache_root
+from codewalk.runtime import sandbox
 from tests.host_probes import host_places, loopback_port
 
 REPO = Path(__file__).resolve().parents[1]

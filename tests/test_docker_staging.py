@@ -66,7 +66,7 @@ def test_an_interrupted_docker_walk_leaves_no_staging_folder_in_the_temp_dir(dae
 def _stage_then_die(_: int) -> None:
     """A verifier call killed outright while its staging folder exists (as the pool terminates a worker
     once another has died, mid-way through removing its folder)."""
-    from codewalk import sandbox
+    from codewalk.runtime import sandbox
 
     with sandbox.workdir() as scratch:
         (scratch / "tree").mkdir()

@@ -12,7 +12,6 @@ from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage, get_model
 from inspect_ai.scorer import SampleScore, Score
 
-from codewalk import sandbox
 from codewalk.admission import walk_and_admit
 from codewalk.domains.demo import DemoDomain
 from codewalk.errors import InfraError, InputError, UsageError
@@ -21,6 +20,7 @@ from codewalk.export import export_tasks, read_export
 from codewalk.grading import grade_predictions
 from codewalk.loading import load
 from codewalk.records import Task
+from codewalk.runtime import sandbox
 from codewalk.store import open_store
 from tests.shared_data import dataset, require
 

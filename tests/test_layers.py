@@ -16,12 +16,12 @@ LAYERS = {
     "library": ["codewalk.admission", "codewalk.walk", "codewalk.grading", "codewalk.report", "codewalk.export",
                 "codewalk.card", "codewalk.loading", "codewalk.explore", "codewalk.browser", "codewalk.demo",
                 "codewalk.queries", "codewalk.evals", "codewalk.datasets"],
-    "domains": ["codewalk.domains"],
-    "runtime/store/readers": ["codewalk.runtime", "codewalk.sandbox", "codewalk.meter", "codewalk.locks",
-                              "codewalk.executors", "codewalk.gitsafe", "codewalk.staging", "codewalk.store", "codewalk.dbserver",
+    "domains": ["codewalk.domains", "codewalk.domain"],  # domain.py: the plugin interface, built on the runtime
+    "runtime/store/readers": ["codewalk.runtime",  # runtime/: the runtime, sandbox, meter, locks
+                              "codewalk.executors", "codewalk.gitsafe", "codewalk.staging", "codewalk.store",
+                              "codewalk.dbserver",
                               "codewalk.cypher_files", "codewalk.relations", "codewalk.loaders"],
-    "records": ["codewalk.records", "codewalk.errors", "codewalk.paths", "codewalk.jsonl", "codewalk.domain",
-                "codewalk"],
+    "records": ["codewalk.records", "codewalk.errors", "codewalk.paths", "codewalk.jsonl", "codewalk"],
 }
 ORDER = list(LAYERS)  # top first
 
@@ -133,3 +133,13 @@ def _only_through(package: str, component: list[str]) -> bool:
 
 def test_every_module_has_a_layer():
     assert not [name for name in modules() if layer(name) not in LAYERS]
+
+
+def test_where_code_runs_is_asked_of_the_runtime_object_never_compared_by_name():
+    """Outside codewalk/runtime/ nothing branches on the runtime's name or on the type of an environment:
+    a domain asks the Runtime its Settings carry (issue 45)."""
+    found = [f"{path.relative_to(ROOT)}:{number}" for path in sorted((ROOT / "codewalk").rglob("*.py"))
+             if path.relative_to(ROOT / "codewalk").parts[0] != "runtime"
+             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if "runtime ==" in line or "isinstance(env" in line]
+    assert not found, found

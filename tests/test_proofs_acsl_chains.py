@@ -15,7 +15,7 @@ from itertools import islice
 import pytest
 
 from codewalk.admission import evaluate
-from codewalk.domain import get_domain
+from codewalk.domain import Settings, get_domain
 from codewalk.domains.proofs import UNPROVEN, ProofsDomain
 from codewalk.loading import load
 from codewalk.store import open_store
@@ -172,8 +172,7 @@ def test_a_walk_in_a_store_holding_both_backends_follows_the_one_asked_for(store
     backends = {a.id: a.summary["label"] for a in store.get_atoms([x for x, *_ in store.atom_index("proofs")])}
     assert set(backends.values()) == {"acsl", "verus"}
     for asked, n in (("verus", 2), ("acsl", 2), ("verus", 1)):
-        domain = get_domain("proofs")
-        domain.configure_walk({"backend": asked})
+        domain = get_domain("proofs", Settings(walk=ProofsDomain.parse_walk_options({"backend": asked})))
         walked = {x for g in islice(Walker(store, domain, n, random.Random(n)), 30) for x in g}
         assert walked and {backends[x] for x in walked} == {asked}
     default = get_domain("proofs")  # no option: acsl, the backend that runs here
@@ -184,6 +183,6 @@ def test_an_unknown_walk_option_or_backend_is_a_usage_error():
     from codewalk.errors import UsageError
 
     with pytest.raises(UsageError, match=r"unknown walk --opt colour for proofs \(known: backend\)"):
-        ProofsDomain().configure_walk({"colour": "red"})
+        ProofsDomain.parse_walk_options({"colour": "red"})
     with pytest.raises(UsageError, match="one of verus, acsl"):
-        ProofsDomain().configure_walk({"backend": "coq"})
+        ProofsDomain.parse_walk_options({"backend": "coq"})

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from codewalk import sandbox
 from codewalk.admission import walk_and_admit
 from codewalk.demo import run_demo
 from codewalk.loading import load
+from codewalk.runtime import sandbox
 from codewalk.store import open_store
 from tests import repair_fixture
 

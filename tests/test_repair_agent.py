@@ -13,11 +13,11 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage, ChatMessageTool, ModelOutput, ModelUsage, get_model
 
-from codewalk import sandbox
 from codewalk.admission import walk_and_admit
 from codewalk.evals import agent
 from codewalk.loading import load
 from codewalk.records import Task
+from codewalk.runtime import sandbox
 from codewalk.store import open_store
 from tests import repair_fixture
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from codewalk import sandbox
 from codewalk.domains.repair import RepairDomain, containers
 from codewalk.domains.repair.env import EnvSpec
+from codewalk.runtime import sandbox
 from tests import repair_fixture
 
 needs_isolation = pytest.mark.skipif(not sandbox.isolated() and not os.environ.get("CI"),

@@ -15,6 +15,7 @@ import pytest
 
 from codewalk import runtime
 from codewalk.admission import evaluate, walk_and_admit
+from codewalk.domain import Settings
 from codewalk.domains.repair import RepairDomain
 from codewalk.domains.repair import env as repair_env
 from codewalk.domains.repair.env import EnvSpec, run_tests
@@ -111,8 +112,7 @@ def test_cw_grade_under_docker_grades_every_gold_patch_solved(walked, tmp_path, 
 def _x_g(fixture: repair_fixture.Fixture, name: str, *bugs: str) -> Iterator[tuple[RepairDomain, Composite,
                                                                                   Worktree, str, object]]:
     """x_G of the bugs in a fresh worktree, with the environment of the runtime `name`."""
-    domain = RepairDomain()
-    domain.runtime = name
+    domain = RepairDomain(settings=Settings(runtime=runtime.build(name)))
     rows = fixture.write_rows(fixture.repos.parent / "some.jsonl", bugs)
     atoms = list(domain.load(rows, {"repos": str(fixture.repos)}))
     composite = domain.compose(atoms)
@@ -335,9 +335,8 @@ def test_an_image_that_cannot_be_built_makes_the_group_an_error_with_the_build_l
     row = json.loads(rows.read_text())
     row["install_config"] = {**row["install_config"], "pip_packages": ["pytest", "codewalk-no-such-package-0"]}
     rows.write_text(json.dumps(row) + "\n")
-    domain = RepairDomain()
-    runtime.choose(domain, "docker")
-    atoms = list(RepairDomain().load(rows, {"repos": str(fixture.repos)}))  # loading it locally is fine
+    domain = RepairDomain(settings=Settings(runtime=runtime.build("docker")))
+    atoms = list(RepairDomain(settings=Settings(runtime=runtime.build("local"))).load(rows, {"repos": str(fixture.repos)}))  # loading it locally is fine
     verdict = evaluate(domain, atoms)
     assert (verdict.status, verdict.reason) == ("error", "infra_error")
     assert "could not build the environment image" in verdict.evidence["error"]
@@ -365,8 +364,7 @@ def test_a_row_that_names_its_image_runs_in_it_pulled_from_a_registry_and_no_pul
 
     client = runtime.client()
     rows = fixture.write_rows(tmp_path / "rows.jsonl", ("W1",))
-    domain = RepairDomain()
-    runtime.choose(domain, "docker")
+    domain = RepairDomain(settings=Settings(runtime=runtime.build("docker")))
     built = evaluate(domain, list(domain.load(rows, {"repos": str(fixture.repos)})))
     assert built.status == "admitted"
     with docker_runtime.registry(tmp_path / "registry") as where:
@@ -384,7 +382,7 @@ def test_a_row_that_names_its_image_runs_in_it_pulled_from_a_registry_and_no_pul
             pulled = evaluate(domain, atoms)
             client.images.remove(name)
             containers._images.clear()  # this process remembers what it pulled: forget, as a new process would
-            runtime.choose(domain, "docker", pull=False)
+            domain = RepairDomain(settings=Settings(runtime=runtime.build("docker", pull=False)))
             with pytest.raises(InputError, match=r"rows.jsonl:1: cannot prepare its docker image: .*--no-pull"):
                 list(domain.load(rows, {"repos": str(fixture.repos)}))
             refused = evaluate(domain, atoms)  # loaded before the image went

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from codewalk import sandbox
 from codewalk.domains.repair.env import find_python, installed_plugins
+from codewalk.runtime import sandbox
 
 PLUGIN_DIST = {"METADATA": "Metadata-Version: 2.1\nName: zplug\nVersion: 1.0\n",
                "entry_points.txt": "[pytest11]\nzplug = zplug.plugin:hooks\n",

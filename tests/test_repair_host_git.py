@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from codewalk import sandbox
 from codewalk.domains.repair import RepairDomain
 from codewalk.domains.repair.env import EnvSpec, run_tests
+from codewalk.runtime import sandbox
 from tests import repair_fixture
 from tests.test_sandbox_root import HANDLES, host_handle
 

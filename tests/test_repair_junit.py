@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from codewalk import sandbox
 from codewalk.domains.repair.junit import cross_check, node_key, read_report, statuses
 from codewalk.errors import InfraError
+from codewalk.runtime import sandbox
 
 REPORT = """<?xml version="1.0" encoding="utf-8"?>
 <testsuites><testsuite name="pytest" tests="5">

@@ -155,7 +155,7 @@ def test_an_unknown_runtime_is_refused_with_a_usage_error(tmp_path, capsys):
     code, _, stderr = cw(capsys, "mine", "repair", str(tmp_path), "--out", str(tmp_path / "o.jsonl"),
                          "--runtime", "podman")
     assert code == 2
-    assert "unknown --runtime 'podman'" in stderr
+    assert "unknown runtime 'podman'" in stderr
 
 
 @pytest.mark.parametrize("args, code, says", [

@@ -21,11 +21,11 @@ from typing import NamedTuple
 
 import pytest
 
-from codewalk import sandbox
 from codewalk.domains.repair import RepairDomain
 from codewalk.domains.repair.env import EnvSpec, run_tests
 from codewalk.domains.repair.guard import refusal
 from codewalk.records import Check, Composite
+from codewalk.runtime import sandbox
 from tests import docker_runtime, repair_fixture
 from tests.host_probes import host_places, loopback_port
 

@@ -16,12 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from codewalk import sandbox
+from codewalk.domain import Settings
 from codewalk.domains.repair import RepairDomain
 from codewalk.domains.repair import env as repair_env
 from codewalk.domains.repair.channel import NoVerdict
 from codewalk.domains.repair.env import EnvSpec, find_python, run_tests
 from codewalk.records import Composite
+from codewalk.runtime import build, sandbox
 from tests import docker_runtime, repair_fixture
 
 Edit = Callable[[Path], None]
@@ -80,8 +81,7 @@ def _x_g(task, runtime: str) -> Iterator[tuple[object, object, str, list[str]]]:
     """x_G in a fresh worktree, the runtime's environment, and the tests the grader runs."""
     _, composite = task
     v = composite.verifier
-    domain = RepairDomain()
-    domain.runtime = runtime
+    domain = RepairDomain(settings=Settings(runtime=build(runtime)))
     with domain.worktrees.fresh(domain._mirror(v), v["base_commit"]) as tree:
         env = domain._env(v, EnvSpec.from_config(v["install_config"]), tree)
         assert tree.apply(v["test_patch"], ("strict",)) == "strict"

@@ -7,9 +7,11 @@ import os
 
 import pytest
 
-from codewalk import runtime, sandbox
+from codewalk import runtime
+from codewalk.domain import Settings
 from codewalk.domains.repair import RepairDomain
 from codewalk.domains.repair.env import EnvSpec, run_tests
+from codewalk.runtime import sandbox
 from tests import docker_runtime, repair_fixture
 
 pytestmark = pytest.mark.usefixtures("shared_home")
@@ -38,8 +40,7 @@ def test_a_test_run_is_uid_1000_without_capabilities_or_network(tally, name):
         docker_runtime.require()
     elif not sandbox.isolated() and not os.environ.get("CI"):
         pytest.skip(sandbox.isolation())
-    domain = RepairDomain()
-    domain.runtime = name
+    domain = RepairDomain(settings=Settings(runtime=runtime.build(name)))
     rows = tally.write_rows(tally.repos.parent / "w1.jsonl", ("W1",))
     v = domain.compose(list(domain.load(rows, {"repos": str(tally.repos)}))).verifier
     try:

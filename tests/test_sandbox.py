@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from codewalk import sandbox
 from codewalk.errors import InfraError
-from codewalk.sandbox import run, workdir
+from codewalk.runtime import sandbox
+from codewalk.runtime.sandbox import run, workdir
 
 # Network, filesystem and PID isolation need bubblewrap; CI installs it, so there its absence fails.
 needs_isolation = pytest.mark.skipif(not sandbox._bwrap_works() and not os.environ.get("CI"),

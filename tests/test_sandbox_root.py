@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from codewalk import sandbox
 from codewalk.errors import InfraError
-from codewalk.sandbox import run, workdir
+from codewalk.runtime import sandbox
+from codewalk.runtime.sandbox import run, workdir
 
 needs_isolation = pytest.mark.skipif(not sandbox._bwrap_works() and not os.environ.get("CI"),
                                      reason=f"this machine gives: {sandbox.isolation()}")

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from codewalk import sandbox
 from codewalk.grading import grade_predictions
+from codewalk.runtime import sandbox
 from codewalk.store import open_store
 from tests.host_probes import host_places, loopback_port
 

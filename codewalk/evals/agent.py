@@ -46,7 +46,6 @@ from inspect_ai.util import (
     token_limit,
 )
 
-from codewalk import sandbox as cw_sandbox
 from codewalk.domain import get_domain
 from codewalk.domains.repair import RepairDomain
 from codewalk.domains.repair.patch import is_test_path
@@ -55,6 +54,8 @@ from codewalk.grading import Graded, check_isolation, grade_id, grade_row, verdi
 from codewalk.loaders.diff import patch_files
 from codewalk.records import Composite
 from codewalk.records import Task as CodewalkTask
+from codewalk.runtime import build
+from codewalk.runtime import sandbox as cw_sandbox
 
 from .tasks import CORES, _eval_id, _GradeWriter, _metrics, _task_name, _tasks, offline_mock
 from .testbed import Testbed, testbed_spec
@@ -82,8 +83,7 @@ def repair_agent(store: str | None = None, export: str | None = None, level: int
                  token_limit: int | None = None, cost_limit: float | None = None, command_timeout: int = 180,
                  require_isolation: bool | None = None, workers: int = CORES) -> Task:
     """Fix several bugs of a repository at /testbed with one bash tool (the paper's repair agent)."""
-    if runtime not in ("local", "docker"):
-        raise UsageError(f"runtime must be local or docker, not {runtime!r}")
+    where = build(runtime or "local", check=False)  # the agent's sandbox: local (bubblewrap) or docker
     if turns < 1 or time_limit <= 0 or command_timeout < 1 or workers < 1:
         raise UsageError("turns, time_limit, command_timeout and workers must be positive")
     if level < 0:
@@ -92,7 +92,7 @@ def repair_agent(store: str | None = None, export: str | None = None, level: int
     warning = check_isolation(require, allow="-T require_isolation=false")  # V_G's runs, as cw grade
     if warning:
         log.warning(warning)
-    if runtime == "local" and not cw_sandbox.isolated():
+    if not where.containers and not cw_sandbox.isolated():
         raise UsageError(f"runtime=local needs bubblewrap to show the repository at /testbed "
                          f"({cw_sandbox.isolation()}); use -T runtime=docker")
     tasks = _tasks("repair", store, export, level)
@@ -103,7 +103,7 @@ def repair_agent(store: str | None = None, export: str | None = None, level: int
     offline_mock()
     return Task(dataset=samples, solver=repair_loop(turns, time_limit, token_limit, cost_limit, command_timeout),
                 scorer=repair_verifier(tasks, store, record, workers), metrics=_metrics("repair"),
-                sandbox=SandboxEnvironmentSpec(f"codewalk-{runtime}"))
+                sandbox=SandboxEnvironmentSpec(f"codewalk-{where.name}"))
 
 
 def prompt(tests: list[str]) -> str:

@@ -36,13 +36,13 @@ from inspect_ai.scorer import Metric, Score, Scorer, Target, accuracy, grouped, 
 from inspect_ai.solver import TaskState, generate
 from inspect_ai.util import concurrency
 
-from codewalk import sandbox
 from codewalk.domain import get_domain
 from codewalk.errors import UsageError
 from codewalk.export import read_export
 from codewalk.grading import check_isolation, grade_id, grade_row, verdict
 from codewalk.records import Composite
 from codewalk.records import Task as CodewalkTask
+from codewalk.runtime import sandbox
 from codewalk.store import open_store
 
 log = logging.getLogger(__name__)

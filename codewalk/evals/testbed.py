@@ -22,7 +22,6 @@ the diff elsewhere (codewalk.evals.agent).
 from __future__ import annotations
 
 import functools
-import importlib
 import io
 import logging
 import os
@@ -37,11 +36,11 @@ from typing import Any, Literal, overload
 import anyio.to_thread
 from inspect_ai.util import ExecResult, SandboxEnvironment, sandboxenv
 
-from codewalk import sandbox
 from codewalk.domains.repair import RepairDomain, containers
 from codewalk.domains.repair.env import Env, EnvSpec, venv_runtime
 from codewalk.domains.repair.git import git
-from codewalk.errors import InfraError
+from codewalk.errors import InfraError, RuntimeUnavailable
+from codewalk.runtime import DockerRuntime, sandbox
 
 log = logging.getLogger(__name__)
 
@@ -213,13 +212,10 @@ def _add(tar: tarfile.TarFile, name: str, data: bytes, mode: int = 0o644) -> Non
 
 
 def _docker() -> Any:
-    docker = importlib.import_module("docker")  # by name: mypy takes the repository's docker/ folder for it
-
     try:
-        return docker.from_env()
-    except docker.errors.DockerException as e:
-        raise InfraError(f"no Docker engine (DOCKER_HOST={os.environ.get('DOCKER_HOST', 'unset')}): {e}") \
-            from None
+        return DockerRuntime().client()  # the one client of this process, as walks and grades use
+    except RuntimeUnavailable as e:
+        raise InfraError(str(e)) from None
 
 
 @sandboxenv(name="codewalk-docker")

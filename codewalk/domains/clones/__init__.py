@@ -33,12 +33,13 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from codewalk import meter, paths
-from codewalk.domain import Domain, Option, Rejected, WalkPlan
+from codewalk import paths
+from codewalk.domain import Domain, Option, Rejected, Settings, WalkPlan
 from codewalk.errors import InfraError, UsageError
 from codewalk.loaders import fempd
 from codewalk.loaders.fempd import blank_literals
 from codewalk.records import Atom, Check, Composite, Edge, Reason
+from codewalk.runtime import meter
 
 from . import steer, verdicts
 from .inputs import normalize, verdict
@@ -78,7 +79,8 @@ class ClonesDomain(Domain):
                     Option("verdicts", "file for every pair's verdict (default: clones-verdicts.jsonl beside the store)"))
     description = "FEMPD Java method pairs (CC BY-NC 4.0) chained into two snippets; is A equivalent to B?"
 
-    def __init__(self, java: Java | None = None) -> None:
+    def __init__(self, java: Java | None = None, settings: Settings | None = None) -> None:
+        super().__init__(settings)
         self._java = java  # made on first use: loading the plugin needs no JDK
 
     @property
@@ -96,7 +98,7 @@ class ClonesDomain(Domain):
             raise UsageError(f"--opt pairs takes comma-separated pair ids, not {options['pairs']!r}") from None
         seed, count = options.get("seed", 0), options.get("inputs", INPUTS)
         results = self.verify(fempd.read(Path(source), only), seed, count)
-        where = options.get("verdicts") or (self.store_folder or paths.home()) / verdicts.NAME
+        where = options.get("verdicts") or (self.settings.store_folder or paths.home()) / verdicts.NAME
         kept = verdicts.save([r.record() for r in results], where)
         log.warning("clones: every pair's verdict is in %s", kept)
         reasons = Counter(f"{r.pair.label} {r.reason}" for r in results)

@@ -4,7 +4,7 @@ The harness (`harness/*.java`, shipped as package data) is copied into the cache
 `javac`, keyed by the hash of its sources. JUnit 4 and the EvoSuite runtime (coordinates in JARS) are
 copied into the cache once, from the local Maven repository or else fetched from Maven Central with
 `mvn dependency:copy` (the one step that runs unisolated: it needs the network and ~/.m2, and runs no
-code of the dataset). Every javac and JVM run goes through `Java.isolated`: `codewalk.sandbox.run`
+code of the dataset). Every javac and JVM run goes through `Java.isolated`: `codewalk.runtime.sandbox.run`
 (own process group, limits, a process-level timeout) with no network and, of the host, only the system
 directories, the JDK, the clone cache and its work directory. Inside the harness JVM each call has its
 own deadline in a worker thread. A JVM that dies or is stopped part-way leaves the results it
@@ -29,9 +29,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from codewalk import meter, paths, sandbox
+from codewalk import paths
 from codewalk.errors import InfraError
-from codewalk.locks import locked
+from codewalk.runtime import meter, sandbox
+from codewalk.runtime.locks import locked
 
 HARNESS_SOURCES = Path(__file__).resolve().parent / "harness"
 MAIN = "codewalk.clones.Harness"

@@ -45,7 +45,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-from codewalk.domain import Domain, Option, Rejected
+from codewalk.domain import Domain, Option, Rejected, Settings
 from codewalk.errors import UsageError
 from codewalk.loaders import codecomplex as loader
 from codewalk.records import Atom, Check, Composite, Edge, Reason
@@ -85,7 +85,8 @@ class ComplexityDomain(Domain):
                     Option("workers", "processes that verify programs (default: every core this process may use)", int))
     description = "CodeComplex programs as typed functions chained by type; predict the complexity class."
 
-    def __init__(self) -> None:
+    def __init__(self, settings: Settings | None = None) -> None:
+        super().__init__(settings)
         self._report: dict[str, Any] = {}  # what the last load kept, relabelled and dropped
 
     # -- source -> atoms -> edges ------------------------------------------------------------------

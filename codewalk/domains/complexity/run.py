@@ -14,8 +14,8 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from codewalk import sandbox
 from codewalk.errors import InfraError
+from codewalk.runtime import sandbox
 
 from . import cost
 

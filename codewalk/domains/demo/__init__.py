@@ -21,11 +21,11 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from codewalk import sandbox
-from codewalk.domain import Domain
+from codewalk.domain import Domain, Settings
 from codewalk.errors import InfraError
 from codewalk.loaders import demo as loader
 from codewalk.records import Atom, Check, Composite, Edge
+from codewalk.runtime import sandbox
 
 log = logging.getLogger(__name__)
 
@@ -152,7 +152,8 @@ class DemoDomain(Domain):
     description = "Chains of tiny typed Python functions with one seeded bug each; graded by running them."
     timeout = 10.0  # seconds for each sandboxed interpreter
 
-    def __init__(self) -> None:
+    def __init__(self, settings: Settings | None = None) -> None:
+        super().__init__(settings)
         # (module source, verifier spec) -> failures: the same module under the same spec always gets the
         # same verdict, so admission runs Ref(G) and every check (1) module in one pair of interpreters.
         self._verdicts: dict[str, list[dict[str, Any]]] = {}

@@ -170,7 +170,7 @@ class ProofsDomain(Domain):
         # Every position carries the backend's label: one backend per walk (acsl unless `--opt backend=`
         # says otherwise: the one that runs here), never an unproven atom. Each source program at most
         # twice per chain.
-        backend = self.walk_settings.get("backend", "acsl")
+        backend = self.settings.walk.get("backend", "acsl")
         return WalkPlan(labels=(backend,) * n, max_per_source=2)
 
     def compose(self, atoms: Sequence[Atom]) -> Composite:

@@ -42,7 +42,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from codewalk import sandbox
 from codewalk.domain import Rejected
 from codewalk.errors import InfraError, UsageError
 from codewalk.loaders.acsl import (
@@ -50,8 +49,9 @@ from codewalk.loaders.acsl import (
     contract_clauses,
     strip_annotations,
 )
-from codewalk.locks import locked
 from codewalk.records import Atom, Check, Composite, Reason
+from codewalk.runtime import sandbox
+from codewalk.runtime.locks import locked
 
 from . import cache as verdict_cache
 from .acsl_guard import FRAME, Refused, candidate_component, structure

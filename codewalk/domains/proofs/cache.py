@@ -15,7 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from codewalk import meter, paths
+from codewalk import paths
+from codewalk.runtime import meter
 
 
 def cache_dir() -> Path:

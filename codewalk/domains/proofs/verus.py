@@ -25,12 +25,12 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from codewalk import sandbox
 from codewalk.domain import Rejected
 from codewalk.errors import InfraError, UsageError
 from codewalk.loaders.verus_scan import mask, tokens
 from codewalk.loaders.verusbench import SCALARS, spec_type, strip
 from codewalk.records import Atom, Check, Composite, Reason
+from codewalk.runtime import sandbox
 
 from . import cache as verdict_cache
 from .verus_guard import Refused, structure

@@ -27,13 +27,14 @@ from typing import Any
 
 import pyarrow as pa
 
-from codewalk import meter, paths, runtime
-from codewalk.domain import Domain, Option, Rejected
+from codewalk import paths
+from codewalk.domain import Domain, Option, Rejected, Settings
 from codewalk.errors import InfraError, InputError
 from codewalk.loaders import swebench
 from codewalk.loaders.diff import parse_patch, patch_files
 from codewalk.records import Atom, Check, Composite, Edge, Reason, Task
 from codewalk.relations import FILES, shares_file
+from codewalk.runtime import meter
 
 from .channel import NoVerdict
 from .env import Env, Envs, EnvSpec, Image, TestRun, importable_names, run_tests
@@ -60,8 +61,9 @@ class RepairDomain(Domain):
 
     runtimes = ("local", "docker")
 
-    def __init__(self, cache: Path | None = None):
-        self.runtime = runtime.resolve()
+    def __init__(self, cache: Path | None = None, settings: Settings | None = None):
+        super().__init__(settings)
+        self.runtime = self.settings.runtime  # where the tests run (codewalk.runtime)
         root = cache / "repair" if cache else paths.cache("repair")
         self.mirrors = Mirrors(root / "repos")
         self.worktrees = Worktrees(root / "worktrees")
@@ -92,7 +94,7 @@ class RepairDomain(Domain):
                     raise InputError(str(source), instance.line,
                                      f"base_commit {instance.base_commit} is not in {origin}")
             origins[repo] = origin
-        if self.runtime == "docker":
+        if self.runtime.containers:
             self._prepare_images(source, instances)
         for instance in instances:
             yield Atom(
@@ -113,7 +115,7 @@ class RepairDomain(Domain):
                  "image_name": row.get("image_name") or row.get("docker_image") or ""}
             spec = EnvSpec.from_config(row.get("install_config"))
             try:
-                containers.image_for(v, spec, self.mirrors.path(instance.repo), no_pull=not self.pull)
+                containers.image_for(v, spec, self.mirrors.path(instance.repo), no_pull=not self.runtime.pull)
             except InfraError as e:
                 raise InputError(str(source), instance.line, f"cannot prepare its docker image: {e}") from None
 
@@ -266,7 +268,7 @@ class RepairDomain(Domain):
 
     def _session(self) -> AbstractContextManager[Any]:
         """docker: a container the group's runs share (containers.Session); local: nothing to share."""
-        if self.runtime == "docker":
+        if self.runtime.containers:
             from . import containers
 
             return containers.Session()
@@ -305,10 +307,10 @@ class RepairDomain(Domain):
 
     def _env(self, v: Mapping[str, Any], spec: EnvSpec, tree: Worktree) -> Env | Image:
         """Where the tests run: a cached virtualenv (local) or the task's image (docker)."""
-        if self.runtime == "docker":
+        if self.runtime.containers:
             from . import containers  # the docker SDK only where the docker runtime is used
 
-            image = containers.image_for(v, spec, self._mirror(v), no_pull=not self.pull)
+            image = containers.image_for(v, spec, self._mirror(v), no_pull=not self.runtime.pull)
             containers.prime(image, self.memory_mb)  # its start overlaps the preparation of the tree
             return image
         return self.envs.get(v["repo"], spec, tree)

@@ -42,9 +42,10 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from codewalk import meter, paths, runtime
+from codewalk import paths, runtime
 from codewalk.errors import InfraError
-from codewalk.locks import locked
+from codewalk.runtime import meter
+from codewalk.runtime.locks import locked
 
 from . import channel
 from .git import digest, git, network_env

@@ -26,17 +26,17 @@ import sys
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import unquote
 
-from codewalk import meter, sandbox
 from codewalk.errors import InfraError
-from codewalk.locks import locked
+from codewalk.runtime import meter, sandbox
+from codewalk.runtime.locks import locked
 
 from . import channel
 from .git import Worktree, digest, network_env
 from .junit import node_key
-from .runs import Env, EnvSpec, Image, TestRun
+from .runs import Env, EnvSpec, Image, TestRun, in_container
 
 log = logging.getLogger(__name__)
 MARKER = "codewalk-env.json"  # written last: an environment without it is unfinished
@@ -232,7 +232,7 @@ def run_tests(env: Env | Image, tree: Worktree, tests: list[str], test_cmd: str,
         return TestRun({t: "missing" for t in tests}, None, 0.0)
     with sandbox.workdir() as scratch:
         work, harness = scratch / "tree", scratch / "harness"
-        if fresh or isinstance(env, Image):
+        if fresh or in_container(env):
             tree.snapshot(base or config_from or tree.tree(), work)
         else:
             work = tree.path
@@ -247,14 +247,14 @@ def run_tests(env: Env | Image, tree: Worktree, tests: list[str], test_cmd: str,
         # the run is in the worktree itself (mining), whose files stay writable
         conftests = sorted(str(p.relative_to(work)) for p in work.rglob("conftest.py") if ".git" not in p.parts)
         guard = {"changed": [p for p in changed if p.endswith(".py")],
-                 "protected": [*present, *copies.files, *conftests] if fresh or isinstance(env, Image) else []}
-        if isinstance(env, Image):
+                 "protected": [*present, *copies.files, *conftests] if fresh or in_container(env) else []}
+        if in_container(env):
             from . import containers  # the docker SDK only where the docker runtime is used
 
             report = containers.run_in_container(env, work, harness, token, command, timeout, memory_mb, session,
                                                  guard=guard)
         else:
-            report = _run_local(env, work, harness, token, command, timeout, memory_mb, guard)
+            report = _run_local(cast(Env, env), work, harness, token, command, timeout, memory_mb, guard)
     found = channel.outcomes(report)
     status = {t: found.get(t, "missing") for t in tests}
     for copy, original in copies.nodes.items():
@@ -374,13 +374,14 @@ def importable_names(env: Env | Image) -> frozenset[str]:
     distribution's modules, and what an empty pytest session imports or tries to import there (site hooks,
     plugins, optional imports such as copy.py's `org`), measured
     by running one with the environment's interpreter under the same runtime; cached per environment."""
-    if isinstance(env, Image):
+    if in_container(env):
         out = _probe_in_image(env, IMPORTABLE_PROBE)
     else:
+        venv = cast(Env, env)  # the local runtime's
         with sandbox.workdir() as scratch:
-            done = sandbox.run([str(env.python), "-I", "-c", IMPORTABLE_PROBE], cwd=scratch, timeout=300,
-                               env={**_venv_env(env.path), "TMPDIR": str(scratch), "HOME": str(scratch)},
-                               sees=venv_runtime(env.path) if (env.path / "pyvenv.cfg").is_file() else None)
+            done = sandbox.run([str(venv.python), "-I", "-c", IMPORTABLE_PROBE], cwd=scratch, timeout=300,
+                               env={**_venv_env(venv.path), "TMPDIR": str(scratch), "HOME": str(scratch)},
+                               sees=venv_runtime(venv.path) if (venv.path / "pyvenv.cfg").is_file() else None)
         out = done.stdout
     for line in reversed(out.splitlines()):
         if line.startswith("codewalk-importable "):

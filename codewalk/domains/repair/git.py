@@ -22,9 +22,10 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from codewalk import gitsafe, meter, sandbox
+from codewalk import gitsafe
 from codewalk.errors import InfraError
-from codewalk.locks import locked
+from codewalk.runtime import meter, sandbox
+from codewalk.runtime.locks import locked
 
 METHODS = ("strict", "3way", "fuzzy")
 # Network settings a clone or pip install may need; nothing else of the caller's environment passes.

@@ -46,9 +46,11 @@ from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from codewalk.domain import Settings
 from codewalk.errors import InfraError, InputError, UsageError
 from codewalk.executors import open_executor
 from codewalk.loaders.diff import patch_files
+from codewalk.runtime import LocalRuntime, Runtime, ready
 
 from . import RepairDomain
 from .env import EnvSpec, TestRun, run_tests
@@ -56,7 +58,6 @@ from .git import git
 from .junit import node_key
 from .patch import is_test_path
 
-RUNTIMES = ("local", "docker")
 # Why a commit of the window is not a candidate.
 SKIPS = {
     "root_commit": "the first commit: nothing to compare with",
@@ -160,31 +161,26 @@ Progress = Callable[[int, int, MineSummary], None]  # (commits decided, commits 
 
 
 def mine(source: str, out: Path, *, name: str = "", since: str = "", until: str = "",
-         install_config: str = "", runs: int = 3, runtime: str = "local", workers: int = 1,
+         install_config: str = "", runs: int = 3, runtime: Runtime | str | None = None, pull: bool = True, workers: int = 1,
          cache: Path | None = None, test_timeout: float = 900.0, on_progress: Progress | None = None) -> MineSummary:
     """Mine source's main line into SWE-rebench rows appended to out; the summary of the whole window."""
     started = time.monotonic()
-    if runtime not in RUNTIMES:
-        raise UsageError(f"unknown --runtime {runtime!r}: choose local or docker")
     if runs < 1:
         raise UsageError(f"--runs must be at least 1, got {runs}")
-    if runtime == "docker":
-        from codewalk import runtime as runtimes
-
-        runtimes.client()  # no daemon: one error now, not one per candidate
+    where = ready(runtime, RepairDomain.name, RepairDomain.runtimes, pull=pull)  # no daemon: one error now
     window = {"since": _date(since, "--since"), "until": _date(until, "--until")}
     config = read_install_config(install_config) if install_config else None
     origin = _origin(source)
     name = name or default_name(origin)
     if not NAME.match(name):
         raise UsageError(f"--name {name!r} is not owner/name (letters, digits, '_', '.', '-')")
-    domain = RepairDomain(cache)
+    domain = RepairDomain(cache, Settings(runtime=where))
     try:
         head = _head(origin)
         mirror = domain.mirrors.ensure(name, origin, [head])
     except InfraError as e:
         raise InputError(source, None, f"cannot read the repository: {e}") from None
-    miner = Miner(name, origin, str(mirror), cache, config, runs, test_timeout, runtime)
+    miner = Miner(name, origin, str(mirror), cache, config, runs, test_timeout, where)
     commits = miner.main_line(head, window)
     summary = MineSummary(name, str(out), {k: v for k, v in window.items() if v}, runs)
     store = Rows(out)
@@ -220,10 +216,7 @@ def mine(source: str, out: Path, *, name: str = "", since: str = "", until: str 
             decided(future.result())
     finally:
         executor.shutdown(wait=True, cancel_futures=True)
-        if runtime == "docker":
-            from codewalk import runtime as runtimes
-
-            runtimes.release()  # the end of the mining, as of a walk: containers started ahead go too
+        where.release()  # the end of the mining, as of a walk: containers started ahead go too
     summary.seconds = time.monotonic() - started
     return summary
 
@@ -240,7 +233,7 @@ class Miner:
     install_config: dict[str, Any] | None
     runs: int
     test_timeout: float
-    runtime: str = "local"  # docker: the environment is an image built from the install config, each run a container
+    runtime: Runtime = LocalRuntime()  # docker: an image built from the install config, each run a container
 
     def git(self, *args: str, check: bool = True) -> str:
         return git(list(args), Path(self.mirror), check=check, git_dir=Path(self.mirror)).stdout
@@ -295,8 +288,7 @@ class Miner:
             return drop("no_runnable_tests", f"test files touched: {', '.join(patch_files(c.test_patch))}")
         config = self.install_config or infer_install_config(lambda p: self._show(c.commit, p), self.repo)
         spec = EnvSpec.from_config(config)
-        domain = RepairDomain(self.cache)
-        domain.runtime = self.runtime
+        domain = RepairDomain(self.cache, Settings(runtime=self.runtime))
         v = {"repo": self.repo, "base_commit": c.base, "environment_setup_commit": c.commit, "clone_from": self.origin}
         with domain.worktrees.checkout(Path(self.mirror), c.base) as tree:
             try:
@@ -341,7 +333,7 @@ class Miner:
             "fix_commit": c.commit, "clone_from": self.origin,
             "mined": {"kind": c.kind, "runs": self.runs, "flaky": flaky, "test_files": files,
                       "left_out": list(c.left_out),
-                      "runtime": self.runtime, "env": env.summary() | {"venv": None}},
+                      "runtime": self.runtime.name, "env": env.summary() | {"venv": None}},
         }
         return Outcome(c.commit, "kept", "", f"{len(fail_to_pass)} FAIL_TO_PASS, {len(pass_to_pass)} PASS_TO_PASS",
                        tuple(flaky), row, round(time.monotonic() - started, 2))

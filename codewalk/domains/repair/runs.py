@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, TypeGuard
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,7 @@ class EnvSpec:
 
 @dataclass(frozen=True)
 class Env:
+    contained: ClassVar[bool] = False  # the local runtime's: a virtualenv on the host
     path: Path
     python_asked: str
     python_used: str  # full version of the interpreter the environment was built with
@@ -64,6 +65,8 @@ class Env:
 class Image:
     """An environment in the docker runtime: the image a test run's container starts from."""
 
+    contained: ClassVar[bool] = True  # each run in a fresh container of it
+
     tag: str
     python_asked: str
     source: str  # "row" (the row's image_name / docker_image) or "built" (from install_config on a base image)
@@ -74,6 +77,11 @@ class Image:
     def summary(self) -> dict[str, Any]:
         return {"image": self.tag, "source": self.source, "python_asked": self.python_asked,
                 "notes": list(self.notes)}
+
+
+def in_container(env: Env | Image) -> TypeGuard[Image]:
+    """True for the docker runtime's environment (an image), False for the local one's (a virtualenv)."""
+    return env.contained
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """A file lock between worker processes, for a result one of them builds and all of them use (a repair
-environment, the clone harness). Time spent blocked is counted (codewalk.meter): it is neither a tool's
+environment, the clone harness). Time spent blocked is counted (codewalk.runtime.meter): it is neither a tool's
 time nor codewalk's own."""
 
 from __future__ import annotations

@@ -45,8 +45,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import InfraError
 from . import meter
-from .errors import InfraError
 
 MB = 1024 * 1024
 

@@ -1,10 +1,12 @@
 """Where code from a repository or a model runs: the `local` runtime or the `docker` runtime.
 
-`local` (the default, no daemon needed) runs host tools in the sandbox (codewalk.sandbox: bubblewrap where
+`local` (the default, no daemon needed) runs host tools in the sandbox (codewalk.runtime.sandbox: bubblewrap where
 installed). `docker` runs each test run in a fresh container of an image pinned to the task's environment,
 as the paper and SWE-rebench run repair (codewalk.domains.repair.containers). A domain lists the runtimes
-it supports in `Domain.runtimes`; asking another one is a usage error (exit 2). `cw load`, `cw walk` and
-`cw grade` take `--runtime`, else CODEWALK_RUNTIME, else local.
+it supports in `Domain.runtimes`; asking another one is a usage error (exit 2). `cw load`, `cw walk`, `cw grade`
+and `cw mine repair` take `--runtime`, else CODEWALK_RUNTIME, else local: the command builds its Runtime once
+(`build`, `ready`) and hands it to the domain inside its Settings (codewalk.domain), in every worker too; callers
+use it through its methods (LocalRuntime, DockerRuntime), never by comparing its name.
 
 The docker runtime talks to the daemon at DOCKER_HOST through the `docker` SDK. Everything codewalk creates
 there carries the label LABEL (value: CODEWALK_DOCKER_LABEL, else this host's name), so `docker ps -a --filter
@@ -27,15 +29,16 @@ import threading
 import uuid
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
 from functools import cache
 from multiprocessing import util as mp_util
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from .errors import RuntimeUnavailable, UsageError
+from ..errors import RuntimeUnavailable, UsageError
 
 if TYPE_CHECKING:
-    from .domain import Domain
+    from docker import DockerClient
 
 RUNTIMES = ("local", "docker")
 ENV = "CODEWALK_RUNTIME"
@@ -60,18 +63,98 @@ def resolve(name: str | None = None) -> str:
     return name
 
 
-def choose(domain: Domain, name: str | None = None, *, pull: bool = True, check: bool = True) -> str:
-    """Set the domain's runtime (and whether a missing image may be pulled): a UsageError when the domain
-    does not support it, RuntimeUnavailable when docker is asked and no daemon answers (unless not check:
-    a worker process, after its parent checked). Returns the runtime's name."""
-    name = resolve(name)
-    if name not in domain.runtimes:
-        raise UsageError(f"domain {domain.name!r} does not support --runtime {name} "
-                         f"(it supports: {', '.join(domain.runtimes)})")
-    if name == "docker" and check:
+class Runtime(Protocol):
+    """Where code from a repository or a model runs. Built once (`build`) from --runtime or CODEWALK_RUNTIME,
+    handed to the domain inside its Settings in the parent and in every worker; used through its methods."""
+
+    @property
+    def name(self) -> str: ...  # local or docker
+
+    @property
+    def containers(self) -> bool: ...  # True: each run in a fresh container (which isolates it by itself)
+
+    @property
+    def pull(self) -> bool: ...  # docker: pull an image that is not here (False: `--no-pull`, an error)
+
+    def check(self) -> None:
+        """RuntimeUnavailable when it cannot be used here (docker: no daemon answers)."""
+
+    def release(self) -> None:
+        """The end of a walk, a grading or a mining: what this process started there goes."""
+
+
+@dataclass(frozen=True)
+class LocalRuntime:
+    """Host tools, in the sandbox (codewalk.runtime.sandbox: bubblewrap where installed)."""
+
+    name: str = "local"
+    containers: bool = False
+    pull: bool = True
+
+    def check(self) -> None:
+        pass
+
+    def release(self) -> None:
+        pass
+
+
+@dataclass(frozen=True)
+class DockerRuntime:
+    """A fresh container per run, of an image pinned to the task's environment, on the daemon at DOCKER_HOST:
+    one client per process (`client`) and one set of labels for walks, grades, mining and the agent."""
+
+    name: str = "docker"
+    containers: bool = True
+    pull: bool = True
+
+    def check(self) -> None:
         client()
-    domain.runtime, domain.pull = name, pull
-    return name
+
+    def release(self) -> None:
+        release()
+
+    def client(self) -> DockerClient:
+        return client()
+
+    def labels(self, kind: str, **more: str) -> dict[str, str]:
+        return labels(kind, **more)
+
+    def container_labels(self, kind: str, **more: str) -> dict[str, str]:
+        return container_labels(kind, **more)
+
+    def container_name(self, kind: str) -> str:
+        return container_name(kind)
+
+    def forget(self, name: str) -> None:
+        forget(name)
+
+    def forget_later(self, name: str) -> None:
+        forget_later(name)
+
+    def on_release(self, hook: Callable[[], None]) -> None:
+        on_release(hook)
+
+
+def build(name: str | None = None, *, pull: bool = True, check: bool = True) -> Runtime:
+    """The runtime asked for (argument, else CODEWALK_RUNTIME, else local), built once per command; docker and
+    check: RuntimeUnavailable now when no daemon answers (a worker gets the runtime its parent checked)."""
+    found: Runtime = DockerRuntime(pull=pull)
+    if resolve(name) == "local":
+        found = LocalRuntime(pull=pull)
+    if check:
+        found.check()
+    return found
+
+
+def ready(asked: Runtime | str | None, domain: str, runtimes: tuple[str, ...], *, pull: bool = True) -> Runtime:
+    """The runtime of a load, walk, grading or mining (the one given, else built from its name): a UsageError
+    when the domain does not support it, RuntimeUnavailable when it cannot be used here."""
+    found = build(asked, pull=pull, check=False) if asked is None or isinstance(asked, str) else asked
+    if found.name not in runtimes:
+        raise UsageError(f"domain {domain!r} does not support --runtime {found.name} "
+                         f"(it supports: {', '.join(runtimes)})")
+    found.check()
+    return found
 
 
 def labels(kind: str, **more: str) -> dict[str, str]:
@@ -141,7 +224,7 @@ def reap(found: Any) -> list[str]:
 
 
 @cache
-def client() -> Any:  # docker.DockerClient (mypy takes the repository's docker/ folder for the SDK)
+def client() -> DockerClient:
     """The Docker client for DOCKER_HOST (else the SDK's default socket); RuntimeUnavailable if no daemon."""
     from docker.errors import DockerException
 
@@ -149,7 +232,7 @@ def client() -> Any:  # docker.DockerClient (mypy takes the repository's docker/
 
     where = os.environ.get("DOCKER_HOST") or "unix:///var/run/docker.sock (DOCKER_HOST is not set)"
     try:
-        found = docker.from_env(timeout=120)  # type: ignore[attr-defined]
+        found = docker.from_env(timeout=120)
         found.ping()
     except (DockerException, OSError) as e:
         raise RuntimeUnavailable(f"--runtime docker: no Docker daemon answers at DOCKER_HOST={where} "
