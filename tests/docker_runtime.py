@@ -41,7 +41,7 @@ def _missing() -> str:
     try:
         client = runtime.client()
     except RuntimeUnavailable as e:
-        runtime.client.cache_clear()  # a daemon started later is found
+        runtime.forget_client()  # a daemon started later is found
         return f"{e} (.ci/docker.sh starts one)"
     base = containers.base_image(EnvSpec(python=f"{sys.version_info.major}.{sys.version_info.minor}"))
     if not client.images.list(name=base):

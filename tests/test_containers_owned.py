@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from codewalk import runtime
-from codewalk.store import open_store
 from tests import docker_runtime, repair_fixture
+from tests.stored import whole_unique_tasks
 
 pytestmark = pytest.mark.usefixtures("shared_home")  # one home: mirrors, worktrees, the images
 
@@ -63,17 +63,6 @@ def _once_containers_run(proc: subprocess.Popen) -> list:
     return docker_runtime.ours()
 
 
-def _tasks_are_whole_and_unique(store: str) -> list[str]:
-    with open_store(store) as graph:
-        rows = graph.run("MATCH (t:Task) OPTIONAL MATCH (t)-[c:COMPOSES]->(:Atom) "
-                         "RETURN t.id AS id, t.level AS level, collect(c.position) AS ps")
-    for r in rows:
-        assert sorted(r["ps"]) == list(range(r["level"])), r
-    ids = [r["id"] for r in rows]
-    assert len(ids) == len(set(ids))
-    return ids
-
-
 WALK = ("walk", "--domain", "repair", "--n", "2", "--count", "100", "--seed", "11")
 
 
@@ -90,11 +79,11 @@ def test_sigterm_mid_walk_saves_the_work_removes_the_containers_and_exits_143(da
     assert walk.returncode == 143, err
     assert "terminated (SIGTERM)" in err and "attempts saved" in err
     assert docker_runtime.ours() == []
-    before = _tasks_are_whole_and_unique(store)
+    before = whole_unique_tasks(store)
     rerun = _cw(module_home, "--store", store, *WALK, "--workers", "2")
     _, err = rerun.communicate(timeout=900)
     assert rerun.returncode in (0, 7), err  # 7: the fixture's groups at N = 2 are used up before 100
-    after = _tasks_are_whole_and_unique(store)
+    after = whole_unique_tasks(store)
     assert set(before) <= set(after)
     assert docker_runtime.ours() == []
 
@@ -117,7 +106,7 @@ def test_after_kill_9_the_containers_stop_and_the_next_run_removes_them_and_resu
     _, err = rerun.communicate(timeout=900)
     assert rerun.returncode in (0, 7), err
     assert docker_runtime.ours() == []
-    assert _tasks_are_whole_and_unique(store)
+    assert whole_unique_tasks(store)
 
 
 def test_a_container_whose_owner_is_gone_is_removed_and_one_whose_owner_runs_is_kept(daemon):

@@ -16,22 +16,12 @@ import pytest
 from codewalk import dbserver
 from codewalk.store import open_store
 from codewalk.store.columns import graph_tables
+from tests.stored import whole_unique_tasks
 
 
 def _cw(store: str, *args: str, **kw) -> subprocess.Popen:
     env = {**os.environ, "CODEWALK_STORE": store}
     return subprocess.Popen(["cw", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, **kw)
-
-
-def _tasks_are_whole_and_unique(store) -> list[str]:
-    """Every Task has exactly `level` COMPOSES edges with positions 0..N-1; ids are unique."""
-    rows = store.run("MATCH (t:Task) OPTIONAL MATCH (t)-[c:COMPOSES]->(:Atom) "
-                     "RETURN t.id AS id, t.level AS level, collect(c.position) AS ps")
-    for r in rows:
-        assert sorted(r["ps"]) == list(range(r["level"])), r
-    ids = [r["id"] for r in rows]
-    assert len(ids) == len(set(ids))
-    return ids
 
 
 def _free_port() -> int:
@@ -95,14 +85,14 @@ def test_neo4j_killed_mid_walk_fails_fast_and_a_rerun_completes_without_duplicat
         dbserver.stop(home)
         info = dbserver.start(home, bolt_port=bolt, http_port=http, persist=True)
         with open_store(info.bolt_uri) as store:
-            before = _tasks_are_whole_and_unique(store)
+            before = whole_unique_tasks(store)
         assert before, "no task was stored before the kill, or the restart lost it"
         rerun = _cw(info.bolt_uri, "walk", "--n", "2", "--count", str(COUNT), "--seed", "1", "--json")
         out, err = rerun.communicate(timeout=300)
         assert rerun.returncode == 0, err
         assert f'"admitted": {COUNT}' in out  # the re-run completes the requested count
         with open_store(info.bolt_uri) as store:
-            after = _tasks_are_whole_and_unique(store)
+            after = whole_unique_tasks(store)
         assert set(before) < set(after)
     finally:
         dbserver.stop(home)
@@ -116,7 +106,7 @@ def test_two_concurrent_walks_on_one_neo4j_both_finish_without_duplicates(neo4j)
     walks = [_cw(neo4j.location, "walk", "--n", "2", "--count", "4", "--seed", "3", "--json") for _ in range(2)]
     for w in walks:
         assert w.wait(900) == 0, w.stderr.read()
-    ids = _tasks_are_whole_and_unique(neo4j)
+    ids = whole_unique_tasks(neo4j)
     assert len(neo4j.list_tasks(domain="demo", status="admitted", limit=1000)) >= 4
     assert len(ids) == neo4j.run("MATCH (t:Task) RETURN count(DISTINCT t.id) AS n")[0]["n"]
 

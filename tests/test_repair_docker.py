@@ -20,7 +20,7 @@ from codewalk.domains.repair import RepairDomain
 from codewalk.domains.repair import env as repair_env
 from codewalk.domains.repair.env import EnvSpec, run_tests
 from codewalk.domains.repair.git import Worktree
-from codewalk.errors import InfraError, InputError
+from codewalk.errors import InfraError, InputError, RuntimeUnavailable
 from codewalk.loading import load
 from codewalk.records import Composite, Task
 from codewalk.store import open_store
@@ -401,12 +401,12 @@ def test_a_row_that_names_its_image_runs_in_it_pulled_from_a_registry_and_no_pul
 
 def test_no_daemon_is_a_one_line_error_naming_docker_host(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-daemon.sock")
-    runtime.client.cache_clear()
+    runtime.forget_client()
     try:
         code, _, err = cw(capsys, "--store", str(tmp_path / "g.lbug"), "walk", "--domain", "repair", "--n", "1",
                           "--runtime", "docker")
     finally:
-        runtime.client.cache_clear()
+        runtime.forget_client()
     assert code == 9
     flat = err.replace("\n", "")  # one message; the console wraps it at its width
     assert f"DOCKER_HOST=unix://{tmp_path}/no-daemon.sock" in flat
@@ -492,3 +492,12 @@ def test_ctrl_c_removes_the_container_it_started(daemon, fixture, tmp_path, modu
         proc.kill()
     assert "KeyboardInterrupt" in err
     assert docker_runtime.ours() == []
+
+
+def test_a_process_whose_docker_host_changes_talks_to_the_new_address(daemon, tmp_path, monkeypatch):
+    """The client is kept per daemon address, not per process: after DOCKER_HOST moves to a socket where no
+    daemon answers, the next use says so (exit 9 in cw) instead of reusing the old daemon's client."""
+    assert runtime.client().ping()
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-daemon.sock")
+    with pytest.raises(RuntimeUnavailable, match="no-daemon.sock"):
+        runtime.client()

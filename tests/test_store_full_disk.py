@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from codewalk.store import open_store
+from tests.stored import whole_unique_tasks
 
 DEMO = str(Path(__file__).resolve().parents[1] / "loaders" / "demo_atoms.jsonl")
 
@@ -55,18 +56,6 @@ def _fill(disk: Path, leave_kib: int) -> Path:
     return filler
 
 
-def _tasks(store: Path) -> list[str]:
-    """Every task's id, each task checked whole (one COMPOSES edge per position) and stored once."""
-    with open_store(store) as graph:
-        rows = graph.run("MATCH (t:Task) OPTIONAL MATCH (t)-[c:COMPOSES]->(:Atom) "
-                         "RETURN t.id AS id, t.level AS level, collect(c.position) AS ps")
-    for r in rows:
-        assert sorted(r["ps"]) == list(range(r["level"])), r
-    ids = [r["id"] for r in rows]
-    assert len(ids) == len(set(ids))
-    return ids
-
-
 def _one_line_error(done: subprocess.CompletedProcess) -> str:
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 4, done.stderr
@@ -81,7 +70,7 @@ def test_a_walk_on_a_full_disk_fails_with_one_line_and_the_store_keeps_every_com
     assert _cw(tmp_path, store, "load", "demo", DEMO, **room).returncode == 0
     first = _cw(tmp_path, store, "walk", "--n", "2", "--count", "3", "--seed", "1", "--workers", "1", **room)
     assert first.returncode == 0, first.stderr
-    before = _tasks(store)
+    before = whole_unique_tasks(store)
     assert before
 
     filler = _fill(disk, 40)
@@ -94,7 +83,7 @@ def test_a_walk_on_a_full_disk_fails_with_one_line_and_the_store_keeps_every_com
 
     listed = _cw(tmp_path, store, "tasks", "list", "--limit", "1000", "--json")
     assert listed.returncode == 0, listed.stderr
-    after = _tasks(store)
+    after = whole_unique_tasks(store)
     assert {r["id"] for r in json.loads(listed.stdout)} == set(after)
     assert set(before) <= set(after)
     if where == "before the write":
@@ -106,7 +95,7 @@ def test_a_walk_on_a_full_disk_fails_with_one_line_and_the_store_keeps_every_com
     rerun = _cw(tmp_path, store, "walk", "--n", "3", "--count", "2", "--seed", "5", "--workers", "1",
                 CODEWALK_MIN_FREE_MB="4")
     assert rerun.returncode == 0, rerun.stderr
-    assert set(after) < set(_tasks(store))
+    assert set(after) < set(whole_unique_tasks(store))
 
 
 def test_a_load_on_a_full_disk_fails_with_one_line_and_leaves_the_store_as_it_was(disk, tmp_path):

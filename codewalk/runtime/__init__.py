@@ -223,9 +223,19 @@ def reap(found: Any) -> list[str]:
     return removed
 
 
-@cache
 def client() -> DockerClient:
-    """The Docker client for DOCKER_HOST (else the SDK's default socket); RuntimeUnavailable if no daemon."""
+    """The Docker client for DOCKER_HOST (else the SDK's default socket); RuntimeUnavailable if no daemon.
+    One per daemon address and process: a process whose DOCKER_HOST changes talks to the new daemon."""
+    return _client_for(os.environ.get("DOCKER_HOST", ""))
+
+
+def forget_client() -> None:
+    """Drop the clients made so far: the next use connects again (a daemon started since is found)."""
+    _client_for.cache_clear()
+
+
+@cache
+def _client_for(host: str) -> DockerClient:
     from docker.errors import DockerException
 
     import docker
@@ -290,7 +300,7 @@ def _in_a_new_child() -> None:
     _removals.clear()
     _hooks.clear()
     _remover, _finalized_in = None, 0
-    client.cache_clear()
+    _client_for.cache_clear()
 
 
 os.register_at_fork(after_in_child=_in_a_new_child)
