@@ -8,7 +8,7 @@ from codewalk.store import GraphStore, open_store
 
 
 def whole_unique_tasks(store: GraphStore | Path | str) -> list[str]:
-    """Every task's id, each task checked whole (one COMPOSES edge per position 0..N-1) and stored once.
+    """Every task's id (sorted), each task checked whole (one COMPOSES edge per position 0..N-1) and stored once.
     A store object is read as it is; a path or URI is opened and closed."""
     if not isinstance(store, GraphStore):
         with open_store(store) as graph:
@@ -17,6 +17,6 @@ def whole_unique_tasks(store: GraphStore | Path | str) -> list[str]:
                      "RETURN t.id AS id, t.level AS level, collect(c.position) AS ps")
     for r in rows:
         assert sorted(r["ps"]) == list(range(r["level"])), r
-    ids = [r["id"] for r in rows]
+    ids = sorted(r["id"] for r in rows)
     assert len(ids) == len(set(ids))
     return ids
