@@ -52,7 +52,14 @@ def _missing() -> str:
 
 def ours() -> list:
     """The containers this test session made that are still there (there should be none)."""
+    from docker.errors import NotFound
+
     label = f"{runtime.LABEL}={os.environ['CODEWALK_DOCKER_LABEL']}"
+    for _ in range(20):
+        try:
+            return runtime.client().containers.list(all=True, filters={"label": label})
+        except NotFound:  # removed (in the background) between the listing and its inspection: list again
+            time.sleep(0.1)
     return runtime.client().containers.list(all=True, filters={"label": label})
 
 

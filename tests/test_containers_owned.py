@@ -121,9 +121,9 @@ def test_a_container_whose_owner_is_gone_is_removed_and_one_whose_owner_runs_is_
     made = {name: client.containers.create(os.environ[BASE], ["true"], labels=labels, name=f"cw-test-{name}-{os.getpid()}")
             for name, labels in (("dead", dead), ("recycled", recycled), ("live", mine))}
     try:
-        removed = runtime.reap(client)
-        assert sorted(removed) == sorted(c.name for k, c in made.items() if k != "live")
-        assert [c.name for c in docker_runtime.ours()] == [made["live"].name]
+        removed = set(runtime.reap(client))  # (a container an earlier test left behind may go too)
+        assert {made["dead"].name, made["recycled"].name} <= removed and made["live"].name not in removed
+        assert made["live"].name in [c.name for c in docker_runtime.ours()]
     finally:
         for container in made.values():
             runtime.forget(container.name)
