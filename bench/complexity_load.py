@@ -20,7 +20,10 @@ import tempfile
 import time
 from pathlib import Path
 
-DATA = Path(os.environ.get("CODEWALK_SHARED", "/work/shared")) / "data" / "codecomplex" / "python_test.jsonl"
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from codewalk import paths
+
+DATA = paths.shared() / "data" / "codecomplex" / "python_test.jsonl"
 
 
 def one(ids: list[str], workers: int, scratch: Path) -> dict:

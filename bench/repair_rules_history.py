@@ -25,7 +25,7 @@ code is read with git and never written under bench/. The extracted corpus is ca
 ~/.cache/codewalk-bench/repair_rules_history/, one file per repository and HEAD), so a rerun only runs the
 rules. Results: bench/results/repair_rules_history.{txt,json}, every refused commit listed.
 
-    python bench/repair_rules_history.py [--code DIR [--commit SHA]] [--mirrors /work/.mirror]
+    python bench/repair_rules_history.py [--code DIR [--commit SHA]] [--mirrors DIR]
         [--repos owner/name ...] [--repo owner/name=GITDIR ...] [--out bench/results/repair_rules_history]
         [--workers 1] [--judgements OUT.judged.tsv] [--render]
 
@@ -432,8 +432,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--code", type=Path, default=ROOT, help="the codewalk tree whose rules are run")
     parser.add_argument("--commit", help="run the rules of this commit of --code's git history (not its work tree)")
-    parser.add_argument("--mirrors", type=Path, default=Path("/work/.mirror"),
-                        help="folder of clones named OWNER+NAME/repo (the search tool's fetch)")
+    parser.add_argument("--mirrors", type=Path, default=os.environ.get("CODEWALK_BENCH_MIRRORS"),
+                        help="folder of clones named OWNER+NAME/repo (default: CODEWALK_BENCH_MIRRORS)")
     parser.add_argument("--repos", nargs="*", default=REPOS, help="owner/name of each repository, under --mirrors")
     parser.add_argument("--repo", action="append", default=[], metavar="OWNER/NAME=GITDIR",
                         help="a repository elsewhere (repeatable; replaces --repos)")
@@ -449,6 +449,8 @@ def main() -> None:
         record = json.loads(args.out.with_suffix(".json").read_text())
         write(attach(record, args.judgements), args.out)
         return
+    if not args.repo and args.mirrors is None:
+        parser.error("say where the repositories are: --mirrors DIR (or CODEWALK_BENCH_MIRRORS), or --repo")
     sources = [(r.split("=", 1)[0], Path(r.split("=", 1)[1])) for r in args.repo] or \
         [(r, args.mirrors / r.replace("/", "+") / "repo") for r in args.repos]
 
