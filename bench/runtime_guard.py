@@ -6,7 +6,7 @@ task with the gold patches, and the audit hook per event.
 Runs: the grader's run (F and PASS_TO_PASS, FAIL_TO_PASS renamed too) repeated, with the guard told no
 changed file (hook installed, never tracking) and told the gold patches' files (hook tracking them: every
 watched event walks the stack); it prints the median and spread of the runner's own time (harness's
-`seconds`: pytest start to exit) and of the whole run_tests call. Run it from /work/main (PYTHONPATH) for
+`seconds`: pytest start to exit) and of the whole run_tests call. Run it with PYTHONPATH at a checkout of an older main for
 the harness before the guard: there `changed` is not known and only the first line is measured.
 
 Hook: a process runs N operations of each kind 40 frames deep (under a changed module's frame, or not)
