@@ -19,7 +19,7 @@ from neo4j import GraphDatabase
 from neo4j.exceptions import DriverError, Neo4jError
 
 from codewalk.store import open_store
-from tests import neo4j_owner
+from tests import docker_runtime, neo4j_owner, repair_fixture
 
 NEO4J_URI = os.environ.get("CODEWALK_TEST_NEO4J")  # None: the suite starts its own server
 
@@ -172,3 +172,16 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if {"neo4j", "neo4j_http"} & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.neo4j)
+
+
+# -- the docker runtime's tests ---------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def daemon() -> None:
+    """A Docker daemon answers (skip without one; fail under CI)."""
+    docker_runtime.require()
+
+
+@pytest.fixture(scope="module")
+def fixture(tmp_path_factory) -> repair_fixture.Fixture:
+    """The tally repository (tests/repair_fixture.py), built once per module."""
+    return repair_fixture.build(tmp_path_factory.mktemp("tally"))

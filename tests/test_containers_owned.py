@@ -18,20 +18,10 @@ from pathlib import Path
 import pytest
 
 from codewalk import runtime
-from tests import docker_runtime, repair_fixture
+from tests import docker_runtime
 from tests.stored import whole_unique_tasks
 
 pytestmark = pytest.mark.usefixtures("shared_home")  # one home: mirrors, worktrees, the images
-
-
-@pytest.fixture(scope="module")
-def daemon() -> None:
-    docker_runtime.require()
-
-
-@pytest.fixture(scope="module")
-def fixture(tmp_path_factory) -> repair_fixture.Fixture:
-    return repair_fixture.build(tmp_path_factory.mktemp("tally"))
 
 
 def _cw(home: Path, *args: str) -> subprocess.Popen:

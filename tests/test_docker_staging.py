@@ -12,20 +12,9 @@ import time
 
 import pytest
 
-from tests import docker_runtime, repair_fixture
 from tests.test_containers_owned import WALK, _loaded
 
 pytestmark = pytest.mark.usefixtures("shared_home")
-
-
-@pytest.fixture(scope="module")
-def daemon() -> None:
-    docker_runtime.require()
-
-
-@pytest.fixture(scope="module")
-def fixture(tmp_path_factory) -> repair_fixture.Fixture:
-    return repair_fixture.build(tmp_path_factory.mktemp("tally"))
 
 
 def _staged(temp) -> bool:

@@ -33,16 +33,6 @@ W1_TEST = "tests/test_words.py::test_split_words_tabs_and_newlines"
 
 
 @pytest.fixture(scope="module")
-def daemon() -> None:
-    docker_runtime.require()
-
-
-@pytest.fixture(scope="module")
-def fixture(tmp_path_factory) -> repair_fixture.Fixture:
-    return repair_fixture.build(tmp_path_factory.mktemp("tally"))
-
-
-@pytest.fixture(scope="module")
 def walked(daemon, fixture, module_home, tmp_path_factory) -> Iterator[dict]:
     """Levels 1 and 2 of the fixture graph walked with the same seed under each runtime, in two stores."""
     root = tmp_path_factory.mktemp("walks")
