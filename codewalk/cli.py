@@ -59,6 +59,8 @@ app.add_typer(db_app, name="db")
 app.add_typer(mine_app, name="mine")
 app.add_typer(data_app, name="data")
 app.add_typer(grade_app, name="grade")
+train_app = typer.Typer(help="Training data from graded agent runs (the paper's RFT, App. C).", no_args_is_help=True)
+app.add_typer(train_app, name="train")
 
 # Verifiers are processes: by default one per core (the same tasks come out for any number).
 CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1  # given us
@@ -605,14 +607,21 @@ def grade_report(
     run: Annotated[str | None, typer.Option(help="Only this run (default: every run graded in the domain).")] = None,
     plot: Annotated[Path | None, typer.Option(
         help="Draw solve rate against N with each run's p^N baseline into this PNG file.")] = None,
+    per_attempt: Annotated[bool, typer.Option(
+        "--per-attempt", help="App. C's measure instead: per-attempt success by model (or checkpoint) and level "
+                              "over every graded attempt (K epochs = K grades per task), with pass@k.")] = False,
+    k: Annotated[int, typer.Option(
+        min=0, help="With --per-attempt: pass@k's k (default 0: the fewest attempts any task has).")] = 0,
     as_json: JsonOpt = False,
 ) -> None:
     """The paper's analysis of stored grades (Sec. 4.2), per run and level N: the solve rate; the
     independent-failure baseline p^N, p the run's N = 1 rate; the interference share: of the run's failed
     level-N tasks whose every atom has an isolated (N = 1) verdict in that run, those whose every atom was
-    solved alone."""
+    solved alone. With --per-attempt: per-attempt success and pass@k by model and level (App. C)."""
     from .report import grade_report as report_grades
 
+    if per_attempt:
+        return _per_attempt(ctx, domain, run or "", k, as_json)
     with _store(ctx, reads=True) as store:
         report = report_grades(store, domain, run or "", plot)
     if as_json:
@@ -630,6 +639,65 @@ def grade_report(
                      "graded alone)", rows))
     if report.plot:
         out.print(f"wrote {report.plot}")
+
+
+def _per_attempt(ctx: typer.Context, domain: str, run: str, k: int, as_json: bool) -> None:
+    from dataclasses import asdict
+
+    from .report import per_attempt_report
+
+    with _store(ctx, reads=True) as store:
+        rows = per_attempt_report(store, domain, run, k)
+    if as_json:
+        return print_json([asdict(r) for r in rows])
+    pct = (lambda x: "" if x is None else f"{x:.1%}")
+    out.print(table(f"Domain {domain}: per-attempt success by model and level (errors: no verdict, left out), "
+                    "and pass@k over each task's attempts",
+                    [{"model": r.model, "level": r.level, "tasks": r.tasks, "attempts": r.attempts,
+                      "passed": r.passed, "failed": r.failed, "errors": r.errors,
+                      "per attempt": pct(r.per_attempt), "k": r.k, "pass@k": pct(r.pass_at_k)} for r in rows]))
+
+
+# -- train ----------------------------------------------------------------------------------------
+@train_app.command("export")
+def train_export(
+    ctx: typer.Context,
+    logs: Annotated[list[Path], typer.Argument(metavar="LOGS...", help="inspect eval logs (.eval or .json) of "
+                                               "agent runs whose grades are in the store.")],
+    out_dir: Annotated[Path, typer.Option("--out", help="Folder for trajectories.jsonl and manifest.json.")],
+    release: Annotated[Path | None, typer.Option(
+        help="A release folder: its splits.json refuses any trajectory of a held-out task or unit.")] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the choice among a task's passing attempts.")] = 0,
+    levels: Annotated[str | None, typer.Option(
+        help="Only tasks of these levels, e.g. 1,2 (the curriculum's cumulative pools); default: all.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Successful trajectories by V_G's stored grade, at most one per task across LOGS, as chat rows with tool
+    calls (OpenAI format) plus a manifest; each row is recorded in the graph as (:Trajectory)-[:OF]->(:Task)."""
+    from .training import export_trajectories
+
+    missing = [p for p in logs if not p.exists()]
+    if missing:
+        raise UsageError(f"log not found: {missing[0]}")
+    if release is not None and not (release / "splits.json").is_file():
+        raise UsageError(f"no splits.json in the release folder {release}")
+    try:
+        wanted = [int(n) for n in levels.split(",")] if levels else None
+    except ValueError:
+        raise UsageError(f"--levels takes levels separated by commas, e.g. 1,2; got {levels!r}") from None
+    with _store(ctx) as store:
+        report = export_trajectories(store, logs, out_dir, release=release, seed=seed, levels=wanted)
+    if as_json:
+        return print_json(report.as_dict())
+    out.print(f"{len(report.rows)} trajectories (one per task) of {report.passed} passing attempts; "
+              f"{report.attempts} attempts read, {report.ungraded} with no stored grade (not kept). "
+              f"Wrote {out_dir / 'trajectories.jsonl'} and {out_dir / 'manifest.json'}.")
+    if report.rows:
+        by_level: dict[tuple[int, str], int] = {}
+        for row in report.rows:
+            by_level[(row["level"], row["split"])] = by_level.get((row["level"], row["split"]), 0) + 1
+        out.print(table("Rows by level and split", [{"level": lv, "split": sp or "-", "rows": n}
+                                                    for (lv, sp), n in sorted(by_level.items())]))
 
 
 # -- query, domains -------------------------------------------------------------------------------

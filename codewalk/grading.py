@@ -198,13 +198,15 @@ def _grade_in_worker(domain: str, settings: Settings, composite: Composite, outp
     return verdict(plugin, composite, output)
 
 
-def grade_row(run: str, model: str, task: Task, output: str, graded: Graded) -> dict[str, Any]:
-    """One grade as `GraphStore.write_grades` takes it: (:Grade {...})-[:OF]->(:Task), one per run and task."""
+def grade_row(run: str, model: str, task: Task, output: str, graded: Graded, eval: str = "",
+              epoch: int = 0) -> dict[str, Any]:
+    """One grade as `GraphStore.write_grades` takes it: (:Grade {...})-[:OF]->(:Task), one per run and task.
+    `eval`, `epoch`: the inspect eval and the attempt (epoch) graded, for `cw train export` to find it by."""
     status, detail, evidence = graded
     return {"id": grade_id(run, task.id), "task": task.id, "props": {
         "run": run, "model": model, "task": task.id, "level": task.level, "status": status,
         "detail": _storable(detail), "output": _storable(output), "graded_at": now(),
-        "evidence": json.dumps(evidence, sort_keys=True, default=str)}}
+        "evidence": json.dumps(evidence, sort_keys=True, default=str), "eval": eval, "epoch": epoch}}
 
 
 def _storable(text: str) -> str:

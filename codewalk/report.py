@@ -11,6 +11,9 @@ For every run (a `cw grade` run or an inspect eval) and level N:
   coverage), the share whose every atom was solved in isolation. Such a failure is an interference error:
   each bug is fixed alone, the joint task is not.
 
+With --per-attempt (`per_attempt_report`), App. C's measure instead: per model (or checkpoint) and level, the
+per-attempt success over every attempt graded (K epochs of an eval are K grades of each task), and pass@k.
+
 Grades are read from the store (cypher/grades.cypher; a task's atoms through select_task_atoms).
 """
 
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import asdict, dataclass, field
+from math import comb
 from pathlib import Path
 from typing import Any
 
@@ -105,6 +109,63 @@ def analyse(grades: list[dict[str, Any]], atoms: dict[str, tuple[str, ...]]) -> 
                 _round(p ** level) if p is not None else None, covered, interference,
                 _round(interference / covered) if covered and interference is not None else None))
     return rows
+
+
+# -- per-attempt success (App. C) ---------------------------------------------------------------------
+@dataclass(frozen=True)
+class AttemptRow:
+    model: str  # the model (or checkpoint) the attempts are of, over every run graded with it
+    level: int
+    tasks: int  # tasks with at least one verdict
+    attempts: int  # grades, errors included
+    passed: int
+    failed: int
+    errors: int  # no verdict: left out of the rates, as in the solve rate
+    per_attempt: float | None  # passed / (passed + failed): App. C's per-attempt success
+    k: int  # pass@k's k: the fewest verdicts any of these tasks has (unless asked for)
+    pass_at_k: float | None  # mean over tasks with n >= k verdicts of 1 - C(n - c, k) / C(n, k)
+
+
+def per_attempt_report(store: GraphStore, domain: str, run: str = "", k: int = 0) -> list[AttemptRow]:
+    """Per-attempt success by model and level over every stored grade (each grade is one attempt: an eval's
+    epoch, or a `cw grade` run), with the unbiased pass@k (Chen et al., 2021) of each task's attempts."""
+    if k < 0:
+        raise UsageError("k must be 1 or more (0: the fewest attempts any task has)")
+    grades = store.run(store.q("grades"), {"domain": domain, "run": run})
+    if not grades:
+        which = f"run {run!r} of domain {domain!r}" if run else f"domain {domain!r}"
+        raise UsageError(f"no grades of {which} in {store.location}: grade a run first (cw grade, inspect eval)")
+    return per_attempt(grades, k)
+
+
+def per_attempt(grades: list[dict[str, Any]], k: int = 0) -> list[AttemptRow]:
+    """The per-attempt rows from grade rows {model, task, level, status}."""
+    groups: dict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
+    for g in grades:
+        groups[(g["model"] or "", g["level"])].append(g)
+    rows = []
+    for (model, level), at in sorted(groups.items()):
+        tally: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # task -> [verdicts, passed]
+        for g in at:
+            if g["status"] != "error":
+                tally[g["task"]][0] += 1
+                tally[g["task"]][1] += g["status"] == "passed"
+        passed = sum(g["status"] == "passed" for g in at)
+        failed = sum(g["status"] == "failed" for g in at)
+        size = k or min((n for n, _ in tally.values()), default=0)
+        counted = [(n, c) for n, c in tally.values() if n >= size] if size else []
+        rows.append(AttemptRow(
+            model, level, len(tally), len(at), passed, failed, len(at) - passed - failed,
+            _round(passed / (passed + failed)) if passed + failed else None, size,
+            _round(sum(pass_at_k(n, c, size) for n, c in counted) / len(counted)) if counted else None))
+    return rows
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """The unbiased estimator of pass@k from n attempts of which c passed: 1 - C(n - c, k) / C(n, k)."""
+    if n - c < k:
+        return 1.0
+    return 1.0 - comb(n - c, k) / comb(n, k)
 
 
 def _rate(grades: list[dict[str, Any]], level: int) -> float | None:

@@ -5,3 +5,4 @@ CREATE INDEX atom_domain IF NOT EXISTS FOR (a:Atom) ON (a.domain);
 CREATE INDEX task_domain IF NOT EXISTS FOR (t:Task) ON (t.domain);
 CREATE CONSTRAINT grade_id IF NOT EXISTS FOR (g:Grade) REQUIRE g.id IS UNIQUE;
 CREATE CONSTRAINT schema_id IF NOT EXISTS FOR (s:Schema) REQUIRE s.id IS UNIQUE;
+CREATE CONSTRAINT trajectory_id IF NOT EXISTS FOR (j:Trajectory) REQUIRE j.id IS UNIQUE;

@@ -230,14 +230,15 @@ def repair_verifier(tasks: list[CodewalkTask], store: str | None, record: bool, 
                     graded = await anyio.to_thread.run_sync(_verdict, t, diff)
                 else:  # Sec. 4.1: a run that exhausts its budget is a failure
                     graded = ("failed", f"no submission: {ended}", {"ended": ended})
-        run = _eval_id() or fallback_run
-        run = run if state.epoch == 1 else f"{run}.{state.epoch}"
+        eval_id = _eval_id() or fallback_run
+        run = eval_id if state.epoch == 1 else f"{eval_id}.{state.epoch}"
         if record:
-            await grades.write(grade_row(run, str(state.model), t, diff, graded))
+            await grades.write(grade_row(run, str(state.model), t, diff, graded,
+                                         eval=eval_id, epoch=state.epoch))
         status, detail, evidence = graded
         metadata = {"status": status, "ended": ended, "diff": diff, "left_out": left_out,
                     "evidence": json.loads(json.dumps(evidence, default=str)), "run": run,
-                    "grade": grade_id(run, t.id) if record else None}
+                    "eval": eval_id, "epoch": state.epoch, "grade": grade_id(run, t.id) if record else None}
         if status == "error":  # no verdict: kept in the log, left out of every metric (as cw grade does)
             return Score.unscored(reason="scoring_failed", answer=diff, explanation=detail, metadata=metadata)
         return Score(value=1.0 if status == "passed" else 0.0, answer=diff, explanation=detail, metadata=metadata)

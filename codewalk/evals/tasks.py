@@ -203,12 +203,14 @@ def verifier(domain: str, tasks: list[CodewalkTask], store: str | None, record: 
         output = answer(state.output.completion)
         async with concurrency(f"codewalk-{domain}-verifier", workers):
             graded = await anyio.to_thread.run_sync(_verdict, domain, t, output)
-        run = _eval_id() or fallback_run
-        run = run if state.epoch == 1 else f"{run}.{state.epoch}"
+        eval_id = _eval_id() or fallback_run
+        run = eval_id if state.epoch == 1 else f"{eval_id}.{state.epoch}"
         if record:
-            await grades.write(grade_row(run, str(state.model), t, output, graded))
+            await grades.write(grade_row(run, str(state.model), t, output, graded,
+                                         eval=eval_id, epoch=state.epoch))
         status, detail, evidence = graded
         metadata = {"status": status, "evidence": json.loads(json.dumps(evidence, default=str)), "run": run,
+                    "eval": eval_id, "epoch": state.epoch,
                     "grade": grade_id(run, t.id) if record else None}
         return Score(value=1.0 if status == "passed" else 0.0, answer=output, explanation=detail,
                      metadata=metadata)

@@ -277,6 +277,20 @@ class GraphStore(ABC):
         for chunk in _chunks(grades, 500):
             self.transaction([(self.q("write_grades"), {"grades": chunk})])
 
+    def attempt_grades(self, evals: Sequence[str]) -> list[dict[str, Any]]:
+        """The stored grades of these inspect evals' attempts: {grade, eval, epoch, task, domain, level, status,
+        model}, one per (eval, epoch, task), in that order."""
+        return self.run(self.q("attempt_grades"), {"evals": list(evals)}) if evals else []
+
+    def write_trajectories(self, rows: Sequence[dict[str, Any]]) -> None:
+        """Rows {id, task, props} of exported training rows: (:Trajectory {...})-[:OF]->(:Task), in one
+        transaction; idempotent by Trajectory.id."""
+        self.transaction([(self.q("write_trajectories"), {"rows": chunk}) for chunk in _chunks(rows, 500)])
+
+    def training_rows(self, atom: str) -> list[dict[str, Any]]:
+        """Every exported training row of a task composing `atom` (cypher/explore/training_rows)."""
+        return self.run(self.q("explore/training_rows"), {"atom": atom})
+
     def solve_rates(self, domain: str) -> list[dict[str, Any]]:
         return self.run(self.q("explore/solve_rates"), {"domain": domain})
 
