@@ -604,7 +604,9 @@ def grade(
 def grade_report(
     ctx: typer.Context,
     domain: Annotated[str, typer.Option(help="Domain of the graded tasks.")],
-    run: Annotated[str | None, typer.Option(help="Only this run (default: every run graded in the domain).")] = None,
+    run: Annotated[str | None, typer.Option(
+        help="Only this run (default: every run graded in the domain); with --per-attempt an inspect eval id "
+             "takes every epoch of that eval.")] = None,
     plot: Annotated[Path | None, typer.Option(
         help="Draw solve rate against N with each run's p^N baseline into this PNG file.")] = None,
     per_attempt: Annotated[bool, typer.Option(

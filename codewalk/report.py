@@ -128,12 +128,13 @@ class AttemptRow:
 
 def per_attempt_report(store: GraphStore, domain: str, run: str = "", k: int = 0) -> list[AttemptRow]:
     """Per-attempt success by model and level over every stored grade (each grade is one attempt: an eval's
-    epoch, or a `cw grade` run), with the unbiased pass@k (Chen et al., 2021) of each task's attempts."""
+    epoch, or a `cw grade` run), with the unbiased pass@k (Chen et al., 2021) of each task's attempts.
+    `run`: one run, or one inspect eval with all its epochs (their runs are `<eval id>.k`)."""
     if k < 0:
         raise UsageError("k must be 1 or more (0: the fewest attempts any task has)")
-    grades = store.run(store.q("grades"), {"domain": domain, "run": run})
+    grades = store.run(store.q("attempts"), {"domain": domain, "run": run})
     if not grades:
-        which = f"run {run!r} of domain {domain!r}" if run else f"domain {domain!r}"
+        which = f"run or eval {run!r} of domain {domain!r}" if run else f"domain {domain!r}"
         raise UsageError(f"no grades of {which} in {store.location}: grade a run first (cw grade, inspect eval)")
     return per_attempt(grades, k)
 

@@ -117,14 +117,15 @@ def export_trajectories(store: GraphStore, logs: list[Path], out: Path, *, relea
                         "random.Random(seed).choice over its passing attempts sorted by (eval, epoch, log), "
                         "tasks in sorted order",
                 "rows": report.rows}
-    _write(out, store, lines, manifest, provenance)
+    _write(out, store, export_id, lines, manifest, provenance)
     return report
 
 
-def _write(out: Path, store: GraphStore, lines: list[str], manifest: dict[str, Any],
+def _write(out: Path, store: GraphStore, export: str, lines: list[str], manifest: dict[str, Any],
            provenance: list[dict[str, Any]]) -> None:
-    """The files beside each other under temporary names, the graph's rows in one transaction, then the
-    files renamed into place: a failed store write leaves no export behind."""
+    """The files beside each other under temporary names, the graph's rows in one transaction (replacing
+    what an earlier export to the same folder recorded), then the files renamed into place: a failed store
+    write leaves no export behind."""
     out.mkdir(parents=True, exist_ok=True)
     staged = {out / ROWS: "".join(line + "\n" for line in lines),
               out / MANIFEST: json.dumps(manifest, indent=1, ensure_ascii=False) + "\n"}
@@ -133,7 +134,7 @@ def _write(out: Path, store: GraphStore, lines: list[str], manifest: dict[str, A
         for path, text in staged.items():
             temps[path] = path.with_name(f".{path.name}.{os.getpid()}.tmp")
             temps[path].write_text(text, encoding="utf-8")
-        store.write_trajectories(provenance)
+        store.write_trajectories(export, provenance)
         for path, temp in temps.items():
             temp.replace(path)
     finally:

@@ -215,6 +215,9 @@ def test_the_per_attempt_report_matches_a_hand_count(collected):
                                                                       EPOCHS * len(mine) - hand, 0)
         assert r.per_attempt == round(hand / (EPOCHS * len(mine)), 4)
         assert r.pass_at_k == round(sum(passes[t] > 0 for t in mine) / len(mine), 4)  # pass@8: solved at all
+    with open_store(collected["store"]) as graph:  # one eval by its id: every epoch, not only the first
+        one = per_attempt_report(graph, "repair", run=collected["eval"])
+    assert {(r.level, r.attempts, r.k) for r in one} == {(1, 2 * EPOCHS, EPOCHS), (2, EPOCHS, EPOCHS)}
 
 
 def test_pass_at_k_is_the_unbiased_estimator():

@@ -45,8 +45,8 @@ def test_trajectories_are_linked_to_their_task_and_found_from_each_atom(store):
         "task": task, "eval": "E1", "epoch": 2, "grade": f"g{i}", "status": "passed", "model": "m", "level": level,
         "split": "train", "export": "/out", "row": i, "seed": 0, "exported_at": "2026-12-06T00:00:00+00:00"}}
         for i, (task, level) in enumerate((("t1", 1), ("t2", 2)))]
-    store.write_trajectories(rows)
-    store.write_trajectories(rows)  # idempotent
+    store.write_trajectories("/out", rows)
+    store.write_trajectories("/out", rows)  # idempotent
     assert store.run("MATCH (j:Trajectory)-[:OF]->(t:Task) RETURN j.id AS id, t.id AS task ORDER BY id") == [
         {"id": "j0", "task": "t1"}, {"id": "j1", "task": "t2"}]
     assert [(r["row"], r["task"], r["grade"]) for r in store.training_rows("d/a")] == [(0, "t1", "g0"),
@@ -56,3 +56,18 @@ def test_trajectories_are_linked_to_their_task_and_found_from_each_atom(store):
     assert run_named(store, "training_rows", {"atom": "d/b"}) == store.training_rows("d/b")
     # grades and trajectories share OF: a grade query still sees grades only
     assert store.run("MATCH (g:Grade)-[:OF]->(t:Task) RETURN count(g) AS n") == [{"n": 0}]
+
+
+def test_writing_an_export_again_replaces_its_rows_and_leaves_other_exports_alone(store):
+    _stored(store)
+
+    def row(export: str, task: str) -> dict:
+        return {"id": f"{export}-{task}", "task": task, "props": {
+            "task": task, "eval": "E1", "epoch": 1, "grade": "g", "status": "passed", "model": "m", "level": 1,
+            "split": "", "export": export, "row": 0, "seed": 0, "exported_at": "2026-12-06T00:00:00+00:00"}}
+
+    store.write_trajectories("/a", [row("/a", "t1")])
+    store.write_trajectories("/b", [row("/b", "t1")])
+    store.write_trajectories("/a", [row("/a", "t3")])
+    assert [(r["export"], r["task"]) for r in store.training_rows("d/a")] == [("/b", "t1")]
+    assert [(r["export"], r["task"]) for r in store.training_rows("d/c")] == [("/a", "t3")]

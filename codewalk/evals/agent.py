@@ -13,7 +13,8 @@ Scoring never trusts the sandbox: /testbed is copied out, its changes against a 
 become one diff of the non-test files (test files the agent changed and files a test run leaves behind,
 such as __pycache__, are left out and listed), and that diff is graded by the repair domain's V_G exactly
 as `cw grade` grades a prediction (`grading.verdict`: same refusals, a fresh worktree, F and PASS_TO_PASS
-run by the harness). The grade is stored as `(:Grade)-[:OF]->(:Task)` with run = the eval's id; the score's
+run by the harness). The grade is stored as `(:Grade)-[:OF]->(:Task)` with run = the eval's id (epoch k > 1:
+`<eval id>.k`) and the eval id and epoch apart, one grade per attempt (`cw train export` keeps by them); the score's
 metadata carries the diff, how the run ended and the verdict's evidence.
 
 Options (`-T KEY=VALUE`): store, export, level, require_isolation, workers as for `codewalk/repair`;

@@ -14,7 +14,8 @@ and `codewalk/proofs` resolve once codewalk is installed. Each task takes, as `-
 The scorer is `cw grade`'s: the domain's V_G on the model's answer (one Markdown fence around the whole
 answer is removed first, and the text graded is what is stored); a verifier that gives no verdict scores 0
 with status "error" in its metadata (as `cw grade` counts it: not solved, shown apart); each grade
-is stored as `(:Grade)-[:OF]->(:Task)` with run = the eval's id (epoch k > 1: `<eval id>.k`). Metrics: accuracy overall, by level, and for clones by class
+is stored as `(:Grade)-[:OF]->(:Task)` with run = the eval's id (epoch k > 1: `<eval id>.k`), and the eval id
+and epoch apart (`--epochs K`: K grades per task, which `cw train export` finds by them). Metrics: accuracy overall, by level, and for clones by class
 and by level and class (the paper's Table 4).
 """
 

@@ -282,10 +282,11 @@ class GraphStore(ABC):
         model}, one per (eval, epoch, task), in that order."""
         return self.run(self.q("attempt_grades"), {"evals": list(evals)}) if evals else []
 
-    def write_trajectories(self, rows: Sequence[dict[str, Any]]) -> None:
-        """Rows {id, task, props} of exported training rows: (:Trajectory {...})-[:OF]->(:Task), in one
-        transaction; idempotent by Trajectory.id."""
-        self.transaction([(self.q("write_trajectories"), {"rows": chunk}) for chunk in _chunks(rows, 500)])
+    def write_trajectories(self, export: str, rows: Sequence[dict[str, Any]]) -> None:
+        """The rows of one export, {id, task, props} (props.export = `export`): (:Trajectory {...})-[:OF]->(:Task),
+        in place of the rows that export had, in one transaction; idempotent by Trajectory.id."""
+        self.transaction([(self.q("delete_trajectories"), {"export": export})]
+                         + [(self.q("write_trajectories"), {"rows": chunk}) for chunk in _chunks(rows, 500)])
 
     def training_rows(self, atom: str) -> list[dict[str, Any]]:
         """Every exported training row of a task composing `atom` (cypher/explore/training_rows)."""
