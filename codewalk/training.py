@@ -81,6 +81,9 @@ def export_trajectories(store: GraphStore, logs: list[Path], out: Path, *, relea
     attempts = read_attempts(logs)
     grades = {(g["eval"], g["epoch"], g["task"]): g
               for g in store.attempt_grades(sorted({a.eval for a in attempts}))}
+    if not grades:  # every attempt ungraded: the logs were graded into another store (or not recorded)
+        raise UsageError(f"no stored grade for any attempt of these logs in {store.location}: export from the "
+                         "store the evals wrote their grades to (--store, as -T store= was)")
     passing: dict[str, list[tuple[Attempt, dict[str, Any]]]] = defaultdict(list)
     ungraded = 0
     for a in attempts:

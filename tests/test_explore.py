@@ -106,7 +106,7 @@ def test_every_named_query_runs_on_both_stores(store, tmp_path):
     walk_and_admit(store, "toychain", 3, count=2, seed=1)
     walk_and_admit(store, "toychain", 1, count=6, seed=1)
     task = store.list_tasks("toychain", "admitted", 3)[0]["id"]
-    values = {"id": task, "domain": "toychain", "limit": 5}
+    values = {"id": task, "domain": "toychain", "limit": 5, "atom": store.get_task(task)["atoms"][0]}
     results = {}
     for name in named_queries():
         text = query(f"explore/{name}", store.dialect)
@@ -120,6 +120,7 @@ def test_every_named_query_runs_on_both_stores(store, tmp_path):
     sharing = results["tasks_sharing_atoms"]
     assert sharing
     assert all(r["task"] != task and r["shared"] == len(set(r["atoms"]) & atoms) > 0 for r in sharing)
+    assert results["training_rows"] == []  # nothing exported from this store
     reused = [r["tasks"] for r in results["most_reused_atoms"]]
     assert reused == sorted(reused, reverse=True) and len(reused) == 5
 

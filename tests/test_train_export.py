@@ -144,6 +144,14 @@ def test_the_export_trusts_the_stored_grade_not_the_logs_score(collected, tmp_pa
     assert report.passed == sum(collected["passes"].values())
 
 
+def test_logs_whose_grades_are_in_another_store_are_refused_not_exported_empty(collected, tmp_path):
+    from codewalk.errors import UsageError
+
+    with open_store(tmp_path / "other.lbug") as graph, pytest.raises(UsageError, match="no stored grade"):
+        export_trajectories(graph, [collected["log"]], tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
 def test_levels_make_the_curriculums_cumulative_pools(collected, tmp_path):
     l1 = _export(collected, tmp_path / "l1", levels=[1])[1]["rows"]
     l12 = _export(collected, tmp_path / "l12", levels=[1, 2])[1]["rows"]
