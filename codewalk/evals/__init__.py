@@ -7,7 +7,9 @@ registers every task and codewalk's sandbox providers.
   the whole problem, the answer is graded by the domain's V_G.
 - `codewalk/repair_agent` (codewalk.evals.agent): repair as the paper evaluates it (Sec. 4.1, App. B.1):
   an agent with one bash tool in a sandbox holding x_G at /testbed, scored by V_G outside it.
+- `codewalk/proofs_agent` (codewalk.evals.proofs_agent): proof completion as the paper evaluates it (Sec.
+  4.1, App. B.2): generation, refinement and repair rounds fed by the verifier's messages, scored by V_G.
 - sandbox providers `codewalk-local` and `codewalk-docker` (codewalk.evals.testbed).
 """
 
-from . import agent, tasks, testbed  # noqa: F401  (registers the tasks and the sandbox providers)
+from . import agent, proofs_agent, tasks, testbed  # noqa: F401  (registers the tasks and the sandbox providers)
