@@ -18,6 +18,7 @@ from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage, get_model
 
 from codewalk.domains.proofs import ProofsDomain, acsl, read
+from codewalk.evals import smoke
 from codewalk.records import Run, Task, task_id
 from codewalk.report import grade_report
 from codewalk.store import open_store
@@ -179,3 +180,10 @@ def test_out_of_time_scores_0_with_the_time_limit_recorded(proofs_store, tmp_pat
     with open_store(proofs_store) as graph:
         [row] = grade_report(graph, "proofs", score["run"]).rows
     assert (row.passed, row.failed) == (0, 1)  # stored as a failure of the eval's run
+
+
+def test_the_smoke_check_replays_the_reference_through_the_agent(proofs_store, tmp_path, capsys):
+    code = smoke.main(["codewalk/proofs_agent", "-T", f"store={proofs_store}", "-T", "require_isolation=false",
+                       "--log-dir", str(tmp_path / "logs")])
+    out = capsys.readouterr().out
+    assert code == 0 and "proofs_agent: eval" in out and "1 samples, 1 scored, 1 solved by the reference" in out

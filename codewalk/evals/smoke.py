@@ -1,8 +1,8 @@
 """An offline check that the inspect route works end to end: `python -m codewalk.evals.smoke TASK [-T K=V]`.
 
 It runs `codewalk/TASK` with inspect_ai's mock model (`mockllm/model`) replaying each task's reference:
-the one-call tasks answer with it; `repair_agent` applies it with `git apply` through its bash tool, then
-submits. Every reference was admitted by V_G, so every sample must be scored 1; the command exits 1 when the
+the one-call tasks and `proofs_agent` (whose first candidate it is) answer with it; `repair_agent` applies it
+with `git apply` through its bash tool, then submits. Every reference was admitted by V_G, so every sample must be scored 1; the command exits 1 when the
 eval fails, when a sample is unscored, or when a reference is not solved (and 0 only then).
 
 The mock model is given each output's token usage: without it inspect_ai counts tokens with tiktoken's
@@ -26,10 +26,12 @@ from codewalk.errors import CodewalkError
 
 from . import tasks as one_call
 
+AGENTS = {"repair_agent": "repair", "proofs_agent": "proofs"}  # the agent tasks and the domain of their tasks
+
 
 def replay(task: str, store: str | None, export: str | None, level: int) -> Any:
     """The mock model's outputs: each sample's reference, as that task takes an answer."""
-    domain = "repair" if task == "repair_agent" else task
+    domain = AGENTS.get(task, task)
     references = {t.id: t.reference for t in one_call._tasks(domain, store, export, level)}
 
     def output(messages: list[ChatMessage], *_: Any) -> ModelOutput:
@@ -58,8 +60,8 @@ def _sample_id() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m codewalk.evals.smoke", description=__doc__.split("\n\n")[0])
-    parser.add_argument("task", help="demo, repair, clones, complexity, proofs or repair_agent, with or without "
-                                     "codewalk/ in front (as inspect eval names them)")
+    parser.add_argument("task", help="demo, repair, clones, complexity, proofs, repair_agent or proofs_agent, with "
+                                     "or without codewalk/ in front (as inspect eval names them)")
     parser.add_argument("-T", dest="args", action="append", default=[], metavar="KEY=VALUE",
                         help="a task argument, as inspect eval takes it (store=..., level=..., runtime=...)")
     parser.add_argument("--log-dir", default="./logs", help="where inspect writes the eval log")
