@@ -632,7 +632,7 @@ def grade_report(
     def pct(x: float | None) -> str:
         return "" if x is None else f"{x:.1%}"
 
-    rows = [{"run": r.run, "model": r.model, "level": r.level, "graded": r.graded, "passed": r.passed,
+    rows = [{"run": r.run, "model": r.model, "scaffold": r.scaffold or "-", "level": r.level, "graded": r.graded, "passed": r.passed,
              "failed": r.failed, "errors": r.errors, "solved": pct(r.solve_rate), "p^N": pct(r.baseline),
              "interference": "" if r.covered_failures is None else f"{r.interference}/{r.covered_failures}",
              "share": pct(r.interference_share)} for r in report.rows]

@@ -14,6 +14,10 @@ For every run (a `cw grade` run or an inspect eval) and level N:
 With --per-attempt (`per_attempt_report`), App. C's measure instead: per model (or checkpoint) and level, the
 per-attempt success over every attempt graded (K epochs of an eval are K grades of each task), and pass@k.
 
+Runs of an agent scaffold are told from one-call runs by their name: `codewalk/proofs_agent` stores its grades
+under run `proofs_agent-<eval id>` (AGENT_RUNS), and its rows say so (scaffold), so the agent's solve rate
+and p^N sit beside the one-call task's `<eval id>` rows in the same report.
+
 Grades are read from the store (cypher/grades.cypher; a task's atoms through select_task_atoms).
 """
 
@@ -27,6 +31,9 @@ from typing import Any
 
 from .errors import UsageError
 from .store import BATCH, GraphStore
+
+# run-name prefix -> the scaffold that made the run (a run of no listed prefix: "", as graded)
+AGENT_RUNS = {"proofs_agent-": "proofs_agent"}
 
 
 @dataclass(frozen=True)
@@ -43,6 +50,7 @@ class LevelRow:
     covered_failures: int | None  # failed tasks whose every atom has an N = 1 verdict in this run (N >= 2)
     interference: int | None  # of those, failures whose every atom was solved in isolation
     interference_share: float | None  # interference / covered_failures
+    scaffold: str = ""  # the agent scaffold that made the run (AGENT_RUNS), "" for a one-call run or cw grade
 
 
 @dataclass
@@ -107,7 +115,8 @@ def analyse(grades: list[dict[str, Any]], atoms: dict[str, tuple[str, ...]]) -> 
                 run, model, level, len(at), passed, failed, len(at) - passed - failed,
                 _round(passed / (passed + failed)) if passed + failed else None,
                 _round(p ** level) if p is not None else None, covered, interference,
-                _round(interference / covered) if covered and interference is not None else None))
+                _round(interference / covered) if covered and interference is not None else None,
+                scaffold(run)))
     return rows
 
 
@@ -167,6 +176,11 @@ def pass_at_k(n: int, c: int, k: int) -> float:
     if n - c < k:
         return 1.0
     return 1.0 - comb(n - c, k) / comb(n, k)
+
+
+def scaffold(run: str) -> str:
+    """The agent scaffold a run's name says made it (AGENT_RUNS), "" for any other run."""
+    return next((name for prefix, name in AGENT_RUNS.items() if run.startswith(prefix)), "")
 
 
 def _rate(grades: list[dict[str, Any]], level: int) -> float | None:

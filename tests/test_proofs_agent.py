@@ -5,6 +5,7 @@ each distinct candidate is proved once: about 6 frama-c runs (1 to 2 minutes on 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -23,6 +24,7 @@ from codewalk.records import Run, Task, task_id
 from codewalk.report import grade_report
 from codewalk.store import open_store
 from codewalk.store.columns import graph_tables
+from tests.run_cw import cw
 from tests.shared_data import dataset, require
 
 ACSL = dataset("acsl-bench", "acsl-by-example")
@@ -187,3 +189,21 @@ def test_the_smoke_check_replays_the_reference_through_the_agent(proofs_store, t
                        "--log-dir", str(tmp_path / "logs")])
     out = capsys.readouterr().out
     assert code == 0 and "proofs_agent: eval" in out and "1 samples, 1 scored, 1 solved by the reference" in out
+
+
+def test_grade_report_gives_the_agents_solve_rate_beside_the_one_call_tasks(proofs_store, tmp_path, capsys):
+    agent_log, _ = _evaluate(proofs_store, tmp_path, lambda t, _: t.reference)
+    t = _task(proofs_store)
+    model = get_model("mockllm/model", custom_outputs=[ModelOutput.from_content("mockllm", t.prompt)])
+    [one_call] = inspect_eval("codewalk/proofs", model=model, log_dir=str(tmp_path / "logs"), display="none",
+                              task_args={"store": str(proofs_store), "require_isolation": False})
+    assert one_call.status == "success", one_call.error
+    agent_run = f"proofs_agent-{agent_log.eval.eval_id}"
+    code, out, _ = cw(capsys, "--store", str(proofs_store), "grade", "report", "--domain", "proofs", "--json")
+    assert code == 0, out
+    rows = {r["run"]: r for r in json.loads(out)["rows"]}
+    assert (rows[agent_run]["scaffold"], rows[agent_run]["solve_rate"], rows[agent_run]["baseline"]) == \
+        ("proofs_agent", 1.0, 1.0)
+    assert (rows[one_call.eval.eval_id]["scaffold"], rows[one_call.eval.eval_id]["solve_rate"]) == ("", 0.0)
+    code, out, _ = cw(capsys, "--store", str(proofs_store), "grade", "report", "--domain", "proofs")
+    assert code == 0 and "proofs_agent" in out and "scaffold" in out

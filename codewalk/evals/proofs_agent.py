@@ -58,7 +58,7 @@ from .tasks import CORES, _eval_id, _GradeWriter, _metrics, _task_name, _tasks, 
 
 log = logging.getLogger(__name__)
 
-RUN_PREFIX = "proofs_agent-"  # the grades' run: `proofs_agent-<eval id>` (codewalk.report reads the scaffold)
+RUN_PREFIX = "proofs_agent-"  # the grades' run: `proofs_agent-<eval id>` (codewalk.report.AGENT_RUNS)
 TRAJECTORY = "codewalk_trajectory"  # TaskState store keys: the rounds so far, how the run ended, the candidate
 ENDED = "codewalk_ended"
 FINAL = "codewalk_final"
