@@ -24,7 +24,8 @@ holds the trajectory: each round's phase, tokens, verdict, reason code and the m
 
 Options (`-T KEY=VALUE`): store, export, level, require_isolation, workers as for `codewalk/proofs`;
 rounds (10), time_limit (4800 s), max_tokens (16000), repair_tokens (4096), message_chars (4000);
-runtime=local (the verify step in codewalk's sandbox on this host).
+runtime=local (the verify step in codewalk's sandbox on this host) or docker (a fresh container per call, of
+an image with Frama-C, Why3 and the provers from Debian that codewalk builds: codewalk.evals.proofs_image).
 """
 
 from __future__ import annotations
@@ -100,7 +101,7 @@ def proofs_agent(store: str | None = None, export: str | None = None, level: int
                          "workers must be positive")
     if level < 0:
         raise UsageError("level must be 1 or more (0 = all levels)")
-    where = build(runtime or "local", check=False)
+    where = build(runtime or "local")  # docker: RuntimeUnavailable now when no daemon answers
     require = cw_sandbox.required_by_default() if require_isolation is None else require_isolation
     warning = check_isolation(require, allow="-T require_isolation=false")  # V_G's runs, as cw grade
     if warning:
@@ -109,7 +110,7 @@ def proofs_agent(store: str | None = None, export: str | None = None, level: int
     samples = [Sample(id=t.id, input=GENERATION.format(language=_language(t), program=t.prompt),
                       target=t.reference, metadata={"level": t.level, "atoms": list(t.atoms)}) for t in tasks]
     record = export is None or store is not None
-    check = verifier_for(where.name)
+    check = verifier_for(where.name)  # docker: the image is built here, before any sample's clock starts
     offline_mock()
     limits = Limits(rounds, time_limit, max_tokens, repair_tokens, message_chars)
     return Task(dataset=samples, solver=proof_loop(tasks, limits, check, workers),
@@ -158,7 +159,10 @@ def grade_here(composite: Composite, candidate: str) -> Verdict:
 def verifier_for(runtime: str) -> Check:
     """Where the loop's verify step runs: this host's sandbox, or a fresh container per call (docker)."""
     if runtime == "docker":
-        raise UsageError("runtime=docker is not available for codewalk/proofs_agent yet; use runtime=local")
+        from .proofs_image import ensure_image, grade_in_container  # the docker SDK only when asked for
+
+        ensure_image()
+        return grade_in_container
     return grade_here
 
 

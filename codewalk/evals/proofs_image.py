@@ -1,0 +1,168 @@
+"""The docker runtime of `codewalk/proofs_agent`: its verify step in a fresh container per candidate.
+
+The image is built by codewalk on CODEWALK_DOCKER_BASE (default `debian:bookworm-slim`), as the repair images
+are (codewalk.domains.repair.containers: labelled, built on CODEWALK_BUILD_NETWORK, a failed build an
+InfraError with its log's end): Debian's Frama-C, Why3, Z3 and cvc5 (`apt-get install frama-c-base why3 z3
+cvc5`, the packages the ACSL backend names), and this codewalk's own Python source, so the container runs the
+very V_G the host runs (ProofsDomain.grade: the guard, the task's predicates and driver restored, WP). The tag
+is a hash of the base, the packages and that source: an image is built once per codewalk version (4:44 the
+first time on this 2-core machine, mostly apt; after a change to codewalk only its source layer is rebuilt, the
+apt layer coming from the daemon's build cache). The task builds it before any sample starts.
+
+Each verify call starts a new container of it with no network, codewalk's limits (containers.hardened) and
+the task and candidate as a file; the container prints the verdict as JSON and is removed. Isolation inside it
+is the container's own (no bubblewrap there). The verdict only feeds the model's next round: the final
+candidate is graded again on the host (proofs_agent.proofs_verifier), never from a container's word.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import tarfile
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import codewalk
+import codewalk.loaders
+from codewalk import paths, runtime
+from codewalk.domains.repair.containers import build_network, hardened
+from codewalk.errors import InfraError
+from codewalk.records import Composite
+from codewalk.runtime.locks import locked
+
+from .proofs_agent import Verdict
+
+BASE = "CODEWALK_DOCKER_BASE"
+DEFAULT_BASE = "debian:bookworm-slim"
+PACKAGES = ("frama-c-base", "why3", "z3", "cvc5", "python3")
+SOURCE = "/opt/cw"  # codewalk's source in the image (on PYTHONPATH)
+TIMEOUT = 1200.0  # seconds for one verify call: the domain's own frama-c limit (900 s) and the start
+MEMORY_MB = 8192  # as the domain gives one frama-c run
+# What runs in the container: the domain's V_G on /work/input.json, its verdict as one JSON line.
+SCRIPT = """
+import json
+from codewalk.runtime import sandbox
+sandbox.allow_unisolated()  # the container is the isolation: no bubblewrap inside it
+from codewalk.domains.proofs import ProofsDomain
+from codewalk.errors import InfraError
+from codewalk.records import Composite
+data = json.load(open("/work/input.json"))
+c = data["composite"]
+try:
+    check = ProofsDomain().grade(Composite(c["prompt"], c["reference"], c["verifier"]), data["candidate"])
+    out = {"status": "passed" if check.ok else "failed", "reason": str(check.reason or ""),
+           "detail": check.detail, "evidence": check.evidence}
+except InfraError as e:
+    out = {"status": "error", "reason": "", "detail": f"no verdict: {e}", "evidence": {}}
+print("CODEWALK-VERDICT " + json.dumps(out, default=str))
+"""
+
+
+def grade_in_container(composite: Composite, candidate: str) -> Verdict:
+    """The domain's V_G on a candidate, in a new container of the proofs image (removed afterwards)."""
+    from docker.errors import DockerException
+
+    image = ensure_image()
+    client = runtime.client()
+    name = runtime.container_name("proofs")
+    try:
+        container = client.containers.create(
+            image, ["python3", "-c", SCRIPT], name=name, network_disabled=True, working_dir="/work",
+            environment={"PYTHONPATH": SOURCE, "HOME": "/tmp", "CODEWALK_HOME": "/tmp/cw-home"},
+            **hardened(MEMORY_MB, kind="proofs"))
+        container.put_archive("/", _tar({"work/input.json": json.dumps(
+            {"composite": {"prompt": composite.prompt, "reference": composite.reference,
+                           "verifier": composite.verifier}, "candidate": candidate}).encode()}))
+        container.start()
+        try:
+            done = container.wait(timeout=TIMEOUT)
+        except Exception:  # the daemon's wait timed out (requests' ReadTimeout): no verdict
+            return Verdict("error", "", f"no verdict: the verify container ran over {TIMEOUT:g}s", {})
+        output = container.logs(stdout=True, stderr=True).decode("utf-8", "replace")
+    except DockerException as e:
+        return Verdict("error", "", f"no verdict: docker: {str(e).strip()[-300:]}", {})
+    finally:
+        runtime.forget(name)  # removed before the verdict is read: no container outlives its call
+    line = next((x for x in reversed(output.splitlines()) if x.startswith("CODEWALK-VERDICT ")), None)
+    if line is None:
+        return Verdict("error", "", f"no verdict: the verify container exited with {done.get('StatusCode')}: "
+                       f"{output.strip()[-500:]}", {})
+    found: dict[str, Any] = json.loads(line.split(" ", 1)[1])
+    return Verdict(found["status"], found["reason"], found["detail"], found["evidence"])
+
+
+def base_image() -> str:
+    return (os.environ.get(BASE) or DEFAULT_BASE).replace("{python}", "3")  # a repair base may name a version
+
+
+def _source() -> dict[str, bytes]:
+    """codewalk's Python source, as the image holds it under SOURCE (codewalk.loaders inside codewalk/, as
+    the wheel ships it, wherever an editable install keeps it)."""
+    files: dict[str, bytes] = {}
+    for package, prefix in ((Path(codewalk.__file__).parent, "codewalk"),
+                            (Path(codewalk.loaders.__file__).parent, "codewalk/loaders")):
+        for path in sorted(package.rglob("*.py")):
+            relative = path.relative_to(package)
+            if "__pycache__" not in relative.parts:
+                files[f"src/{prefix}/{relative.as_posix()}"] = path.read_bytes()
+    return files
+
+
+@cache
+def ensure_image() -> str:
+    """The proofs image's tag, built now (once, under a lock shared by processes) when the daemon lacks it."""
+    from docker.errors import ImageNotFound
+
+    source = _source()
+    base = base_image()
+    digest = hashlib.sha256(json.dumps([base, PACKAGES, {k: hashlib.sha256(v).hexdigest() for k, v in source.items()}],
+                                       sort_keys=True).encode()).hexdigest()[:16]
+    tag = f"codewalk-proofs:{digest}"
+    client = runtime.client()
+    with locked(Path(paths.cache("proofs")) / "image.lock"):
+        try:
+            client.images.get(tag)
+            return tag
+        except ImageNotFound:
+            pass
+        _build(tag, base, source)
+    return tag
+
+
+def _build(tag: str, base: str, source: dict[str, bytes]) -> None:
+    from docker.errors import BuildError, DockerException
+
+    install = ("apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "
+               f"{' '.join(PACKAGES)} && rm -rf /var/lib/apt/lists/*")
+    dockerfile = "\n".join([f"FROM {base}", "USER root", f"RUN {json.dumps(['/bin/sh', '-c', install])}",
+                            f"COPY src {SOURCE}", f"ENV PYTHONPATH={SOURCE}", ""])
+    context = {"Dockerfile": dockerfile.encode(), **source}
+    labels = runtime.labels("environment", **{"codewalk.base": base, "codewalk.image": "proofs"})
+    log: list[str] = []
+    try:
+        stream = runtime.client().api.build(fileobj=_tar(context), custom_context=True, tag=tag, labels=labels,
+                                            network_mode=build_network(), rm=True, forcerm=True, decode=True)
+        for chunk in stream:
+            log.append(chunk.get("stream") or chunk.get("status") or "")
+            if "error" in chunk:
+                raise BuildError(chunk["error"], log)
+    except (BuildError, DockerException) as e:
+        tail = "".join(log).strip()[-1500:]
+        raise InfraError(f"could not build the proofs image {tag} on {base} (network: "
+                         f"{build_network() or 'the daemon default'}): {str(e).strip()[-300:]}; "
+                         f"build log ends: {tail}") from None
+
+
+def _tar(files: dict[str, bytes]) -> io.BytesIO:
+    data = io.BytesIO()
+    with tarfile.open(fileobj=data, mode="w") as tar:
+        for name, content in files.items():
+            info = tarfile.TarInfo(name)
+            info.size, info.mode = len(content), 0o644
+            tar.addfile(info, io.BytesIO(content))
+    data.seek(0)
+    return data
