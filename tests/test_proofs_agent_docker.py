@@ -11,6 +11,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
 from codewalk.evals import proofs_image
+from codewalk.evals.proofs_agent import Verdict
 from codewalk.records import Composite
 from tests import docker_runtime
 from tests.test_proofs_agent import (  # noqa: F401  (fixtures; the frama-c mark: the goal set, the final grade)
@@ -28,11 +29,12 @@ pytestmark = [needs_frama_c, pytest.mark.usefixtures("daemon")]
 def test_the_verify_step_in_a_container_gives_the_hosts_verdicts(proofs_store):  # noqa: F811
     t = _task(proofs_store)
     composite = Composite(t.prompt, t.reference, t.verifier)
-    passed = proofs_image.grade_in_container(composite, t.reference)
+    passed = Verdict(**proofs_image.grade_in_container(composite, t.reference))
     assert (passed.status, passed.evidence["wp"]["cached"]) == ("passed", False), passed  # frama-c ran in there
-    failed = proofs_image.grade_in_container(composite, _without_invariant(t))
+    failed = Verdict(**proofs_image.grade_in_container(composite, _without_invariant(t)))
     assert failed.status == "failed" and failed.evidence["wp"]["unproved"] == ["f1_fill_ensures_constant"], failed
-    refused = proofs_image.grade_in_container(composite, t.reference.replace("  for (", "  //@ admit \\false;\n  for (", 1))
+    cheat = t.reference.replace("  for (", "  //@ admit \\false;\n  for (", 1)
+    refused = Verdict(**proofs_image.grade_in_container(composite, cheat))
     assert (refused.status, refused.reason) == ("failed", "bypass"), refused
     assert not docker_runtime.ours()  # every verify container removed
 

@@ -52,7 +52,7 @@ from codewalk.errors import InfraError, UsageError
 from codewalk.grading import Graded, check_isolation, grade_id, grade_row
 from codewalk.records import Composite
 from codewalk.records import Task as CodewalkTask
-from codewalk.runtime import build
+from codewalk.runtime import Runtime, build
 from codewalk.runtime import sandbox as cw_sandbox
 
 from .tasks import CORES, _eval_id, _GradeWriter, _metrics, _task_name, _tasks, answer, offline_mock
@@ -110,7 +110,7 @@ def proofs_agent(store: str | None = None, export: str | None = None, level: int
     samples = [Sample(id=t.id, input=GENERATION.format(language=_language(t), program=t.prompt),
                       target=t.reference, metadata={"level": t.level, "atoms": list(t.atoms)}) for t in tasks]
     record = export is None or store is not None
-    check = verifier_for(where.name)  # docker: the image is built here, before any sample's clock starts
+    check = verifier_for(where)  # docker: the image is built here, before any sample's clock starts
     offline_mock()
     limits = Limits(rounds, time_limit, max_tokens, repair_tokens, message_chars)
     return Task(dataset=samples, solver=proof_loop(tasks, limits, check, workers),
@@ -156,13 +156,17 @@ def grade_here(composite: Composite, candidate: str) -> Verdict:
     return Verdict("passed" if check.ok else "failed", str(check.reason or ""), check.detail, check.evidence)
 
 
-def verifier_for(runtime: str) -> Check:
+def verifier_for(where: Runtime) -> Check:
     """Where the loop's verify step runs: this host's sandbox, or a fresh container per call (docker)."""
-    if runtime == "docker":
+    if where.containers:
         from .proofs_image import ensure_image, grade_in_container  # the docker SDK only when asked for
 
         ensure_image()
-        return grade_in_container
+
+        def in_container(composite: Composite, candidate: str) -> Verdict:
+            return Verdict(**grade_in_container(composite, candidate))
+
+        return in_container
     return grade_here
 
 

@@ -34,8 +34,6 @@ from codewalk.errors import InfraError
 from codewalk.records import Composite
 from codewalk.runtime.locks import locked
 
-from .proofs_agent import Verdict
-
 BASE = "CODEWALK_DOCKER_BASE"
 DEFAULT_BASE = "debian:bookworm-slim"
 PACKAGES = ("frama-c-base", "why3", "z3", "cvc5", "python3")
@@ -62,8 +60,9 @@ print("CODEWALK-VERDICT " + json.dumps(out, default=str))
 """
 
 
-def grade_in_container(composite: Composite, candidate: str) -> Verdict:
-    """The domain's V_G on a candidate, in a new container of the proofs image (removed afterwards)."""
+def grade_in_container(composite: Composite, candidate: str) -> dict[str, Any]:
+    """The domain's V_G on a candidate, in a new container of the proofs image (removed afterwards): its
+    verdict as {status, reason, detail, evidence} (proofs_agent.Verdict's fields)."""
     from docker.errors import DockerException
 
     image = ensure_image()
@@ -81,18 +80,22 @@ def grade_in_container(composite: Composite, candidate: str) -> Verdict:
         try:
             done = container.wait(timeout=TIMEOUT)
         except Exception:  # the daemon's wait timed out (requests' ReadTimeout): no verdict
-            return Verdict("error", "", f"no verdict: the verify container ran over {TIMEOUT:g}s", {})
+            return _no_verdict(f"no verdict: the verify container ran over {TIMEOUT:g}s")
         output = container.logs(stdout=True, stderr=True).decode("utf-8", "replace")
     except DockerException as e:
-        return Verdict("error", "", f"no verdict: docker: {str(e).strip()[-300:]}", {})
+        return _no_verdict(f"no verdict: docker: {str(e).strip()[-300:]}")
     finally:
         runtime.forget(name)  # removed before the verdict is read: no container outlives its call
     line = next((x for x in reversed(output.splitlines()) if x.startswith("CODEWALK-VERDICT ")), None)
     if line is None:
-        return Verdict("error", "", f"no verdict: the verify container exited with {done.get('StatusCode')}: "
-                       f"{output.strip()[-500:]}", {})
+        return _no_verdict(f"no verdict: the verify container exited with {done.get('StatusCode')}: "
+                           f"{output.strip()[-500:]}")
     found: dict[str, Any] = json.loads(line.split(" ", 1)[1])
-    return Verdict(found["status"], found["reason"], found["detail"], found["evidence"])
+    return {k: found[k] for k in ("status", "reason", "detail", "evidence")}
+
+
+def _no_verdict(detail: str) -> dict[str, Any]:
+    return {"status": "error", "reason": "", "detail": detail, "evidence": {}}
 
 
 def base_image() -> str:
