@@ -19,7 +19,7 @@ from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage, get_model
 
 from codewalk.domains.proofs import ProofsDomain, acsl, read
-from codewalk.evals import smoke
+from codewalk.evals import proofs_agent, smoke
 from codewalk.records import Run, Task, task_id
 from codewalk.report import grade_report
 from codewalk.store import open_store
@@ -207,3 +207,24 @@ def test_grade_report_gives_the_agents_solve_rate_beside_the_one_call_tasks(proo
     assert (rows[one_call.eval.eval_id]["scaffold"], rows[one_call.eval.eval_id]["solve_rate"]) == ("", 0.0)
     code, out, _ = cw(capsys, "--store", str(proofs_store), "grade", "report", "--domain", "proofs")
     assert code == 0 and "proofs_agent" in out and "scaffold" in out
+
+
+def test_the_program_is_taken_from_a_fenced_block_when_the_model_adds_prose():
+    assert proofs_agent.program("```c\nint x;\n```") == "int x;\n"
+    assert proofs_agent.program("Here it is:\n```c\nint x;\nint y;\n```\nand a note ```a```") == "int x;\nint y;\n"
+    assert proofs_agent.program("int x;") == "int x;"
+
+
+def test_a_goal_is_placed_by_its_label_its_kind_or_its_call():
+    text = ("/*@\n  requires n > 0;\n  assigns a[0..n-1];\n  ensures done: P(a);\n*/\nvoid f1_fill(int* a, int n)\n{\n"
+            "  /*@ loop invariant bound: 0 <= i <= n; */\n  for (;;) {}\n}\nvoid chain_driver(int* a, int n)\n{\n"
+            "  L1: f1_fill(a, n);\n}\n")
+    functions = ["f1_fill", "chain_driver"]
+    assert proofs_agent.where_in("f1_fill_ensures_done", functions, text) == "ensures, line 4: ensures done: P(a);"
+    assert proofs_agent.where_in("f1_fill_loop_invariant_bound_preserved", functions, text) == \
+        "loop invariant, line 8: /*@ loop invariant bound: 0 <= i <= n; */"
+    assert proofs_agent.where_in("f1_fill_assigns_part2", functions, text) == "assigns, line 3: assigns a[0..n-1];"
+    assert proofs_agent.where_in("chain_driver:f1_fill_requires", functions, text) == \
+        "a precondition of this call, line 13: L1: f1_fill(a, n);"
+    assert proofs_agent.where_in("f1_fill_assert_rte_mem_access", functions, text) == \
+        "a run-time error check (rte) of f1_fill() (lines 1-10)"

@@ -107,6 +107,9 @@ def proofs_agent(store: str | None = None, export: str | None = None, level: int
     if warning:
         log.warning(warning)
     tasks = _tasks("proofs", store, export, level)
+    if where.containers and (verus := [t.id for t in tasks if t.verifier.get("backend") != "acsl"]):
+        raise UsageError(f"runtime=docker verifies ACSL tasks only (its image has Frama-C, not Verus): "
+                         f"{len(verus)} Verus task(s), first {verus[0]}; use runtime=local where Verus is installed")
     samples = [Sample(id=t.id, input=GENERATION.format(language=_language(t), program=t.prompt),
                       target=t.reference, metadata={"level": t.level, "atoms": list(t.atoms)}) for t in tasks]
     record = export is None or store is not None
@@ -231,7 +234,8 @@ def where_in(goal: str, functions: list[str], candidate: str) -> str:
     else:
         rest = goal[len(name) + 1:]
         kind = next((k for k in _KIND_WORDS if rest == k or rest.startswith(k + "_")), "")
-        label = [w for w in rest[len(kind):].strip("_").split("_") if w and not w.isdigit() and w not in _SUFFIXES]
+        label = [w for w in rest[len(kind):].strip("_").split("_")
+                 if w and not w.isdigit() and w not in _SUFFIXES and not re.fullmatch(r"part\d+", w)]
         at = None
         if kind and label and label[0] != "rte":  # a labelled clause: `loop invariant bound: ...`
             pattern = re.compile(rf"\b{re.escape(_KIND_WORDS[kind])}\s+{re.escape('_'.join(label))}\s*:")
