@@ -18,7 +18,8 @@ ends when a candidate verifies, after the last repair round, or at `time_limit` 
 at the time limit is a failure (App. B.2: timeouts count as failures), with the limit recorded.
 
 Scoring: the final candidate (the last one verified) is graded by V_G again on the host, in a fresh sandbox,
-as `cw grade` grades a prediction, and stored as `(:Grade)-[:OF]->(:Task)` with run `proofs_agent-<eval id>`
+as `cw grade` grades a prediction (a verdict the loop computed on this host comes from the domain's verdict
+cache, as in `cw grade`; one from a container is never reused), and stored as `(:Grade)-[:OF]->(:Task)` with run `proofs_agent-<eval id>`
 (the prefix tells `cw grade report` the scaffold's runs from the one-call task's). The score's metadata
 holds the trajectory: each round's phase, tokens, verdict, reason code and the message the model was shown.
 
