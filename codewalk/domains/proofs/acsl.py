@@ -656,6 +656,7 @@ class WPRun:
     message: str = ""  # why it is not well formed
     seconds: float = 0.0
     cached: bool = False
+    statuses: dict[str, str] = field(default_factory=dict)  # unproved goal -> each prover's status ("Z3:4.8.12 unknown 1")
 
     @property
     def proved(self) -> bool:
@@ -663,6 +664,7 @@ class WPRun:
 
     def summary(self) -> dict[str, Any]:
         return {"goals": self.total, "proved": self.valid, "unproved": self.failed[:20],
+                "status": {g: self.statuses[g] for g in self.failed[:20] if g in self.statuses},
                 "seconds": round(self.seconds, 2), "cached": self.cached}
 
 
@@ -706,6 +708,7 @@ def _run(text: str, command: list[str], spec: dict[str, Any]) -> WPRun:
         data = json.loads(report.read_text())
     total = valid = 0
     failed, names = [], []
+    statuses: dict[str, str] = {}
     for function, goals in data.get("wp:functions", {}).items():
         for goal, stats in goals.items():
             if goal == "wp:section":
@@ -717,10 +720,24 @@ def _run(text: str, command: list[str], spec: dict[str, Any]) -> WPRun:
             names.append(goal if goal.startswith(function) else f"{function}:{goal}")
             if main.get("valid", 0) < main.get("total", 0):
                 failed.append(names[-1])
+                statuses[names[-1]] = _prover_status(stats)
     expected = {f for f in spec["functions"]}
     if total == 0 or not expected & set(data.get("wp:functions", {})):
         raise InfraError(f"frama-c reported no goals for {sorted(expected)}")
-    return WPRun(True, total, valid, sorted(failed), sorted(names), seconds=done.duration)
+    return WPRun(True, total, valid, sorted(failed), sorted(names), seconds=done.duration, statuses=statuses)
+
+
+def _prover_status(stats: dict[str, Any]) -> str:
+    """What each prover said of an unproved goal, from its report entry: "Z3:4.8.12 unknown 1; CVC5:1.0.3
+    timeout 1" (the counts of its split parts that were not valid)."""
+    said = []
+    for prover, counts in sorted(stats.items()):
+        if prover == "wp:main" or not isinstance(counts, dict):
+            continue
+        bad = [f"{k} {v}" for k, v in sorted(counts.items()) if k not in ("total", "valid", "rank")]
+        if bad:
+            said.append(f"{prover} {', '.join(bad)}")
+    return "; ".join(said) or "not proved"
 
 
 # A kernel message placed in a file (`[kernel] AllSomeNot.acsl:3:`, `[kernel:annot-error] task.c:22:`): parsing
