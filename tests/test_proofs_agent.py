@@ -129,6 +129,7 @@ def test_a_failing_first_candidate_fixed_in_the_next_round_scores_1_after_two_ve
     line = next(k for k, text in enumerate(_without_invariant(_task(proofs_store)).splitlines(), 1)
                 if "ensures    constant" in text)
     assert re.search(rf"f1_fill_ensures_constant: ensures, line {line}: ensures +constant", shown), shown
+    assert re.search(r"ensures_constant: .*\[(\S+ (unknown|timeout|failed) \d+(; )?)+\]", shown), shown  # the provers' word
 
 
 def seen_calls(messages: list[ChatMessage]) -> list[ChatMessage]:

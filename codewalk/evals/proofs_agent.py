@@ -199,11 +199,12 @@ def _wp_messages(verdict: Verdict, wp: dict[str, Any], composite: Composite, can
     if verdict.reason:  # failed for a reason of its own (a goal of the task missing, \\false derivable)
         lines[0] += f" Not accepted ({verdict.reason}): {verdict.detail}"
     unproved = list(wp.get("unproved", []))
+    status = wp.get("status") or {}  # each prover's word on a goal, where the run recorded it
     if unproved:
-        lines.append(f"Goals not proved (status: unknown or timeout with {provers}, "
-                     f"{acsl.WP_STEPS:,} steps per goal):")
+        lines.append(f"Goals not proved by {provers} ({acsl.WP_STEPS:,} steps per goal and prover):")
         functions = list(composite.verifier.get("functions", []))
-        lines += [f"- {goal}: {where_in(goal, functions, candidate)}" for goal in unproved]
+        lines += [f"- {goal}: {where_in(goal, functions, candidate)}"
+                  f" [{status.get(goal, 'unknown or timeout')}]" for goal in unproved]
     if missing := verdict.evidence.get("missing"):
         lines.append("Goals the task asks for that the run did not have (a postcondition or a loop variant "
                      "is missing):")
