@@ -632,8 +632,8 @@ def grade_report(
     def pct(x: float | None) -> str:
         return "" if x is None else f"{x:.1%}"
 
-    rows = [{"run": r.run, "model": r.model, "scaffold": r.scaffold or "-", "level": r.level, "graded": r.graded, "passed": r.passed,
-             "failed": r.failed, "errors": r.errors, "solved": pct(r.solve_rate), "p^N": pct(r.baseline),
+    rows = [{"run": r.run, "model": r.model, "scaffold": r.scaffold or "-", "level": r.level, "graded": r.graded,
+             "passed": r.passed, "failed": r.failed, "errors": r.errors, "solved": pct(r.solve_rate), "p^N": pct(r.baseline),
              "interference": "" if r.covered_failures is None else f"{r.interference}/{r.covered_failures}",
              "share": pct(r.interference_share)} for r in report.rows]
     out.print(table(f"Domain {report.domain}: solve rate by level, the p^N baseline (p: the run's N = 1 rate) "
@@ -655,7 +655,8 @@ def _per_attempt(ctx: typer.Context, domain: str, run: str, k: int, as_json: boo
     pct = (lambda x: "" if x is None else f"{x:.1%}")
     out.print(table(f"Domain {domain}: per-attempt success by model and level (errors: no verdict, left out), "
                     "and pass@k over each task's attempts",
-                    [{"model": r.model, "level": r.level, "tasks": r.tasks, "attempts": r.attempts,
+                    [{"model": r.model, "scaffold": r.scaffold or "-", "level": r.level, "tasks": r.tasks,
+                      "attempts": r.attempts,
                       "passed": r.passed, "failed": r.failed, "errors": r.errors,
                       "per attempt": pct(r.per_attempt), "k": r.k, "pass@k": pct(r.pass_at_k)} for r in rows]))
 

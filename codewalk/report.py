@@ -133,6 +133,7 @@ class AttemptRow:
     per_attempt: float | None  # passed / (passed + failed): App. C's per-attempt success
     k: int  # pass@k's k: the fewest verdicts any of these tasks has (unless asked for)
     pass_at_k: float | None  # mean over tasks with n >= k verdicts of 1 - C(n - c, k) / C(n, k)
+    scaffold: str = ""  # the agent scaffold of these attempts (AGENT_RUNS): a model's agent runs are kept apart
 
 
 def per_attempt_report(store: GraphStore, domain: str, run: str = "", k: int = 0) -> list[AttemptRow]:
@@ -150,11 +151,11 @@ def per_attempt_report(store: GraphStore, domain: str, run: str = "", k: int = 0
 
 def per_attempt(grades: list[dict[str, Any]], k: int = 0) -> list[AttemptRow]:
     """The per-attempt rows from grade rows {model, task, level, status}."""
-    groups: dict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
+    groups: dict[tuple[str, str, int], list[dict[str, Any]]] = defaultdict(list)
     for g in grades:
-        groups[(g["model"] or "", g["level"])].append(g)
+        groups[(g["model"] or "", scaffold(g.get("run") or ""), g["level"])].append(g)
     rows = []
-    for (model, level), at in sorted(groups.items()):
+    for (model, made_by, level), at in sorted(groups.items()):
         tally: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # task -> [verdicts, passed]
         for g in at:
             if g["status"] != "error":
@@ -167,7 +168,7 @@ def per_attempt(grades: list[dict[str, Any]], k: int = 0) -> list[AttemptRow]:
         rows.append(AttemptRow(
             model, level, len(tally), len(at), passed, failed, len(at) - passed - failed,
             _round(passed / (passed + failed)) if passed + failed else None, size,
-            _round(sum(pass_at_k(n, c, size) for n, c in counted) / len(counted)) if counted else None))
+            _round(sum(pass_at_k(n, c, size) for n, c in counted) / len(counted)) if counted else None, made_by))
     return rows
 
 

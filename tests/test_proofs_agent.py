@@ -208,6 +208,10 @@ def test_grade_report_gives_the_agents_solve_rate_beside_the_one_call_tasks(proo
     assert (rows[one_call.eval.eval_id]["scaffold"], rows[one_call.eval.eval_id]["solve_rate"]) == ("", 0.0)
     code, out, _ = cw(capsys, "--store", str(proofs_store), "grade", "report", "--domain", "proofs")
     assert code == 0 and "proofs_agent" in out and "scaffold" in out
+    code, out, _ = cw(capsys, "--store", str(proofs_store), "grade", "report", "--domain", "proofs", "--per-attempt",
+                      "--run", agent_log.eval.eval_id, "--json")  # the agent's attempts, found by their eval id
+    assert code == 0, out
+    assert [(r["scaffold"], r["attempts"], r["passed"]) for r in json.loads(out)] == [("proofs_agent", 1, 1)]
 
 
 def test_the_program_is_taken_from_a_fenced_block_when_the_model_adds_prose():

@@ -19,7 +19,8 @@ at the time limit is a failure (App. B.2: timeouts count as failures), with the 
 
 Scoring: the final candidate (the last one verified) is graded by V_G again on the host, in a fresh sandbox,
 as `cw grade` grades a prediction (a verdict the loop computed on this host comes from the domain's verdict
-cache, as in `cw grade`; one from a container is never reused), and stored as `(:Grade)-[:OF]->(:Task)` with run `proofs_agent-<eval id>`
+cache, as in `cw grade`; one from a container is never reused), and stored as `(:Grade)-[:OF]->(:Task)` with run
+`proofs_agent-<eval id>` (epoch k > 1: `.k` after it) and the eval id and epoch apart
 (the prefix tells `cw grade report` the scaffold's runs from the one-call task's). The score's metadata
 holds the trajectory: each round's phase, tokens, verdict, reason code and the message the model was shown.
 
@@ -353,13 +354,14 @@ def proofs_verifier(tasks: list[CodewalkTask], store: str | None, record: bool, 
             async with concurrency("codewalk-proofs-verifier", workers):
                 verdict = await anyio.to_thread.run_sync(grade_here, Composite(t.prompt, t.reference, t.verifier),
                                                          final)
-        run = RUN_PREFIX + (_eval_id() or fallback_run)
-        run = run if state.epoch == 1 else f"{run}.{state.epoch}"
+        eval_id = _eval_id() or fallback_run
+        run = RUN_PREFIX + (eval_id if state.epoch == 1 else f"{eval_id}.{state.epoch}")
         if record:
-            await grades.write(grade_row(run, str(state.model), t, final, verdict.graded))
+            await grades.write(grade_row(run, str(state.model), t, final, verdict.graded,
+                                         eval=eval_id, epoch=state.epoch))
         tokens = sum((r["tokens"] or {}).get("total", 0) for r in rounds)
         metadata = {"status": verdict.status, "reason": verdict.reason, "ended": ended, "run": run,
-                    "grade": grade_id(run, t.id) if record else None, "verifier_calls": len(rounds),
+                    "eval": eval_id, "epoch": state.epoch, "grade": grade_id(run, t.id) if record else None, "verifier_calls": len(rounds),
                     "repair_rounds": sum(r["phase"] == "repair" for r in rounds), "tokens": tokens,
                     "trajectory": rounds, "evidence": json.loads(json.dumps(verdict.evidence, default=str))}
         if verdict.status == "error":  # no verdict: kept in the log, left out of every metric (as cw grade does)
