@@ -156,7 +156,7 @@ def test_new_code_outside_the_allow_list_is_refused_with_its_rule_and_line(sourc
     "class F:\n    def __setattr__(self, k, v):\n        object.__setattr__(self, k, v)\n",
     "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from _typeshed import SupportsWrite\n    import six\n",
     "import pkg.compat\nv = pkg.compat.sys.version_info\n",
-    "def f(obj, inst):\n    object.__setattr__(inst, 'x', obj.__dict__)\n",
+    "class A:\n    def f(self, inst):\n        object.__setattr__(inst, 'x', self.__dict__)\n",
     "from html.entities import name2codepoint\n",
     "class V:\n    def visit(self, n):\n        setattr(self, n, vars(self).get(n))\n        return getattr(self, 'visit_' + n)()\n",
     "import dataclasses\n\n\n@dataclasses.dataclass(frozen=True)\nclass P:\n    x: int = 0\n\n"

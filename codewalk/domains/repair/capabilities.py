@@ -282,7 +282,7 @@ PROTOCOL = {
     "__getstate__", "__setstate__", "__sizeof__", "__dir__", "__instancecheck__", "__subclasscheck__",
     "__class_getitem__", "__post_init__", "__attrs_post_init__", "__await__", "__package__", "__unicode__",
     "__nonzero__", "__div__", "__bases__", "__mro__", "__version_info__", "__annotations__", "__func__",
-    "__self__", "__getattribute__", "__html__", "__signature__",
+    "__getattribute__", "__html__", "__signature__",  # not __self__: a builtin function's is its module
     # plain data of enums, generics and weak-referenceable instances
     "__members__", "__origin__", "__args__", "__parameters__", "__weakref__",
 }
@@ -452,6 +452,7 @@ class _Index:
         self.docstrings: set[int] = set()
         self.imports: list[ast.Import | ast.ImportFrom] = []
         names: set[str] = set()
+        classes: set[str] = set()
         self.stores: set[str] = set()  # names bound other than by import (a local `t` beside `import typing as t`)
         stack: list[ast.AST] = [tree]
         while stack:
@@ -464,6 +465,8 @@ class _Index:
                 self.imports.append(node)
             elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 names.add(node.name)
+                if isinstance(node, ast.ClassDef):
+                    classes.add(node.name)
             elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 names.add(node.id)
                 self.stores.add(node.id)
@@ -487,6 +490,7 @@ class _Index:
                 self.docstrings.add(id(node.body[0].value))
         self.imports.sort(key=lambda n: (n.lineno, n.col_offset))
         self.defined = frozenset(names)
+        self.classes = frozenset(classes)  # the classes the module defines (a class statement)
 
 
 def _module(name: str) -> types.ModuleType | None:
@@ -512,7 +516,7 @@ class _Reader(ast.NodeVisitor):
         self.names: dict[str, str] = {}  # local name -> the module or module attribute it was imported as
         self.found: list[Finding] = []
         self.parent, self.docstrings = index.parent, index.docstrings
-        self.imports, self.stores = index.imports, index.stores
+        self.imports, self.stores, self.classes = index.imports, index.stores, index.classes
         self.scopes: dict[int, frozenset[str]] = {}  # a function's local names (_locals)
 
     def read(self, tree: ast.Module) -> list[Finding]:
@@ -748,9 +752,10 @@ class _Reader(ast.NodeVisitor):
             isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == "super")
         if isinstance(node.ctx, ast.Store | ast.Del) and node.attr in OUTSIDE:
             self.add(Rule.REFLECTION, f"sets {node.attr} from outside a class body", node)
-        # obj.__dict__ on a variable of the code's own (a module is caught as a chain; a builtin such as
-        # type.__dict__, or type(x).__dict__, reaches what the rules refuse by name)
-        plain = isinstance(inner, ast.Name) and inner.id not in BUILTIN_NAMES or root_own
+        # obj.__dict__ only on the object at hand or a class this code defines: a variable may hold any class
+        # (`t = type`, `t = len.__class__`), whose dict hands out __subclasses__ and the descriptor of a builtin's
+        # __self__ (the builtins module) by a computed key
+        plain = self._own_class(inner) or root_own
         for k, a in enumerate(reversed(chain)):
             self._attr_name(a.attr, node, receiver_own=(root_own or plain and a.attr == "__dict__") and k == 0)
         self.visit(inner)
@@ -784,15 +789,13 @@ class _Reader(ast.NodeVisitor):
           judged as the attribute it spells (frames and code, dunders, private names, and for a write the
           dunders that change what an instance compares equal to);
         - with a computed name only on the object at hand (getattr(self, "visit_" + kind), setattr(self, k, v));
-        - vars(x) of a plain variable: x.__dict__, which the rules allow on a plain variable (not on a module,
-          a builtin or anything reached through them)."""
+        - vars(x) of self, cls or a class the changed modules define: x.__dict__, which the rules allow there."""
         call = self.parent.get(id(node))
         if not isinstance(call, ast.Call) or call.func is not node:
             return False
         if node.id == "vars" and len(call.args) == 1 and not call.keywords:
             arg = call.args[0]
-            return isinstance(arg, ast.Name) and (arg.id == "self" or arg.id not in BUILTIN_NAMES
-                                                  and arg.id not in self.names)
+            return isinstance(arg, ast.Name) and (arg.id in SELVES or self._own_class(arg))
         if node.id not in ("getattr", "setattr", "delattr") or len(call.args) < 2:
             return False
         first, name = call.args[0], call.args[1]
@@ -811,12 +814,17 @@ class _Reader(ast.NodeVisitor):
         """getattr/setattr/delattr(obj, attr) judged as obj.attr (visit_Attribute's rules for one attribute)."""
         own = isinstance(obj, ast.Name) and obj.id in SELVES or isinstance(obj, ast.Call) \
             and isinstance(obj.func, ast.Name) and obj.func.id == "super"
-        plain = isinstance(obj, ast.Name) and obj.id not in BUILTIN_NAMES and obj.id not in self.names
+        plain = self._own_class(obj)
         start = len(self.found)
         if how != "getattr" and attr in OUTSIDE:
             self.add(Rule.REFLECTION, f"sets {attr} from outside a class body", call)
         self._attr_name(attr, call, receiver_own=own or plain and attr == "__dict__")
         self.found[start:] = [f._replace(what=f"uses {how} with {attr!r}: {f.what}") for f in self.found[start:]]
+
+    def _own_class(self, node: ast.AST) -> bool:
+        """Whether node names a class the changed modules define (and nothing else of that name is bound)."""
+        return isinstance(node, ast.Name) and node.id in self.classes and node.id not in self.names \
+            and not self._bound_locally(node)
 
     def _bound_locally(self, node: ast.Name) -> bool:
         """Whether node's name is bound in an enclosing function (a parameter, an assignment, a def), other
@@ -860,8 +868,16 @@ class _Reader(ast.NodeVisitor):
         if isinstance(func, ast.Attribute) and func.attr in ("__setattr__", "__delattr__") and len(node.args) >= 2 \
                 and not (isinstance(node.args[0], ast.Name) and node.args[0].id == "self"):
             key = node.args[1]  # object.__setattr__(inst, "x", v) is an assignment; a computed or dunder name is not
-            if not (isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value not in OUTSIDE
-                    and not key.value.startswith("__")):
+            name = key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
+            # object's own __setattr__ refuses a class ("can't apply this __setattr__ to type object"): it only
+            # writes an instance's attributes, which give no behaviour (dunders are looked up on the type);
+            # __class__ and the like stay refused, and assigning __class__ is audited at run time
+            if isinstance(func.value, ast.Name) and func.value.id == "object" and "object" not in self.stores \
+                    and "object" not in self.names:
+                refused = name in OUTSIDE or name in CODE_DUNDERS
+            else:
+                refused = name is None or name in OUTSIDE or name.startswith("__")
+            if refused:
                 self.add(Rule.REFLECTION, f"calls {func.attr} on an object other than self with a computed or "
                          "dunder name", node)
         if isinstance(func, ast.Name) and func.id == "type" and len(node.args) == 3 and "type" not in self.names \
