@@ -259,7 +259,8 @@ ContentTooShortError
 # standard library's and the runner's (`__pytest_wrapped__`), whose objects define such dunders themselves.
 OUTSIDE_PREFIXES = frozenset(sys.stdlib_module_names) | frozenset(sys.builtin_module_names) | {
     "pytest", "_pytest", "pluggy", "py", "mro", "class", "init", "set", "reduce", "array", "length", "dataclass",
-    "test", "tests", "testing", "conftest", "setup", "docs", "getattr", "setattr", "slot", "slots", "weak", "type"}
+    "test", "tests", "testing", "conftest", "setup", "docs", "getattr", "setattr", "slot", "slots", "weak", "type",
+    "cause", "context", "suppress", "abstract", "obj", "path", "prepare", "orig", "text", "get", "sub", "all"}
 # Names of one module object under several names: os.path is posixpath (or ntpath).
 ALIASES = {"os.path": "posixpath"}
 # The module-level dunders a module may read of any module: plain strings.
@@ -512,7 +513,7 @@ class _Reader(ast.NodeVisitor):
     def __init__(self, path: str, own: frozenset[str], tests: frozenset[str], defined: frozenset[str],
                  index: _Index, absent: frozenset[str] = frozenset(), added: frozenset[str] = frozenset()):
         self.path, self.own, self.tests, self.defined, self.absent = path, own, tests, defined, absent
-        self.prefixes = frozenset(t for t in own - added if len(t) > 3 and t not in OUTSIDE_PREFIXES)
+        self.prefixes = frozenset(t for t in own - added if len(t) > 2 and t not in OUTSIDE_PREFIXES)
         self.names: dict[str, str] = {}  # local name -> the module or module attribute it was imported as
         self.found: list[Finding] = []
         self.parent, self.docstrings = index.parent, index.docstrings
