@@ -382,7 +382,7 @@ def test_hasattr_answers_a_bool_so_only_frame_and_code_names_are_refused():
 def test_a_builtin_or_module_name_bound_in_the_function_is_that_variable():
     assert found("def f(locals=None):\n    return {} if locals is None else locals\n") == []
     assert found("def f(*args):\n    vars = dict(*args)\n    return vars\n") == []
-    assert found("import enum\n\n\ndef f(enum):\n    return list(enum.__members__)\n") == []
+    assert found("import typing as t\n\n\ndef f(ts):\n    return [t for t in ts]\n") == []
     assert found("import warnings\ndel warnings\n") == []  # unbinding a name uses nothing
     # the builtin itself, at module level, in a class body, or declared global, stays refused
     assert codes("v = vars()\n") == {"reflection"}
@@ -390,6 +390,12 @@ def test_a_builtin_or_module_name_bound_in_the_function_is_that_variable():
     assert codes("def f():\n    global vars\n    return vars()\n") == {"reflection"}
     assert codes("def f(x):\n    return locals()\n") == {"reflection"}
     assert codes("import enum\n\n\ndef f(x):\n    return enum.__dict__\n") == {"reflection"}
+    # defaults, decorators and annotations run in the enclosing scope: there the name is the builtin or module
+    assert codes("def f(s, eval=eval):\n    return eval(s)\n") == {"dynamic_import"}
+    assert codes("@vars\ndef f(vars):\n    pass\n") == {"reflection"}
+    assert codes("import sys\n\n\ndef f(sys=sys):\n    x = sys\n    return x.modules\n") == {"reflection"}
+    # an attribute chain on an imported name stays a chain on the module, even where a parameter shadows it
+    assert codes("import sys\n\n\ndef f(sys):\n    return sys.modules\n") == {"import_not_allowed"}
 
 
 def test_a_dict_only_of_the_object_at_hand_or_a_class_defined_here():

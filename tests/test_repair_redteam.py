@@ -1222,6 +1222,12 @@ KINDS.update({
         "setattr with a computed name": eq_after_the_class(
             "for _cls in (_Same, _SameText):\n    setattr(_cls, '__e' + 'q__', lambda self, other: True)"),
     }),
+    "module_or_builtin_through_a_parameter_default": Kind("a", (REFLECTION, STATIC_IMPORT, DYNAMIC_IMPORT),
+                                                         "static rules passed on 4dde00a (module)", {
+        "sys as a default": at_import("import sys\n\n\ndef _modules(sys=sys):\n    table = sys\n"
+                                      "    return table.modules\n\n\n" + via_modules("_modules()")),
+        "exec as a default": at_import(f"def _run(text, exec=exec):\n    exec(text)\n\n\n_run({ONE_LINE!r})"),
+    }),
     "six_moves_reaches_builtins": Kind("a", (STATIC_IMPORT,), "refused on 4dde00a too (six not allowed at all)", {
         "from six.moves import builtins": at_import("from six.moves import builtins\n\n" + via_class(
             f"builtins.__dict__['__imp' + 'ort__']({REPORTS!r}).reports.TestReport")),

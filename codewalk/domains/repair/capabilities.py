@@ -285,7 +285,7 @@ PROTOCOL = {
     "__nonzero__", "__div__", "__bases__", "__mro__", "__version_info__", "__annotations__", "__func__",
     "__getattribute__", "__html__", "__signature__",  # not __self__: a builtin function's is its module
     # plain data of enums, generics and weak-referenceable instances
-    "__members__", "__origin__", "__args__", "__parameters__", "__weakref__",
+    "__members__", "__origin__", "__args__", "__parameters__", "__weakref__", "__forward_arg__",
 }
 # namedtuple's documented API, underscored only to keep clear of field names; the runner defines none of them.
 NAMEDTUPLE = {"_make", "_replace", "_asdict", "_fields", "_field_defaults"}
@@ -454,7 +454,8 @@ class _Index:
         self.imports: list[ast.Import | ast.ImportFrom] = []
         names: set[str] = set()
         classes: set[str] = set()
-        self.stores: set[str] = set()  # names bound other than by import (a local `t` beside `import typing as t`)
+        self.stores: set[str] = set()
+        self.store_nodes: list[ast.Name] = []  # names bound other than by import (a local `t` beside `import typing as t`)
         stack: list[ast.AST] = [tree]
         while stack:
             node = stack.pop()
@@ -471,6 +472,7 @@ class _Index:
             elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 names.add(node.id)
                 self.stores.add(node.id)
+                self.store_nodes.append(node)
             elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
                 names.add(node.attr)
             elif isinstance(node, ast.arg):
@@ -519,6 +521,8 @@ class _Reader(ast.NodeVisitor):
         self.parent, self.docstrings = index.parent, index.docstrings
         self.imports, self.stores, self.classes = index.imports, index.stores, index.classes
         self.scopes: dict[int, frozenset[str]] = {}  # a function's local names (_locals)
+        self.store_nodes = index.store_nodes
+        self.outer: frozenset[str] | None = None  # _outer_stores, once
 
     def read(self, tree: ast.Module) -> list[Finding]:
         for node in self.imports:  # imports first: a name may be used above a function-level import
@@ -728,7 +732,7 @@ class _Reader(ast.NodeVisitor):
         while isinstance(node, ast.Attribute):
             attrs.append(node.attr)
             node = node.value
-        if isinstance(node, ast.Name) and node.id in self.names and not self._bound_locally(node):
+        if isinstance(node, ast.Name) and node.id in self.names:
             return [*self.names[node.id].split("."), *reversed(attrs)], node
         return None
 
@@ -766,8 +770,9 @@ class _Reader(ast.NodeVisitor):
             return  # unbinding a name uses nothing; a function's own variable is neither a module nor a builtin
         if node.id in self.names:
             up = self.parent.get(id(node))
-            if isinstance(up, ast.Attribute) or node.id in self.stores:
-                return  # judged as the chain; or a local variable of the same name as the import
+            if isinstance(up, ast.Attribute) or not isinstance(node.ctx, ast.Load) \
+                    or node.id in self._outer_stores():
+                return  # judged as the chain; a binding; or a name the module rebinds (`json = None`)
             if isinstance(up, ast.Call) and up.args and up.args[0] is node and isinstance(up.func, ast.Name) \
                     and up.func.id in ("getattr", "hasattr") and len(up.args) >= 2 \
                     and isinstance(up.args[1], ast.Constant) and isinstance(up.args[1].value, str):
@@ -822,6 +827,23 @@ class _Reader(ast.NodeVisitor):
         self._attr_name(attr, call, receiver_own=own or plain and attr == "__dict__")
         self.found[start:] = [f._replace(what=f"uses {how} with {attr!r}: {f.what}") for f in self.found[start:]]
 
+    def _outer_stores(self) -> frozenset[str]:
+        """Names bound other than by import outside any function (module or class level): there a name of an
+        import may be rebound (`except ImportError: json = None`). A parameter is not one: its default runs
+        in the enclosing scope (`def f(sys=sys)` passes the module)."""
+        if self.outer is None:
+            found: set[str] = set()
+            for n in self.store_nodes:
+                up = self.parent.get(id(n))
+                while up is not None and not isinstance(up, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+                                                            | ast.ListComp | ast.SetComp | ast.DictComp
+                                                            | ast.GeneratorExp):
+                    up = self.parent.get(id(up))
+                if up is None:
+                    found.add(n.id)
+            self.outer = frozenset(found)
+        return self.outer
+
     def _own_class(self, node: ast.AST) -> bool:
         """Whether node names a class the changed modules define (and nothing else of that name is bound)."""
         return isinstance(node, ast.Name) and node.id in self.classes and node.id not in self.names \
@@ -831,12 +853,21 @@ class _Reader(ast.NodeVisitor):
         """Whether node's name is bound in an enclosing function (a parameter, an assignment, a def), other
         than by an import or a global/nonlocal declaration: then it is that local variable, never a builtin
         or a module of the same name (Python resolves such a name in the function, wherever it is read)."""
+        child: ast.AST = node
         up = self.parent.get(id(node))
         while up is not None:
-            if isinstance(up, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
-                if node.id in self._locals(up):
+            # only from inside the body: defaults, decorators and annotations run in the enclosing scope
+            if isinstance(up, ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
+                # a comprehension's targets, seen from all but its first iterable (run in the enclosing scope)
+                if child is not up.generators[0].iter and any(
+                        isinstance(t, ast.Name) and t.id == node.id
+                        for g in up.generators for t in ast.walk(g.target)):
                     return True
-            up = self.parent.get(id(up))
+            inside = child is up.body if isinstance(up, ast.Lambda) else \
+                isinstance(up, ast.FunctionDef | ast.AsyncFunctionDef) and any(child is b for b in up.body)
+            if inside and node.id in self._locals(up):  # type: ignore[arg-type]
+                return True
+            child, up = up, self.parent.get(id(up))
         return False
 
     def _locals(self, scope: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> frozenset[str]:
