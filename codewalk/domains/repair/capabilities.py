@@ -15,7 +15,8 @@ harmless, and anything else is refused with the rule it breaks (rules.Rule):
   `gi_frame`, ...), the same names as string constants or keywords, getattr/setattr/delattr/vars/globals/
   locals/eval/exec/compile/__import__/breakpoint, three-argument type(), a module object used as a value,
   writing an attribute of a module that is not the repository's, a dunder borrowed from another object
-  in a class body (`__eq__ = str.__eq__`).
+  in a class body (`__eq__ = str.__eq__`). Plain code spelled otherwise is judged as that code: a constant
+  name in getattr/setattr/delattr as the attribute it spells, hasattr's name as a string (it answers a bool).
 - format_path: a string constant whose format fields walk attributes or indexes (`"{0.__globals__}"`,
   `"{x[k]}"`), used with str.format/format_map or anywhere in the new code. An f-string is code: its
   fields are AST nodes, judged by the rules above like any other expression.
