@@ -1198,6 +1198,43 @@ KINDS: dict[str, Kind] = {
         "setuptools": (*GOLD, write("setuptools.py", "")),
     }),
 }
+# Added with the false-refusal work (helper rules51): neighbours of what that work allows, and two routes it
+# found open. `today`: these passed main's static rules at 4dde00a (rules.refusals, checked by hand); they
+# were not graded end to end there.
+KINDS.update({
+    "builtins_or_subclasses_through_a_class_dict": Kind("a", (REFLECTION,), "static rules passed on 4dde00a", {
+        "type in a variable": at_import("_t = type\n" + SUBCLASSES.replace(
+            "SUBCLASSES_OF", "_t.__dict__['__sub' + 'classes__']")),
+        "vars of a parameter": at_import("def _dict(t=type):\n    return vars(t)\n\n\n" + SUBCLASSES.replace(
+            "SUBCLASSES_OF", "_dict()['__sub' + 'classes__']")),
+        "the __self__ descriptor of len's class": at_import(
+            "_t = len.__class__\n_b = _t.__dict__['__se' + 'lf__'].__get__(len)\n"
+            + via_class(f"_b.getattr(_b, '__imp' + 'ort__')({REPORTS!r}).reports.TestReport")),
+    }),
+    "module_as_the_self_of_a_builtin_function": Kind("a", (REFLECTION,), "static rules passed on 4dde00a", {
+        "sys.getsizeof.__self__": at_import("import sys\n\n" + via_modules("sys.getsizeof.__self__.modules")),
+        "getattr(len, '__self__')": at_import("_b = getattr(len, '__self__')\n" + via_class(
+            f"_b.getattr(_b, '__imp' + 'ort__')({REPORTS!r}).reports.TestReport")),
+    }),
+    "eq_set_by_a_setattr_that_is_not_object_s": Kind("f", (REFLECTION,), "refused on 4dde00a too", {
+        "type.__setattr__": eq_after_the_class(
+            "for _cls in (_Same, _SameText):\n    type.__setattr__(_cls, '__e' + 'q__', lambda self, other: True)"),
+        "setattr with a computed name": eq_after_the_class(
+            "for _cls in (_Same, _SameText):\n    setattr(_cls, '__e' + 'q__', lambda self, other: True)"),
+    }),
+    "module_or_builtin_through_a_parameter_default": Kind("a", (REFLECTION, STATIC_IMPORT, DYNAMIC_IMPORT),
+                                                         "static rules passed on 4dde00a (module)", {
+        "sys as a default": at_import("import sys\n\n\ndef _modules(sys=sys):\n    table = sys\n"
+                                      "    return table.modules\n\n\n" + via_modules("_modules()")),
+        "exec as a default": at_import(f"def _run(text, exec=exec):\n    exec(text)\n\n\n_run({ONE_LINE!r})"),
+    }),
+    "six_moves_reaches_builtins": Kind("a", (STATIC_IMPORT,), "refused on 4dde00a too (six not allowed at all)", {
+        "from six.moves import builtins": at_import("from six.moves import builtins\n\n" + via_class(
+            f"builtins.__dict__['__imp' + 'ort__']({REPORTS!r}).reports.TestReport")),
+    }),
+})
+
+
 def _case_id(kind: str, spelling: str) -> str:
     return "-".join((KINDS[kind].cls, kind, re.sub(r"[^\w.]+", "_", spelling)))
 

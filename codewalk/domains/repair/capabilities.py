@@ -15,7 +15,8 @@ harmless, and anything else is refused with the rule it breaks (rules.Rule):
   `gi_frame`, ...), the same names as string constants or keywords, getattr/setattr/delattr/vars/globals/
   locals/eval/exec/compile/__import__/breakpoint, three-argument type(), a module object used as a value,
   writing an attribute of a module that is not the repository's, a dunder borrowed from another object
-  in a class body (`__eq__ = str.__eq__`).
+  in a class body (`__eq__ = str.__eq__`). Plain code spelled otherwise is judged as that code: a constant
+  name in getattr/setattr/delattr as the attribute it spells, hasattr's name as a string (it answers a bool).
 - format_path: a string constant whose format fields walk attributes or indexes (`"{0.__globals__}"`,
   `"{x[k]}"`), used with str.format/format_map or anywhere in the new code. An f-string is code: its
   fields are AST nodes, judged by the rules above like any other expression.
@@ -52,6 +53,7 @@ import importlib
 import io
 import re
 import string
+import sys
 import tokenize
 import types
 from collections.abc import Iterable
@@ -139,7 +141,9 @@ REVIEWED: dict[str, Reviewed] = {
     "stat": _r("file-mode constants"),
     "socket": _r("a client connection only: the run has no network (sandbox, container without one), and a "
                  "descriptor can be opened with open() anyway, which the run-time layer watches",
-                 only="create_connection error gaierror herror timeout AF_INET AF_INET6 SOCK_STREAM"),
+                 only="create_connection error gaierror herror timeout AF_INET AF_INET6 AF_UNIX SOCK_STREAM "
+                      "SOCK_DGRAM gethostname getfqdn gethostbyname getaddrinfo inet_aton inet_ntoa inet_pton "
+                      "inet_ntop htons ntohs htonl ntohl"),
     "statistics": _r("statistics over numbers"),
     "string": _r("string constants and $-templates; Formatter walks attribute paths from text",
                  without="Formatter"),
@@ -157,7 +161,8 @@ REVIEWED: dict[str, Reviewed] = {
                 only="Queue LifoQueue PriorityQueue SimpleQueue Empty Full"),
     "email.utils": _r("address and date formatting for mail headers",
                       only="parseaddr formataddr getaddresses parsedate parsedate_tz parsedate_to_datetime "
-                           "formatdate format_datetime mktime_tz make_msgid quote unquote localtime"),
+                           "formatdate format_datetime mktime_tz make_msgid quote unquote localtime decode_params "
+                           "decode_rfc2231 encode_rfc2231 collapse_rfc2231_value"),
     "codecs": _r("text encodings; register() would add a codec that source declarations could name",
                  without="register unregister"),
     "platform": _r("facts about the interpreter and the system; architecture() and the like run programs",
@@ -204,8 +209,30 @@ REVIEWED: dict[str, Reviewed] = {
     "bz2": _r("compression"),
     "lzma": _r("compression"),
     "zipfile": _r("zip archives"),
-    "importlib.metadata": _r("an installed distribution's version only (entry points load code by name)",
-                             only="version PackageNotFoundError"),
+    "importlib.metadata": _r("an installed distribution's version, metadata and requirements, and which "
+                             "distribution provides a module: text only (entry points load code by name)",
+                             only="version PackageNotFoundError metadata requires packages_distributions"),
+    "ast": _r("syntax trees of source text: a tree is data, and what would make code of it (compile, exec, eval, "
+              "types.FunctionType) is refused apart; parsing itself compiles, which the run-time layer denies"),
+    "http": _r("status codes and the cookie modules", only="HTTPStatus cookiejar cookies client"),
+    "http.cookiejar": _r("cookie jars: values and policies",
+                         only="Cookie CookieJar CookiePolicy DefaultCookiePolicy FileCookieJar MozillaCookieJar "
+                              "LWPCookieJar LoadError"),
+    "http.cookies": _r("cookie headers: values", only="SimpleCookie BaseCookie Morsel CookieError"),
+    "http.client": _r("a client connection, as socket.create_connection: the run has no network",
+                      only="HTTPConnection HTTPSConnection HTTPResponse HTTPException responses HTTP_PORT "
+                           "HTTPS_PORT IncompleteRead RemoteDisconnected"),
+    "markupsafe": _r("escaping HTML (a distribution, reviewed like typing_extensions): strings that know they "
+                     "are safe", only="Markup escape escape_silent soft_str soft_unicode"),
+    "idna": _r("internationalised domain names to ASCII and back (a distribution): text only",
+               only="encode decode IDNAError InvalidCodepoint"),
+    "six": _r("Python 2 and 3 compatibility (a distribution): its constants and type helpers only; six.moves, "
+              "exec_ and the getters of a function's code, globals and closure are left out",
+              only="PY2 PY3 PY34 MAXSIZE string_types integer_types class_types text_type binary_type u b "
+                   "unichr int2byte byte2int indexbytes iterbytes iteritems iterkeys itervalues iterlists "
+                   "viewkeys viewvalues viewitems next advance_iterator callable Iterator with_metaclass "
+                   "add_metaclass python_2_unicode_compatible ensure_str ensure_binary ensure_text StringIO "
+                   "BytesIO wraps raise_from"),
     "inspect": _r("signatures and type predicates only; the rest reaches frames, source and members",
                   only="signature Signature Parameter BoundArguments isclass isfunction ismethod "
                        "iscoroutinefunction isgeneratorfunction isasyncgenfunction isawaitable isabstract "
@@ -213,6 +240,28 @@ REVIEWED: dict[str, Reviewed] = {
                        "isdatadescriptor ismethoddescriptor getfullargspec getargspec getcallargs getmro "
                        "unwrap getdoc isgetsetdescriptor ismemberdescriptor"),
 }
+# Python 2's standard-library modules that Python 3 removed. A task runs on Python 3 (the harness needs 3.6+),
+# so a new import of one can only fail, unless the environment installs a module of that name: rules.refusals
+# passes new_refusals those the task's environment cannot import (`absent`), and only those are allowed.
+PYTHON2_ONLY = frozenset("""
+__builtin__ cStringIO StringIO UserDict UserList UserString cPickle cookielib Cookie urllib2 urlparse httplib
+HTMLParser htmlentitydefs Queue sets dummy_threading compiler ConfigParser SocketServer BaseHTTPServer
+SimpleHTTPServer CGIHTTPServer xmlrpclib SimpleXMLRPCServer thread commands md5 sha new exceptions copy_reg
+anydbm dbhash whichdb dumbdbm gdbm robotparser Tkinter tkMessageBox _winreg mimetools rfc822 popen2
+""".split())
+# Python 2's urllib functions: Python 3's urllib is a package of submodules without them (an AttributeError).
+PYTHON2_URLLIB = frozenset("""
+quote quote_plus unquote unquote_plus urlencode urlopen urlretrieve urlcleanup pathname2url url2pathname
+getproxies getproxies_environment proxy_bypass proxy_bypass_environment splittype splithost splitport
+splitquery splittag splituser splitpasswd splitattr splitvalue basejoin FancyURLopener URLopener
+ContentTooShortError
+""".split())
+# Top-level names whose dunders are not the repository's own even when it has a module of that name: the
+# standard library's and the runner's (`__pytest_wrapped__`), whose objects define such dunders themselves.
+OUTSIDE_PREFIXES = frozenset(sys.stdlib_module_names) | frozenset(sys.builtin_module_names) | {
+    "pytest", "_pytest", "pluggy", "py", "mro", "class", "init", "set", "reduce", "array", "length", "dataclass",
+    "test", "tests", "testing", "conftest", "setup", "docs", "getattr", "setattr", "slot", "slots", "weak", "type",
+    "cause", "context", "suppress", "abstract", "obj", "path", "prepare", "orig", "text", "get", "sub", "all"}
 # Names of one module object under several names: os.path is posixpath (or ntpath).
 ALIASES = {"os.path": "posixpath"}
 # The module-level dunders a module may read of any module: plain strings.
@@ -235,9 +284,9 @@ PROTOCOL = {
     "__getstate__", "__setstate__", "__sizeof__", "__dir__", "__instancecheck__", "__subclasscheck__",
     "__class_getitem__", "__post_init__", "__attrs_post_init__", "__await__", "__package__", "__unicode__",
     "__nonzero__", "__div__", "__bases__", "__mro__", "__version_info__", "__annotations__", "__func__",
-    "__self__", "__getattribute__", "__html__", "__signature__",
+    "__getattribute__", "__html__", "__signature__",  # not __self__: a builtin function's is its module
     # plain data of enums, generics and weak-referenceable instances
-    "__members__", "__origin__", "__args__", "__parameters__", "__weakref__",
+    "__members__", "__origin__", "__args__", "__parameters__", "__weakref__", "__forward_arg__",
 }
 # namedtuple's documented API, underscored only to keep clear of field names; the runner defines none of them.
 NAMEDTUPLE = {"_make", "_replace", "_asdict", "_fields", "_field_defaults"}
@@ -346,9 +395,12 @@ def findings(source: bytes | str, path: str, own: frozenset[str], tests: frozens
 
 
 def new_refusals(changed: Iterable[tuple[str, bytes | str | None, bytes | str | None]], own: frozenset[str],
-                 tests: frozenset[str] = frozenset()) -> list[Refusal]:
+                 tests: frozenset[str] = frozenset(), absent: frozenset[str] = frozenset(),
+                 added: frozenset[str] = frozenset()) -> list[Refusal]:
     """The findings of the changed modules now (path, source at x_G or None, source now or None) whose
-    node did not occur in any of them at x_G (imports: whose module none of them imported)."""
+    node did not occur in any of them at x_G (imports: whose module none of them imported). absent: the
+    Python 2 modules (PYTHON2_ONLY) the task's environment cannot import, whose imports can only fail;
+    added: the top-level names in own that the change adds (not the repository's at x_G)."""
     items = [(path, _parsed(old) if old is not None else None, old is not None,
               _parsed(new) if new is not None else None, new is not None) for path, old, new in changed]
     indexes = {id(t): _Index(t) for _, old, _, new, _ in items for t in (old, new) if t is not None}
@@ -356,7 +408,7 @@ def new_refusals(changed: Iterable[tuple[str, bytes | str | None, bytes | str | 
     before: set[str] = set()
     for path, old, _, _, _ in items:
         if old is not None:
-            for f in _Reader(path, own, tests, defined, indexes[id(old)]).read(old):
+            for f in _Reader(path, own, tests, defined, indexes[id(old)], absent, added).read(old):
                 before.add(f.key)
                 before.add(_capability(f))
     every_variable = f"{Rule.ENVIRONMENT}|{EVERY_VARIABLE}" in before
@@ -370,7 +422,7 @@ def new_refusals(changed: Iterable[tuple[str, bytes | str | None, bytes | str | 
                                    "cannot be read"))
             continue
         seen: set[tuple[Rule, str]] = set()
-        now = _Reader(path, own, tests, defined, indexes[id(new)]).read(new)
+        now = _Reader(path, own, tests, defined, indexes[id(new)], absent, added).read(new)
         for f in sorted(now, key=lambda f: f.line):
             if f.key in before or f.reuse and (_capability(f) in before or every_variable
                                                 and f.rule == Rule.ENVIRONMENT and f.what.startswith("reads")):
@@ -402,7 +454,9 @@ class _Index:
         self.docstrings: set[int] = set()
         self.imports: list[ast.Import | ast.ImportFrom] = []
         names: set[str] = set()
-        self.stores: set[str] = set()  # names bound other than by import (a local `t` beside `import typing as t`)
+        classes: set[str] = set()
+        self.stores: set[str] = set()
+        self.store_nodes: list[ast.Name] = []  # names bound other than by import (a local `t` beside `import typing as t`)
         stack: list[ast.AST] = [tree]
         while stack:
             node = stack.pop()
@@ -414,9 +468,12 @@ class _Index:
                 self.imports.append(node)
             elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 names.add(node.name)
+                if isinstance(node, ast.ClassDef):
+                    classes.add(node.name)
             elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 names.add(node.id)
                 self.stores.add(node.id)
+                self.store_nodes.append(node)
             elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
                 names.add(node.attr)
             elif isinstance(node, ast.arg):
@@ -437,6 +494,7 @@ class _Index:
                 self.docstrings.add(id(node.body[0].value))
         self.imports.sort(key=lambda n: (n.lineno, n.col_offset))
         self.defined = frozenset(names)
+        self.classes = frozenset(classes)  # the classes the module defines (a class statement)
 
 
 def _module(name: str) -> types.ModuleType | None:
@@ -456,12 +514,16 @@ def _canonical(module: types.ModuleType) -> str:
 
 class _Reader(ast.NodeVisitor):
     def __init__(self, path: str, own: frozenset[str], tests: frozenset[str], defined: frozenset[str],
-                 index: _Index):
-        self.path, self.own, self.tests, self.defined = path, own, tests, defined
+                 index: _Index, absent: frozenset[str] = frozenset(), added: frozenset[str] = frozenset()):
+        self.path, self.own, self.tests, self.defined, self.absent = path, own, tests, defined, absent
+        self.prefixes = frozenset(t for t in own - added if len(t) > 2 and t not in OUTSIDE_PREFIXES)
         self.names: dict[str, str] = {}  # local name -> the module or module attribute it was imported as
         self.found: list[Finding] = []
         self.parent, self.docstrings = index.parent, index.docstrings
-        self.imports, self.stores = index.imports, index.stores
+        self.imports, self.stores, self.classes = index.imports, index.stores, index.classes
+        self.scopes: dict[int, frozenset[str]] = {}  # a function's local names (_locals)
+        self.store_nodes = index.store_nodes
+        self.outer: frozenset[str] | None = None  # _outer_stores, once
 
     def read(self, tree: ast.Module) -> list[Finding]:
         for node in self.imports:  # imports first: a name may be used above a function-level import
@@ -557,8 +619,8 @@ class _Reader(ast.NodeVisitor):
         top = name.split(".")[0]
         if self._is_test(name):
             self.add(Rule.TEST_CODE, f"imports {name}, which is under a test directory", node, key=f"import:{name}")
-        if top in self.own:
-            return
+        if top in self.own or top in self.absent:
+            return  # the repository's; or a Python 2 module the environment lacks: the import can only fail
         if name in REVIEWED:
             return
         parts = name.split(".")
@@ -606,6 +668,8 @@ class _Reader(ast.NodeVisitor):
             if dotted in REVIEWED:
                 name, rest = dotted, rest[1:]
                 continue
+            if name == "urllib" and attr in PYTHON2_URLLIB:
+                return  # Python 2's urllib.quote & co: no such attribute on Python 3 (an AttributeError)
             if (entry.only is not None and attr not in entry.only and attr not in MODULE_DUNDERS) \
                     or attr in entry.without:
                 rule = Rule.DYNAMIC_IMPORT if dotted in DYNAMIC else Rule.IMPORT_NOT_ALLOWED
@@ -640,8 +704,15 @@ class _Reader(ast.NodeVisitor):
 
     def _refused_attr(self, attr: str) -> bool:
         if attr.startswith("__") and attr.endswith("__"):
-            return attr in CODE_DUNDERS or attr not in PROTOCOL and attr not in self.defined
+            return attr in CODE_DUNDERS or attr not in PROTOCOL and attr not in self.defined and not self._ours(attr)
         return attr in FRAME_ATTRS or (attr.startswith("_") and attr not in self.defined and attr not in NAMEDTUPLE)
+
+    def _ours(self, dunder: str) -> bool:
+        """A dunder named after one of the repository's top-level modules at x_G (attrs' `__attrs_attrs__`):
+        the repository's own protocol, which nothing outside it (Python, the standard library, the runner)
+        defines; not after a name of the standard library or the harness, nor after a module the change adds."""
+        inner = dunder[2:-2]
+        return any(inner.startswith(top) for top in self.prefixes)
 
     def _attr_name(self, attr: str, node: ast.AST, receiver_own: bool = False) -> None:
         """An attribute read on an object: frames and code, dunders, private names the repository lacks."""
@@ -649,7 +720,8 @@ class _Reader(ast.NodeVisitor):
             self.add(Rule.REFLECTION, f"reads the attribute {attr}, which reaches frames or code", node)
         elif attr.startswith("__") and attr.endswith("__"):
             if (attr != "__dict__" or not receiver_own) and (
-                    attr in CODE_DUNDERS or attr not in PROTOCOL and attr not in self.defined):
+                    attr in CODE_DUNDERS or attr not in PROTOCOL and attr not in self.defined
+                    and not self._ours(attr)):
                 self.add(Rule.REFLECTION, f"reads the dunder {attr}", node)
         elif attr.startswith("_") and not receiver_own and attr not in self.defined and attr not in NAMEDTUPLE:
             self.add(Rule.REFLECTION, f"reads {attr}, a private name the repository does not define", node)
@@ -686,18 +758,22 @@ class _Reader(ast.NodeVisitor):
             isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == "super")
         if isinstance(node.ctx, ast.Store | ast.Del) and node.attr in OUTSIDE:
             self.add(Rule.REFLECTION, f"sets {node.attr} from outside a class body", node)
-        # obj.__dict__ on a variable of the code's own (a module is caught as a chain; a builtin such as
-        # type.__dict__, or type(x).__dict__, reaches what the rules refuse by name)
-        plain = isinstance(inner, ast.Name) and inner.id not in BUILTIN_NAMES or root_own
+        # obj.__dict__ only on the object at hand or a class this code defines: a variable may hold any class
+        # (`t = type`, `t = len.__class__`), whose dict hands out __subclasses__ and the descriptor of a builtin's
+        # __self__ (the builtins module) by a computed key
+        plain = self._own_class(inner) or root_own
         for k, a in enumerate(reversed(chain)):
             self._attr_name(a.attr, node, receiver_own=(root_own or plain and a.attr == "__dict__") and k == 0)
         self.visit(inner)
 
     def visit_Name(self, node: ast.Name) -> None:
+        if isinstance(node.ctx, ast.Del) or self._bound_locally(node):
+            return  # unbinding a name uses nothing; a function's own variable is neither a module nor a builtin
         if node.id in self.names:
             up = self.parent.get(id(node))
-            if isinstance(up, ast.Attribute) or node.id in self.stores:
-                return  # judged as the chain; or a local variable of the same name as the import
+            if isinstance(up, ast.Attribute) or not isinstance(node.ctx, ast.Load) \
+                    or node.id in self._outer_stores():
+                return  # judged as the chain; a binding; or a name the module rebinds (`json = None`)
             if isinstance(up, ast.Call) and up.args and up.args[0] is node and isinstance(up.func, ast.Name) \
                     and up.func.id in ("getattr", "hasattr") and len(up.args) >= 2 \
                     and isinstance(up.args[1], ast.Constant) and isinstance(up.args[1].value, str):
@@ -705,7 +781,7 @@ class _Reader(ast.NodeVisitor):
                 return
             self._chain(self.names[node.id].split("."), node)
             return
-        if node.id in REFLECTION_CALLS and not self._plain_getattr(node):
+        if node.id in REFLECTION_CALLS and isinstance(node.ctx, ast.Load) and not self._plain_getattr(node):
             self.add(Rule.DYNAMIC_IMPORT if node.id in ("__import__", "eval", "exec", "compile")
                      else Rule.REFLECTION, f"uses {node.id}", node)
         elif node.id.startswith("__") and node.id.endswith("__") and node.id not in MODULE_DUNDERS \
@@ -714,29 +790,127 @@ class _Reader(ast.NodeVisitor):
             self.add(Rule.REFLECTION, f"uses the name {node.id}", node)
 
     def _plain_getattr(self, node: ast.Name) -> bool:
-        """getattr/setattr/delattr(obj, "name", ...) with a constant public name: obj.name spelled otherwise;
-        with a computed name only on the object at hand (getattr(self, "visit_" + kind)); vars(self)."""
+        """A reflection builtin whose call is plain code spelled otherwise, judged as that code (issue 51: allow
+        what is provably equivalent to what the rules already read):
+        - getattr/setattr/delattr(obj, "name", ...) with a constant name: obj.name read, written or deleted,
+          judged as the attribute it spells (frames and code, dunders, private names, and for a write the
+          dunders that change what an instance compares equal to);
+        - with a computed name only on the object at hand (getattr(self, "visit_" + kind), setattr(self, k, v));
+        - vars(x) of self, cls or a class the changed modules define: x.__dict__, which the rules allow there."""
         call = self.parent.get(id(node))
-        if node.id == "vars" and isinstance(call, ast.Call) and call.func is node and len(call.args) == 1:
-            return isinstance(call.args[0], ast.Name) and call.args[0].id == "self"  # self.__dict__
-        if node.id not in ("getattr", "setattr", "delattr") or not isinstance(call, ast.Call) \
-                or call.func is not node or len(call.args) < 2:
+        if not isinstance(call, ast.Call) or call.func is not node:
             return False
-        name = call.args[1]
+        if node.id == "vars" and len(call.args) == 1 and not call.keywords:
+            arg = call.args[0]
+            return isinstance(arg, ast.Name) and (arg.id in SELVES or self._own_class(arg))
+        if node.id not in ("getattr", "setattr", "delattr") or len(call.args) < 2:
+            return False
+        first, name = call.args[0], call.args[1]
         if isinstance(name, ast.Constant) and isinstance(name.value, str):
-            return name.value.isidentifier() and not name.value.startswith("_") and name.value not in FRAME_ATTRS
+            if not name.value.isidentifier():
+                return False  # an attribute no spelling can name
+            if isinstance(first, ast.Name) and first.id in self.names:
+                return node.id == "getattr"  # a module's attribute: judged as the chain (visit_Name)
+            self._spelled(node.id, name.value, first, call)
+            return True
         # a computed name on the object at hand: reading self's or cls's own attributes, or writing an
         # instance's (not a class's: setattr(cls, ...) could give it a comparison the rules never read)
-        first = call.args[0]
         return isinstance(first, ast.Name) and (first.id in SELVES if node.id == "getattr" else first.id == "self")
+
+    def _spelled(self, how: str, attr: str, obj: ast.expr, call: ast.Call) -> None:
+        """getattr/setattr/delattr(obj, attr) judged as obj.attr (visit_Attribute's rules for one attribute)."""
+        own = isinstance(obj, ast.Name) and obj.id in SELVES or isinstance(obj, ast.Call) \
+            and isinstance(obj.func, ast.Name) and obj.func.id == "super"
+        plain = self._own_class(obj)
+        start = len(self.found)
+        if how != "getattr" and attr in OUTSIDE:
+            self.add(Rule.REFLECTION, f"sets {attr} from outside a class body", call)
+        self._attr_name(attr, call, receiver_own=own or plain and attr == "__dict__")
+        self.found[start:] = [f._replace(what=f"uses {how} with {attr!r}: {f.what}") for f in self.found[start:]]
+
+    def _outer_stores(self) -> frozenset[str]:
+        """Names bound other than by import outside any function (module or class level): there a name of an
+        import may be rebound (`except ImportError: json = None`). A parameter is not one: its default runs
+        in the enclosing scope (`def f(sys=sys)` passes the module)."""
+        if self.outer is None:
+            found: set[str] = set()
+            for n in self.store_nodes:
+                up = self.parent.get(id(n))
+                while up is not None and not isinstance(up, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+                                                            | ast.ListComp | ast.SetComp | ast.DictComp
+                                                            | ast.GeneratorExp):
+                    up = self.parent.get(id(up))
+                if up is None:
+                    found.add(n.id)
+            self.outer = frozenset(found)
+        return self.outer
+
+    def _own_class(self, node: ast.AST) -> bool:
+        """Whether node names a class the changed modules define (and nothing else of that name is bound)."""
+        return isinstance(node, ast.Name) and node.id in self.classes and node.id not in self.names \
+            and not self._bound_locally(node)
+
+    def _bound_locally(self, node: ast.Name) -> bool:
+        """Whether node's name is bound in an enclosing function (a parameter, an assignment, a def), other
+        than by an import or a global/nonlocal declaration: then it is that local variable, never a builtin
+        or a module of the same name (Python resolves such a name in the function, wherever it is read)."""
+        child: ast.AST = node
+        up = self.parent.get(id(node))
+        while up is not None:
+            # only from inside the body: defaults, decorators and annotations run in the enclosing scope
+            if isinstance(up, ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
+                # a comprehension's targets, seen from all but its first iterable (run in the enclosing scope)
+                if child is not up.generators[0].iter and any(
+                        isinstance(t, ast.Name) and t.id == node.id
+                        for g in up.generators for t in ast.walk(g.target)):
+                    return True
+            inside = child is up.body if isinstance(up, ast.Lambda) else \
+                isinstance(up, ast.FunctionDef | ast.AsyncFunctionDef) and any(child is b for b in up.body)
+            if inside and node.id in self._locals(up):  # type: ignore[arg-type]
+                return True
+            child, up = up, self.parent.get(id(up))
+        return False
+
+    def _locals(self, scope: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> frozenset[str]:
+        key = id(scope)
+        if key not in self.scopes:
+            args = scope.args
+            names = {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
+            names |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+            declared: set[str] = set()
+            stack: list[ast.AST] = list(scope.body) if isinstance(scope.body, list) else [scope.body]
+            while stack:
+                n = stack.pop()
+                if isinstance(n, ast.Global | ast.Nonlocal):
+                    declared.update(n.names)
+                elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store | ast.Del):
+                    names.add(n.id)
+                elif isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                    names.add(n.name)  # its body is another scope
+                    stack.extend([*n.decorator_list, *getattr(n, "bases", [])])
+                    continue
+                elif isinstance(n, ast.Import | ast.ImportFrom | ast.Lambda | ast.ListComp | ast.SetComp
+                                | ast.DictComp | ast.GeneratorExp):
+                    continue  # imports bind modules; comprehensions and lambdas are scopes of their own
+                stack.extend(ast.iter_child_nodes(n))
+            self.scopes[key] = frozenset(names - declared)
+        return self.scopes[key]
 
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr in ("__setattr__", "__delattr__") and len(node.args) >= 2 \
                 and not (isinstance(node.args[0], ast.Name) and node.args[0].id == "self"):
             key = node.args[1]  # object.__setattr__(inst, "x", v) is an assignment; a computed or dunder name is not
-            if not (isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value not in OUTSIDE
-                    and not key.value.startswith("__")):
+            name = key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
+            # object's own __setattr__ refuses a class ("can't apply this __setattr__ to type object"): it only
+            # writes an instance's attributes, which give no behaviour (dunders are looked up on the type);
+            # __class__ and the like stay refused, and assigning __class__ is audited at run time
+            if isinstance(func.value, ast.Name) and func.value.id == "object" and "object" not in self.stores \
+                    and "object" not in self.names:
+                refused = name in OUTSIDE or name in CODE_DUNDERS
+            else:
+                refused = name is None or name in OUTSIDE or name.startswith("__")
+            if refused:
                 self.add(Rule.REFLECTION, f"calls {func.attr} on an object other than self with a computed or "
                          "dunder name", node)
         if isinstance(func, ast.Name) and func.id == "type" and len(node.args) == 3 and "type" not in self.names \
@@ -752,7 +926,9 @@ class _Reader(ast.NodeVisitor):
         name = ".".join(dotted[0]) if dotted else ""
         if name in ("operator.attrgetter", "operator.methodcaller") or (
                 isinstance(func, ast.Name) and func.id == "hasattr"):
-            args = node.args if name == "operator.attrgetter" else node.args[:1] if name else node.args[1:2]
+            # hasattr answers True or False: no value of the attribute reaches the code, so its name is judged
+            # only as a string (names of frames and code stay refused wherever they are spelled)
+            args = node.args if name == "operator.attrgetter" else node.args[:1] if name else []
             for arg in args:
                 if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
                     for part in arg.value.split("."):
@@ -898,9 +1074,16 @@ class _Reader(ast.NodeVisitor):
                                      "argument", item)
                     elif target.id in BEHAVIOUR and not (
                             isinstance(value, ast.Constant) or isinstance(value, ast.Name) and value.id in local
+                            or target.id not in COMPARISONS and self._default_of_object(value, target.id)
                             or target.id not in COMPARISONS and _rooted_in(value, self.defined - set(self.names))):
                         self.add(Rule.REFLECTION, f"borrows {node.name}.{target.id} from another object", item)
         self.generic_visit(node)
+
+
+    def _default_of_object(self, value: ast.expr, dunder: str) -> bool:
+        """`__hash__ = object.__hash__`: the default every class has from object (identity), restored."""
+        return isinstance(value, ast.Attribute) and value.attr == dunder and isinstance(value.value, ast.Name) \
+            and value.value.id == "object" and "object" not in self.stores and "object" not in self.names
 
 
 # Keys a namespace literal of type() may hold besides public names: what a class statement sets itself.
