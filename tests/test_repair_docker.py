@@ -371,13 +371,13 @@ def test_a_row_that_names_its_image_runs_in_it_pulled_from_a_registry_and_no_pul
             assert client.images.list(name=name)
             pulled = evaluate(domain, atoms)
             client.images.remove(name)
-            containers._images.clear()  # this process remembers what it pulled: forget, as a new process would
+            containers.forget_images()  # this process remembers what it pulled: forget, as a new process would
             domain = RepairDomain(settings=Settings(runtime=runtime.build("docker", pull=False)))
             with pytest.raises(InputError, match=r"rows.jsonl:1: cannot prepare its docker image: .*--no-pull"):
                 list(domain.load(rows, {"repos": str(fixture.repos)}))
             refused = evaluate(domain, atoms)  # loaded before the image went
         finally:
-            containers._images.clear()
+            containers.forget_images()
             if client.images.list(name=name):
                 client.images.remove(name)
     assert (pulled.status, pulled.evidence["reference"]["env"]["image"]) == ("admitted", name)

@@ -66,27 +66,27 @@ BUILD_NETWORK = "CODEWALK_BUILD_NETWORK"
 # behind removed. No procps in a minimal image: the owners are read from /proc.
 RESET = ("for p in /proc/[0-9]*; do [ \"$(stat -c %u $p 2>/dev/null)\" = {uid} ] && kill -9 ${{p#/proc/}} 2>/dev/null; "
          f"done; rm -rf {TREE} {HARNESS} /tmp/* /tmp/.[!.]* /dev/shm/*; true")
-_images: dict[str, Image] = {}  # in this process: environment key -> image known to be present
 
 
 def image_for(v: Mapping[str, Any], spec: EnvSpec, mirror: Path, no_pull: bool = False) -> Image:
     """The image the task's tests run in: the row's, or one built from its install_config."""
+    images = _here().images
     named = v.get("image_name") or ""
     if named:
-        if named not in _images:
+        if named not in images:
             _ensure_pulled(named, no_pull)
-            _images[named] = Image(named, spec.python, "row")  # its own /testbed goes before each run
-        return _images[named]
+            images[named] = Image(named, spec.python, "row")  # its own /testbed goes before each run
+        return images[named]
     setup = v.get("environment_setup_commit") or v["base_commit"]
     key = _key(v["repo"], spec, mirror, setup)
-    meter.reuse("repair: image", key in _images)
-    if key not in _images:
+    meter.reuse("repair: image", key in images)
+    if key not in images:
         tag = image_tag(v["repo"], key)
         with locked(paths.cache("repair") / "images" / f"{key}.lock"):
             if not _present(tag):
                 _build(tag, base_image(spec), spec, mirror, setup, v["repo"], no_pull)
-        _images[key] = Image(tag, spec.python, "built", _notes(spec, base_image(spec)), tree=bool(spec.install))
-    return _images[key]
+        images[key] = Image(tag, spec.python, "built", _notes(spec, base_image(spec)), tree=bool(spec.install))
+    return images[key]
 
 
 def _key(repo: str, spec: EnvSpec, mirror: Path, setup: str) -> str:
@@ -290,7 +290,7 @@ class Session:
         mark = time.monotonic()
         try:
             if self.container is None:
-                self.name, self.container, self.agent = _spares.take(image, memory_mb)
+                self.name, self.container, self.agent = _here().spares.take(image, memory_mb)
                 self.image = image
                 meter.overhead("docker: start", time.monotonic() - mark)
                 reset = ""
@@ -449,19 +449,26 @@ class _Spares:
             runtime.forget(name)
 
 
-_spares = _Spares()
+class _Here:
+    """What this module keeps in one process, owned by the docker runtime's state for the process
+    (DockerRuntime.kept): a forked worker starts with none of its parent's images, threads or containers."""
+
+    def __init__(self) -> None:
+        self.images: dict[str, Image] = {}  # environment key (or a row's image name) -> image known to be present
+        self.spares = _Spares()
+
+
+def _here() -> _Here:
+    return runtime.DockerRuntime().kept(_Here)
+
+
+def forget_images() -> None:
+    """Forget which images this process knows to be present (a test removed one, as a new process would)."""
+    _here().images.clear()
 
 
 def prime(image: Image, memory_mb: int) -> None:
-    _spares.prime(image, memory_mb)
-
-
-def _new_spares_in_child() -> None:
-    global _spares
-    _spares = _Spares()  # a forked worker has none of its parent's threads or containers
-
-
-os.register_at_fork(after_in_child=_new_spares_in_child)
+    _here().spares.prime(image, memory_mb)
 
 
 def _exec(container: Any, cmd: list[str], timeout: float) -> tuple[int | None, str]:
