@@ -136,7 +136,7 @@ def test_the_agent_tasks_container_is_hardened_as_the_grade_containers(daemon, f
         host = agent.attrs["HostConfig"]
         image = containers.image_for(verifier, EnvSpec.from_config(verifier["install_config"]),
                                      domain._mirror(verifier))
-        name, grade, attached = containers._started(image, 4096)
+        name, grade, attached = containers.start(image, 4096)
         attached.close()
         grade.reload()
         graded = grade.attrs["HostConfig"]

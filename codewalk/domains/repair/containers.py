@@ -12,18 +12,21 @@ for the host's, where the daemon has no bridge), with the host's CA bundle and p
 CA bundle may not trust the path this machine reaches PyPI by). A build or pull that fails is an InfraError
 with the end of its log: the group is an error, never "unsolved".
 
-Runs. Each test run gets a new container of the image: no network, memory, pids and CPU limits, no new
-privileges, removed when the run ends (Ctrl-C too: codewalk.runtime tracks it). Containers are started ahead of
-time, one per image and memory limit in each process (`_Spares`), and removed in the background
-(runtime.forget_later): a group's tests do not wait for the daemon to start or remove one. A container started
-ahead was never used; it is as fresh as one started on demand. The tree (x_G as a one-commit
-repository, the edit under test uncommitted: Worktree.snapshot) goes in as a tar, unpacked to /testbed
-owned by the test user (uid 1000); the harness (channel.py) goes to /cw-harness, owned by root, and runs as
-root; it starts the tests as uid 1000, so they cannot write the harness, its configuration or its output.
-A container's own process is codewalk's agent (harness/agent.py, root): a run is a request on its stdin
-(the reset, the tar, then the harness forked from it), the harness's output comes back on its stdout. No
-`docker exec` a run (a runc start, about 55 ms) and no interpreter start. An image needs sh, tar and a
-Python (3.6 or later). A wall-clock timeout kills the container.
+Runs (`Session.run`, one group's checks sharing a container): create, put the tree in, run, read the outcome,
+remove. Create: a new container of the image (`start`): no network, memory, pids and CPU limits, no new
+privileges (`hardened`), labelled with its owner process (codewalk.runtime tracks it: Ctrl-C and a killed
+owner's next run remove it). Put the tree in: a tar of x_G as a one-commit repository, the edit under test
+uncommitted (Worktree.snapshot), unpacked to /testbed owned by the test user (uid 1000), and the harness
+(channel.py) at /cw-harness, owned by root. Run: the harness, as root, starts the tests as uid 1000, so they
+cannot write the harness, its configuration or its output; a wall-clock timeout kills the container. Read
+the outcome: the harness's signed report (channel.read). Remove: in the background (runtime.forget_later),
+off the next run's path. A further run of the session first resets the container (RESET).
+
+Two things make this cheap, kept in warm.py because bench/admission.py shows they pay for themselves:
+containers are started ahead (`warm.Spares`, one per image and memory limit in each process), and a
+container's own process is codewalk's agent (harness/agent.py), so putting the tree in and running the
+harness is one request on its stdin (`warm.Agent`), with no `docker exec` (a runc start, about 55 ms) and no
+interpreter start. An image needs sh, tar and a Python (3.6 or later).
 """
 
 from __future__ import annotations
@@ -32,13 +35,10 @@ import io
 import json
 import os
 import re
-import secrets
-import struct
 import tarfile
 import threading
 import time
-from collections.abc import Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +50,7 @@ from codewalk.runtime.locks import locked
 from . import channel
 from .git import digest, git, network_env
 from .runs import EnvSpec, Image
+from .warm import Agent, Spares, Started
 
 BASE = "CODEWALK_DOCKER_BASE"
 DEFAULT_BASE = "python:{python}-slim"
@@ -257,9 +258,7 @@ class Session:
     the harness and the test user's home removed. A grade never shares one (Session per grade)."""
 
     def __init__(self) -> None:
-        self.container: Any = None
-        self.agent: _Agent | None = None
-        self.name = ""
+        self.started: Started | None = None
         self.image: Image | None = None
         self.runs = 0
 
@@ -267,54 +266,61 @@ class Session:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.name:  # created, or being created when Ctrl-C came
+        """Remove: the container goes in the background (runtime.forget_later), off the next run's path."""
+        if self.started:
             mark = time.monotonic()
-            if self.agent:
-                self.agent.close()
-            runtime.forget_later(self.name)
+            self.started.agent.close()
+            runtime.forget_later(self.started.name)
             meter.overhead("docker: teardown", time.monotonic() - mark)
-            self.container, self.agent, self.name = None, None, ""
+            self.started = None
 
     def run(self, image: Image, work: Path, harness: Path, token: str, command: str, timeout: float,
             memory_mb: int, guard: Mapping[str, list[str]] | None = None) -> channel.Report:
+        """One run: create (the session's first: a container started ahead), put the tree in and run (one
+        request to the container's agent: reset, unpack, the harness), read the outcome (channel.read)."""
         from docker.errors import DockerException
 
-        paths_ = [HARNESS, TREE] + ([f"{TREE}/src"] if (work / "src").is_dir() else [])
-        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "PYTHONPATH": ":".join(paths_), "HOME": HOME,
-               "TMPDIR": HOME, "USER": "cwtest", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
-               "PYTHONNOUSERSITE": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
-        argv = ["bash", "-c", command.replace("{harness}", HARNESS)]
-        guard = guard or {}
-        config = channel.config(token, argv, TREE, env, timeout, uid=image.user, memory_mb=memory_mb,
-                                changed=guard.get("changed", ()), protected=guard.get("protected", ())).encode()
+        config = _config(image, work, token, command, timeout, memory_mb, guard or {})
         mark = time.monotonic()
         try:
-            if self.container is None:
-                self.name, self.container, self.agent = _here().spares.take(image, memory_mb)
-                self.image = image
+            reset = ""
+            if self.started is None:  # create
+                self.started, self.image = _here().spares.take(image, memory_mb), image
                 meter.overhead("docker: start", time.monotonic() - mark)
-                reset = ""
+            elif self.image != image:
+                raise ValueError(f"a session of {self.image} asked to run {image.tag}")
             else:
-                if self.image != image:
-                    raise ValueError(f"a session of {self.image} asked to run {image.tag}")
                 reset = RESET.format(uid=image.user)
             asked, mark = time.time(), time.monotonic()
-            assert self.agent is not None
-            code, out = self.agent.run(self.container, reset, _archive(work, harness, config, image.user),
-                                       timeout + 60)
+            code, out = self.started.agent.run(self.started.container, reset,  # put the tree in, run
+                                               _archive(work, harness, config, image.user), timeout + 60,
+                                               f"{HARNESS}/{channel.RUNNER}", f"{HARNESS}/config.json")
             ended = time.monotonic()
         except DockerException as e:
             raise InfraError(f"the container of {image.tag} failed: {str(e).strip()[-300:]}") from None
         self.runs += 1
         if code is None:
             raise InfraError(f"the tests timed out after {timeout:g}s (the container was killed)")
-        report = channel.read(out, token, code)
+        report = channel.read(out, token, code)  # read the outcome
         # Until the harness started: the archive made and sent, the reset, the unpacking (the container's
         # cost); from then on the tests' run, as on the host.
         copy = min(max(report.began - asked, 0.0), ended - mark) if report.began else 0.0
         meter.overhead("docker: copy", copy)
         meter.process("pytest (in a container)", mark + copy, ended)
         return report
+
+
+def _config(image: Image, work: Path, token: str, command: str, timeout: float, memory_mb: int,
+            guard: Mapping[str, Sequence[str]]) -> bytes:
+    """The harness's configuration for a run in a container: the command, the tests' environment, the
+    test user, the limits and the guard's files (channel.config)."""
+    paths_ = [HARNESS, TREE] + ([f"{TREE}/src"] if (work / "src").is_dir() else [])
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "PYTHONPATH": ":".join(paths_), "HOME": HOME,
+           "TMPDIR": HOME, "USER": "cwtest", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
+           "PYTHONNOUSERSITE": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    argv = ["bash", "-c", command.replace("{harness}", HARNESS)]
+    return channel.config(token, argv, TREE, env, timeout, uid=image.user, memory_mb=memory_mb,
+                          changed=guard.get("changed", ()), protected=guard.get("protected", ())).encode()
 
 
 def hardened(memory_mb: int, labels: Mapping[str, str] | None = None, kind: str = "agent") -> dict[str, Any]:
@@ -330,123 +336,29 @@ def hardened(memory_mb: int, labels: Mapping[str, str] | None = None, kind: str 
 BOOT = " ".join(f'[ -x {p} ] && exec {p} -I -c "$1";' for p in PYTHONS) + " echo 'no python in the image' >&2; exit 127"
 
 
-def _started(image: Image, memory_mb: int) -> tuple[str, Any, _Agent]:
-    """A new container of image, its agent running and attached, ready for a run: an image's own checkout
-    removed."""
+def start(image: Image, memory_mb: int) -> Started:
+    """A new container of image (hardened, no network), its agent running and attached, ready for a run: an
+    image's own checkout removed."""
     from docker.errors import DockerException
 
     name = runtime.container_name("run")
     try:
-        api = runtime.client().api
+        client = runtime.client()
         # detach=False with stdin_open is the API's StdinOnce: when this process's attach stream closes (its end,
         # kill -9 too) the agent reads the end of its input and exits, and the container stops
-        container = runtime.client().containers.create(
+        container = client.containers.create(
             image.tag, name=name, entrypoint=["/bin/sh", "-c", BOOT, "codewalk-agent",
                                               (channel.HARNESS / "agent.py").read_text(encoding="utf-8")],
             command=[], stdin_open=True, detach=False, network_mode="none", user="root", working_dir="/",
             **hardened(memory_mb, kind="run"), init=True)  # init: orphans are reaped
-        agent = _Agent(api.attach_socket(container.id, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}))
+        agent = Agent(client.api.attach_socket(container.id, params={"stdin": 1, "stdout": 1, "stderr": 1,
+                                                                     "stream": 1}))
         container.start()
         if image.tree:  # the image's own checkout (and its history) goes: the run's tree replaces it
             _exec(container, ["rm", "-rf", TREE], 120)
     except DockerException as e:
         raise InfraError(f"cannot create a container of {image.tag}: {str(e).strip()[-300:]}") from None
-    return name, container, agent
-
-
-class _Agent:
-    """The host's end of a container's agent (harness/agent.py): requests written to its stdin, its output
-    read from the attach stream (docker's frames: 8 bytes, the stream and the size, then the data)."""
-
-    def __init__(self, attached: Any) -> None:
-        self.attached = attached
-        self.sock = getattr(attached, "_sock", attached)  # the raw socket under the SDK's reader
-
-    def run(self, container: Any, reset: str, files: bytes, timeout: float) -> tuple[int | None, str]:
-        """One run: (the harness's exit code, what it printed); (None, "") when it outlived timeout (the
-        container is killed)."""
-        end = secrets.token_hex(8)
-        header = json.dumps({"reset": reset, "tar": len(files), "end": end, "harness": f"{HARNESS}/{channel.RUNNER}",
-                             "config": f"{HARNESS}/config.json"}).encode()
-        deadline = time.monotonic() + timeout
-        self.sock.settimeout(timeout)
-        self.sock.sendall(struct.pack(">Q", len(header)) + header + files)
-        mark = re.compile(rb"\n" + end.encode() + rb" (\d+)\n")
-        out = b""
-        try:
-            while not (found := mark.search(out)):
-                size = struct.unpack(">BxxxL", self._exactly(8, deadline))[1]
-                out += self._exactly(size, deadline)
-        except TimeoutError:
-            container.kill()
-            return None, ""
-        except EOFError:  # the agent is gone (no Python in the image, killed): what the container said
-            logs = container.logs(stdout=True, stderr=True, tail=20)
-            return 127, (out + b"\n" + logs).decode("utf-8", "replace")
-        return int(found.group(1)), out[:found.start()].decode("utf-8", "replace")
-
-    def _exactly(self, n: int, deadline: float) -> bytes:
-        data = b""
-        while len(data) < n:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError
-            self.sock.settimeout(left)
-            chunk = self.sock.recv(n - len(data))  # TimeoutError past the deadline
-            if not chunk:
-                raise EOFError
-            data += chunk
-        return data
-
-    def close(self) -> None:
-        try:
-            self.attached.close()
-        except OSError:
-            pass
-
-
-class _Spares:
-    """Containers started ahead of time, one per image and memory limit: a session takes the one ready (its
-    start overlapped the last group's tests) and the next starts behind it. runtime.release drops them."""
-
-    def __init__(self) -> None:
-        self.ready: dict[tuple[str, int], Future] = {}
-        self.lock = threading.Lock()
-        self.starter: ThreadPoolExecutor | None = None
-        self.hooked = False
-
-    def take(self, image: Image, memory_mb: int) -> tuple[str, Any, _Agent]:
-        key = (image.tag, memory_mb)
-        with self.lock:
-            ahead = self.ready.pop(key, None)
-        self.prime(image, memory_mb)
-        meter.reuse("repair: container started ahead", ahead is not None)
-        return ahead.result() if ahead else _started(image, memory_mb)
-
-    def prime(self, image: Image, memory_mb: int) -> None:
-        """Start one of image (unless one is ready or starting): the first session of a process, told the
-        image while its tree is still being prepared, waits less."""
-        key = (image.tag, memory_mb)
-        with self.lock:
-            if key in self.ready:
-                return
-            if not self.hooked:  # the first since the last release: drop what is left at the next one
-                runtime.on_release(self.drop)
-                self.hooked = True
-            if self.starter is None:
-                self.starter = ThreadPoolExecutor(1, thread_name_prefix="codewalk-spare")
-            self.ready[key] = self.starter.submit(_started, image, memory_mb)
-
-    def drop(self) -> None:
-        with self.lock:
-            ready, self.ready, self.hooked = list(self.ready.values()), {}, False
-        for future in ready:
-            try:
-                name, _, agent = future.result()
-            except InfraError:  # never started; its name, if it got one, is removed by the release
-                continue
-            agent.close()
-            runtime.forget(name)
+    return Started(name, container, agent)
 
 
 class _Here:
@@ -455,7 +367,7 @@ class _Here:
 
     def __init__(self) -> None:
         self.images: dict[str, Image] = {}  # environment key (or a row's image name) -> image known to be present
-        self.spares = _Spares()
+        self.spares = Spares(start)
 
 
 def _here() -> _Here:
