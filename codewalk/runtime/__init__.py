@@ -17,7 +17,8 @@ cannot remove its containers, so the first use of the daemon in every process re
 whose owner on this machine is gone (`reap`). A container whose work is done is removed behind the caller's back (`forget_later`),
 off the path of the next run; `release` (the end of a walk or a grading, the end of the process, a worker
 process's end) waits for those removals, drops what was started ahead of time (`on_release`) and removes
-whatever is left.
+whatever is left. All of this state, and what a domain keeps per process beside it (`DockerRuntime.kept`), is
+one object per process (`_Process`), which a forked worker gets new: the one fork hook of codewalk.
 """
 
 from __future__ import annotations
