@@ -241,6 +241,45 @@ def _tar(files: dict[str, bytes], tree: Path | None = None) -> io.BytesIO:
     return data
 
 
+# -- runs: create, put the tree in, run, read the outcome, remove -----------------------------------------------
+def hardened(memory_mb: int, labels: Mapping[str, str] | None = None, kind: str = "agent") -> dict[str, Any]:
+    """What every container codewalk starts gets (a test run's, the repair agent's), as containers.create's
+    keyword arguments: no new privileges, a memory limit with no swap beyond it, a process limit, at most two
+    CPUs, and the labels that name its owner (runtime.container_labels), with `labels` added."""
+    return {"mem_limit": f"{memory_mb}m", "memswap_limit": f"{memory_mb}m", "pids_limit": 512,
+            "nano_cpus": int(min(2, os.cpu_count() or 1) * 1e9), "security_opt": ["no-new-privileges"],
+            "labels": runtime.container_labels(kind, **(labels or {}))}
+
+
+# The container's own process: the first Python of PYTHONS runs the agent (harness/agent.py, given as $1).
+BOOT = " ".join(f'[ -x {p} ] && exec {p} -I -c "$1";' for p in PYTHONS) + " echo 'no python in the image' >&2; exit 127"
+
+
+def start(image: Image, memory_mb: int) -> Started:
+    """A new container of image (hardened, no network), its agent running and attached, ready for a run: an
+    image's own checkout removed."""
+    from docker.errors import DockerException
+
+    name = runtime.container_name("run")
+    try:
+        client = runtime.client()
+        # detach=False with stdin_open is the API's StdinOnce: when this process's attach stream closes (its end,
+        # kill -9 too) the agent reads the end of its input and exits, and the container stops
+        container = client.containers.create(
+            image.tag, name=name, entrypoint=["/bin/sh", "-c", BOOT, "codewalk-agent",
+                                              (channel.HARNESS / "agent.py").read_text(encoding="utf-8")],
+            command=[], stdin_open=True, detach=False, network_mode="none", user="root", working_dir="/",
+            **hardened(memory_mb, kind="run"), init=True)  # init: orphans are reaped
+        agent = Agent(client.api.attach_socket(container.id, params={"stdin": 1, "stdout": 1, "stderr": 1,
+                                                                     "stream": 1}))
+        container.start()
+        if image.tree:  # the image's own checkout (and its history) goes: the run's tree replaces it
+            _exec(container, ["rm", "-rf", TREE], 120)
+    except DockerException as e:
+        raise InfraError(f"cannot create a container of {image.tag}: {str(e).strip()[-300:]}") from None
+    return Started(name, container, agent)
+
+
 def run_in_container(image: Image, work: Path, harness: Path, token: str, command: str, timeout: float,
                      memory_mb: int, session: Session | None = None,
                      guard: Mapping[str, list[str]] | None = None) -> channel.Report:
@@ -323,44 +362,7 @@ def _config(image: Image, work: Path, token: str, command: str, timeout: float, 
                           changed=guard.get("changed", ()), protected=guard.get("protected", ())).encode()
 
 
-def hardened(memory_mb: int, labels: Mapping[str, str] | None = None, kind: str = "agent") -> dict[str, Any]:
-    """What every container codewalk starts gets (a test run's, the repair agent's), as containers.create's
-    keyword arguments: no new privileges, a memory limit with no swap beyond it, a process limit, at most two
-    CPUs, and the labels that name its owner (runtime.container_labels), with `labels` added."""
-    return {"mem_limit": f"{memory_mb}m", "memswap_limit": f"{memory_mb}m", "pids_limit": 512,
-            "nano_cpus": int(min(2, os.cpu_count() or 1) * 1e9), "security_opt": ["no-new-privileges"],
-            "labels": runtime.container_labels(kind, **(labels or {}))}
-
-
-# The container's own process: the first Python of PYTHONS runs the agent (harness/agent.py, given as $1).
-BOOT = " ".join(f'[ -x {p} ] && exec {p} -I -c "$1";' for p in PYTHONS) + " echo 'no python in the image' >&2; exit 127"
-
-
-def start(image: Image, memory_mb: int) -> Started:
-    """A new container of image (hardened, no network), its agent running and attached, ready for a run: an
-    image's own checkout removed."""
-    from docker.errors import DockerException
-
-    name = runtime.container_name("run")
-    try:
-        client = runtime.client()
-        # detach=False with stdin_open is the API's StdinOnce: when this process's attach stream closes (its end,
-        # kill -9 too) the agent reads the end of its input and exits, and the container stops
-        container = client.containers.create(
-            image.tag, name=name, entrypoint=["/bin/sh", "-c", BOOT, "codewalk-agent",
-                                              (channel.HARNESS / "agent.py").read_text(encoding="utf-8")],
-            command=[], stdin_open=True, detach=False, network_mode="none", user="root", working_dir="/",
-            **hardened(memory_mb, kind="run"), init=True)  # init: orphans are reaped
-        agent = Agent(client.api.attach_socket(container.id, params={"stdin": 1, "stdout": 1, "stderr": 1,
-                                                                     "stream": 1}))
-        container.start()
-        if image.tree:  # the image's own checkout (and its history) goes: the run's tree replaces it
-            _exec(container, ["rm", "-rf", TREE], 120)
-    except DockerException as e:
-        raise InfraError(f"cannot create a container of {image.tag}: {str(e).strip()[-300:]}") from None
-    return Started(name, container, agent)
-
-
+# -- what this module keeps in a process -------------------------------------------------------------------------
 class _Here:
     """What this module keeps in one process, owned by the docker runtime's state for the process
     (DockerRuntime.kept): a forked worker starts with none of its parent's images, threads or containers."""
