@@ -1,10 +1,10 @@
 """What makes the docker runtime's test runs cheap, kept apart from the plain path (containers.py): containers
 started ahead of time, and codewalk's agent in each (harness/agent.py) serving runs over the attach stream.
 
-Both pay for themselves on `bench/admission.py --domains repair --runtime docker` (bench/README.md, "Repair in
-containers"): without them every session waits for a container's start (0.4-0.5 s under load, 7.3 s of 28.7 s
-in the round that measured it) and every run for a `docker exec` and a `put_archive` (a runc start each, about
-55 ms) and an interpreter's start.
+Both pay for themselves (bench/README.md, "Repair in containers"). Without spares every session waits for a
+container's start: on `bench/admission.py --domains repair --runtime docker` the workers spent 9-10 s starting
+containers instead of 1-1.7 s. Without the agent every run waits for a `put_archive` and a `docker exec` (a runc
+start each) and an interpreter's start: `bench/docker_steps.py` measured 0.25 s a run against 0.009 s.
 
 - `Spares`: one container per image and memory limit in each process, started while the last group's tests
   run; a session takes the one ready and the next starts behind it. runtime.release drops them.
