@@ -22,7 +22,8 @@ The rules a plugin author needs, in one place:
   that a verdict depends on (caches of tool output keyed by content are fine).
 - A domain is built with its `Settings` (`self.settings`): the runtime (codewalk.runtime: where the
   verifier runs, and whether docker may pull), the folder beside the store being loaded, the walk's
-  options. The library builds them once and hands the same value to the domain in every worker process.
+  options, and `on_progress` for a loader that works for minutes. The library builds them once and hands the
+  same value to the domain in every worker process; nothing sets an attribute on a domain from outside.
 - A loader that keeps files beside the store (clones' verdicts) writes them in `settings.store_folder`;
   a domain never reads the store setting itself.
 - `runtimes` lists where the verifier can run (codewalk.runtime: local, docker); asking another is a usage
@@ -98,6 +99,9 @@ class Settings:
     runtime: Runtime = field(default_factory=_from_env)  # where the verifier runs (codewalk.runtime)
     store_folder: Path | None = None  # beside the store being loaded (paths.beside_store), for `cw load`
     walk: Mapping[str, Any] = field(default_factory=dict)  # the walk's options (Domain.parse_walk_options)
+    # `cw load`'s progress: a loader that works for minutes (verifying each record) calls it with (done, total).
+    # Load only, in the parent: a walk's settings, pickled for its workers, leave it None.
+    on_progress: Callable[[int, int], None] | None = field(default=None, compare=False)
 
 
 class Domain(ABC):
@@ -109,8 +113,6 @@ class Domain(ABC):
     load_options: ClassVar[tuple[Option, ...]] = ()  # every --opt the loader takes
     walk_options: ClassVar[tuple[Option, ...]] = ()  # every --opt `cw walk` takes
     runtimes: ClassVar[tuple[str, ...]] = ("local",)  # where its verifier can run (codewalk.runtime)
-    # `cw load`'s progress: a loader that works for minutes (verifying each record) calls it with (done, total)
-    on_progress: Callable[[int, int], None] | None = None
 
     def __init__(self, settings: Settings | None = None) -> None:
         self.settings = settings or Settings()

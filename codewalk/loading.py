@@ -102,11 +102,11 @@ def read(domain_name: str, source: Path, options: dict[str, str] | None = None, 
     columns here. `runtime` (and `pull`) is where the domain's verifier will run (codewalk.runtime); a
     domain may prepare it while loading (repair under docker: each environment's image is pulled or built).
     `store` is where the graph goes (files that belong with it go beside it: paths.beside_store).
-    `on_progress(done, total)`: a domain that verifies its records reports them (Domain.on_progress)."""
+    `on_progress(done, total)`: a domain that verifies its records reports them (Settings.on_progress)."""
     kind = domain_class(domain_name)
     where = ready(runtime, kind.name, kind.runtimes, pull=pull)
-    domain = get_domain(domain_name, Settings(runtime=where, store_folder=paths.beside_store(store)))
-    domain.on_progress = on_progress
+    domain = get_domain(domain_name, Settings(runtime=where, store_folder=paths.beside_store(store),
+                                              on_progress=on_progress))
     options = domain.parse_options(options or {})
     if not source.exists():
         raise UsageError(f"source not found: {source}")

@@ -136,7 +136,7 @@ def test_the_agent_tasks_container_is_hardened_as_the_grade_containers(daemon, f
         host = agent.attrs["HostConfig"]
         image = containers.image_for(verifier, EnvSpec.from_config(verifier["install_config"]),
                                      domain._mirror(verifier))
-        name, grade, attached = containers._started(image, 4096)
+        name, grade, attached = containers.start(image, 4096)
         attached.close()
         grade.reload()
         graded = grade.attrs["HostConfig"]
@@ -150,3 +150,39 @@ def test_the_agent_tasks_container_is_hardened_as_the_grade_containers(daemon, f
         assert config["PidsLimit"] == 512
     assert agent.labels[runtime.OWNER_PID] == str(os.getpid())
     assert agent.labels["codewalk.sample"] == "sample-1"
+
+
+def test_a_forked_worker_starts_with_none_of_its_parents_docker_state():
+    """The docker runtime's state for a process (clients, containers started, removals, release hooks, and
+    what the repair domain keeps beside them: its images, its spare containers) is one object, renewed in
+    a forked child by the one fork hook of codewalk (issue 45); no daemon needed."""
+    from codewalk.domains.repair import containers
+
+    docker = runtime.DockerRuntime()
+    kept = docker.kept(containers._Here)
+    kept.images["key"] = "an image"  # type: ignore[assignment]
+    name = runtime.container_name("test")
+    runtime.on_release(lambda: None)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report what it sees, then leave without running the parent's exit hooks
+        fresh = docker.kept(containers._Here)
+        seen = (fresh is not kept, not fresh.images, not runtime._process.live, not runtime._process.hooks,
+                not runtime._process.clients)
+        os.write(write, b"ok" if all(seen) else repr(seen).encode())
+        os._exit(0)
+    os.close(write)
+    answer = os.read(read, 200)
+    os.waitpid(pid, 0)
+    assert answer == b"ok"
+    assert docker.kept(containers._Here) is kept and name in runtime._process.live  # the parent keeps its own
+    with runtime._process.lock:
+        runtime._process.live.discard(name)
+        runtime._process.hooks.clear()
+    kept.images.clear()
+
+
+def test_the_fork_reset_is_in_one_place():
+    root = Path(__file__).resolve().parents[1] / "codewalk"
+    hooks = [str(p.relative_to(root)) for p in root.rglob("*.py") if "register_at_fork(after" in p.read_text()]
+    assert hooks == ["runtime/__init__.py"]

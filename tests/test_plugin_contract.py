@@ -48,3 +48,45 @@ def test_built_in_domains_stay_inside_the_closed_sets(name):
 def test_export_row_is_declared_on_domain_with_an_empty_default():
     assert toy.ToyChain().export_row is not None and Domain.export_row(toy.ToyChain(), None) == {}
     assert type(get_domain("repair")).export_row is not Domain.export_row  # repair adds SWE-bench fields
+
+
+class _Counting(toy.ToyChain):
+    """Reports each atom it loads through the progress its settings carry."""
+
+    name = "counting"
+
+    def load(self, source, options):
+        atoms = list(super().load(source, options))
+        for done in range(1, len(atoms) + 1):
+            if self.settings.on_progress:
+                self.settings.on_progress(done, len(atoms))
+        yield from atoms
+
+
+DOMAINS = (_Counting,)
+
+
+def test_a_loaders_progress_reaches_it_through_its_settings(tmp_path):
+    from codewalk.loading import read
+
+    source = tmp_path / "atoms.txt"
+    source.write_text("a\nb\nc\n")
+    seen: list[tuple[int, int]] = []
+    read("counting", source, on_progress=lambda done, total: seen.append((done, total)))
+    assert seen == [(1, 3), (2, 3), (3, 3)]
+    assert not hasattr(Domain, "on_progress")  # no attribute set on an instance from outside
+
+
+def test_no_module_sets_an_attribute_on_a_domain_from_outside():
+    """What a domain is built with travels in its Settings (issue 45): no `domain.x = ...` in the library."""
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "codewalk"
+    found = [f"{path.relative_to(root)}:{node.lineno}" for path in sorted(root.rglob("*.py"))
+             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+             if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+             for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+             if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+             and "domain" in target.value.id.lower()]
+    assert not found, found

@@ -242,3 +242,21 @@ def test_the_docker_runtime_runs_the_agent_in_a_container_of_the_task_image_and_
     assert score["value"] == 1.0 and score["ended"] == "submitted"
     assert "VERSION_CODENAME=bookworm\nx_G\n" in seen[0] and "Network is unreachable" in seen[0]
     assert " passed" in seen[1] and " failed" not in seen[1]  # the agent's own run, in the container
+
+
+def test_the_agents_testbed_is_the_x_g_the_verifier_runs_on(repair_store, tmp_path):
+    """One x_G builder (issue 45): the testbed's one commit holds the tree the repair domain's checks and
+    grading make (RepairDomain.x_g), with nothing uncommitted."""
+    from codewalk.domains.repair import RepairDomain
+    from codewalk.domains.repair.git import git
+    from codewalk.evals.testbed import build_testbed, testbed_spec
+
+    task = next(iter(_tasks(repair_store).values()))
+    into = tmp_path / "testbed"
+    build_testbed(testbed_spec(task.verifier), into, with_env=False)
+    with RepairDomain().x_g(task.verifier) as (_, _, x_g):
+        pass
+    where = {"git_dir": into / ".git", "work_tree": into}
+    assert git(["rev-parse", "HEAD^{tree}"], into, **where).stdout.strip() == x_g
+    assert git(["rev-list", "--count", "HEAD"], into, **where).stdout.strip() == "1"
+    assert git(["status", "--porcelain"], into, **where).stdout == ""

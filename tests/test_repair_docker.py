@@ -252,12 +252,15 @@ def test_a_container_started_ahead_is_fresh_and_goes_at_the_release(daemon, fixt
         with Session() as first:
             left = run_tests(env, tree, ["tests/test_zz_leaves.py::test_leaves_things_behind"], "", 300,
                              config_from=x_g, session=first)
+            assert first.started is not None
+            first_name = first.started.name
         began = datetime.now().astimezone()
         with Session() as second:
             found = run_tests(env, tree, ["tests/test_zz_finds.py::test_finds_nothing_left"], "", 300,
                               config_from=x_g, session=second)
-            created = datetime.fromisoformat(second.container.attrs["Created"][:26] + "+00:00")
-            assert second.name != first.name
+            assert second.started is not None
+            created = datetime.fromisoformat(second.started.container.attrs["Created"][:26] + "+00:00")
+            assert second.started.name != first_name
         assert created < began  # started ahead, not on demand
         assert len(docker_runtime.ours()) >= 1  # the one behind it
     assert left.status == {"tests/test_zz_leaves.py::test_leaves_things_behind": "passed"}
@@ -292,8 +295,9 @@ def test_runs_go_to_the_agent_without_a_docker_exec_and_the_tests_cannot_reach_i
         (tree.path / "tests" / "test_zz_prods.py").write_text(PRODS)
         runs = [run_tests(env, tree, ["tests/test_zz_prods.py::test_cannot_reach_the_agent"], "", 300,
                           config_from=x_g, session=session) for _ in range(2)]
-        session.container.reload()
-        execs = session.container.attrs["ExecIDs"] or []
+        assert session.started is not None
+        session.started.container.reload()
+        execs = session.started.container.attrs["ExecIDs"] or []
     assert [r.status for r in runs] == [{"tests/test_zz_prods.py::test_cannot_reach_the_agent": "passed"}] * 2
     # at most the removal of an image's own checkout, ahead of time (the daemon may forget a finished exec)
     assert len(execs) <= (1 if env.tree else 0)
@@ -371,13 +375,13 @@ def test_a_row_that_names_its_image_runs_in_it_pulled_from_a_registry_and_no_pul
             assert client.images.list(name=name)
             pulled = evaluate(domain, atoms)
             client.images.remove(name)
-            containers._images.clear()  # this process remembers what it pulled: forget, as a new process would
+            containers.forget_images()  # this process remembers what it pulled: forget, as a new process would
             domain = RepairDomain(settings=Settings(runtime=runtime.build("docker", pull=False)))
             with pytest.raises(InputError, match=r"rows.jsonl:1: cannot prepare its docker image: .*--no-pull"):
                 list(domain.load(rows, {"repos": str(fixture.repos)}))
             refused = evaluate(domain, atoms)  # loaded before the image went
         finally:
-            containers._images.clear()
+            containers.forget_images()
             if client.images.list(name=name):
                 client.images.remove(name)
     assert (pulled.status, pulled.evidence["reference"]["env"]["image"]) == ("admitted", name)

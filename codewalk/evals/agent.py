@@ -50,7 +50,7 @@ from inspect_ai.util import (
 from codewalk.domain import get_domain
 from codewalk.domains.repair import RepairDomain
 from codewalk.domains.repair.patch import is_test_path
-from codewalk.errors import InfraError, UsageError
+from codewalk.errors import UsageError
 from codewalk.grading import Graded, check_isolation, grade_id, grade_row, verdict
 from codewalk.loaders.diff import patch_files
 from codewalk.records import Composite
@@ -255,13 +255,8 @@ def candidate(t: CodewalkTask, final: Path) -> tuple[str, list[str]]:
     """The agent's edit: `final` (the /testbed it left) against a fresh x_G made on the host, as one diff
     of the non-test files, and the changed paths left out of it (test files, what test runs leave)."""
     v = t.verifier
-    domain = RepairDomain()
-    mirror = domain.mirrors.ensure(v["repo"], v["clone_from"])
     protected = set(patch_files(v["test_patch"]))
-    with domain.worktrees.checkout(mirror, v["base_commit"]) as tree:
-        if tree.apply(v["test_patch"], ("strict",)) is None:
-            raise InfraError(f"the task's test patch no longer applies to {v['base_commit'][:12]}")
-        x_g = tree.tree()
+    with RepairDomain().x_g(v) as (tree, _, x_g):
         # the index takes the final tree's files (not its .git: the agent's repository is not read)
         tree.git("--work-tree", str(final), "add", "-A", "--", ".")
         changed = tree.git("--work-tree", str(final), "diff", "--cached", "--name-only", "--no-renames", "-z",

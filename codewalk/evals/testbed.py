@@ -31,22 +31,21 @@ import stat
 import tarfile
 import tempfile
 from pathlib import Path, PurePosixPath
-from typing import Any, Literal, overload
+from typing import Any, Literal, cast, overload
 
 import anyio.to_thread
 from inspect_ai.util import ExecResult, SandboxEnvironment, sandboxenv
 
+from codewalk.domain import Settings
 from codewalk.domains.repair import RepairDomain, containers
 from codewalk.domains.repair.env import Env, EnvSpec, venv_runtime
-from codewalk.domains.repair.git import git
 from codewalk.errors import InfraError, RuntimeUnavailable
-from codewalk.runtime import DockerRuntime, sandbox
+from codewalk.runtime import DockerRuntime, LocalRuntime, sandbox
 
 log = logging.getLogger(__name__)
 
 TESTBED = "/testbed"
 DEFAULT_TIMEOUT = 600  # seconds, for an exec that names none (the agent's bash tool always names one)
-IDENTITY = ["-c", "user.name=codewalk", "-c", "user.email=codewalk@localhost"]
 
 
 def testbed_spec(verifier: dict[str, Any]) -> dict[str, Any]:
@@ -56,24 +55,12 @@ def testbed_spec(verifier: dict[str, Any]) -> dict[str, Any]:
 
 
 def build_testbed(spec: dict[str, Any], into: Path, with_env: bool) -> Env | None:
-    """x_G written to `into` (created), as a git repository with x_G as its one commit; the task's
-    virtualenv too when with_env (the local runtime runs the agent's commands with it)."""
-    domain = RepairDomain()
-    mirror = domain.mirrors.ensure(spec["repo"], spec["clone_from"])
-    env = None
-    with domain.worktrees.checkout(mirror, spec["base_commit"]) as tree:
-        if with_env:
-            env = domain.envs.get(spec["repo"], EnvSpec.from_config(spec["install_config"]), tree)
-        if tree.apply(spec["test_patch"], ("strict",)) is None:
-            raise InfraError(f"the task's test patch no longer applies to {spec['base_commit'][:12]}")
-        shutil.copytree(tree.path, into, symlinks=True, ignore=lambda d, names: [".git"] if d == str(tree.path)
-                        else [])
-    quiet = {"GIT_AUTHOR_DATE": "2000-01-01T00:00:00Z", "GIT_COMMITTER_DATE": "2000-01-01T00:00:00Z"}
-    dot_git = into / ".git"  # named: never a .git found in the copied tree
-    git(["init", "-q", "-b", "main"], into, git_dir=dot_git, work_tree=into)
-    git(["add", "-A"], into, git_dir=dot_git, work_tree=into)
-    git([*IDENTITY, "commit", "-q", "--no-verify", "-m", "x_G"], into, env=quiet, git_dir=dot_git, work_tree=into)
-    return env
+    """x_G written to `into` (created) by the repair domain, as every test run's tree is: a git repository
+    with x_G as its one commit; the task's virtualenv too when with_env (the local runtime runs the agent's
+    commands with it)."""
+    domain = RepairDomain(settings=Settings(runtime=LocalRuntime()))  # the testbed's own runtime: files and a virtualenv
+    env = domain.write_x_g(spec, into, EnvSpec.from_config(spec["install_config"]) if with_env else None)
+    return cast(Env, env) if with_env else None
 
 
 class Testbed(SandboxEnvironment):

@@ -17,7 +17,8 @@ cannot remove its containers, so the first use of the daemon in every process re
 whose owner on this machine is gone (`reap`). A container whose work is done is removed behind the caller's back (`forget_later`),
 off the path of the next run; `release` (the end of a walk or a grading, the end of the process, a worker
 process's end) waits for those removals, drops what was started ahead of time (`on_release`) and removes
-whatever is left.
+whatever is left. All of this state, and what a domain keeps per process beside it (`DockerRuntime.kept`), is
+one object per process (`_Process`), which a forked worker gets new: the one fork hook of codewalk.
 """
 
 from __future__ import annotations
@@ -30,10 +31,9 @@ import uuid
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import cache
 from multiprocessing import util as mp_util
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
 from ..errors import RuntimeUnavailable, UsageError
 
@@ -47,12 +47,35 @@ KIND = "codewalk.kind"  # "run" (a test run's container) or "environment" (an im
 # A container's owner: this machine, and the process that must remove it (pid, and boot:start time of that pid)
 OWNER_HOST, OWNER_PID, OWNER_START = "codewalk.owner.host", "codewalk.owner.pid", "codewalk.owner.start"
 
-_live: set[str] = set()  # names of the containers this process created (or is creating) and has not removed
-_lock = threading.Lock()
-_removals: list[Future] = []  # forget_later's, not yet waited for
-_remover: ThreadPoolExecutor | None = None
-_hooks: list[Callable[[], None]] = []  # on_release's
-_finalized_in = 0  # the process that registered release for its own end (a worker skips atexit)
+T = TypeVar("T")
+
+
+class _Process:
+    """What the docker runtime keeps in one process: its clients, the containers it started, the removals
+    under way, the release hooks, and what a domain keeps per process beside them (`DockerRuntime.kept`:
+    repair's images known present and its containers started ahead). A forked worker owns none of its
+    parent's: it starts with a new one (`_in_a_new_child`, the one fork hook)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.clients: dict[str, DockerClient] = {}  # by DOCKER_HOST
+        self.live: set[str] = set()  # names of the containers this process created (or is creating), not removed
+        self.removals: list[Future] = []  # forget_later's, not yet waited for
+        self.remover: ThreadPoolExecutor | None = None
+        self.hooks: list[Callable[[], None]] = []  # on_release's
+        self.finalized = False  # release registered for this process's end (a worker skips atexit)
+        self.kept: dict[type, Any] = {}  # DockerRuntime.kept's, by their type
+
+
+_process = _Process()
+
+
+def _in_a_new_child() -> None:
+    global _process
+    _process = _Process()  # another thread may have held the old one's lock at the fork
+
+
+os.register_at_fork(after_in_child=_in_a_new_child)
 
 
 def resolve(name: str | None = None) -> str:
@@ -133,6 +156,15 @@ class DockerRuntime:
 
     def on_release(self, hook: Callable[[], None]) -> None:
         on_release(hook)
+
+    def kept(self, kind: type[T]) -> T:
+        """This process's instance of kind (made on first use, none inherited by a forked worker): what a
+        domain keeps per process beside the runtime's own state (repair: its images, its spare containers)."""
+        with _process.lock:
+            found = _process.kept.get(kind)
+            if found is None:
+                found = _process.kept[kind] = kind()
+        return cast(T, found)
 
 
 def build(name: str | None = None, *, pull: bool = True, check: bool = True) -> Runtime:
@@ -226,16 +258,19 @@ def reap(found: Any) -> list[str]:
 def client() -> DockerClient:
     """The Docker client for DOCKER_HOST (else the SDK's default socket); RuntimeUnavailable if no daemon.
     One per daemon address and process: a process whose DOCKER_HOST changes talks to the new daemon."""
-    return _client_for(os.environ.get("DOCKER_HOST", ""))
+    host = os.environ.get("DOCKER_HOST", "")
+    found = _process.clients.get(host)
+    if found is None:
+        found = _process.clients[host] = _connect()
+    return found
 
 
 def forget_client() -> None:
     """Drop the clients made so far: the next use connects again (a daemon started since is found)."""
-    _client_for.cache_clear()
+    _process.clients.clear()
 
 
-@cache
-def _client_for(host: str) -> DockerClient:
+def _connect() -> DockerClient:
     from docker.errors import DockerException
 
     import docker
@@ -255,12 +290,12 @@ def _client_for(host: str) -> DockerClient:
 def container_name(kind: str) -> str:
     """A new container's name, remembered before the container is asked for: Ctrl-C while the daemon creates
     it (the reply not yet read) or the end of the process still removes it by that name."""
-    global _finalized_in
     name = f"codewalk-{kind}-{uuid.uuid4().hex[:16]}"
-    with _lock:
-        _live.add(name)
-        if _finalized_in != os.getpid():  # a multiprocessing worker ends by os._exit: atexit does not run there
-            _finalized_in = os.getpid()
+    here = _process
+    with here.lock:
+        here.live.add(name)
+        if not here.finalized:  # a multiprocessing worker ends by os._exit: atexit does not run there
+            here.finalized = True
             mp_util.Finalize(None, release, exitpriority=10)
     return name
 
@@ -273,37 +308,23 @@ def forget(name: str) -> None:
         client().api.remove_container(name, force=True)
     except DockerException:  # never created, or already gone
         pass
-    with _lock:
-        _live.discard(name)
+    with _process.lock:
+        _process.live.discard(name)
 
 
 def forget_later(name: str) -> None:
     """forget(name) in a background thread: the caller goes on while the daemon removes it."""
-    global _remover
-    with _lock:
-        if _remover is None:
-            _remover = ThreadPoolExecutor(1, thread_name_prefix="codewalk-remove")
-        _removals.append(_remover.submit(forget, name))
+    here = _process
+    with here.lock:
+        if here.remover is None:
+            here.remover = ThreadPoolExecutor(1, thread_name_prefix="codewalk-remove")
+        here.removals.append(here.remover.submit(forget, name))
 
 
 def on_release(hook: Callable[[], None]) -> None:
     """Call hook (once) at the next release, before the containers left are removed."""
-    with _lock:
-        _hooks.append(hook)
-
-
-def _in_a_new_child() -> None:
-    """A forked worker owns none of its parent's containers, threads or daemon connection."""
-    global _remover, _finalized_in, _lock
-    _lock = threading.Lock()  # another thread may have held it at the fork
-    _live.clear()
-    _removals.clear()
-    _hooks.clear()
-    _remover, _finalized_in = None, 0
-    _client_for.cache_clear()
-
-
-os.register_at_fork(after_in_child=_in_a_new_child)
+    with _process.lock:
+        _process.hooks.append(hook)
 
 
 @atexit.register
@@ -311,15 +332,16 @@ def release() -> None:
     """The end of a walk, a grading or the process (Ctrl-C, an exception, exit): the hooks run (what was started
     ahead of time is dropped), pending removals are waited for, and every container this process created and
     has not removed is removed."""
-    with _lock:
-        hooks, _hooks[:] = list(_hooks), []
+    here = _process
+    with here.lock:
+        hooks, here.hooks = here.hooks, []
     for hook in hooks:
         hook()
-    with _lock:
-        pending, _removals[:] = list(_removals), []
+    with here.lock:
+        pending, here.removals = here.removals, []
     for future in pending:
         future.result()
-    with _lock:
-        left = sorted(_live)
+    with here.lock:
+        left = sorted(here.live)
     for name in left:
         forget(name)

@@ -104,8 +104,8 @@ class ComplexityDomain(Domain):
         def verified(program: Any, result: Any) -> None:
             nonlocal done
             done += 1
-            if self.on_progress:
-                self.on_progress(done, len(programs))
+            if self.settings.on_progress:
+                self.settings.on_progress(done, len(programs))
 
         kept, drops = verify.build(programs, workers=workers, progress=verified)
         for drop in drops:

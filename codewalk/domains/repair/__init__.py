@@ -294,16 +294,34 @@ class RepairDomain(Domain):
         """tests on x_G with patch applied (prepared in the cached worktree of c*, run in a one-commit copy);
         with a patch, the FAIL_TO_PASS tests also run renamed (channel.py)."""
         spec = EnvSpec.from_config(v["install_config"])
-        with self.worktrees.checkout(self._mirror(v), v["base_commit"]) as tree:
-            env = self._env(v, spec, tree)
-            if tree.apply(v["test_patch"], ("strict",)) is None:
-                raise InfraError(f"a stored patch no longer applies to {v['base_commit'][:12]}")
-            x_g = tree.tree()
+        with self.x_g(v, spec) as (tree, env, x_g):
+            assert env is not None
             if tree.apply(patch, ("strict",)) is None:
                 raise InfraError(f"a stored patch no longer applies to {v['base_commit'][:12]}")
             run = run_tests(env, tree, tests, spec.test_cmd, self.test_timeout, self.memory_mb, base=x_g,
                             renamed=v["FAIL_TO_PASS"] if patch else (), session=session, changed=_changed(patch))
         return run, env
+
+    @contextmanager
+    def x_g(self, v: Mapping[str, Any], spec: EnvSpec | None = None, *, fresh: bool = False) \
+            -> Iterator[tuple[Worktree, Env | Image | None, str]]:
+        """x_G, the one place it is made (the checks, grading, the agent's testbed and its candidate): c*'s
+        worktree (the cached one, or a fresh one) with the task's test patches applied strictly, and x_G's
+        tree id; with spec, the environment its tests run in too (prepared first: a local build runs in the
+        pristine checkout)."""
+        checkout = self.worktrees.fresh if fresh else self.worktrees.checkout
+        with checkout(self._mirror(v), v["base_commit"]) as tree:
+            env = self._env(v, spec, tree) if spec is not None else None
+            if tree.apply(v["test_patch"], ("strict",)) is None:
+                raise InfraError(f"the task's test patch no longer applies to {v['base_commit'][:12]}")
+            yield tree, env, tree.tree()
+
+    def write_x_g(self, v: Mapping[str, Any], into: Path, spec: EnvSpec | None = None) -> Env | Image | None:
+        """x_G written to into (created) as every test run's tree is (Worktree.snapshot): a git repository
+        whose one commit is x_G; the environment when spec is given."""
+        with self.x_g(v, spec) as (tree, env, x_g):
+            tree.snapshot(x_g, into)
+        return env
 
     def _env(self, v: Mapping[str, Any], spec: EnvSpec, tree: Worktree) -> Env | Image:
         """Where the tests run: a cached virtualenv (local) or the task's image (docker)."""
@@ -389,16 +407,13 @@ class RepairDomain(Domain):
         if first:
             yield None, None, "", None, [first]
             return
-        with self.worktrees.fresh(self._mirror(v), v["base_commit"]) as tree:
-            env = self._env(v, spec, tree) if spec is not None else None
-            if tree.apply(v["test_patch"], ("strict",)) is None:
-                raise InfraError(f"the task's test patch no longer applies to {v['base_commit'][:12]}")
+        with self.x_g(v, spec, fresh=True) as (tree, env, x_g):
             escapes = [p for d in parse_patch(candidate) for p in d.paths if _escapes(tree.path, p)]
             if escapes:
                 yield tree, env, "", None, [Refusal(Rule.UNSAFE_PATH, escapes[0], 0, "writes through a symlink "
                                                     "out of the repository")]
                 return
-            x_g, at_x_g = tree.tree(), snapshot(tree.path)
+            at_x_g = snapshot(tree.path)
             method = tree.apply(candidate)
             if method is None:
                 yield tree, env, x_g, None, []

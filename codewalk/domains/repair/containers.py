@@ -12,18 +12,21 @@ for the host's, where the daemon has no bridge), with the host's CA bundle and p
 CA bundle may not trust the path this machine reaches PyPI by). A build or pull that fails is an InfraError
 with the end of its log: the group is an error, never "unsolved".
 
-Runs. Each test run gets a new container of the image: no network, memory, pids and CPU limits, no new
-privileges, removed when the run ends (Ctrl-C too: codewalk.runtime tracks it). Containers are started ahead of
-time, one per image and memory limit in each process (`_Spares`), and removed in the background
-(runtime.forget_later): a group's tests do not wait for the daemon to start or remove one. A container started
-ahead was never used; it is as fresh as one started on demand. The tree (x_G as a one-commit
-repository, the edit under test uncommitted: Worktree.snapshot) goes in as a tar, unpacked to /testbed
-owned by the test user (uid 1000); the harness (channel.py) goes to /cw-harness, owned by root, and runs as
-root; it starts the tests as uid 1000, so they cannot write the harness, its configuration or its output.
-A container's own process is codewalk's agent (harness/agent.py, root): a run is a request on its stdin
-(the reset, the tar, then the harness forked from it), the harness's output comes back on its stdout. No
-`docker exec` a run (a runc start, about 55 ms) and no interpreter start. An image needs sh, tar and a
-Python (3.6 or later). A wall-clock timeout kills the container.
+Runs (`Session.run`, one group's checks sharing a container): create, put the tree in, run, read the outcome,
+remove. Create: a new container of the image (`start`): no network, memory, pids and CPU limits, no new
+privileges (`hardened`), labelled with its owner process (codewalk.runtime tracks it: Ctrl-C and a killed
+owner's next run remove it). Put the tree in: a tar of x_G as a one-commit repository, the edit under test
+uncommitted (Worktree.snapshot), unpacked to /testbed owned by the test user (uid 1000), and the harness
+(channel.py) at /cw-harness, owned by root. Run: the harness, as root, starts the tests as uid 1000, so they
+cannot write the harness, its configuration or its output; a wall-clock timeout kills the container. Read
+the outcome: the harness's signed report (channel.read). Remove: in the background (runtime.forget_later),
+off the next run's path. A further run of the session first resets the container (RESET).
+
+Two things make this cheap, kept in warm.py because bench/admission.py shows they pay for themselves:
+containers are started ahead (`warm.Spares`, one per image and memory limit in each process), and a
+container's own process is codewalk's agent (harness/agent.py), so putting the tree in and running the
+harness is one request on its stdin (`warm.Agent`), with no `docker exec` (a runc start, about 55 ms) and no
+interpreter start. An image needs sh, tar and a Python (3.6 or later).
 """
 
 from __future__ import annotations
@@ -32,13 +35,10 @@ import io
 import json
 import os
 import re
-import secrets
-import struct
 import tarfile
 import threading
 import time
-from collections.abc import Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +50,7 @@ from codewalk.runtime.locks import locked
 from . import channel
 from .git import digest, git, network_env
 from .runs import EnvSpec, Image
+from .warm import Agent, Spares, Started
 
 BASE = "CODEWALK_DOCKER_BASE"
 DEFAULT_BASE = "python:{python}-slim"
@@ -66,27 +67,27 @@ BUILD_NETWORK = "CODEWALK_BUILD_NETWORK"
 # behind removed. No procps in a minimal image: the owners are read from /proc.
 RESET = ("for p in /proc/[0-9]*; do [ \"$(stat -c %u $p 2>/dev/null)\" = {uid} ] && kill -9 ${{p#/proc/}} 2>/dev/null; "
          f"done; rm -rf {TREE} {HARNESS} /tmp/* /tmp/.[!.]* /dev/shm/*; true")
-_images: dict[str, Image] = {}  # in this process: environment key -> image known to be present
 
 
 def image_for(v: Mapping[str, Any], spec: EnvSpec, mirror: Path, no_pull: bool = False) -> Image:
     """The image the task's tests run in: the row's, or one built from its install_config."""
+    images = _here().images
     named = v.get("image_name") or ""
     if named:
-        if named not in _images:
+        if named not in images:
             _ensure_pulled(named, no_pull)
-            _images[named] = Image(named, spec.python, "row")  # its own /testbed goes before each run
-        return _images[named]
+            images[named] = Image(named, spec.python, "row")  # its own /testbed goes before each run
+        return images[named]
     setup = v.get("environment_setup_commit") or v["base_commit"]
     key = _key(v["repo"], spec, mirror, setup)
-    meter.reuse("repair: image", key in _images)
-    if key not in _images:
+    meter.reuse("repair: image", key in images)
+    if key not in images:
         tag = image_tag(v["repo"], key)
         with locked(paths.cache("repair") / "images" / f"{key}.lock"):
             if not _present(tag):
                 _build(tag, base_image(spec), spec, mirror, setup, v["repo"], no_pull)
-        _images[key] = Image(tag, spec.python, "built", _notes(spec, base_image(spec)), tree=bool(spec.install))
-    return _images[key]
+        images[key] = Image(tag, spec.python, "built", _notes(spec, base_image(spec)), tree=bool(spec.install))
+    return images[key]
 
 
 def _key(repo: str, spec: EnvSpec, mirror: Path, setup: str) -> str:
@@ -240,6 +241,45 @@ def _tar(files: dict[str, bytes], tree: Path | None = None) -> io.BytesIO:
     return data
 
 
+# -- runs: create, put the tree in, run, read the outcome, remove -----------------------------------------------
+def hardened(memory_mb: int, labels: Mapping[str, str] | None = None, kind: str = "agent") -> dict[str, Any]:
+    """What every container codewalk starts gets (a test run's, the repair agent's), as containers.create's
+    keyword arguments: no new privileges, a memory limit with no swap beyond it, a process limit, at most two
+    CPUs, and the labels that name its owner (runtime.container_labels), with `labels` added."""
+    return {"mem_limit": f"{memory_mb}m", "memswap_limit": f"{memory_mb}m", "pids_limit": 512,
+            "nano_cpus": int(min(2, os.cpu_count() or 1) * 1e9), "security_opt": ["no-new-privileges"],
+            "labels": runtime.container_labels(kind, **(labels or {}))}
+
+
+# The container's own process: the first Python of PYTHONS runs the agent (harness/agent.py, given as $1).
+BOOT = " ".join(f'[ -x {p} ] && exec {p} -I -c "$1";' for p in PYTHONS) + " echo 'no python in the image' >&2; exit 127"
+
+
+def start(image: Image, memory_mb: int) -> Started:
+    """A new container of image (hardened, no network), its agent running and attached, ready for a run: an
+    image's own checkout removed."""
+    from docker.errors import DockerException
+
+    name = runtime.container_name("run")
+    try:
+        client = runtime.client()
+        # detach=False with stdin_open is the API's StdinOnce: when this process's attach stream closes (its end,
+        # kill -9 too) the agent reads the end of its input and exits, and the container stops
+        container = client.containers.create(
+            image.tag, name=name, entrypoint=["/bin/sh", "-c", BOOT, "codewalk-agent",
+                                              (channel.HARNESS / "agent.py").read_text(encoding="utf-8")],
+            command=[], stdin_open=True, detach=False, network_mode="none", user="root", working_dir="/",
+            **hardened(memory_mb, kind="run"), init=True)  # init: orphans are reaped
+        agent = Agent(client.api.attach_socket(container.id, params={"stdin": 1, "stdout": 1, "stderr": 1,
+                                                                     "stream": 1}))
+        container.start()
+        if image.tree:  # the image's own checkout (and its history) goes: the run's tree replaces it
+            _exec(container, ["rm", "-rf", TREE], 120)
+    except DockerException as e:
+        raise InfraError(f"cannot create a container of {image.tag}: {str(e).strip()[-300:]}") from None
+    return Started(name, container, agent)
+
+
 def run_in_container(image: Image, work: Path, harness: Path, token: str, command: str, timeout: float,
                      memory_mb: int, session: Session | None = None,
                      guard: Mapping[str, list[str]] | None = None) -> channel.Report:
@@ -257,9 +297,7 @@ class Session:
     the harness and the test user's home removed. A grade never shares one (Session per grade)."""
 
     def __init__(self) -> None:
-        self.container: Any = None
-        self.agent: _Agent | None = None
-        self.name = ""
+        self.started: Started | None = None
         self.image: Image | None = None
         self.runs = 0
 
@@ -267,48 +305,42 @@ class Session:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self.name:  # created, or being created when Ctrl-C came
+        """Remove: the container goes in the background (runtime.forget_later), off the next run's path."""
+        if self.started:
             mark = time.monotonic()
-            if self.agent:
-                self.agent.close()
-            runtime.forget_later(self.name)
+            self.started.agent.close()
+            runtime.forget_later(self.started.name)
             meter.overhead("docker: teardown", time.monotonic() - mark)
-            self.container, self.agent, self.name = None, None, ""
+            self.started = None
 
     def run(self, image: Image, work: Path, harness: Path, token: str, command: str, timeout: float,
             memory_mb: int, guard: Mapping[str, list[str]] | None = None) -> channel.Report:
+        """One run: create (the session's first: a container started ahead), put the tree in and run (one
+        request to the container's agent: reset, unpack, the harness), read the outcome (channel.read)."""
         from docker.errors import DockerException
 
-        paths_ = [HARNESS, TREE] + ([f"{TREE}/src"] if (work / "src").is_dir() else [])
-        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "PYTHONPATH": ":".join(paths_), "HOME": HOME,
-               "TMPDIR": HOME, "USER": "cwtest", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
-               "PYTHONNOUSERSITE": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
-        argv = ["bash", "-c", command.replace("{harness}", HARNESS)]
-        guard = guard or {}
-        config = channel.config(token, argv, TREE, env, timeout, uid=image.user, memory_mb=memory_mb,
-                                changed=guard.get("changed", ()), protected=guard.get("protected", ())).encode()
+        config = _config(image, work, token, command, timeout, memory_mb, guard or {})
         mark = time.monotonic()
         try:
-            if self.container is None:
-                self.name, self.container, self.agent = _spares.take(image, memory_mb)
-                self.image = image
+            reset = ""
+            if self.started is None:  # create
+                self.started, self.image = _here().spares.take(image, memory_mb), image
                 meter.overhead("docker: start", time.monotonic() - mark)
-                reset = ""
+            elif self.image != image:
+                raise ValueError(f"a session of {self.image} asked to run {image.tag}")
             else:
-                if self.image != image:
-                    raise ValueError(f"a session of {self.image} asked to run {image.tag}")
                 reset = RESET.format(uid=image.user)
             asked, mark = time.time(), time.monotonic()
-            assert self.agent is not None
-            code, out = self.agent.run(self.container, reset, _archive(work, harness, config, image.user),
-                                       timeout + 60)
+            code, out = self.started.agent.run(self.started.container, reset,  # put the tree in, run
+                                               _archive(work, harness, config, image.user), timeout + 60,
+                                               f"{HARNESS}/{channel.RUNNER}", f"{HARNESS}/config.json")
             ended = time.monotonic()
         except DockerException as e:
             raise InfraError(f"the container of {image.tag} failed: {str(e).strip()[-300:]}") from None
         self.runs += 1
         if code is None:
             raise InfraError(f"the tests timed out after {timeout:g}s (the container was killed)")
-        report = channel.read(out, token, code)
+        report = channel.read(out, token, code)  # read the outcome
         # Until the harness started: the archive made and sent, the reset, the unpacking (the container's
         # cost); from then on the tests' run, as on the host.
         copy = min(max(report.began - asked, 0.0), ended - mark) if report.began else 0.0
@@ -317,151 +349,40 @@ class Session:
         return report
 
 
-def hardened(memory_mb: int, labels: Mapping[str, str] | None = None, kind: str = "agent") -> dict[str, Any]:
-    """What every container codewalk starts gets (a test run's, the repair agent's), as containers.create's
-    keyword arguments: no new privileges, a memory limit with no swap beyond it, a process limit, at most two
-    CPUs, and the labels that name its owner (runtime.container_labels), with `labels` added."""
-    return {"mem_limit": f"{memory_mb}m", "memswap_limit": f"{memory_mb}m", "pids_limit": 512,
-            "nano_cpus": int(min(2, os.cpu_count() or 1) * 1e9), "security_opt": ["no-new-privileges"],
-            "labels": runtime.container_labels(kind, **(labels or {}))}
+def _config(image: Image, work: Path, token: str, command: str, timeout: float, memory_mb: int,
+            guard: Mapping[str, Sequence[str]]) -> bytes:
+    """The harness's configuration for a run in a container: the command, the tests' environment, the
+    test user, the limits and the guard's files (channel.config)."""
+    paths_ = [HARNESS, TREE] + ([f"{TREE}/src"] if (work / "src").is_dir() else [])
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "PYTHONPATH": ":".join(paths_), "HOME": HOME,
+           "TMPDIR": HOME, "USER": "cwtest", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1",
+           "PYTHONNOUSERSITE": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    argv = ["bash", "-c", command.replace("{harness}", HARNESS)]
+    return channel.config(token, argv, TREE, env, timeout, uid=image.user, memory_mb=memory_mb,
+                          changed=guard.get("changed", ()), protected=guard.get("protected", ())).encode()
 
 
-# The container's own process: the first Python of PYTHONS runs the agent (harness/agent.py, given as $1).
-BOOT = " ".join(f'[ -x {p} ] && exec {p} -I -c "$1";' for p in PYTHONS) + " echo 'no python in the image' >&2; exit 127"
-
-
-def _started(image: Image, memory_mb: int) -> tuple[str, Any, _Agent]:
-    """A new container of image, its agent running and attached, ready for a run: an image's own checkout
-    removed."""
-    from docker.errors import DockerException
-
-    name = runtime.container_name("run")
-    try:
-        api = runtime.client().api
-        # detach=False with stdin_open is the API's StdinOnce: when this process's attach stream closes (its end,
-        # kill -9 too) the agent reads the end of its input and exits, and the container stops
-        container = runtime.client().containers.create(
-            image.tag, name=name, entrypoint=["/bin/sh", "-c", BOOT, "codewalk-agent",
-                                              (channel.HARNESS / "agent.py").read_text(encoding="utf-8")],
-            command=[], stdin_open=True, detach=False, network_mode="none", user="root", working_dir="/",
-            **hardened(memory_mb, kind="run"), init=True)  # init: orphans are reaped
-        agent = _Agent(api.attach_socket(container.id, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1}))
-        container.start()
-        if image.tree:  # the image's own checkout (and its history) goes: the run's tree replaces it
-            _exec(container, ["rm", "-rf", TREE], 120)
-    except DockerException as e:
-        raise InfraError(f"cannot create a container of {image.tag}: {str(e).strip()[-300:]}") from None
-    return name, container, agent
-
-
-class _Agent:
-    """The host's end of a container's agent (harness/agent.py): requests written to its stdin, its output
-    read from the attach stream (docker's frames: 8 bytes, the stream and the size, then the data)."""
-
-    def __init__(self, attached: Any) -> None:
-        self.attached = attached
-        self.sock = getattr(attached, "_sock", attached)  # the raw socket under the SDK's reader
-
-    def run(self, container: Any, reset: str, files: bytes, timeout: float) -> tuple[int | None, str]:
-        """One run: (the harness's exit code, what it printed); (None, "") when it outlived timeout (the
-        container is killed)."""
-        end = secrets.token_hex(8)
-        header = json.dumps({"reset": reset, "tar": len(files), "end": end, "harness": f"{HARNESS}/{channel.RUNNER}",
-                             "config": f"{HARNESS}/config.json"}).encode()
-        deadline = time.monotonic() + timeout
-        self.sock.settimeout(timeout)
-        self.sock.sendall(struct.pack(">Q", len(header)) + header + files)
-        mark = re.compile(rb"\n" + end.encode() + rb" (\d+)\n")
-        out = b""
-        try:
-            while not (found := mark.search(out)):
-                size = struct.unpack(">BxxxL", self._exactly(8, deadline))[1]
-                out += self._exactly(size, deadline)
-        except TimeoutError:
-            container.kill()
-            return None, ""
-        except EOFError:  # the agent is gone (no Python in the image, killed): what the container said
-            logs = container.logs(stdout=True, stderr=True, tail=20)
-            return 127, (out + b"\n" + logs).decode("utf-8", "replace")
-        return int(found.group(1)), out[:found.start()].decode("utf-8", "replace")
-
-    def _exactly(self, n: int, deadline: float) -> bytes:
-        data = b""
-        while len(data) < n:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError
-            self.sock.settimeout(left)
-            chunk = self.sock.recv(n - len(data))  # TimeoutError past the deadline
-            if not chunk:
-                raise EOFError
-            data += chunk
-        return data
-
-    def close(self) -> None:
-        try:
-            self.attached.close()
-        except OSError:
-            pass
-
-
-class _Spares:
-    """Containers started ahead of time, one per image and memory limit: a session takes the one ready (its
-    start overlapped the last group's tests) and the next starts behind it. runtime.release drops them."""
+# -- what this module keeps in a process -------------------------------------------------------------------------
+class _Here:
+    """What this module keeps in one process, owned by the docker runtime's state for the process
+    (DockerRuntime.kept): a forked worker starts with none of its parent's images, threads or containers."""
 
     def __init__(self) -> None:
-        self.ready: dict[tuple[str, int], Future] = {}
-        self.lock = threading.Lock()
-        self.starter: ThreadPoolExecutor | None = None
-        self.hooked = False
-
-    def take(self, image: Image, memory_mb: int) -> tuple[str, Any, _Agent]:
-        key = (image.tag, memory_mb)
-        with self.lock:
-            ahead = self.ready.pop(key, None)
-        self.prime(image, memory_mb)
-        meter.reuse("repair: container started ahead", ahead is not None)
-        return ahead.result() if ahead else _started(image, memory_mb)
-
-    def prime(self, image: Image, memory_mb: int) -> None:
-        """Start one of image (unless one is ready or starting): the first session of a process, told the
-        image while its tree is still being prepared, waits less."""
-        key = (image.tag, memory_mb)
-        with self.lock:
-            if key in self.ready:
-                return
-            if not self.hooked:  # the first since the last release: drop what is left at the next one
-                runtime.on_release(self.drop)
-                self.hooked = True
-            if self.starter is None:
-                self.starter = ThreadPoolExecutor(1, thread_name_prefix="codewalk-spare")
-            self.ready[key] = self.starter.submit(_started, image, memory_mb)
-
-    def drop(self) -> None:
-        with self.lock:
-            ready, self.ready, self.hooked = list(self.ready.values()), {}, False
-        for future in ready:
-            try:
-                name, _, agent = future.result()
-            except InfraError:  # never started; its name, if it got one, is removed by the release
-                continue
-            agent.close()
-            runtime.forget(name)
+        self.images: dict[str, Image] = {}  # environment key (or a row's image name) -> image known to be present
+        self.spares = Spares(start)
 
 
-_spares = _Spares()
+def _here() -> _Here:
+    return runtime.DockerRuntime().kept(_Here)
+
+
+def forget_images() -> None:
+    """Forget which images this process knows to be present (a test removed one, as a new process would)."""
+    _here().images.clear()
 
 
 def prime(image: Image, memory_mb: int) -> None:
-    _spares.prime(image, memory_mb)
-
-
-def _new_spares_in_child() -> None:
-    global _spares
-    _spares = _Spares()  # a forked worker has none of its parent's threads or containers
-
-
-os.register_at_fork(after_in_child=_new_spares_in_child)
+    _here().spares.prime(image, memory_mb)
 
 
 def _exec(container: Any, cmd: list[str], timeout: float) -> tuple[int | None, str]:
