@@ -94,10 +94,11 @@ REQUIREMENT_FILES = ("requirements.txt", "requirements-test.txt", "requirements_
 DEV_REQUIREMENT_FILES = ("requirements-dev.txt", "requirements_dev.txt", "dev-requirements.txt",
                          "requirements/dev.txt")
 # A series: a test-only commit and the source-only commits just before it by the same author. Bounded so
-# that unrelated work is not swept in: a working session's worth of commits, by author date (a rebase
-# keeps author dates), and never across a merge, another author or a commit that touches tests.
+# that unrelated work is not swept in: a few commits over two days by author date (a rebase keeps author
+# dates; tests committed the next day are common: sqlparse's came 28 h after their source), and never
+# across a merge, another author or a commit that touches tests.
 SERIES_COMMITS = 5
-SERIES_HOURS = 12
+SERIES_HOURS = 48
 NAME = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 
 
