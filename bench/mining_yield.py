@@ -32,7 +32,9 @@ RESULTS = ROOT / "bench" / "results" / "mining_yield"
 def cw(python: str, args: list[str], env: dict[str, str]) -> tuple[dict, float, int, str]:
     """One `cw` command with --json: its output (or {}), wall seconds, exit code and last stderr line."""
     start = time.monotonic()
-    done = subprocess.run([python, "-m", "codewalk", *args, "--json"], capture_output=True, text=True, env=env)
+    # cwd "/": `python -m` puts the working folder first on sys.path, where a checkout would shadow python's own
+    done = subprocess.run([python, "-m", "codewalk", *args, "--json"], capture_output=True, text=True, env=env,
+                          cwd="/")
     seconds = time.monotonic() - start
     try:
         data = json.loads(done.stdout) if done.stdout.strip() else {}
@@ -133,7 +135,7 @@ def main() -> None:
                 found.append(one(args.python, repo, name, since, args.workers, work, args.attempts))
             print(json.dumps(found[-1]), flush=True)
     version = subprocess.run([args.python, "-c", "import codewalk, os; print(os.path.dirname(codewalk.__file__))"],
-                             capture_output=True, text=True).stdout.strip()
+                             capture_output=True, text=True, cwd="/").stdout.strip()
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=Path(version).parent, capture_output=True,
                             text=True).stdout.strip()
     data = json.loads(path.read_text()) if path.exists() else {}  # again: another label may have finished
