@@ -4,8 +4,8 @@ pairs of them sharing a file, the largest level a walk can reach, and what compo
 The relation is the repair domain's own (`RepairDomain.edges`, as `cw load` builds it) and the level is the
 bound `cw walk` refuses levels above (`codewalk.relations.largest_level`), so the number mining states is the
 number the walk applies. Composing a pair is the walk's first step for a group of two (`RepairDomain.compose`:
-test patches at c*, misplaced hunks, gold patches on top): git only, no test run, so it is cheap enough to do
-for the first PAIRS pairs of the repository just mined; a pair that composes may still be rejected by the
+test patches at c*, misplaced hunks, gold patches on top): git only, no test run (about a second a pair on
+2 busy cores), so it is done for the first PAIRS pairs of the repository just mined; a pair that composes may still be rejected by the
 admission checks, which run the tests.
 """
 
@@ -81,7 +81,7 @@ def compose_pair(domain: RepairDomain, a: Atom, b: Atom) -> str:
     try:
         composite = domain.compose([a, b])
     except Rejected as e:
-        return e.reason
+        return str(e.reason)
     except CodewalkError:
         return "error"
-    return Reason.REFERENCE_CONFLICT if composite.verifier.get("reference_conflict") else COMPOSES
+    return str(Reason.REFERENCE_CONFLICT) if composite.verifier.get("reference_conflict") else COMPOSES
