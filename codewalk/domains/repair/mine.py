@@ -7,8 +7,8 @@ both test files and non-test Python source. An author who commits the source and
 gives a series: a commit touching tests but no source, with the direct commits just before it on the main
 line by the same author that touch no test (at most SERIES_COMMITS of them, each at most SERIES_HOURS
 before it by author date) is one candidate whose change runs from the parent of the earliest to it, its
-commits listed in the row (`mined.commits`). The change is split by the repair domain's test-path convention
-(`patch.is_test_path`) into the gold patch (everything outside the tests but documentation: docs
+commits listed in the row (`mined.commits`). The change is split by the repair domain's test-path
+convention (`patch.is_test_path`) into the gold patch (everything outside the tests but documentation: docs
 folders, changelogs, .md/.rst files, recorded in the row as left out) and the test patch. Diffs are
 taken without rename detection, so a renamed file is a deletion and an addition on its own side.
 
@@ -28,11 +28,11 @@ commit (pyproject dependencies and test extras / dependency groups, setup.cfg, s
 files) and recorded in the row, so `cw load` and `cw walk` rebuild exactly the environment mining used.
 
 Rows are SWE-rebench compatible plus `fix_commit`, `clone_from` (where `cw load repair` clones from
-with no option) and `mined` (how the row was found). The summary ends with an account of each repository in
-OUT (what limited the yield, `account`) and the largest level N the mined atoms support, by the bound
-`cw walk` applies (codewalk.relations.largest_level over the repair domain's own edges): no walk is worth
-suggesting below N = 2. Mining is resumable: every commit decided is
-appended to OUT.state, rows to OUT, both flushed at once; a re-run skips what either file holds.
+with no option) and `mined` (how the row was found). The summary ends with an account of each repository
+in OUT (what limited the yield, `account`) and the largest level N the mined atoms support, by the bound
+`cw walk` applies (codewalk.relations.largest_level over the repair domain's own edges, minegraph.py): no
+walk is worth suggesting below N = 2. Mining is resumable: every commit decided is appended to OUT.state,
+rows to OUT, both flushed at once; a re-run skips what either file holds.
 """
 
 from __future__ import annotations
