@@ -97,7 +97,8 @@ def table(data: dict) -> str:
             elif "refused" in walk:
                 shown = "refused: " + walk["refused"].removeprefix("error: ")[:60]
             else:
-                shown = f"{walk['attempted']} / {walk['admitted']} ({json.dumps(walk['rejected'])})"
+                shown = f"{walk['attempted']} / {walk['admitted']} ({json.dumps(walk['rejected'])})" + \
+                    (f", {walk['errors']} error(s)" if walk["errors"] else "")
             series = (r.get("candidate_kinds") or {}).get("series", 0)
             stated = "-" if r.get("largest_level") is None else r["largest_level"]
             lines.append(f"| {label} | {r['repo']}, {r['since']} | {r['scanned']} | {r['candidates']} ({series}) | "
@@ -107,7 +108,7 @@ def table(data: dict) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("repos", nargs="+", help="REPO=owner/name@SINCE")
+    parser.add_argument("repos", nargs="*", help="REPO=owner/name@SINCE")
     parser.add_argument("--label", required=True)
     parser.add_argument("--python", default=sys.executable, help="the interpreter whose codewalk runs")
     parser.add_argument("--workers", type=int, default=2)
@@ -116,9 +117,12 @@ def main() -> None:
                         "--max-attempts): above a graph's pairs, every pair is attempted once")
     parser.add_argument("--rewalk", action="store_true", help="walk again the rows an earlier run of this label "
                         "kept in --keep (a new store), keeping its mining figures")
+    parser.add_argument("--print", action="store_true", help="only rewrite mining_yield.txt from the JSON")
     args = parser.parse_args()
     path = RESULTS.with_suffix(".json")
     data = json.loads(path.read_text()) if path.exists() else {}
+    if args.print:
+        return write_table(data)
     found = []
     with tempfile.TemporaryDirectory(prefix="mining-yield-") as scratch:
         base = (args.keep or Path(scratch)).resolve()
@@ -147,6 +151,11 @@ def main() -> None:
     else:
         data[args.label] = run | {"repos": found}
     path.write_text(json.dumps(data, indent=1) + "\n")
+    write_table(data)
+
+
+def write_table(data: dict) -> None:
+    """mining_yield.txt: each label's command, then the table of every label."""
     text = "".join(f"# {label}: codewalk {run['codewalk']} at {run['at']}\n# {run['command']}\n"
                    + (f"# walked again at {run['walked']['at']}: {run['walked']['command']}\n" if "walked" in run
                       else "") for label, run in data.items()) + "\n" + table(data)
