@@ -351,10 +351,12 @@ def mine_repair(
     workers: WorkersOpt = CORES,
     as_json: JsonOpt = False,
 ) -> None:
-    """Bug instances from REPO's main line: merges and direct commits touching tests and Python source, each
-    split into gold and test patch and kept only if its tests fail before the gold patch and pass after it
-    (each state run --runs times). Writes SWE-rebench rows that `cw load repair OUT` loads as they are."""
-    from .domains.repair.mine import DROPS, SKIPS, mine
+    """Bug instances from REPO's main line: merges and direct commits touching tests and Python source (or a
+    test-only commit with its author's source-only commits just before it), each split into gold and test
+    patch and kept only if its tests fail before the gold patch and pass after it (each state run --runs
+    times). Writes SWE-rebench rows that `cw load repair OUT` loads as they are; ends with what limited the
+    yield and the largest level N a walk of the mined atoms can reach (no walk suggested below 2)."""
+    from .domains.repair.mine import mine
 
     if ":" not in repo and not Path(repo).expanduser().exists():  # not a URL: a missing path, as cw load says
         raise UsageError(f"repository not found: {repo} (a path to a git clone, or a URL)")
@@ -366,17 +368,13 @@ def mine_repair(
     if as_json:
         return print_json(summary.as_dict())
     s = summary
-    out.print(table(f"Mined {s.repo} into {s.out} ({s.seconds:.1f}s)", [{
-        "commits scanned": s.scanned, "candidates": s.candidates, "kept": s.kept,
-        "yield": "-" if s.yield_ is None else f"{s.yield_:.0%}", "flaky tests dropped": s.flaky_tests,
-        "resumed": s.resumed}]))
-    reasons = [{"outcome": "not a candidate", "reason": r, "commits": n, "why": SKIPS[r]} for r, n in
-               sorted(s.skipped.items())] + [{"outcome": "dropped", "reason": r, "commits": n, "why": DROPS[r]}
-                                             for r, n in sorted(s.dropped.items())]
-    if reasons:
-        out.print(table("Commits not kept, by reason", reasons))
-    if s.kept:
-        out.print(f"Next: cw load repair {out_path} · cw walk --domain repair --n 2")
+    account = s.account()
+    for repository in dict.fromkeys(r["repository"] for r in account):  # what limited the yield, per repository
+        title = (f"Mined {s.repo} into {s.out} ({s.seconds:.1f}s): what limited the yield" if repository == s.repo
+                 else f"{repository}, mined into {s.out} earlier")
+        out.print(table(title, [{k: v for k, v in r.items() if k != "repository"} for r in account
+                                if r["repository"] == repository]))
+    out.print(s.next_step())
 
 
 # -- tasks --------------------------------------------------------------------------------------

@@ -33,6 +33,7 @@ import pyarrow.compute as pc
 
 from .domain import Domain, WalkPlan
 from .errors import CodewalkError, UsageError
+from .relations import largest_level
 from .store import GraphStore
 
 
@@ -233,31 +234,8 @@ class _Relation:
         self.start = memoryview(np.concatenate([[0], np.cumsum(counts)]).astype(np.int64))  # type: ignore[arg-type]
 
     def largest_level(self, symmetric: bool) -> tuple[int, str]:
-        """See Walker.largest_level. scipy's C code finds components; a chain's longest path comes from
-        peeling the relation layer by layer (atoms with no incoming edge left), vectorised in numpy."""
-        from scipy.sparse import csr_array
-        from scipy.sparse.csgraph import connected_components
-
-        start, nxt = np.asarray(self.start), np.asarray(self.next)
-        n = len(start) - 1
-        graph = csr_array((np.ones(len(nxt), np.int8), nxt, start), shape=(n, n))
-        _, labels = connected_components(graph, directed=True, connection="weak")
-        largest = int(np.bincount(labels).max()) if n else 0
-        if symmetric:
-            return largest, "size of the largest connected component"
-        indegree = np.bincount(nxt, minlength=n)
-        layer = np.flatnonzero(indegree == 0)
-        layers, peeled = 0, 0
-        while len(layer):
-            layers, peeled = layers + 1, peeled + len(layer)
-            spans = [nxt[start[r]:start[r + 1]] for r in layer]
-            targets = np.concatenate(spans) if spans else np.zeros(0, np.int64)
-            indegree -= np.bincount(targets, minlength=n)
-            layer = np.flatnonzero((indegree == 0) & (np.bincount(targets, minlength=n) > 0))
-        if peeled == n:  # acyclic: the longest chain has one atom per layer
-            return layers, "atoms on the longest path of the relation (it has no cycle)"
-        return largest, "size of the largest weakly connected component"
-
+        """See Walker.largest_level: the bound of codewalk.relations, on the relation read."""
+        return largest_level(np.asarray(self.start), np.asarray(self.next), symmetric)
 
 SLICE = 200_000  # atoms whose edges are read in one query (about a million edges in a repair-like graph)
 

@@ -5,7 +5,7 @@ after the one before, from 2024-05-01):
 
 - fix:       a fix with its test: add() of negatives; also touches CHANGELOG.md (left out of the gold)
 - nofix:     a fix without tests (touches calc/ops.py only): not a candidate
-- tests:     a commit changing only tests: not a candidate
+- tests:     a commit changing only tests, by another author (so no series with nofix): not a candidate
 - merge:     a branch "fix-mul" (a fix of mul() with a test in a test class) merged with --no-ff, while
              main got a README change: one candidate, the merge, based on its first parent
 - flaky:     a fix of sub() with its test, plus a test whose outcome flips on every run
@@ -99,7 +99,7 @@ def build(root: Path) -> Fixture:
     fx = Fixture(clone, tinydep_wheel(root / "wheels"))
     day = iter(range(1, 32))
 
-    def commit(name: str, message: str, files: dict[str, str | None]) -> None:
+    def commit(name: str, message: str, files: dict[str, str | None], author: tuple[str, str] | None = None) -> None:
         for path, text in files.items():
             file = clone / path
             if text is None:
@@ -109,7 +109,8 @@ def build(root: Path) -> Fixture:
                 file.write_text(text)
         date = f"2024-05-{next(day):02d}T10:00:00+00:00"
         _git(clone, "add", "-A")
-        _git(clone, "commit", "-q", "-m", message, env={"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date})
+        who = {"GIT_AUTHOR_NAME": author[0], "GIT_AUTHOR_EMAIL": author[1]} if author else {}
+        _git(clone, "commit", "-q", "-m", message, env={"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date, **who})
         fx.commits[name], fx.dates[name] = _git(clone, "rev-parse", "HEAD"), date
 
     def edit(path: str, *pairs: str) -> dict[str, str]:
@@ -132,7 +133,8 @@ def build(root: Path) -> Fixture:
     commit("nofix", "ops: a docstring for add()", edit("calc/ops.py", "def add(a, b):\n",
                                                         'def add(a, b):\n    """a + b."""\n'))
     commit("tests", "tests: one more check of add()", edit("tests/test_ops.py", "    assert add(-1, -2) == -3\n",
-                                                           "    assert add(-1, -2) == -3\n    assert add(0, 0) == 0\n"))
+                                                           "    assert add(-1, -2) == -3\n    assert add(0, 0) == 0\n"),
+           author=("Calc Tester", "tester@calc.test"))
     _git(clone, "checkout", "-q", "-b", "fix-mul")
     commit("branch", "ops: mul() by zero", {
         **edit("calc/ops.py", "    return a * b if a else 1\n", "    return a * b\n"),

@@ -222,3 +222,33 @@ def test_a_local_clone_without_an_origin_is_named_after_its_folder(mined):
 ])
 def test_documentation_is_told_from_source_by_folder_suffix_and_name(path, prose):
     assert documentation(path) is prose
+
+
+def test_the_hint_gives_the_level_cw_walk_would_allow_on_the_mined_rows(mined, tmp_path, capsys):
+    fx, rows, summary, out = mined
+    # fix, merge, flaky and rename share calc/ops.py, rename and dependency calc/arith.py: one component
+    assert (summary["largest_level"], summary["graph"]["calc/calc"]["atoms"]) == (5, 5)
+    assert "cw walk --domain repair --n 2" in summary["next"] and "up to 5" in summary["next"]
+    assert rows[fx.commits["fix"]]["mined"]["commits"] == [fx.commits["fix"]]
+    store = str(tmp_path / "graph.lbug")
+    code, _, stderr = cw(capsys, "--store", store, "load", "repair", str(out))
+    assert code == 0, stderr
+    code, _, stderr = cw(capsys, "--store", store, "walk", "--domain", "repair", "--n", "6", "--count", "1")
+    assert code == 2 and "N <= 5" in stderr  # the walk's own bound, the same number
+
+
+def test_the_pairs_mining_composes_are_rejected_by_a_walk_for_the_same_reasons(mined, tmp_path, capsys):
+    fx, _, summary, out = mined
+    composed = summary["graph"]["calc/calc"]["pairs_composed"]
+    assert sum(composed.values()) == summary["graph"]["calc/calc"]["edges"] == 7  # every pair, each once
+    accounted = {r["stage"]: r["count"] for r in summary["account"] if r["stage"].startswith("pairs: ")}
+    assert accounted == {f"pairs: {k}": n for k, n in composed.items()}
+    store = str(tmp_path / "graph.lbug")
+    assert cw(capsys, "--store", store, "load", "repair", str(out))[0] == 0
+    code, stdout, stderr = cw(capsys, "--store", store, "walk", "--domain", "repair", "--n", "2", "--count", "7",
+                              "--max-attempts", "7", "--seed", "0", "--workers", "2", "--json")
+    walked = json.loads(stdout)
+    assert walked["attempted"] == 7, stderr
+    before_tests = {k: n for k, n in walked["rejected"].items() if k != "composes" and k in composed}
+    assert before_tests == {k: n for k, n in composed.items() if k != "composes"}
+    assert walked["attempted"] - sum(before_tests.values()) == composed.get("composes", 0)

@@ -3,8 +3,12 @@ commit history, from which we extract bug instances", with git and test runs onl
 
 Candidates are the commits of the main line (first parents from HEAD): a merge brings in what its
 branch changed (base = first parent), a direct commit its own diff. A candidate's change must touch
-both test files and non-test Python source; it is split by the repair domain's test-path convention
-(`patch.is_test_path`) into the gold patch (everything outside the tests but documentation: docs
+both test files and non-test Python source. An author who commits the source and then its tests apart
+gives a series: a commit touching tests but no source, with the direct commits just before it on the main
+line by the same author that touch no test (at most SERIES_COMMITS of them, each at most SERIES_HOURS
+before it by author date) is one candidate whose change runs from the parent of the earliest to it, its
+commits listed in the row (`mined.commits`). The change is split by the repair domain's test-path
+convention (`patch.is_test_path`) into the gold patch (everything outside the tests but documentation: docs
 folders, changelogs, .md/.rst files, recorded in the row as left out) and the test patch. Diffs are
 taken without rename detection, so a renamed file is a deletion and an addition on its own side.
 
@@ -24,8 +28,11 @@ commit (pyproject dependencies and test extras / dependency groups, setup.cfg, s
 files) and recorded in the row, so `cw load` and `cw walk` rebuild exactly the environment mining used.
 
 Rows are SWE-rebench compatible plus `fix_commit`, `clone_from` (where `cw load repair` clones from
-with no option) and `mined` (how the row was found). Mining is resumable: every commit decided is
-appended to OUT.state, rows to OUT, both flushed at once; a re-run skips what either file holds.
+with no option) and `mined` (how the row was found). The summary ends with an account of each repository
+in OUT (what limited the yield, `account`) and the largest level N the mined atoms support, by the bound
+`cw walk` applies (codewalk.relations.largest_level over the repair domain's own edges, minegraph.py): no
+walk is worth suggesting below N = 2. Mining is resumable: every commit decided is appended to OUT.state,
+rows to OUT, both flushed at once; a re-run skips what either file holds.
 """
 
 from __future__ import annotations
@@ -56,13 +63,15 @@ from . import RepairDomain
 from .env import EnvSpec, TestRun, run_tests
 from .git import git
 from .junit import node_key
+from .minegraph import COMPOSES, PAIR_OUTCOMES, PAIRS, Level, mined_levels
 from .patch import is_test_path
 
 # Why a commit of the window is not a candidate.
 SKIPS = {
     "root_commit": "the first commit: nothing to compare with",
     "no_test_change": "touches no test file (a fix without tests)",
-    "no_source_change": "touches tests but no Python source outside tests and documentation",
+    "no_source_change": "touches tests but no Python source outside tests and documentation, and no "
+                        "source-only commit of its author's is just before it (a series)",
 }
 # Why a candidate is dropped.
 DROPS = {
@@ -84,6 +93,12 @@ REQUIREMENT_FILES = ("requirements.txt", "requirements-test.txt", "requirements_
                      "requirements/tests.txt", "requirements/testing.txt")
 DEV_REQUIREMENT_FILES = ("requirements-dev.txt", "requirements_dev.txt", "dev-requirements.txt",
                          "requirements/dev.txt")
+# A series: a test-only commit and the source-only commits just before it by the same author. Bounded so
+# that unrelated work is not swept in: a few commits over two days by author date (a rebase keeps author
+# dates; tests committed the next day are common: sqlparse's came 28 h after their source), and never
+# across a merge, another author or a commit that touches tests.
+SERIES_COMMITS = 5
+SERIES_HOURS = 48
 NAME = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 
 
@@ -91,14 +106,15 @@ NAME = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 class Candidate:
     """A main-line change touching tests and source, split into its gold and test patches."""
 
-    commit: str  # the fix commit (a merge, or a direct commit)
-    base: str  # its first parent
-    kind: str  # "merge" or "commit"
+    commit: str  # the fix commit (a merge, a direct commit, or the test-only commit closing a series)
+    base: str  # its first parent (a series: the first parent of its earliest commit)
+    kind: str  # "merge", "commit" or "series"
     date: str  # the fix's committer date, ISO 8601 in UTC
     message: str
     patch: str  # gold: every change outside the tests but documentation
     test_patch: str
     left_out: tuple[str, ...] = ()  # documentation the change touched, in neither patch
+    commits: tuple[str, ...] = ()  # the main-line commits the change is made of, oldest first
 
 
 @dataclass(frozen=True)
@@ -112,10 +128,11 @@ class Outcome:
     flaky: tuple[str, ...] = ()  # tests dropped as flaky
     row: dict[str, Any] | None = None
     seconds: float = 0.0
+    kind: str = ""  # a candidate's kind (Candidate.kind); "" when not a candidate, or decided before it was kept
 
     def state(self) -> dict[str, Any]:
         return {"commit": self.commit, "status": self.status, "reason": self.reason, "detail": self.detail,
-                "flaky": list(self.flaky), "seconds": self.seconds}
+                "flaky": list(self.flaky), "seconds": self.seconds, "kind": self.kind}
 
 
 @dataclass
@@ -129,9 +146,11 @@ class MineSummary:
     kept: int = 0
     skipped: Counter[str] = field(default_factory=Counter)  # not candidates, by SKIPS reason
     dropped: Counter[str] = field(default_factory=Counter)  # candidates, by DROPS reason
+    kinds: Counter[str] = field(default_factory=Counter)  # candidates, by Candidate.kind ("" when not recorded)
     flaky_tests: int = 0
     resumed: int = 0  # commits decided by an earlier run and not examined again
     seconds: float = 0.0
+    graph: dict[str, Level] = field(default_factory=dict)  # repository -> its atoms in OUT and their level
 
     def add(self, outcome: Outcome) -> None:
         self.scanned += 1
@@ -139,6 +158,7 @@ class MineSummary:
             self.skipped[outcome.reason] += 1
             return
         self.candidates += 1
+        self.kinds[outcome.kind] += 1
         self.flaky_tests += len(outcome.flaky)
         if outcome.status == "kept":
             self.kept += 1
@@ -149,12 +169,71 @@ class MineSummary:
     def yield_(self) -> float | None:
         return self.kept / self.candidates if self.candidates else None
 
+    @property
+    def largest_level(self) -> Level:
+        """The largest level N the atoms in OUT support (the best of its repositories: edges stay in one)."""
+        return max(self.graph.values(), key=lambda g: g.level, default=Level(0, 0, 0, "no atoms in the rows"))
+
+    def account(self) -> list[dict[str, Any]]:
+        """What limited the yield, per repository of OUT: the stages from commits scanned to the level a walk
+        can reach, each with its count and why (this run's repository has every stage; others mined into the
+        same OUT earlier, only their atoms and level)."""
+        rows: list[dict[str, Any]] = []
+        for repo in dict.fromkeys([self.repo, *sorted(self.graph)]):
+            def stage(name: str, count: int, why: str = "") -> None:
+                rows.append({"repository": repo, "stage": name, "count": count, "why": why})  # noqa: B023
+
+            if repo == self.repo:
+                stage("commits scanned", self.scanned, f"main line, {self.resumed} decided by an earlier run"
+                      if self.resumed else "main line")
+                for reason, n in sorted(self.skipped.items()):
+                    stage(f"skipped: {reason}", n, SKIPS.get(reason, ""))
+                stage("candidates", self.candidates, ", ".join(f"{k or 'earlier run'} {n}" for k, n in
+                                                               sorted(self.kinds.items())))
+                for reason, n in sorted(self.dropped.items()):
+                    stage(f"dropped: {reason}", n, DROPS.get(reason, ""))
+                stage("kept", self.kept, ("-" if self.yield_ is None else f"{self.yield_:.0%}") + " of the "
+                      f"candidates; {self.flaky_tests} flaky test(s) left out of their rows")
+            g = self.graph.get(repo, Level(0, 0, 0, "no atoms in the rows"))
+            stage("atoms in the rows", g.atoms, "this repository's rows in the output file")
+            stage("pairs sharing a file", g.edges, "SHARES_FILE edges: what a walk at N >= 2 follows"
+                  + (f"; the first {PAIRS} composed" if g.edges > PAIRS and g.pairs else ""))
+            stage("largest level N", g.level, g.basis)
+            for outcome, n in sorted(g.pairs.items(), key=lambda p: p[0] != COMPOSES):
+                stage(f"pairs: {outcome}", n, PAIR_OUTCOMES.get(outcome, ""))
+        return rows
+
+    def next_step(self) -> str:
+        """What to run next, or why there is nothing to walk and what would change that."""
+        best = self.largest_level
+        ours = self.graph.get(self.repo, Level(0, 0, 0, ""))
+        composed = ours.pairs
+        # every pair of the only repository composed, none composing: no group of two survives compose
+        if best.level >= 2 and list(self.graph) == [self.repo] and composed.total() == ours.edges \
+                and not composed[COMPOSES]:
+            return (f"No walk: the mined atoms support N up to {best.level}, but none of the "
+                    f"{sum(composed.values())} pair(s) composed ({', '.join(f'{k} {n}' for k, n in composed.items())})"
+                    ": a walk at N = 2 would reject every group before running a test. Mine a longer window (an "
+                    "earlier --since) or another repository into the same --out.")
+        if best.level >= 2:
+            pairs = f"; of {composed.total()} pairs composed, {composed[COMPOSES]} compose" if composed else ""
+            return (f"Next: cw load repair {self.out} · cw walk --domain repair --n 2 (the mined atoms support N "
+                    f"up to {best.level}: {best.basis}{pairs})")
+        why = ("no atoms were kept" if not best.atoms else
+               f"the mined atoms support N = {best.level} at most ({best.basis}): no two share a file")
+        return (f"No walk: {why}, and a walk needs N >= 2. Mine a longer window (an earlier --since) or another "
+                "repository into the same --out, then load and walk.")
+
     def as_dict(self) -> dict[str, Any]:
+        best = self.largest_level
         return {"repo": self.repo, "out": self.out, "window": self.window, "runs": self.runs,
                 "scanned": self.scanned, "candidates": self.candidates, "kept": self.kept,
                 "yield": self.yield_, "skipped": dict(sorted(self.skipped.items())),
-                "dropped": dict(sorted(self.dropped.items())), "flaky_tests": self.flaky_tests,
-                "resumed": self.resumed, "seconds": round(self.seconds, 1)}
+                "dropped": dict(sorted(self.dropped.items())), "candidate_kinds": dict(sorted(self.kinds.items())),
+                "flaky_tests": self.flaky_tests, "resumed": self.resumed, "seconds": round(self.seconds, 1),
+                "largest_level": best.level, "largest_level_basis": best.basis,
+                "graph": {repo: g.as_dict() for repo, g in sorted(self.graph.items())},
+                "account": self.account(), "next": self.next_step()}
 
 
 Progress = Callable[[int, int, MineSummary], None]  # (commits decided, commits in the window, summary)
@@ -217,6 +296,7 @@ def mine(source: str, out: Path, *, name: str = "", since: str = "", until: str 
     finally:
         executor.shutdown(wait=True, cancel_futures=True)
         where.release()  # the end of the mining, as of a walk: containers started ahead go too
+    summary.graph = mined_levels(out, domain, compose=name)
     summary.seconds = time.monotonic() - started
     return summary
 
@@ -255,13 +335,45 @@ class Miner:
         source = [p for p in changed if not is_test_path(p) and not documentation(p) and p.endswith(".py")]
         if not tests:
             return Outcome(commit, "skipped", "no_test_change", f"changes {len(changed)} file(s), none a test")
+        kind = "merge" if len(parents.split()) > 1 else "commit"
+        commits: tuple[str, ...] = (commit,)
         if not source:
-            return Outcome(commit, "skipped", "no_source_change", f"changes tests ({', '.join(tests[:3])}) and "
-                           "no Python source")
+            series = self.series(commit, base) if kind == "commit" else []
+            if series:  # the source came in the author's commits just before: one change made in steps
+                base = self.git("rev-parse", f"{series[0]}^").strip()
+                changed = [p for p in self.git("diff", "--name-only", "--no-renames", "-z", base, commit)
+                           .split("\0") if p]
+                tests = [p for p in changed if is_test_path(p)]
+                source = [p for p in changed if not is_test_path(p) and not documentation(p) and p.endswith(".py")]
+                kind, commits = "series", (*series, commit)
+                message = "\n\n".join(self.git("show", "-s", "--format=%B", c).strip() for c in commits)
+            if not tests or not source:
+                return Outcome(commit, "skipped", "no_source_change", f"changes tests ({', '.join(tests[:3])}) and "
+                               "no Python source" + (f", nor do the {len(series)} source-only commit(s) of the "
+                                                     "author's just before" if series else ""))
         gold = [p for p in changed if not is_test_path(p) and not documentation(p)]
-        return Candidate(commit, base, "merge" if len(parents.split()) > 1 else "commit", _utc(date),
-                         message.strip(), self._diff(base, commit, gold), self._diff(base, commit, tests),
-                         tuple(p for p in changed if documentation(p)))
+        return Candidate(commit, base, kind, _utc(date), message.strip(), self._diff(base, commit, gold),
+                         self._diff(base, commit, tests), tuple(p for p in changed if documentation(p)), commits)
+
+    def series(self, commit: str, base: str) -> list[str]:
+        """The commits just before a test-only commit that make its change with it, oldest first: first
+        parents back from its base while each is a direct commit by the same author (email or name), at
+        most SERIES_HOURS older by author date, touching no test file; at most SERIES_COMMITS of them."""
+        when, email, name = self.git("show", "-s", "--format=%at%x00%ae%x00%an", commit).strip().split("\0")
+        found: list[str] = []
+        at = base
+        while len(found) < SERIES_COMMITS:
+            parents, at_when, at_email, at_name = self.git("show", "-s", "--format=%P%x00%at%x00%ae%x00%an",
+                                                           at).strip().split("\0")
+            if (len(parents.split()) != 1 or (at_email != email and at_name != name)
+                    or int(when) - int(at_when) > SERIES_HOURS * 3600):
+                break
+            touched = self.git("diff", "--name-only", "--no-renames", "-z", parents, at).split("\0")
+            if any(is_test_path(p) for p in touched if p):
+                break
+            found.append(at)
+            at = parents.strip()
+        return found[::-1]
 
     def _diff(self, base: str, commit: str, paths: list[str]) -> str:
         return self.git("diff", "--binary", "--full-index", "--no-renames", "--no-color", "--no-ext-diff",
@@ -275,12 +387,12 @@ class Miner:
             return self._examine(c, started)
         except InfraError as e:
             return Outcome(c.commit, "error", "infra_error", str(e)[-500:], (), None,
-                           round(time.monotonic() - started, 2))
+                           round(time.monotonic() - started, 2), c.kind)
 
     def _examine(self, c: Candidate, started: float) -> Outcome:
         def drop(reason: str, detail: str, flaky: Iterable[str] = ()) -> Outcome:
             return Outcome(c.commit, "dropped", reason, detail, tuple(flaky), None,
-                           round(time.monotonic() - started, 2))
+                           round(time.monotonic() - started, 2), c.kind)
 
         files = [p for p in patch_files(c.test_patch) if _test_module(p)
                  and self.git("cat-file", "-t", f"{c.commit}:{p}", check=False).strip() == "blob"]
@@ -331,12 +443,13 @@ class Miner:
             "FAIL_TO_PASS": fail_to_pass, "PASS_TO_PASS": pass_to_pass, "created_at": c.date,
             "environment_setup_commit": c.commit, "install_config": config,
             "fix_commit": c.commit, "clone_from": self.origin,
-            "mined": {"kind": c.kind, "runs": self.runs, "flaky": flaky, "test_files": files,
+            "mined": {"kind": c.kind, "commits": list(c.commits), "runs": self.runs, "flaky": flaky,
+                      "test_files": files,
                       "left_out": list(c.left_out),
                       "runtime": self.runtime.name, "env": env.summary() | {"venv": None}},
         }
         return Outcome(c.commit, "kept", "", f"{len(fail_to_pass)} FAIL_TO_PASS, {len(pass_to_pass)} PASS_TO_PASS",
-                       tuple(flaky), row, round(time.monotonic() - started, 2))
+                       tuple(flaky), row, round(time.monotonic() - started, 2), c.kind)
 
     def _show(self, commit: str, path: str) -> str | None:
         done = git(["cat-file", "blob", f"{commit}:{path}"], Path(self.mirror), check=False, git_dir=Path(self.mirror))
@@ -569,7 +682,8 @@ class Rows:
                         found.pop(data["commit"], None)
                         continue
                     found[data["commit"]] = Outcome(data["commit"], data["status"], data["reason"],
-                                                    data.get("detail", ""), tuple(data.get("flaky", ())))
+                                                    data.get("detail", ""), tuple(data.get("flaky", ())),
+                                                    kind=data.get("kind", ""))
                 except (ValueError, KeyError, TypeError):
                     raise InputError(str(self.state), number, "not a mining state line (delete the file to "
                                      "examine every commit again)") from None
@@ -580,8 +694,9 @@ class Rows:
                 except (ValueError, KeyError, TypeError):
                     raise InputError(str(self.out), number, "not a row `cw mine repair` wrote (no fix_commit): "
                                      "mine into a new file") from None
-                flaky = found[commit].flaky if commit in found else ()
-                found[commit] = Outcome(commit, "kept", "", flaky=flaky)
+                earlier = found.get(commit)
+                found[commit] = Outcome(commit, "kept", "", flaky=earlier.flaky if earlier else (),
+                                        kind=earlier.kind if earlier else "")
         return found
 
     def write(self, outcome: Outcome) -> None:
