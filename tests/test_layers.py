@@ -15,7 +15,7 @@ LAYERS = {
     "cli": ["codewalk.__main__", "codewalk.cli", "codewalk.cli_db", "codewalk.cli_output"],
     "library": ["codewalk.admission", "codewalk.walk", "codewalk.grading", "codewalk.report", "codewalk.export",
                 "codewalk.card", "codewalk.loading", "codewalk.explore", "codewalk.browser", "codewalk.demo",
-                "codewalk.queries", "codewalk.evals", "codewalk.datasets", "codewalk.splits"],
+                "codewalk.queries", "codewalk.evals", "codewalk.datasets", "codewalk.splits", "codewalk.release"],
     "domains": ["codewalk.domains", "codewalk.domain"],  # domain.py: the plugin interface, built on the runtime
     "runtime/store/readers": ["codewalk.runtime",  # runtime/: the runtime, sandbox, meter, locks
                               "codewalk.executors", "codewalk.gitsafe", "codewalk.staging", "codewalk.store",
