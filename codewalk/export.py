@@ -87,8 +87,11 @@ RUN_FIELDS = ("run", "run_params", "created_at")
 def release_rows(store: GraphStore, domain: str, ids: list[str], atoms: dict) -> list[dict[str, Any]]:
     """The export rows of these admitted tasks, without RUN_FIELDS; `atoms`: id -> Atom of every atom used."""
     plugin = get_domain(domain)
-    rows = [{k: v for k, v in _row(plugin, Task.from_row(row), "", atoms).items() if k not in RUN_FIELDS}
-            for row in store.select_tasks(domain, "admitted", ids=ids)]
+    rows = []
+    for stored in store.select_tasks(domain, "admitted", ids=ids):
+        task = Task.from_row(stored)
+        kept = set(plugin.export_row(task))  # a domain's own field of that name comes from its inputs: kept
+        rows.append({k: v for k, v in _row(plugin, task, "", atoms).items() if k not in RUN_FIELDS or k in kept})
     if rows:
         _check_schema(domain, rows)
     return rows

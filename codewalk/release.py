@@ -47,7 +47,7 @@ from .splits import Splits, assign
 from .store import GraphStore
 from .walk import Walker
 
-KEYS = ("domain", "seed", "attempts", "balance", "levels", "pool", "per_program", "splits")
+KEYS = ("domain", "seed", "attempts", "balance", "every_atom_matters", "levels", "pool", "per_program", "splits")
 CLASSES = {"clones": "label"}  # domains whose tasks have a class, and the verifier field that names it
 UNITS = {"repair": ("repository",)}  # the units a domain's tasks can be split by; others: the source program
 DEFAULT_UNITS = ("source program",)
@@ -56,6 +56,7 @@ ONE_SPLIT = "test"  # the split of a plan that names no quota (as `cw tasks expo
 PAPER = {"repair": {1: 200, 2: 200, 3: 168}, "proofs": {1: 100, 2: 100, 3: 100, 10: 100},
          "complexity": {1: 80, 2: 80, 3: 80, 10: 80}, "clones": {1: 86, 2: 82, 3: 84, 10: 166}}
 MANIFEST = "manifest.json"
+PLOT = "yield.png"
 SPLITS = "splits.json"
 
 
@@ -83,6 +84,7 @@ class Plan:
     quotas: dict[str, int]  # split -> tasks; empty: one split, ONE_SPLIT, of every task
     rest: str  # the split of the tasks the quotas leave out ("" : left out of the release)
     text: str  # the plan as read (its digest goes in the manifest)
+    every_atom_matters: bool = False  # the leave-one-out check: drop a task some atom of which is not needed
 
     @property
     def digest(self) -> str:
@@ -169,10 +171,17 @@ def read_plan(domain: str, path: Path | None = None, seed: int | None = None) ->
             raise UsageError(f"{where}: splits.{name}: a split's name is a word (letters, digits, _ or -)")
     if rest in quotas:
         raise UsageError(f"{where}: splits.rest: {rest!r} is also a split with a quota")
+    supports = domain_class(domain).leave_one_out
+    matters = raw.get("every_atom_matters", supports)
+    if not isinstance(matters, bool):
+        raise UsageError(f"{where}: every_atom_matters: true or false, got {matters!r}")
+    if matters and not supports:
+        raise UsageError(f"{where}: every_atom_matters: domain {domain!r} cannot leave one atom's solution out "
+                         "of a reference")
     return Plan(domain=domain, seed=count("seed", raw.get("seed", 0)) if seed is None else seed,
                 attempts=count("attempts", raw.get("attempts", 20), 1), balance=balance,
                 levels=tuple(Level(n, t, pool.get(n, t), caps.get(n)) for n, t in sorted(levels.items())),
-                unit=unit, quotas=quotas, rest=rest, text=text)
+                unit=unit, quotas=quotas, rest=rest, text=text, every_atom_matters=matters)
 
 
 def check_levels(store: GraphStore, plan: Plan, path: Path | None) -> None:
@@ -195,6 +204,8 @@ class LevelAccount:
     attempted: int = 0  # attempts stored at this level, by any run
     walked: int = 0  # attempts this build made
     released: int = 0
+    checked: int = 0  # multi-atom tasks the leave-one-out check ran on
+    not_needed: int = 0  # of those, tasks whose reference passed V_G without some atom's solution: dropped
     short: str = ""  # why the level has fewer tasks than wanted ("" : it is full)
 
     def as_dict(self) -> dict[str, Any]:
@@ -221,11 +232,44 @@ class ReleaseSummary:
                 "files": self.files}
 
 
+class LeaveOneOut:
+    """Every atom must matter: for a task of N >= 2 atoms, Ref(G) with one atom's solution left out must fail
+    V_G (N extra runs). Verdicts are kept for the build (a task is checked once however often it is met);
+    a run without a verdict counts as the atom being needed, and is counted."""
+
+    def __init__(self, domain: str, store: GraphStore, runtime: str | None, pull: bool):
+        kind = domain_class(domain)
+        self.plugin = get_domain(domain, Settings(runtime=ready(runtime, kind.name, kind.runtimes, pull=pull)))
+        self.store = store
+        self.needed: dict[str, str] = {}  # task id -> "" (every atom needed) or the atom that is not
+        self.errors = 0
+
+    def __call__(self, task: Task) -> bool:
+        if task.level < 2:  # its one atom left out is x_G itself, which check (1) already failed
+            return True
+        if task.id not in self.needed:
+            atoms = {a.id: a for a in self.store.get_atoms(list(task.atoms))}
+            composite = Composite(task.prompt, task.reference, task.verifier)
+            ordered = [atoms[a] for a in task.atoms]
+            self.needed[task.id] = ""
+            for position, atom in enumerate(ordered):
+                without = self.plugin.reference_without(composite, ordered, position)
+                if without is None:
+                    continue
+                status, _, _ = verdict(self.plugin, composite, without)
+                self.errors += status == "error"
+                if status == "passed":
+                    self.needed[task.id] = atom.id
+                    break
+        return not self.needed[task.id]
+
+
 def _class(domain: str, task: Task) -> str:
     return str(task.verifier.get(CLASSES[domain], "")) if domain in CLASSES else ""
 
 
-def _eligible(store: GraphStore, plan: Plan, level: Level, atoms: dict[str, Atom]) -> list[Task]:
+def _eligible(store: GraphStore, plan: Plan, level: Level, atoms: dict[str, Atom],
+              matters: LeaveOneOut | None = None) -> list[Task]:
     """The admitted tasks at this level that the plan may release, by id."""
     tasks = [Task.from_row(r) for r in store.select_tasks(plan.domain, "admitted", level.n)]
     if level.per_program:
@@ -233,6 +277,8 @@ def _eligible(store: GraphStore, plan: Plan, level: Level, atoms: dict[str, Atom
         atoms.update((a.id, a) for a in store.get_atoms(missing))
         tasks = [t for t in tasks
                  if max(Counter(_program(atoms[a]) for a in t.atoms).values()) <= level.per_program]
+    if matters is not None:
+        tasks = [t for t in tasks if matters(t)]
     return sorted(tasks, key=lambda t: t.id)
 
 
@@ -252,6 +298,7 @@ def _class_quotas(domain: str, total: int) -> dict[str, int]:
 
 def fill_level(store: GraphStore, plan: Plan, level: Level, *, workers: int = 1, executor: str | None = None,
                runtime: str | None = None, pull: bool = True, atoms: dict[str, Atom] | None = None,
+               matters: LeaveOneOut | None = None,
                on_task: Callable[[Task, WalkSummary], None] | None = None) -> tuple[LevelAccount, list[Task]]:
     """Walk level N until the store holds the plan's pool of eligible admitted tasks (or the graph gives no
     more), then draw the level's tasks from them. Each round asks the walk for what is still missing; the walk
@@ -259,7 +306,7 @@ def fill_level(store: GraphStore, plan: Plan, level: Level, *, workers: int = 1,
     atoms = {} if atoms is None else atoms
     account = LevelAccount(level.n, level.tasks, level.pool)
     budget = plan.attempts * level.pool  # attempts this build may make at this level
-    while (need := _deficit(plan, level, eligible := _eligible(store, plan, level, atoms))) > 0:
+    while (need := _deficit(plan, level, eligible := _eligible(store, plan, level, atoms, matters))) > 0:
         if account.walked >= budget:
             account.short = (f"stopped after {account.walked} attempts this build (plan key attempts = "
                              f"{plan.attempts} per task of the pool of {level.pool})")
@@ -269,12 +316,16 @@ def fill_level(store: GraphStore, plan: Plan, level: Level, *, workers: int = 1,
                                  executor=executor, runtime=runtime, pull=pull)
         account.walked += summary.attempted
         if summary.used_up:
-            eligible = _eligible(store, plan, level, atoms)
+            eligible = _eligible(store, plan, level, atoms, matters)
             if _deficit(plan, level, eligible):
                 account.short = (f"the graph is used up at N={level.n}: every group the walks find has been "
                                  f"attempted ({summary.redrawn:,} redraws)")
             break
     account.admitted = len(eligible)
+    if matters is not None and level.n >= 2:
+        ids = {r["id"] for r in store.select_tasks(plan.domain, "admitted", level.n)}
+        account.checked = sum(i in matters.needed for i in ids)
+        account.not_needed = sum(bool(matters.needed.get(i)) for i in ids)
     account.by_class = dict(sorted(Counter(_class(plan.domain, t) for t in eligible if plan.domain in CLASSES)
                                    .items()))
     account.attempted = sum(r["tasks"] for r in store.yields(plan.domain) if r["level"] == level.n)
@@ -325,12 +376,13 @@ def build(store: GraphStore, plan: Plan, out: Path, *, plan_path: Path | None = 
         raise UsageError(f"--out {out}: not an empty folder (a release is written into a new one)")
     check_levels(store, plan, plan_path)
     atoms: dict[str, Atom] = {}
+    matters = LeaveOneOut(plan.domain, store, runtime, pull) if plan.every_atom_matters else None
     accounts, chosen = [], []
     for level in plan.levels:
         if on_level:
             on_level(level, None)  # starting it
         account, tasks = fill_level(store, plan, level, workers=workers, executor=executor, runtime=runtime,
-                                    pull=pull, atoms=atoms, on_task=on_task)
+                                    pull=pull, atoms=atoms, matters=matters, on_task=on_task)
         if on_level:
             on_level(level, account)  # done with it
         accounts.append(account)
@@ -354,6 +406,7 @@ def build(store: GraphStore, plan: Plan, out: Path, *, plan_path: Path | None = 
                                                          key=lambda r: (r["level"], r["id"])), facts)
     (out / SPLITS).write_text(splits.to_json(), encoding="utf-8")
     yields = _yields(store, plan, accounts)
+    _plot(plan, accounts, out / PLOT)
     (out / "report.md").write_text(_report(plan, accounts, splits, by_split, yields), encoding="utf-8")
     (out / "README.md").write_text(card.render(out, release=_card_section(plan, accounts, by_split, chosen)),
                                    encoding="utf-8")
@@ -375,7 +428,10 @@ def _yields(store: GraphStore, plan: Plan, accounts: list[LevelAccount]) -> list
     paper = PAPER.get(plan.domain, {})
     return [{"level": a.n, "attempted": a.attempted, "admitted": a.admitted,
              "yield": f"{a.admitted / a.attempted:.0%}" if a.attempted else "-", "released": a.released,
-             "planned": a.wanted, "paper": paper.get(a.n, "-")} for a in accounts]
+             "planned": a.wanted, "paper": paper.get(a.n, "-"),
+             **({"some atom not needed": f"{a.not_needed} of {a.checked}" + (
+                 f" ({a.not_needed / a.checked:.0%})" if a.checked else "")} if plan.every_atom_matters else {})}
+            for a in accounts]
 
 
 def _md_table(rows: list[dict[str, Any]]) -> list[str]:
@@ -386,10 +442,38 @@ def _md_table(rows: list[dict[str, Any]]) -> list[str]:
             *("| " + " | ".join(str(r[h]) for h in head) + " |" for r in rows)]
 
 
+def _plot(plan: Plan, accounts: list[LevelAccount], path: Path) -> None:
+    """Admission yield by level (admitted / attempted) beside the tasks released, planned and the paper's."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    levels = [str(a.n) for a in accounts]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.5))
+    left.bar(levels, [100 * a.admitted / a.attempted if a.attempted else 0 for a in accounts])
+    left.set(title=f"{plan.domain}: admission yield", xlabel="level N", ylabel="admitted / attempted (%)")
+    paper = PAPER.get(plan.domain, {})
+    width = 0.27
+    for k, (label, values) in enumerate((("released", [a.released for a in accounts]),
+                                         ("planned", [a.wanted for a in accounts]),
+                                         ("paper", [paper.get(a.n, 0) for a in accounts]))):
+        right.bar([i + (k - 1) * width for i in range(len(levels))], values, width, label=label)
+    right.set_xticks(range(len(levels)), levels)
+    right.set(title="tasks by level", xlabel="level N", ylabel="tasks")
+    right.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=100, metadata={"Software": None})  # no version stamp: the same bytes again
+    plt.close(fig)
+
+
 def _report(plan: Plan, accounts: list[LevelAccount], splits: Splits, by_split: dict[str, list[str]],
             yields: list[dict[str, Any]]) -> str:
     lines = [f"# Release report: {plan.domain}", "", f"Plan {plan.digest}, seed {plan.seed}.", "",
-             "## Yield by level", "", *_md_table(yields), ""]
+             "## Yield by level", "", *_md_table(yields), "", f"![yield by level]({PLOT})", ""]
+    if plan.every_atom_matters:
+        lines += ["Every atom must matter: a task of N >= 2 whose reference passed V_G with one atom's solution "
+                  "left out was dropped (it is really of a lower level); `admitted` counts the tasks kept.", ""]
     short = [a.short for a in accounts if a.short]
     lines += ["## Levels left short", "", *(f"- {s}" for s in short or ["none: every level is full"]), ""]
     lines += ["## Splits", "", f"Unit kept disjoint: {splits.unit}.", "",

@@ -80,7 +80,8 @@ def test_the_same_graph_plan_and_seed_give_byte_identical_release_files_in_two_s
         with _demo_store(tmp_path / name / "g.lbug") as store:
             release.build(store, plan, tmp_path / name / "out", workers=2 if name == "a" else 1)
         built.append(_files(tmp_path / name / "out"))
-    assert sorted(built[0]) == ["README.md", "demo/test.parquet", "manifest.json", "report.md", "splits.json"]
+    assert sorted(built[0]) == ["README.md", "demo/test.parquet", "manifest.json", "report.md", "splits.json",
+                              "yield.png"]
     assert built[0] == built[1]  # every byte, the data files' Parquet metadata included
     rows = pq.read_table(tmp_path / "a" / "out" / "demo" / "test.parquet").to_pylist()
     assert {r["level"] for r in rows} == {1, 2, 3} and len(rows) == 15
@@ -219,3 +220,23 @@ def test_the_class_balance_draws_half_of_each_class_and_the_draw_is_seeded():
     assert sorted(t.verifier["label"] for t in drawn) == ["eq"] * 5 + ["neq"] * 4
     assert drawn == release._draw(plan, plan.levels[0], tasks)
     assert release._deficit(plan, release.Level(1, 30, 30), tasks) == 5  # neq: 15 wanted, 10 admitted
+
+
+def test_a_task_whose_reference_passes_without_one_atom_is_dropped_and_the_report_gives_the_share(
+        tmp_path, monkeypatch):
+    from codewalk.domains.demo import DemoDomain
+
+    plan = _plan(tmp_path, "every_atom_matters = true\nattempts = 3\n[levels]\n1 = 2\n2 = 2\n")
+    with pytest.raises(UsageError, match="every_atom_matters: domain 'demo' cannot leave one atom"):
+        release.read_plan("demo", plan)
+    # A demo whose every atom is not needed: Ref(G) without any one atom's fix still passes V_G.
+    monkeypatch.setattr(DemoDomain, "leave_one_out", True)
+    monkeypatch.setattr(DemoDomain, "reference_without", lambda self, composite, atoms, position: composite.reference)
+    with _demo_store(tmp_path / "g.lbug") as store:
+        summary = release.build(store, release.read_plan("demo", plan), tmp_path / "out")
+        admitted_2 = store.count_tasks("demo", "admitted", 2)
+    one, two = summary.levels
+    assert (one.released, one.checked) == (2, 0)  # one atom: nothing to leave out
+    assert two.released == 0 and two.checked == two.not_needed == admitted_2 > 0
+    assert "N=2: 0 of 2 tasks" in two.short
+    assert f"{admitted_2} of {admitted_2} (100%)" in (tmp_path / "out" / "report.md").read_text()
