@@ -707,17 +707,22 @@ class _release_progress(_progress):
 
 @release_app.command("verify", short_help="Re-check a release: every file's sha256 and every reference against V_G.")
 def release_verify(
+    ctx: typer.Context,
     folder: Annotated[Path, typer.Argument(metavar="DIR", help="The release folder.")],
     runtime: RuntimeOpt = None,
     pull: PullOpt = True,
     as_json: JsonOpt = False,
 ) -> None:
-    """Every file against manifest.json (missing, changed or unlisted: a mismatch), and every task's
-    reference graded by the domain's own V_G in a fresh domain instance. Exit 1 on any mismatch."""
+    """Every file against manifest.json (missing, changed or unlisted: a mismatch); with --store (or
+    CODEWALK_STORE), the input graph loaded there against the manifest's digest; and every task's reference
+    graded by the domain's own V_G in a fresh domain instance. Exit 1 on any mismatch."""
+    from contextlib import nullcontext
+
     from .release import ReleaseMismatch, verify
 
-    with _Bar("verify", interrupted="interrupted: nothing was changed") as on_task:
-        report = verify(folder, runtime=runtime, pull=pull, on_task=on_task)
+    inputs = _store(ctx, reads=True) if ctx.obj["store"] else nullcontext()
+    with inputs as store, _Bar("verify", interrupted="interrupted: nothing was changed") as on_task:
+        report = verify(folder, runtime=runtime, pull=pull, store=store, on_task=on_task)
     if as_json:
         print_json(report.as_dict())
     else:

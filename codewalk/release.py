@@ -563,10 +563,11 @@ class VerifyReport:
         return {"release": self.release, "ok": self.ok, "files": self.files, "tasks": self.tasks}
 
 
-def verify(folder: Path, *, runtime: str | None = None, pull: bool = True,
+def verify(folder: Path, *, runtime: str | None = None, pull: bool = True, store: GraphStore | None = None,
            on_task: Callable[[int, int], None] | None = None) -> VerifyReport:
-    """Every file's sha256 against the manifest (a file missing, changed or not listed is a mismatch), and
-    every task's reference through V_G, the domain's grading path, in a fresh domain instance."""
+    """Every file's sha256 against the manifest (a file missing, changed or not listed is a mismatch), the
+    input graph's digest when a store holding the inputs is given, and every task's reference through V_G,
+    the domain's grading path, in a fresh domain instance."""
     try:
         manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
         listed, domain = dict(manifest["files"]), str(manifest["domain"])
@@ -575,6 +576,11 @@ def verify(folder: Path, *, runtime: str | None = None, pull: bool = True,
     actual = _digests(folder)
     files = [{"file": name, "expected": listed.get(name, "not listed"), "actual": actual.get(name, "missing"),
               "ok": listed.get(name) == actual.get(name)} for name in sorted(set(listed) | set(actual))]
+    if store is not None:
+        expected = str(manifest.get("inputs", {}).get("graph", {}).get("digest", "not listed"))
+        found = _inputs(store, domain)["graph"]["digest"]
+        files.append({"file": f"(input graph in {store.location})", "expected": expected, "actual": found,
+                      "ok": expected == found})
     kind = domain_class(domain)
     plugin = get_domain(domain, Settings(runtime=ready(runtime, kind.name, kind.runtimes, pull=pull)))
     tasks: list[dict[str, Any]] = []

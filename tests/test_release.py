@@ -240,3 +240,17 @@ def test_a_task_whose_reference_passes_without_one_atom_is_dropped_and_the_repor
     assert two.released == 0 and two.checked == two.not_needed == admitted_2 > 0
     assert "N=2: 0 of 2 tasks" in two.short
     assert f"{admitted_2} of {admitted_2} (100%)" in (tmp_path / "out" / "report.md").read_text()
+
+
+def test_verify_with_a_store_checks_the_input_graph_against_the_manifest(capsys, tmp_path):
+    plan = _plan(tmp_path, "[levels]\n1 = 2\n")
+    with _demo_store(tmp_path / "g.lbug") as store:
+        release.build(store, release.read_plan("demo", plan), tmp_path / "out")
+    code, out, _ = cw(capsys, "--store", str(tmp_path / "g.lbug"), "release", "verify", str(tmp_path / "out"), "--json")
+    assert code == 0
+    assert [f["ok"] for f in json.loads(out)["files"] if f["file"].startswith("(input graph")] == [True]
+    open_store(tmp_path / "other.lbug").close()  # no demo atoms: not the inputs the release was made from
+    code, out, _ = cw(capsys, "--store", str(tmp_path / "other.lbug"), "release", "verify", str(tmp_path / "out"),
+                      "--json")
+    assert code == 1
+    assert [f["ok"] for f in json.loads(out)["files"] if f["file"].startswith("(input graph")] == [False]
