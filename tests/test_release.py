@@ -152,6 +152,7 @@ def test_a_level_the_graph_cannot_fill_stops_with_an_account_and_the_release_kee
     assert levels[0]["released"] < 40 and levels[1]["released"] == 2
     assert "N=1:" in levels[0]["short"] and "the graph gave" in levels[0]["short"]
     assert "used up" in levels[0]["short"] and "N=1" in err
+    assert "release N=2: 2 of 2 released" in err  # progress, a plain line per level off a terminal
     report = (tmp_path / "out" / "report.md").read_text()
     assert levels[0]["short"] in report
     code, _, _ = cw(capsys, "release", "verify", str(tmp_path / "out"))
