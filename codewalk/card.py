@@ -105,11 +105,13 @@ def render(out: Path, release: list[str] | None = None) -> str:
         for name, cols, _ in configs))
     body = [
         "# CodeWalk tasks", "",
-        "Compositional coding tasks made by codewalk (`cw tasks export --format hf`): each task joins N verified",
+        f"Compositional coding tasks made by codewalk ({'`cw release`' if release else '`cw tasks export --format hf`'}): "
+        "each task joins N verified",
         "atomic problems found by a walk on a problem graph, and was admitted only if every atom is still",
         "unsolved in the composite and the joint reference passes the verifier that grades models. No language",
         "model was called to make them.",
-        "The `verifier` column (JSON) is what `cw grade` needs; `seed`, `run`, `run_params`,",
+        "The `verifier` column (JSON) is what `cw grade` needs; `seed`, "
+        + ("the release's plan and manifest.json," if release else "`run`, `run_params`,"),
         "`generator_version`, `data_source` and `data_revision` say how to make the task again.", "",
         "## Licence", "",
         "Each config keeps the licence of the data its atoms came from (the most restrictive one applies to a "
