@@ -10,7 +10,8 @@ store and command again continue a level a session could not finish, and the fig
 walked). Without --store only the demo domain can run: its catalogue is loaded into a new store. The release
 goes to --out (default: a new temporary folder). Where the time went is summed over the level's walks from
 admission's own meter (`WalkSummary.cost_report`): the verifiers' processes, codewalk's share of the workers'
-time, this process's walk, reads, waits and writes. Appends one record to --results (JSON lines).
+time, this process's walk, reads, waits and writes. Writes the record under the domain's name in --results
+(a JSON object by domain, the other domains' records kept).
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--runtime")
     ap.add_argument("--out", type=Path)
-    ap.add_argument("--results", type=Path, default=ROOT / "bench" / "results" / "release.jsonl")
+    ap.add_argument("--results", type=Path, default=ROOT / "bench" / "results" / "release.json")
     args = ap.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="codewalk-release-bench-"))
     if args.store is None and args.domain != "demo":
@@ -95,8 +96,9 @@ def main() -> None:
         "out": summary.out,
     }
     args.results.parent.mkdir(parents=True, exist_ok=True)
-    with args.results.open("a", encoding="utf-8") as f:
-        f.write(json.dumps(record) + "\n")
+    records = json.loads(args.results.read_text(encoding="utf-8")) if args.results.exists() else {}
+    records[args.domain] = record
+    args.results.write_text(json.dumps(records, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     print(json.dumps({k: v for k, v in record.items() if k != "levels"}, indent=1))
 
 

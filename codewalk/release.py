@@ -45,7 +45,7 @@ from .records import Atom, Composite, Task
 from .runtime import ready
 from .splits import Splits, assign
 from .store import GraphStore
-from .walk import Walker
+from .walk import Walker, WalkExhausted
 
 KEYS = ("domain", "seed", "attempts", "balance", "every_atom_matters", "levels", "pool", "per_program", "splits")
 CLASSES = {"clones": "label"}  # domains whose tasks have a class, and the verifier field that names it
@@ -311,9 +311,14 @@ def fill_level(store: GraphStore, plan: Plan, level: Level, *, workers: int = 1,
             account.short = (f"stopped after {account.walked} attempts this build (plan key attempts = "
                              f"{plan.attempts} per task of the pool of {level.pool})")
             break
-        summary = walk_and_admit(store, plan.domain, level.n, need, seed=plan.seed + level.n,
-                                 max_attempts=budget - account.walked, workers=workers, on_task=on_task,
-                                 executor=executor, runtime=runtime, pull=pull)
+        try:
+            summary = walk_and_admit(store, plan.domain, level.n, need, seed=plan.seed + level.n,
+                                     max_attempts=budget - account.walked, workers=workers, on_task=on_task,
+                                     executor=executor, runtime=runtime, pull=pull)
+        except WalkExhausted as e:  # the walks found no group of N atoms: what was admitted is stored
+            eligible = _eligible(store, plan, level, atoms, matters)
+            account.short = f"the walks find no group of N={level.n} atoms ({e})"
+            break
         account.walked += summary.attempted
         if summary.used_up:
             eligible = _eligible(store, plan, level, atoms, matters)

@@ -255,3 +255,19 @@ def test_verify_with_a_store_checks_the_input_graph_against_the_manifest(capsys,
                       "--json")
     assert code == 1
     assert [f["ok"] for f in json.loads(out)["files"] if f["file"].startswith("(input graph")] == [False]
+
+
+def test_a_level_no_walk_can_make_stops_short_with_its_account_and_the_other_levels_are_released(tmp_path):
+    from codewalk.records import Atom, Edge
+    from codewalk.store.columns import graph_tables
+
+    plan = _plan(tmp_path, "[levels]\n1 = 2\n4 = 1\n")  # a <-> b, b -> c, b -> d: no chain of 4
+    with open_store(tmp_path / "cycle.lbug") as store:
+        store.write(*graph_tables([Atom(f"toychain/{x}", "toychain", {}) for x in "abcd"],
+                                  [Edge(f"toychain/{s}", f"toychain/{d}", "FEEDS")
+                                   for s, d in [("a", "b"), ("b", "a"), ("b", "c"), ("b", "d")]]))
+        summary = release.build(store, release.read_plan("toychain", plan), tmp_path / "out", workers=1)
+    one, four = summary.levels
+    assert one.released == 2 and not one.short
+    assert four.released == 0 and "the walks find no group of N=4 atoms" in four.short
+    assert summary.tasks == 2 and (tmp_path / "out" / "toychain" / "test.parquet").exists()
