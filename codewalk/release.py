@@ -207,6 +207,7 @@ class LevelAccount:
     checked: int = 0  # multi-atom tasks the leave-one-out check ran on
     not_needed: int = 0  # of those, tasks whose reference passed V_G without some atom's solution: dropped
     short: str = ""  # why the level has fewer tasks than wanted ("" : it is full)
+    pool_short: str = ""  # full, but drawn from fewer admitted tasks than the plan's pool, and why
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -336,13 +337,17 @@ def fill_level(store: GraphStore, plan: Plan, level: Level, *, workers: int = 1,
     account.attempted = sum(r["tasks"] for r in store.yields(plan.domain) if r["level"] == level.n)
     chosen = _draw(plan, level, eligible)
     account.released = len(chosen)
-    if account.short:
+    why, account.short = account.short, ""
+    if why:
         by_reason = Counter({r["reason"]: r["tasks"] for r in store.yields(plan.domain)
                              if r["level"] == level.n and r["status"] != "admitted"})
         top = ", ".join(f"{r} {c}" for r, c in by_reason.most_common(3))
-        account.short = (f"N={level.n}: {account.released} of {level.tasks} tasks; the graph gave "
-                         f"{account.admitted} admitted of {account.attempted} attempted"
-                         f"{f' (rejected: {top})' if top else ''}; {account.short}")
+        gave = (f"the graph gave {account.admitted} admitted of {account.attempted} attempted"
+                f"{f' (rejected: {top})' if top else ''}; {why}")
+        if account.released < level.tasks:
+            account.short = f"N={level.n}: {account.released} of {level.tasks} tasks; {gave}"
+        else:  # the level is full; only the pool its tasks were drawn from is smaller than planned
+            account.pool_short = f"N={level.n}: drawn from {account.admitted} admitted, not {level.pool}; {gave}"
     return account, chosen
 
 
@@ -481,6 +486,9 @@ def _report(plan: Plan, accounts: list[LevelAccount], splits: Splits, by_split: 
                   "left out was dropped (it is really of a lower level); `admitted` counts the tasks kept.", ""]
     short = [a.short for a in accounts if a.short]
     lines += ["## Levels left short", "", *(f"- {s}" for s in short or ["none: every level is full"]), ""]
+    pools = [a.pool_short for a in accounts if a.pool_short]
+    if pools:
+        lines += ["## Draws from a smaller pool than planned", "", *(f"- {s}" for s in pools), ""]
     lines += ["## Splits", "", f"Unit kept disjoint: {splits.unit}.", "",
               *_md_table([{"split": k, "tasks": len(v)} for k, v in by_split.items()]), ""]
     if splits.left_out:

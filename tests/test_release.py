@@ -271,3 +271,13 @@ def test_a_level_no_walk_can_make_stops_short_with_its_account_and_the_other_lev
     assert one.released == 2 and not one.short
     assert four.released == 0 and "the walks find no group of N=4 atoms" in four.short
     assert summary.tasks == 2 and (tmp_path / "out" / "toychain" / "test.parquet").exists()
+
+
+def test_a_full_level_drawn_from_a_smaller_pool_than_planned_is_not_short_but_says_so(tmp_path):
+    plan = _plan(tmp_path, "[levels]\n1 = 3\n[pool]\n1 = 40\n")  # 30 atoms: the pool cannot reach 40
+    with _demo_store(tmp_path / "g.lbug") as store:
+        summary = release.build(store, release.read_plan("demo", plan), tmp_path / "out")
+    [one] = summary.levels
+    assert one.released == 3 and not one.short and not summary.short
+    assert "N=1: drawn from" in one.pool_short and "not 40" in one.pool_short and "used up" in one.pool_short
+    assert one.pool_short in (tmp_path / "out" / "report.md").read_text()
