@@ -206,6 +206,7 @@ class LevelAccount:
     released: int = 0
     checked: int = 0  # multi-atom tasks the leave-one-out check ran on
     not_needed: int = 0  # of those, tasks whose reference passed V_G without some atom's solution: dropped
+    unchecked_runs: int = 0  # leave-one-out runs that gave no verdict (the atom then counts as needed)
     short: str = ""  # why the level has fewer tasks than wanted ("" : it is full)
     pool_short: str = ""  # full, but drawn from fewer admitted tasks than the plan's pool, and why
 
@@ -243,7 +244,7 @@ class LeaveOneOut:
         self.plugin = get_domain(domain, Settings(runtime=ready(runtime, kind.name, kind.runtimes, pull=pull)))
         self.store = store
         self.needed: dict[str, str] = {}  # task id -> "" (every atom needed) or the atom that is not
-        self.errors = 0
+        self.errors: Counter[str] = Counter()  # task id -> leave-one-out runs without a verdict
 
     def __call__(self, task: Task) -> bool:
         if task.level < 2:  # its one atom left out is x_G itself, which check (1) already failed
@@ -258,7 +259,7 @@ class LeaveOneOut:
                 if without is None:
                     continue
                 status, _, _ = verdict(self.plugin, composite, without)
-                self.errors += status == "error"
+                self.errors[task.id] += status == "error"
                 if status == "passed":
                     self.needed[task.id] = atom.id
                     break
@@ -332,6 +333,7 @@ def fill_level(store: GraphStore, plan: Plan, level: Level, *, workers: int = 1,
         ids = {r["id"] for r in store.select_tasks(plan.domain, "admitted", level.n)}
         account.checked = sum(i in matters.needed for i in ids)
         account.not_needed = sum(bool(matters.needed.get(i)) for i in ids)
+        account.unchecked_runs = sum(matters.errors.get(i, 0) for i in ids)
     account.by_class = dict(sorted(Counter(_class(plan.domain, t) for t in eligible if plan.domain in CLASSES)
                                    .items()))
     account.attempted = sum(r["tasks"] for r in store.yields(plan.domain) if r["level"] == level.n)
@@ -426,6 +428,8 @@ def build(store: GraphStore, plan: Plan, out: Path, *, plan_path: Path | None = 
                                                                                  for lv in plan.levels},
                                                   "splits": plan.seed},
                 "inputs": _inputs(store, plan.domain), "tools": _tools(),
+                # the environments the rows name (repair: SWE-bench's image_name), for `--runtime docker`
+                "images": sorted({str(r["image_name"]) for r in rows.values() if r.get("image_name")}),
                 # what the graph gave each level (not how much this build walked: a rerun walks less)
                 "levels": [{k: v for k, v in a.as_dict().items() if k != "walked"} for a in accounts],
                 "files": files}
