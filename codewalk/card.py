@@ -23,6 +23,7 @@ from .records import Atom
 
 META_KEY = b"codewalk.card"
 SPLIT = "test"
+COLUMNS = ("level", "status", "seed", "run", "run_params", "generator_version")  # what a config's section counts
 
 CODEWALK_BIBTEX = """@article{fang2026codewalk,
   title   = {CodeWalk: Generating Coding Benchmarks by Walking a Problem Graph},
@@ -75,14 +76,21 @@ def facts(domain: str, data_source: str, atoms: Iterable[Atom]) -> dict[str, Any
                       "of": len(atoms)} if dates else None}
 
 
-def render(out: Path) -> str:
-    """The card of every `<domain>/test.parquet` under `out`."""
+def render(out: Path, release: list[str] | None = None) -> str:
+    """The card of every `<domain>/<split>.parquet` under `out` (`cw tasks export`: the split `test`; a release:
+    its splits), with a release's own section when given."""
     configs = []
-    for data in sorted(out.glob(f"*/{SPLIT}.parquet")):
-        meta = pq.read_schema(data).metadata or {}
-        table = pq.read_table(data, columns=["level", "status", "seed", "run", "run_params", "generator_version"])
-        configs.append((data.parent.name, table.to_pydict(),
-                        json.loads(meta[META_KEY]) if META_KEY in meta else None))
+    for folder in sorted({p.parent for p in out.glob("*/*.parquet")}):
+        splits = sorted(folder.glob("*.parquet"), key=lambda p: (p.stem != SPLIT, p.stem))
+        meta = pq.read_schema(splits[0]).metadata or {}
+        cols: dict[str, list[Any]] = {}
+        for data in splits:
+            names = pq.read_schema(data).names
+            table = pq.read_table(data, columns=[c for c in COLUMNS if c in names]).to_pydict()
+            for c in COLUMNS:
+                cols.setdefault(c, []).extend(table.get(c, []))
+            cols.setdefault("split", []).extend([data.stem] * len(table["level"]))
+        configs.append((folder.name, cols, json.loads(meta[META_KEY]) if META_KEY in meta else None))
     sources = [s for _, _, f in configs if f for s in f["sources"]]
     licences = sorted({s["license_id"] for s in sources}) or ["unknown"]
     upstream = sorted({u for s in sources if s["name"] in datasets.manifest() for u in s["upstream"].split(", ")})
@@ -91,15 +99,19 @@ def render(out: Path) -> str:
              "tags:\n" + _list(["code", "compositional", "benchmark", "codewalk"])]
     if upstream:
         front.append("source_datasets:\n" + _list(upstream))
-    front.append("configs:\n" + "\n".join(f"- config_name: {name}\n  data_files:\n  - split: {SPLIT}\n"
-                                          f"    path: {name}/{SPLIT}.parquet" for name, _, _ in configs))
+    front.append("configs:\n" + "\n".join(
+        f"- config_name: {name}\n  data_files:\n" + "\n".join(
+            f"  - split: {split}\n    path: {name}/{split}.parquet" for split in dict.fromkeys(cols["split"]))
+        for name, cols, _ in configs))
     body = [
         "# CodeWalk tasks", "",
-        "Compositional coding tasks made by codewalk (`cw tasks export --format hf`): each task joins N verified",
+        f"Compositional coding tasks made by codewalk ({'`cw release`' if release else '`cw tasks export --format hf`'}): "
+        "each task joins N verified",
         "atomic problems found by a walk on a problem graph, and was admitted only if every atom is still",
         "unsolved in the composite and the joint reference passes the verifier that grades models. No language",
         "model was called to make them.",
-        "The `verifier` column (JSON) is what `cw grade` needs; `seed`, `run`, `run_params`,",
+        "The `verifier` column (JSON) is what `cw grade` needs; `seed`, "
+        + ("the release's plan and manifest.json," if release else "`run`, `run_params`,"),
         "`generator_version`, `data_source` and `data_revision` say how to make the task again.", "",
         "## Licence", "",
         "Each config keeps the licence of the data its atoms came from (the most restrictive one applies to a "
@@ -108,7 +120,7 @@ def render(out: Path) -> str:
     for name, _, f in configs:
         for s in f["sources"] if f else [{"title": "not recorded by this export", "upstream": "", "licence": "unknown"}]:
             body.append(f"| {name} | {s['title']} | {s['upstream']} | {s['licence']} |")
-    body += ["", "## Configs", ""]
+    body += ["", *(release or []), "## Configs", ""]
     for name, cols, f in configs:
         body += _section(name, cols, f)
     body += ["## Citation", "", "```bibtex", CODEWALK_BIBTEX, "```", "", "And the sources of the configs used:", ""]
@@ -142,13 +154,16 @@ def _section(name: str, cols: Mapping[str, list[Any]], f: dict[str, Any] | None)
     composers = sorted({g.rpartition(" / ")[2] for g in generators if " / " in g})
     seeds = ", ".join(str(s) for s in sorted(set(cols["seed"])))
     runs = sorted(set(cols["run_params"]))
-    lines = [f"### {name}", "", f"{len(cols['level'])} tasks ({statuses}); {counts}.", "",
+    splits = Counter(cols["split"])
+    by_split = "" if set(splits) == {SPLIT} else "; splits: " + ", ".join(f"{s} {c}" for s, c in splits.items())
+    lines = [f"### {name}", "", f"{len(cols['level'])} tasks ({statuses}); {counts}{by_split}.", "",
              "Generation:", "",
              f"- seeds: {seeds}",
              f"- levels (N): {', '.join(str(n) for n in sorted(levels))}",
              f"- generator: {', '.join(generators)}; composer version: {', '.join(composers) or 'not recorded'}",
-             f"- runs: {len(set(cols['run']))}, with parameters:"]
-    lines += [f"  - `{p}`" for p in runs] or ["  - not recorded"]
+             (f"- runs: {len(set(cols['run']))}, with parameters:" if cols["run"] else
+              "- runs: not recorded (a release leaves out which run made each task: see its manifest.json)")]
+    lines += [f"  - `{p}`" for p in runs] or (["  - not recorded"] if cols["run"] else [])
     lines.append("")
     if f is None:
         lines += ["Sources, licence and dates: not recorded by the codewalk that exported this config.", ""]
@@ -168,5 +183,5 @@ def _section(name: str, cols: Mapping[str, list[Any]], f: dict[str, Any] | None)
                          "the source was published).")
         lines.append("")
     lines += ["```python", "from datasets import load_dataset",
-              f"ds = load_dataset(PATH, {name!r}, split={SPLIT!r})", "```", ""]
+              f"ds = load_dataset(PATH, {name!r}, split={next(iter(splits))!r})", "```", ""]
     return lines

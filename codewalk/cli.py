@@ -699,6 +699,112 @@ def train_export(
             by_level[(row["level"], row["split"])] = by_level.get((row["level"], row["split"]), 0) + 1
         out.print(table("Rows by level and split", [{"level": lv, "split": sp or "-", "rows": n}
                                                     for (lv, sp), n in sorted(by_level.items())]))
+# -- release ---------------------------------------------------------------------------------------
+class _ReleaseGroup(_DefaultGroup):
+    default = "build"  # `cw release DOMAIN --out DIR` beside `cw release verify DIR`
+
+
+release_app = typer.Typer(
+    cls=_ReleaseGroup, no_args_is_help=True,
+    help="`cw release DOMAIN --out DIR`: a benchmark release as the paper built it, walked to a plan's quotas "
+         "(`cw release build --help` for its options). `cw release verify DIR`: re-check its files and "
+         "every reference.")
+app.add_typer(release_app, name="release")
+
+
+@release_app.command("build", short_help="Walk each level of a plan to its quota and write the release folder.")
+def release_build(
+    ctx: typer.Context,
+    domain: Annotated[str, typer.Argument(metavar="DOMAIN", help="Domain to release (see `cw domains`).")],
+    out_dir: Annotated[Path, typer.Option("--out", help="The release folder (new, or empty).")],
+    plan: Annotated[Path | None, typer.Option(
+        help="The plan (TOML); default: the domain's, the paper's shape (codewalk/plans/DOMAIN.toml).")] = None,
+    seed: Annotated[int | None, typer.Option(help="Seed of the walks (N uses seed + N), draws and splits; "
+                                                  "default: the plan's.")] = None,
+    workers: WorkersOpt = CORES,
+    executor: Annotated[str | None, typer.Option(help="Where verifiers run, as `cw walk --executor`.")] = None,
+    runtime: RuntimeOpt = None,
+    pull: PullOpt = True,
+    as_json: JsonOpt = False,
+) -> None:
+    """Walk each level of the plan until its quota of admitted tasks is met (tasks the store already admitted
+    count; Ctrl-C and the same command again continue), stop a level the graph cannot fill with an account,
+    then write a Hugging Face dataset (one Parquet file per split, the card), splits.json, report.md and
+    manifest.json (versions, seeds, digests). The same graph, plan and seed give the same bytes."""
+    from .release import build, read_plan
+
+    chosen = read_plan(domain, plan, seed)  # the plan's faults before the store opens
+    bar = _release_progress("release")
+    with _store(ctx) as store, bar as (on_level, on_task):
+        summary = build(store, chosen, out_dir, plan_path=plan, workers=workers, executor=executor,
+                        runtime=runtime, pull=pull, on_level=on_level, on_task=on_task)
+    if as_json:
+        print_json(summary.as_dict())
+    else:
+        out.print(table(f"Release of {summary.domain} in {summary.out} (plan {chosen.digest[:19]}, seed "
+                        f"{chosen.seed})", [{"level": a.n, "planned": a.wanted, "released": a.released,
+                                             "admitted": a.admitted, "attempted": a.attempted,
+                                             "walked now": a.walked} for a in summary.levels]))
+        out.print("Splits: " + ", ".join(f"{k} {v}" for k, v in summary.splits.items()))
+    if summary.short:
+        raise FewerAdmitted("the release was written with fewer tasks than planned: "
+                            + "; ".join(a.short for a in summary.short))
+
+
+class _release_progress(_progress):
+    """The walk's bar, level after level; plain lines say when each level starts and ends."""
+
+    def __enter__(self):
+        on_task = super().__enter__()
+
+        def on_level(level, account) -> None:
+            if account is None:
+                self.update(description=f"release N={level.n}", completed=0, total=level.pool, status="")
+            elif self.plain:
+                err.print(escape(f"release N={level.n}: {account.released} of {level.tasks} released "
+                                 f"({account.admitted} admitted of {account.attempted} attempted)"),
+                          highlight=False, soft_wrap=True)
+
+        return on_level, on_task
+
+    def message(self) -> str:
+        return ("interrupted: every task admitted so far is stored; the same `cw release` again continues "
+                "(it counts what the store holds and skips groups already attempted)")
+
+
+@release_app.command("verify", short_help="Re-check a release: every file's sha256 and every reference against V_G.")
+def release_verify(
+    ctx: typer.Context,
+    folder: Annotated[Path, typer.Argument(metavar="DIR", help="The release folder.")],
+    runtime: RuntimeOpt = None,
+    pull: PullOpt = True,
+    as_json: JsonOpt = False,
+) -> None:
+    """Every file against manifest.json (missing, changed or unlisted: a mismatch); with --store (or
+    CODEWALK_STORE), the input graph loaded there against the manifest's digest; and every task's reference
+    graded by the domain's own V_G in a fresh domain instance. Exit 1 on any mismatch."""
+    from contextlib import nullcontext
+
+    from .release import ReleaseMismatch, verify
+
+    inputs = _store(ctx, reads=True) if ctx.obj["store"] else nullcontext()
+    with inputs as store, _Bar("verify", interrupted="interrupted: nothing was changed") as on_task:
+        report = verify(folder, runtime=runtime, pull=pull, store=store, on_task=on_task)
+    if as_json:
+        print_json(report.as_dict())
+    else:
+        out.print(table("Files", [{"file": f["file"], "ok": "yes" if f["ok"] else "NO",
+                                   "sha256": f["actual"] if f["ok"] else f"{f['actual']} (manifest: {f['expected']})"}
+                                  for f in report.files]))
+        out.print(table("References against V_G", [{"task": t["task"], "split": t["split"], "level": t["level"],
+                                                    "status": t["status"], "detail": t["detail"]}
+                                                   for t in report.tasks]))
+    bad_files = sum(not f["ok"] for f in report.files)
+    bad_tasks = sum(not t["ok"] for t in report.tasks)
+    if bad_files or bad_tasks:
+        raise ReleaseMismatch(f"{bad_files} file(s) and {bad_tasks} reference(s) of {folder} do not check out")
+    if not as_json:
+        out.print(f"{folder}: {len(report.files)} files and {len(report.tasks)} references check out")
 
 
 # -- query, domains -------------------------------------------------------------------------------

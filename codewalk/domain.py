@@ -195,6 +195,16 @@ class Domain(ABC):
         """Fields `cw tasks export` adds to (or replaces in) a task's generic row. Default: none."""
         return {}
 
+    # The leave-one-out check of `cw release` (every atom must matter): a domain that can leave one atom's
+    # solution out of the reference says so here; the release then drops a task whose reference passes V_G
+    # without some atom's solution (that task is really of a lower level).
+    leave_one_out: ClassVar[bool] = False
+
+    def reference_without(self, composite: Composite, atoms: Sequence[Atom], position: int) -> str | None:
+        """Ref(G) with the solution of the atom at `position` (composite order) left out; None when the rest
+        cannot be put together (then that atom is needed). Only for a domain with `leave_one_out`."""
+        raise UsageError(f"domain {self.name!r} cannot leave one atom's solution out of a reference")
+
 
 _registered: dict[str, type[Domain]] = {}
 

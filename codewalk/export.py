@@ -79,6 +79,32 @@ def export_tasks(
     return ExportSummary(domain, fmt, str(out), len(rows), by_level)
 
 
+# Fields that differ between two builds of the same tasks (which run made them, when, with how many workers):
+# a release (codewalk.release) leaves them out, so the same graph, plan and seed give the same bytes.
+RUN_FIELDS = ("run", "run_params", "created_at")
+
+
+def release_rows(store: GraphStore, domain: str, ids: list[str], atoms: dict) -> list[dict[str, Any]]:
+    """The export rows of these admitted tasks, without RUN_FIELDS; `atoms`: id -> Atom of every atom used."""
+    plugin = get_domain(domain)
+    rows = []
+    for stored in store.select_tasks(domain, "admitted", ids=ids):
+        task = Task.from_row(stored)
+        kept = set(plugin.export_row(task))  # a domain's own field of that name comes from its inputs: kept
+        rows.append({k: v for k, v in _row(plugin, task, "", atoms).items() if k not in RUN_FIELDS or k in kept})
+    if rows:
+        _check_schema(domain, rows)
+    return rows
+
+
+def write_split(out: Path, domain: str, split: str, rows: list[dict[str, Any]], facts: dict[str, Any]) -> None:
+    """`<out>/<domain>/<split>.parquet` of a release, with the card's facts in its schema metadata."""
+    table = _table(rows, domain)
+    table = table.replace_schema_metadata({card.META_KEY: json.dumps(facts, sort_keys=True).encode()})
+    (out / domain).mkdir(parents=True, exist_ok=True)
+    pq.write_table(table, out / domain / f"{split}.parquet")
+
+
 def read_export(path: Path, domain: str) -> list[Task]:
     """The admitted tasks of `domain` in a file `cw tasks export` wrote: JSONL (`--format jsonl` or
     `inspect`), parquet, or an hf folder. A row of another domain, a task that was not admitted or a row

@@ -16,7 +16,7 @@ LAYERS = {
     "library": ["codewalk.admission", "codewalk.walk", "codewalk.grading", "codewalk.report", "codewalk.export",
                 "codewalk.card", "codewalk.loading", "codewalk.explore", "codewalk.browser", "codewalk.demo",
                 "codewalk.queries", "codewalk.evals", "codewalk.datasets", "codewalk.splits",
-                "codewalk.training"],
+                "codewalk.training", "codewalk.release"],
     "domains": ["codewalk.domains", "codewalk.domain"],  # domain.py: the plugin interface, built on the runtime
     "runtime/store/readers": ["codewalk.runtime",  # runtime/: the runtime, sandbox, meter, locks
                               "codewalk.executors", "codewalk.gitsafe", "codewalk.staging", "codewalk.store",

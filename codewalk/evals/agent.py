@@ -79,7 +79,8 @@ LEFT_BY_RUNS = ("__pycache__", ".pytest_cache")
 
 
 @task(name=_task_name("repair_agent"))
-def repair_agent(store: str | None = None, export: str | None = None, level: int = 0,
+def repair_agent(store: str | None = None, export: str | None = None, level: int = 0, release: str | None = None,
+                 split: str | None = None, levels: str | int | None = None,
                  runtime: str = "local", turns: int = 100, time_limit: float = 1500.0,
                  token_limit: int | None = None, cost_limit: float | None = None, command_timeout: int = 180,
                  require_isolation: bool | None = None, workers: int = CORES) -> Task:
@@ -96,11 +97,11 @@ def repair_agent(store: str | None = None, export: str | None = None, level: int
     if not where.containers and not cw_sandbox.isolated():
         raise UsageError(f"runtime=local needs bubblewrap to show the repository at /testbed "
                          f"({cw_sandbox.isolation()}); use -T runtime=docker")
-    tasks = _tasks("repair", store, export, level)
+    tasks = _tasks("repair", store, export, level, release, split, levels)
     samples = [Sample(id=t.id, input=prompt(t.verifier["FAIL_TO_PASS"]), target=t.reference,
                       metadata={"level": t.level, "atoms": list(t.atoms), "testbed": testbed_spec(t.verifier)})
                for t in tasks]
-    record = export is None or store is not None
+    record = (export is None and release is None) or store is not None
     offline_mock()
     return Task(dataset=samples, solver=repair_loop(turns, time_limit, token_limit, cost_limit, command_timeout),
                 scorer=repair_verifier(tasks, store, record, workers), metrics=_metrics("repair"),

@@ -7,7 +7,9 @@ and `codewalk/proofs` resolve once codewalk is installed. Each task takes, as `-
 - `store`: where the admitted tasks are read and the grades written (default: the store `cw` uses,
   $CODEWALK_STORE or ~/.codewalk/graph.lbug); `export`: read the tasks from a file `cw tasks export`
   wrote instead (grades are then recorded only if `store` is given too, and holds those tasks);
-- `level`: only tasks of that level N (default 0: every level);
+- `release`: read the tasks from a release folder `cw release` wrote (`split`: only that split, default
+  every split; grades are recorded only if `store` is given too, and holds those tasks);
+- `level`: only tasks of that level N (default 0: every level); `levels`: several, as `levels=1,2`;
 - `require_isolation`: refuse to grade where candidates cannot be isolated (default: on under CI, as
   `cw grade`); `workers`: verifier runs at a time (default: one per core).
 
@@ -43,6 +45,7 @@ from codewalk.export import read_export
 from codewalk.grading import check_isolation, grade_id, grade_row, verdict
 from codewalk.records import Composite
 from codewalk.records import Task as CodewalkTask
+from codewalk.release import release_tasks
 from codewalk.runtime import sandbox
 from codewalk.store import open_store
 
@@ -72,42 +75,48 @@ def _task_name(short: str) -> str:
 
 
 @task(name=_task_name("demo"))
-def demo(store: str | None = None, export: str | None = None, level: int = 0,
+def demo(store: str | None = None, export: str | None = None, level: int = 0, release: str | None = None,
+         split: str | None = None, levels: str | int | None = None,
          require_isolation: bool | None = None, workers: int = CORES) -> Task:
     """Repair chains of tiny typed Python functions (the demo domain): answer, the fixed module."""
-    return codewalk_task("demo", store, export, level, require_isolation, workers)
+    return codewalk_task("demo", store, export, level, require_isolation, workers, release, split, levels)
 
 
 @task(name=_task_name("repair"))
-def repair(store: str | None = None, export: str | None = None, level: int = 0,
+def repair(store: str | None = None, export: str | None = None, level: int = 0, release: str | None = None,
+           split: str | None = None, levels: str | int | None = None,
            require_isolation: bool | None = None, workers: int = CORES) -> Task:
     """Fix several bugs of one repository at once (SWE-bench style): answer, a unified diff."""
-    return codewalk_task("repair", store, export, level, require_isolation, workers)
+    return codewalk_task("repair", store, export, level, require_isolation, workers, release, split, levels)
 
 
 @task(name=_task_name("clones"))
-def clones(store: str | None = None, export: str | None = None, level: int = 0,
+def clones(store: str | None = None, export: str | None = None, level: int = 0, release: str | None = None,
+           split: str | None = None, levels: str | int | None = None,
            require_isolation: bool | None = None, workers: int = CORES) -> Task:
     """Are two chained Java snippets equivalent: answer, VERDICT: 1 or VERDICT: 0."""
-    return codewalk_task("clones", store, export, level, require_isolation, workers)
+    return codewalk_task("clones", store, export, level, require_isolation, workers, release, split, levels)
 
 
 @task(name=_task_name("complexity"))
-def complexity(store: str | None = None, export: str | None = None, level: int = 0,
+def complexity(store: str | None = None, export: str | None = None, level: int = 0, release: str | None = None,
+               split: str | None = None, levels: str | int | None = None,
                require_isolation: bool | None = None, workers: int = CORES) -> Task:
     """The time complexity of a chained program: answer, one of the seven labels."""
-    return codewalk_task("complexity", store, export, level, require_isolation, workers)
+    return codewalk_task("complexity", store, export, level, require_isolation, workers, release, split, levels)
 
 
 @task(name=_task_name("proofs"))
-def proofs(store: str | None = None, export: str | None = None, level: int = 0,
+def proofs(store: str | None = None, export: str | None = None, level: int = 0, release: str | None = None,
+           split: str | None = None, levels: str | int | None = None,
            require_isolation: bool | None = None, workers: int = CORES) -> Task:
     """Complete the proof annotations of a chained program (ACSL or Verus): answer, the annotated program."""
-    return codewalk_task("proofs", store, export, level, require_isolation, workers)
+    return codewalk_task("proofs", store, export, level, require_isolation, workers, release, split, levels)
 
 
 def codewalk_task(domain: str, store: str | None, export: str | None, level: int,
-                  require_isolation: bool | None, workers: int) -> Task:
+                  require_isolation: bool | None, workers: int, release: str | None = None,
+                  split: str | None = None, levels: str | int | None = None) -> Task:
     """The admitted tasks of `domain` (at `level`, 0 = all) as samples, graded by the domain's V_G."""
     if level < 0:
         raise UsageError("level must be 1 or more (0 = all levels)")
@@ -117,8 +126,8 @@ def codewalk_task(domain: str, store: str | None, export: str | None, level: int
     warning = check_isolation(require, allow="-T require_isolation=false")
     if warning:
         log.warning(warning)
-    tasks = _tasks(domain, store, export, level)
-    record = export is None or store is not None
+    tasks = _tasks(domain, store, export, level, release, split, levels)
+    record = (export is None and release is None) or store is not None
     samples = [_sample(domain, t) for t in tasks]
     offline_mock()
     return Task(dataset=samples, solver=generate(), scorer=verifier(domain, tasks, store, record, workers),
@@ -150,26 +159,52 @@ def offline_mock() -> None:
     api.outputs = with_usage()
 
 
-def _tasks(domain: str, store: str | None, export: str | None, level: int) -> list[CodewalkTask]:
+def _tasks(domain: str, store: str | None, export: str | None, level: int, release: str | None = None,
+           split: str | None = None, levels: str | int | list | None = None) -> list[CodewalkTask]:
+    """The tasks to evaluate, for every task here and the repair agent: a release folder (`release`, one
+    `split` of it, some `levels`), a file `cw tasks export` wrote (`export`), else the store's admitted tasks."""
     get_domain(domain)  # an unknown or uninstalled domain says so before anything is read
-    if export is not None:
-        tasks = [t for t in read_export(Path(export), domain) if not level or t.level == level]
-        if store is not None:  # the grades will be recorded there: the tasks must be its admitted tasks
-            with open_store(store) as graph:
-                stored = {r["id"]: r["status"] for r in graph.select_tasks(domain, ids=[t.id for t in tasks])}
-            absent = [t.id for t in tasks if stored.get(t.id) != "admitted"]
-            if absent:
-                raise UsageError(f"{len(absent)} task(s) of {export} are not admitted tasks of the store "
-                                 f"{graph.location} (first: {absent[0]}); leave out store to grade "
-                                 "without recording")
+    wanted = _levels(level, levels)
+    if release is not None and export is not None:
+        raise UsageError("give release or export, not both")
+    if split is not None and release is None:
+        raise UsageError("split is a split of a release: give release=DIR too")
+    source = release or export
+    if release is not None:
+        tasks = release_tasks(Path(release), domain, split, wanted)
+    elif export is not None:
+        tasks = [t for t in read_export(Path(export), domain) if not wanted or t.level in wanted]
     else:
         with open_store(store) as graph:
-            tasks = [CodewalkTask.from_row(row) for row in graph.select_tasks(domain, "admitted", level)]
+            tasks = [CodewalkTask.from_row(row) for row in graph.select_tasks(domain, "admitted", level)
+                     if not wanted or row["level"] in wanted]
+    if source is not None and store is not None:  # the grades will be recorded there: the tasks must be its own
+        with open_store(store) as graph:
+            stored = {r["id"]: r["status"] for r in graph.select_tasks(domain, ids=[t.id for t in tasks])}
+        absent = [t.id for t in tasks if stored.get(t.id) != "admitted"]
+        if absent:
+            raise UsageError(f"{len(absent)} task(s) of {source} are not admitted tasks of the store "
+                             f"{graph.location} (first: {absent[0]}); leave out store to grade "
+                             "without recording")
     if not tasks:
-        which = f"level {level}" if level else "any level"
+        which = f"level {', '.join(map(str, sorted(wanted)))}" if wanted else "any level"
         raise UsageError(f"nothing to evaluate: no admitted tasks of domain {domain!r} at {which} in "
-                         f"{export or store or 'the default store'}")
+                         f"{source or store or 'the default store'}")
     return tasks
+
+
+def _levels(level: int, levels: str | int | list | tuple | None) -> tuple[int, ...]:
+    """`level=N` and `levels=1,2` (inspect gives "1,2" as text, 2 as a number, [1, 2] as a list) as one set."""
+    if levels is None or levels == "":
+        return (level,) if level else ()
+    items = levels if isinstance(levels, list | tuple) else str(levels).split(",")
+    try:
+        found = tuple(sorted({int(str(x).strip()) for x in items}))
+    except ValueError:
+        raise UsageError(f"levels: whole numbers separated by commas, e.g. levels=1,2 (got {levels!r})") from None
+    if any(n < 1 for n in found) or (level and found != (level,)):
+        raise UsageError(f"levels: levels of 1 or more, agreeing with level when both are given (got {levels!r})")
+    return found
 
 
 def _sample(domain: str, t: CodewalkTask) -> Sample:

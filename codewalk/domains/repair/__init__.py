@@ -182,6 +182,23 @@ class RepairDomain(Domain):
         return Composite(problem_statement(first.summary["repo"], c_star, fail), reference, verifier,
                          order=tuple(a.id for a in ordered))  # COMPOSES.position: the order patches apply
 
+    leave_one_out = True
+
+    def reference_without(self, composite: Composite, atoms: Sequence[Atom], position: int) -> str | None:
+        """The gold patches of every atom but one, applied to x_G in the order of Ref(G) (None: they do not
+        apply without it, so that atom is needed)."""
+        v = composite.verifier
+        by_id = {a.id: a for a in atoms}
+        rest = [by_id[i] for k, i in enumerate(v["order"]) if k != position]
+        with self.worktrees.checkout(self._mirror(v), v["base_commit"]) as tree:
+            if tree.apply(v["test_patch"], ("strict",)) is None:
+                raise InfraError(f"a stored patch no longer applies to {v['base_commit'][:12]}")
+            x_g = tree.tree()
+            for atom in rest:
+                if tree.apply(atom.payload["patch"]) is None:
+                    return None
+            return tree.diff(x_g)
+
     def _misplaced(self, tree: Worktree, mirror: Path, ordered: list[Atom], applied: list[dict[str, str]]) \
             -> str:
         """Why a function a test patch touches is not, in x_G, what it is at that bug's fix; "" if all are."""

@@ -1,0 +1,283 @@
+"""`cw release` on the demo domain: plans, quotas, reuse of what the store admitted, byte-identical rebuilds,
+the release folder, and `cw release verify` catching tampering."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from codewalk import release
+from codewalk.errors import UsageError
+from codewalk.loaders.demo import CATALOGUE
+from codewalk.loading import load
+from codewalk.records import Task
+from codewalk.splits import Splits
+from codewalk.store import open_store
+from tests.run_cw import cw
+
+
+def _plan(tmp_path: Path, text: str, name: str = "plan.toml") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def _demo_store(path: Path):
+    store = open_store(path)
+    load(store, "demo", Path(CATALOGUE))
+    return store
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_every_built_in_domain_ships_a_default_plan_of_the_papers_shape():
+    shapes = {"repair": {1: 200, 2: 200, 3: 168}, "proofs": {1: 100, 2: 100, 3: 100, 10: 100},
+              "complexity": {1: 80, 2: 80, 3: 80, 10: 80}, "clones": {1: 86, 2: 82, 3: 84, 10: 166}}
+    for domain, levels in shapes.items():
+        plan = release.read_plan(domain)
+        assert {lv.n: lv.tasks for lv in plan.levels} == levels
+    repair = release.read_plan("repair")
+    assert (repair.unit, repair.quotas) == ("repository", {"train": 161, "validation": 53, "test": 54})
+    assert release.read_plan("clones").balance == "class"
+    assert {lv.n: lv.per_program for lv in release.read_plan("proofs").levels}[10] == 2
+    assert all(lv.pool == 2 * lv.tasks for lv in release.read_plan("complexity").levels)  # drawn from more
+    assert release.read_plan("complexity").unit == "source program"
+    assert release.read_plan("demo").levels and release.read_plan("demo", seed=7).seed == 7
+
+
+@pytest.mark.parametrize(("text", "key"), [
+    ("[levels]\n1 = 3\n[bogus]\nx = 1\n", "unknown key 'bogus'"),
+    ("[levels]\n40 = 3\n", "levels.40: the graph of domain 'demo' supports N <= "),
+    ("[levels]\n1 = 3\n[splits]\nunit = \"repository\"\n", "splits.unit: domain 'demo' has no 'repository'"),
+    ("[levels]\n1 = 3\n[pool]\n2 = 6\n", "pool.2: level 2 is not in levels"),
+    ("[levels]\n1 = 3\n[pool]\n1 = 2\n", "pool.1: 2 is fewer than the 3 tasks"),
+    ("balance = \"class\"\n[levels]\n1 = 3\n", "balance: tasks of domain 'demo' have no class"),
+    ("[levels]\nx = 3\n", "levels.x: a level is a whole number"),
+    ("[levels]\n1 = -3\n", "levels.1: needs a whole number of at least 1"),
+])
+def test_a_bad_plan_is_one_line_naming_its_key_exit_2_and_nothing_written(capsys, tmp_path, text, key):
+    store = tmp_path / "g.lbug"
+    _demo_store(store).close()
+    code, _, err = cw(capsys, "--store", str(store), "release", "demo", "--out", str(tmp_path / "out"),
+                      "--plan", str(_plan(tmp_path, text)))
+    assert code == 2
+    assert key in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "out").exists()
+    with open_store(store, reads=True) as graph:
+        assert graph.count_tasks("demo") == 0  # nothing walked either
+
+
+def test_the_same_graph_plan_and_seed_give_byte_identical_release_files_in_two_stores(tmp_path):
+    plan = release.read_plan("demo")
+    built = []
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        with _demo_store(tmp_path / name / "g.lbug") as store:
+            release.build(store, plan, tmp_path / name / "out", workers=2 if name == "a" else 1)
+        built.append(_files(tmp_path / name / "out"))
+    assert sorted(built[0]) == ["README.md", "demo/test.parquet", "manifest.json", "report.md", "splits.json",
+                              "yield.png"]
+    assert built[0] == built[1]  # every byte, the data files' Parquet metadata included
+    rows = pq.read_table(tmp_path / "a" / "out" / "demo" / "test.parquet").to_pylist()
+    assert {r["level"] for r in rows} == {1, 2, 3} and len(rows) == 15
+    assert not {"run", "created_at", "run_params"} & set(rows[0])  # what differs between two builds
+
+
+def test_the_manifest_gives_versions_seeds_input_digests_and_every_files_sha256(tmp_path):
+    import hashlib
+
+    with _demo_store(tmp_path / "g.lbug") as store:
+        release.build(store, release.read_plan("demo", seed=5), tmp_path / "out")
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert manifest["codewalk"]["version"] and manifest["codewalk"]["commit"]
+    assert manifest["seeds"] == {"plan": 5, "levels": {"1": 6, "2": 7, "3": 8}, "splits": 5}
+    assert manifest["inputs"]["graph"]["atoms"] == 30 and manifest["inputs"]["graph"]["digest"].startswith("sha256:")
+    assert manifest["plan"]["digest"].startswith("sha256:") and manifest["tools"]["pyarrow"]
+    for name, digest in manifest["files"].items():
+        assert digest == "sha256:" + hashlib.sha256((tmp_path / "out" / name).read_bytes()).hexdigest()
+    card = (tmp_path / "out" / "README.md").read_text()
+    assert "## Release" in card and "| level | released | planned | paper |" in card
+    splits = Splits.read(tmp_path / "out" / "splits.json")
+    assert splits.unit == "source program" and len(splits.tasks["test"]) == 15
+
+
+def test_tasks_the_store_already_admitted_count_and_a_larger_plan_walks_only_the_rest(tmp_path):
+    small = _plan(tmp_path, "[levels]\n1 = 3\n", "small.toml")
+    large = _plan(tmp_path, "[levels]\n1 = 5\n", "large.toml")
+    with _demo_store(tmp_path / "g.lbug") as store:
+        first = release.build(store, release.read_plan("demo", small), tmp_path / "one")
+        again = release.build(store, release.read_plan("demo", small), tmp_path / "two")
+        more = release.build(store, release.read_plan("demo", large), tmp_path / "three")
+    assert first.levels[0].walked == 3 and again.levels[0].walked == 0  # nothing walked: the store had them
+    assert more.levels[0].walked == 2 and more.levels[0].released == 5
+    assert _files(tmp_path / "one") == _files(tmp_path / "two")
+
+
+def test_an_interrupted_release_continues_on_rerun_and_gives_what_one_run_gives(tmp_path):
+    plan = release.read_plan("demo")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    with _demo_store(tmp_path / "a" / "g.lbug") as store:
+        release.build(store, plan, tmp_path / "a" / "out")
+    with _demo_store(tmp_path / "b" / "g.lbug") as store:
+        seen = []
+
+        def stop(task: Task, summary) -> None:
+            seen.append(task.id)
+            if summary.level == 2 and summary.admitted == 2:
+                raise KeyboardInterrupt
+
+        with pytest.raises(KeyboardInterrupt):
+            release.build(store, plan, tmp_path / "b" / "out", on_task=stop)
+        assert not (tmp_path / "b" / "out").exists()  # nothing half-written
+        assert store.count_tasks("demo", "admitted", 2) == 2
+        rerun = release.build(store, plan, tmp_path / "b" / "out")
+    assert rerun.levels[0].walked == 0 and rerun.levels[1].walked < 7
+    assert _files(tmp_path / "a" / "out") == _files(tmp_path / "b" / "out")
+
+
+def test_a_level_the_graph_cannot_fill_stops_with_an_account_and_the_release_keeps_what_it_gave(capsys, tmp_path):
+    store = tmp_path / "g.lbug"
+    _demo_store(store).close()
+    plan = _plan(tmp_path, "[levels]\n1 = 40\n2 = 2\n")  # 30 atoms: at most 30 tasks at N = 1
+    code, out, err = cw(capsys, "--store", str(store), "release", "demo", "--out", str(tmp_path / "out"),
+                        "--plan", str(plan), "--json")
+    assert code == 7, err
+    levels = json.loads(out)["levels"]
+    assert levels[0]["released"] < 40 and levels[1]["released"] == 2
+    assert "N=1:" in levels[0]["short"] and "the graph gave" in levels[0]["short"]
+    assert "used up" in levels[0]["short"] and "N=1" in err
+    assert "release N=2: 2 of 2 released" in err  # progress, a plain line per level off a terminal
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert levels[0]["short"] in report
+    code, _, _ = cw(capsys, "release", "verify", str(tmp_path / "out"))
+    assert code == 0
+
+
+def test_splits_keep_each_source_program_in_one_split_and_the_card_counts_them(tmp_path):
+    plan = _plan(tmp_path, "seed = 3\n[levels]\n1 = 6\n[splits]\nunit = \"source program\"\ntrain = 4\ntest = 2\n")
+    with _demo_store(tmp_path / "g.lbug") as store:
+        summary = release.build(store, release.read_plan("demo", plan), tmp_path / "out")
+    assert summary.splits == {"train": 4, "test": 2}
+    splits = Splits.read(tmp_path / "out" / "splits.json")
+    assert not splits.leaks() and splits.seed == 3
+    for name in ("train", "test"):
+        rows = pq.read_table(tmp_path / "out" / "demo" / f"{name}.parquet").to_pylist()
+        assert sorted(r["id"] for r in rows) == splits.tasks[name]
+    card = (tmp_path / "out" / "README.md").read_text()
+    assert "- split: train\n    path: demo/train.parquet" in card and "splits: test 2, train 4" in card
+    datasets = pytest.importorskip("datasets")
+    loaded = datasets.load_dataset(str(tmp_path / "out"), "demo")
+    assert {k: len(v) for k, v in loaded.items()} == {"train": 4, "test": 2}
+
+
+def test_a_release_is_written_only_into_a_new_or_empty_folder(tmp_path):
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "old.txt").write_text("x")
+    with _demo_store(tmp_path / "g.lbug") as store, pytest.raises(UsageError, match="not an empty folder"):
+        release.build(store, release.read_plan("demo"), tmp_path / "out")
+
+
+def test_verify_catches_a_tampered_reference_and_a_tampered_data_file(capsys, tmp_path):
+    plan = _plan(tmp_path, "[levels]\n1 = 3\n2 = 2\n[splits]\ntrain = 3\ntest = 2\n")
+    with _demo_store(tmp_path / "g.lbug") as store:
+        release.build(store, release.read_plan("demo", plan), tmp_path / "out")
+    code, out, _ = cw(capsys, "release", "verify", str(tmp_path / "out"), "--json")
+    assert code == 0 and json.loads(out)["ok"]
+    # One reference changed, the manifest "fixed" to match: the digests agree, V_G does not.
+    data = next((tmp_path / "out" / "demo").glob("*.parquet"))
+    table = pq.read_table(data)
+    rows = table.to_pylist()
+    rows[0]["reference"] = rows[0]["reference"].replace("\n    return ", "\n    return 0 and ", 1)
+    pq.write_table(table.from_pylist(rows, schema=table.schema), data)
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    manifest["files"] = release._digests(tmp_path / "out")
+    (tmp_path / "out" / "manifest.json").write_text(json.dumps(manifest))
+    # And another data file changed behind the manifest's back.
+    (tmp_path / "out" / "splits.json").write_text((tmp_path / "out" / "splits.json").read_text() + " ")
+    code, out, _ = cw(capsys, "release", "verify", str(tmp_path / "out"), "--json")
+    report = json.loads(out)
+    assert code == 1
+    assert [f["file"] for f in report["files"] if not f["ok"]] == ["splits.json"]
+    assert [t["task"] for t in report["tasks"] if not t["ok"]] == [rows[0]["id"]]
+    code, out, err = cw(capsys, "release", "verify", str(tmp_path / "out"))
+    assert code == 1 and "1 file(s) and 1 reference(s)" in err and "NO" in out
+
+
+def test_the_class_balance_draws_half_of_each_class_and_the_draw_is_seeded():
+    def task(i: int, label: str) -> Task:
+        return Task(id=f"t{i:03d}", domain="clones", atoms=("a",), status="admitted", reason="admitted", seed=0,
+                    run="r", created_at="", generator_version="", prompt="p", reference="r",
+                    verifier={"label": label})
+
+    tasks = [task(i, "eq") for i in range(30)] + [task(100 + i, "neq") for i in range(10)]
+    plan = release.Plan("clones", 1, 20, "class", (release.Level(1, 9, 9),), "source program", {}, "", "")
+    drawn = release._draw(plan, plan.levels[0], tasks)
+    assert sorted(t.verifier["label"] for t in drawn) == ["eq"] * 5 + ["neq"] * 4
+    assert drawn == release._draw(plan, plan.levels[0], tasks)
+    assert release._deficit(plan, release.Level(1, 30, 30), tasks) == 5  # neq: 15 wanted, 10 admitted
+
+
+def test_a_task_whose_reference_passes_without_one_atom_is_dropped_and_the_report_gives_the_share(
+        tmp_path, monkeypatch):
+    from codewalk.domains.demo import DemoDomain
+
+    plan = _plan(tmp_path, "every_atom_matters = true\nattempts = 3\n[levels]\n1 = 2\n2 = 2\n")
+    with pytest.raises(UsageError, match="every_atom_matters: domain 'demo' cannot leave one atom"):
+        release.read_plan("demo", plan)
+    # A demo whose every atom is not needed: Ref(G) without any one atom's fix still passes V_G.
+    monkeypatch.setattr(DemoDomain, "leave_one_out", True)
+    monkeypatch.setattr(DemoDomain, "reference_without", lambda self, composite, atoms, position: composite.reference)
+    with _demo_store(tmp_path / "g.lbug") as store:
+        summary = release.build(store, release.read_plan("demo", plan), tmp_path / "out")
+        admitted_2 = store.count_tasks("demo", "admitted", 2)
+    one, two = summary.levels
+    assert (one.released, one.checked) == (2, 0)  # one atom: nothing to leave out
+    assert two.released == 0 and two.checked == two.not_needed == admitted_2 > 0
+    assert "N=2: 0 of 2 tasks" in two.short
+    assert f"{admitted_2} of {admitted_2} (100%)" in (tmp_path / "out" / "report.md").read_text()
+
+
+def test_verify_with_a_store_checks_the_input_graph_against_the_manifest(capsys, tmp_path):
+    plan = _plan(tmp_path, "[levels]\n1 = 2\n")
+    with _demo_store(tmp_path / "g.lbug") as store:
+        release.build(store, release.read_plan("demo", plan), tmp_path / "out")
+    code, out, _ = cw(capsys, "--store", str(tmp_path / "g.lbug"), "release", "verify", str(tmp_path / "out"), "--json")
+    assert code == 0
+    assert [f["ok"] for f in json.loads(out)["files"] if f["file"].startswith("(input graph")] == [True]
+    open_store(tmp_path / "other.lbug").close()  # no demo atoms: not the inputs the release was made from
+    code, out, _ = cw(capsys, "--store", str(tmp_path / "other.lbug"), "release", "verify", str(tmp_path / "out"),
+                      "--json")
+    assert code == 1
+    assert [f["ok"] for f in json.loads(out)["files"] if f["file"].startswith("(input graph")] == [False]
+
+
+def test_a_level_no_walk_can_make_stops_short_with_its_account_and_the_other_levels_are_released(tmp_path):
+    from codewalk.records import Atom, Edge
+    from codewalk.store.columns import graph_tables
+
+    plan = _plan(tmp_path, "[levels]\n1 = 2\n4 = 1\n")  # a <-> b, b -> c, b -> d: no chain of 4
+    with open_store(tmp_path / "cycle.lbug") as store:
+        store.write(*graph_tables([Atom(f"toychain/{x}", "toychain", {}) for x in "abcd"],
+                                  [Edge(f"toychain/{s}", f"toychain/{d}", "FEEDS")
+                                   for s, d in [("a", "b"), ("b", "a"), ("b", "c"), ("b", "d")]]))
+        summary = release.build(store, release.read_plan("toychain", plan), tmp_path / "out", workers=1)
+    one, four = summary.levels
+    assert one.released == 2 and not one.short
+    assert four.released == 0 and "the walks find no group of N=4 atoms" in four.short
+    assert summary.tasks == 2 and (tmp_path / "out" / "toychain" / "test.parquet").exists()
+
+
+def test_a_full_level_drawn_from_a_smaller_pool_than_planned_is_not_short_but_says_so(tmp_path):
+    plan = _plan(tmp_path, "[levels]\n1 = 3\n[pool]\n1 = 40\n")  # 30 atoms: the pool cannot reach 40
+    with _demo_store(tmp_path / "g.lbug") as store:
+        summary = release.build(store, release.read_plan("demo", plan), tmp_path / "out")
+    [one] = summary.levels
+    assert one.released == 3 and not one.short and not summary.short
+    assert "N=1: drawn from" in one.pool_short and "not 40" in one.pool_short and "used up" in one.pool_short
+    assert one.pool_short in (tmp_path / "out" / "report.md").read_text()
