@@ -43,7 +43,7 @@ from .errors import CodewalkError, InputError, UsageError
 from .grading import verdict
 from .records import Atom, Composite, Task
 from .runtime import ready
-from .splits import Splits, assign
+from .splits import Splits, assign, unit_of
 from .store import GraphStore
 from .walk import Walker, WalkExhausted
 
@@ -278,7 +278,7 @@ def _eligible(store: GraphStore, plan: Plan, level: Level, atoms: dict[str, Atom
         missing = sorted({a for t in tasks for a in t.atoms} - set(atoms))
         atoms.update((a.id, a) for a in store.get_atoms(missing))
         tasks = [t for t in tasks
-                 if max(Counter(_program(atoms[a]) for a in t.atoms).values()) <= level.per_program]
+                 if max(Counter(unit_of(atoms[a], "source program") for a in t.atoms).values()) <= level.per_program]
     if matters is not None:
         tasks = [t for t in tasks if matters(t)]
     return sorted(tasks, key=lambda t: t.id)
@@ -367,16 +367,10 @@ def _draw(plan: Plan, level: Level, eligible: list[Task]) -> list[Task]:
 
 
 # -- the release folder ---------------------------------------------------------------------------
-def _program(atom: Atom) -> str:
-    return str(atom.summary.get("source") or atom.id)
-
-
 def task_units(plan: Plan, tasks: list[Task], atoms: dict[str, Atom]) -> dict[str, set[str]]:
-    """Each task's units: the repositories of its atoms (repair), else their source programs (an atom
-    without a source is its own program)."""
-    if plan.unit == "repository":
-        return {t.id: {str(atoms[a].summary["repo"]) for a in t.atoms} for t in tasks}
-    return {t.id: {_program(atoms[a]) for a in t.atoms} for t in tasks}
+    """Each task's units (codewalk.splits.unit_of: the repositories of its atoms for repair, else their
+    source programs)."""
+    return {t.id: {unit_of(atoms[a], plan.unit) for a in t.atoms} for t in tasks}
 
 
 def build(store: GraphStore, plan: Plan, out: Path, *, plan_path: Path | None = None, workers: int = 1,

@@ -19,8 +19,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import InputError, UsageError
+from .records import Atom
 
 PAPER_REPAIR = {"train": 161, "validation": 53, "test": 54}  # App. C
+
+
+def unit_of(atom: Atom, unit: str) -> str:
+    """An atom's unit: its repository (unit "repository", repair), else its source program; an atom that names
+    neither is its own program. The release and the training export both split by this one rule."""
+    key = "repo" if unit == "repository" else "source"
+    return str(atom.summary.get(key) or atom.id)
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,7 @@ from typing import Any
 
 from .errors import InputError, UsageError
 from .records import now
-from .splits import Splits
+from .splits import Splits, unit_of
 from .store import BATCH, GraphStore
 
 TRAIN = "train"
@@ -181,8 +181,7 @@ def task_units(store: GraphStore, tasks: list[str], unit: str = "repository") ->
             linked[r["task"]].add(r["atom"])
     atom_ids = sorted({a for ids in linked.values() for a in ids})
     atoms = {a.id: a for a in store.get_atoms(atom_ids)} if atom_ids else {}
-    key = "repo" if unit == "repository" else "source"
-    return {t: {str(atoms[a].summary.get(key) or a) for a in ids} for t, ids in linked.items()}
+    return {t: {unit_of(atoms[a], unit) for a in ids} for t, ids in linked.items()}
 
 
 # -- inspect logs ---------------------------------------------------------------------------------

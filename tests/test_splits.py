@@ -73,3 +73,12 @@ def test_any_tasks_any_quotas_no_unit_leaks_no_quota_is_exceeded_and_every_task_
     assert all(len(s.tasks[k]) <= q for k, q in s.quotas.items())
     placed = [t for ids in s.tasks.values() for t in ids] + s.left_out
     assert sorted(placed) == sorted(tasks)
+
+
+def test_a_repair_atom_splits_by_its_repository_and_others_by_their_source_program_or_themselves():
+    from codewalk.records import Atom
+    from codewalk.splits import unit_of
+
+    assert unit_of(Atom("a1", "repair", summary={"repo": "org/x", "source": "s"}), "repository") == "org/x"
+    assert unit_of(Atom("p1", "proofs", summary={"source": "acsl:find.c"}), "source program") == "acsl:find.c"
+    assert unit_of(Atom("c7", "complexity", summary={}), "source program") == "c7"
