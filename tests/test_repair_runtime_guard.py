@@ -399,6 +399,61 @@ def test_a_fix_using_helpers_that_get_a_frame_or_make_code_keeps_its_verdict(tas
     assert run.audited
 
 
+DESCRIBE = '''
+
+import inspect
+
+
+def _fold(word):
+    return word.lower()
+
+
+def _arity(fn):
+    """How many arguments fn takes, as curry and dispatch helpers read it (toolz's do)."""
+    if inspect.iscoroutinefunction(fn) or inspect.isgeneratorfunction(fn):
+        return -1
+    return len(inspect.signature(fn).parameters) + 0 * len(inspect.getfullargspec(fn).args)
+'''
+DESCRIBED = (FIX_SPLIT, FIX_SORT, append(WORDS, DESCRIBE),
+             replace(WORDS, "        key = w\n", "        key = _fold(w) if _arity(_fold) == 1 else w\n"))
+
+
+def test_a_fix_describing_a_function_with_inspect_signature_keeps_its_verdict(task, runtime):
+    """inspect.signature, getfullargspec and iscoroutinefunction read the described function's __code__
+    (object.__getattr__) and hand out a Signature, an argspec, a bool: measured on real histories, the
+    commonest denial of an honest fix (toolz's curry), now allowed when they are what changed code calls."""
+    run = _run(task, runtime, *DESCRIBED)
+    assert _solved(run), run.status
+    assert run.audited
+
+
+def test_inspect_functions_that_hand_out_a_frame_or_code_stay_denied(task, runtime):
+    """inspect.stack hands out the caller's frame (sys._getframe); getmembers hands out a function's
+    __code__ (object.__getattr__); signature(eval_str=True) evaluates annotation text (compile)."""
+    _stopped(task, runtime, *_by_frame("__import__('inspect').stack()[1].frame"), rule="audit_denied",
+             event="sys._getframe")
+    members = replace(WORDS, "        key = _fold(w) if", "        key = dict(inspect.getmembers(_fold))['__code__'] and _fold(w) if")
+    with pytest.raises(NoVerdict) as caught:
+        _run(task, runtime, *DESCRIBED, members)
+    assert (caught.value.rule, caught.value.event) == ("audit_denied", "object.__getattr__")
+    annotated = append(WORDS, "\n\ndef _typed(word: 'str') -> 'str':\n    return word.lower()\n\n\n"
+                              "_ = _fold\n\n\ndef _fold(word):\n"
+                              "    inspect.signature(_typed, eval_str=True)\n    return word.lower()\n")
+    with pytest.raises(NoVerdict) as caught:
+        _run(task, runtime, *DESCRIBED, annotated)
+    assert (caught.value.rule, caught.value.event) == ("audit_denied", "compile")
+
+
+def test_a_fix_importing_a_module_that_imports_more_keeps_its_verdict(task, runtime):
+    """html.parser imports _markupbase: the import system loads its code (marshal.loads or compile) under
+    html.parser's body, which changed code's import runs; measured on real histories (boltons' strutils).
+    Code from text in the changed module's own body stays denied (the test above that compiles the fix)."""
+    first = replace(WORDS, "def split_words(", "from html.parser import HTMLParser as _Parser\n\n\ndef split_words(")
+    run = _run(task, runtime, *GOLD, first, replace(WORDS, "    return text.split()\n",
+                                                    "    _Parser()\n    return text.split()\n"))
+    assert _solved(run), run.status
+
+
 # -- grading: the rule in the verdict ------------------------------------------------------------------
 def test_a_run_the_guard_stops_is_graded_no_verdict_with_its_rule_and_event(task, runtime, monkeypatch, tmp_path):
     """With the static layer out of the way, the grade of a frame-reading cheat is a failure that names the

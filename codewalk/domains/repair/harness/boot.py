@@ -168,8 +168,8 @@ def _install(send, changed, tree_tops):
 
     getframe, get_ident, exit_, fsdecode, abspath = sys._getframe, _thread.get_ident, os._exit, os.fsdecode, \
         os.path.abspath
-    isinstance_, hasattr_, str_, len_, dict_, bytes_, all_, getattr_ = (isinstance, hasattr, str, len, dict, bytes,
-                                                                        all, getattr)
+    isinstance_, hasattr_, str_, len_, dict_, bytes_, all_, getattr_, zip_ = (isinstance, hasattr, str, len, dict,
+                                                                              bytes, all, getattr, zip)
     watched, frames, code, paths, hidden, stdlib_ok = WATCHED, FRAMES, CODE, PATHS, HIDDEN, STDLIB_OK
     denied, report_path, value_error = DENIED, REPORT_PATH, ValueError
     stdlib = _stdlib()
@@ -179,11 +179,18 @@ def _install(send, changed, tree_tops):
     # Standard-library code that changed code may call into although it gets a frame (a new class's
     # module name, logging's caller, a dataclass's signature) or makes code (namedtuple, dataclasses, the
     # import system). Frames: the function changed code called is of the first set (and not one that hands
-    # out a frame), every frame from there to the event of the second. Code: every frame of the fourth set,
-    # the one that raised the event of the third.
+    # out a frame), every frame from there to the event of the second. Code: every frame of the fourth set
+    # or the body of a module being imported (what changed code imports imports more), the one that raised
+    # the event of the third.
     frame_entries = tuple(m.__dict__ for m in (collections, enum, typing, logging, dataclasses))
     frame_path = frame_entries + (inspect.__dict__,)
     hands_out = frozenset((logging.currentframe.__code__,))
+    # inspect's functions that read a function's code, defaults and flags to describe it (a Signature, an
+    # argspec, a bool) and return no frame or code: entries for reading attributes (object.__getattr__)
+    # only; the rest of inspect (currentframe, stack, getmembers, getsource...) stays denied
+    describers = frozenset(f.__code__ for f in (
+        inspect.signature, inspect.Signature.from_callable.__func__, inspect.getfullargspec,
+        inspect.iscoroutinefunction, inspect.isgeneratorfunction, inspect.isasyncgenfunction))
     code_makers = importing + tuple(m.__dict__ for m in (collections, dataclasses))
     code_path = code_makers + (typing.__dict__,)
     # Who may send a record: the plugin's own methods, called by pluggy, called by a module loaded before
@@ -226,6 +233,11 @@ def _install(send, changed, tree_tops):
             return getframe(depth + 1)
         except value_error:
             return None
+
+    def imported(f):
+        """Whether f is the body of a module the import system is running (a module that changed code
+        imports and that imports another: the import system makes the other's code under it)."""
+        return f.f_code.co_name == "<module>" and f.f_back is not None and among(f.f_back.f_globals, importing)
 
     def among(g, spaces):
         for space in spaces:
@@ -308,11 +320,13 @@ def _install(send, changed, tree_tops):
         if between is None:
             return
         spaces = [f.f_globals for f in between]
-        if (event in frames and spaces and among(spaces[-1], frame_entries)
-                and all_(among(g, frame_path) for g in spaces) and between[-1].f_code not in hands_out):
+        if (event in frames and spaces and all_(among(g, frame_path) for g in spaces)
+                and (among(spaces[-1], frame_entries) or (event == "object.__getattr__"
+                                                          and between[-1].f_code in describers))
+                and between[-1].f_code not in hands_out):
             return
         if (event in code and spaces and among(spaces[0], code_makers)
-                and all_(among(g, code_path) for g in spaces)):
+                and all_(among(g, code_path) or imported(f) for f, g in zip_(between, spaces))):
             return
         attr = event in ("object.__getattr__", "object.__setattr__", "object.__delattr__") and len_(args) > 1
         deny(event, args[1] if attr else "")
