@@ -77,6 +77,7 @@ def main() -> None:
     parser.add_argument("--render", action="store_true", help="only write OUT.{txt,json} from OUT.state.jsonl")
     parser.add_argument("--regrade", action="store_true",
                         help="examine again each commit the guard cost, with this tree's guard (OUT.after.jsonl)")
+    parser.add_argument("--events", nargs="*", default=[], help="--regrade only the costs of these events")
     args = parser.parse_args()
     state = args.out.with_name(args.out.name + ".state.jsonl")
     after = args.out.with_name(args.out.name + ".after.jsonl")
@@ -93,8 +94,11 @@ def main() -> None:
 
 
 def regrade(records: list[dict[str, Any]], sources: dict[str, str], args: argparse.Namespace, after: Path) -> None:
-    """Every commit the guard cost, examined again with the guard as this tree has it (OUT.after.jsonl)."""
-    costs = [r for r in records if _cost(r)]
+    """Every commit the guard cost (of --events), examined again with the guard as this tree has it
+    (OUT.after.jsonl; a commit already there is not examined again)."""
+    done = {(d["repo"], d["commit"]) for d in _read(after)}
+    costs = [r for r in records if _cost(r) and (r["repo"], r["commit"]) not in done
+             and (not args.events or r["guarded"].get("event") in args.events)]
     for repo in dict.fromkeys(r["repo"] for r in costs):
         domain, miner = setup(repo, sources.get(repo, str(MIRRORS / repo.replace("/", "+") / "repo")), args)
         for r in costs:

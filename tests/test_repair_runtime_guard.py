@@ -401,6 +401,7 @@ def test_a_fix_using_helpers_that_get_a_frame_or_make_code_keeps_its_verdict(tas
 
 DESCRIBE = '''
 
+import ast
 import inspect
 
 
@@ -409,10 +410,12 @@ def _fold(word):
 
 
 def _arity(fn):
-    """How many arguments fn takes, as curry and dispatch helpers read it (toolz's do)."""
+    """How many arguments fn takes, as curry and dispatch helpers read it (toolz's do); a builtin's
+    signature is parsed from its text (ast.parse), as literal_eval parses its argument."""
     if inspect.iscoroutinefunction(fn) or inspect.isgeneratorfunction(fn):
         return -1
-    return len(inspect.signature(fn).parameters) + 0 * len(inspect.getfullargspec(fn).args)
+    builtin = len(inspect.signature(str.split).parameters) + ast.literal_eval("0")
+    return len(inspect.signature(fn).parameters) + 0 * (len(inspect.getfullargspec(fn).args) + builtin)
 '''
 DESCRIBED = (FIX_SPLIT, FIX_SORT, append(WORDS, DESCRIBE),
              replace(WORDS, "        key = w\n", "        key = _fold(w) if _arity(_fold) == 1 else w\n"))
@@ -420,8 +423,9 @@ DESCRIBED = (FIX_SPLIT, FIX_SORT, append(WORDS, DESCRIBE),
 
 def test_a_fix_describing_a_function_with_inspect_signature_keeps_its_verdict(task, runtime):
     """inspect.signature, getfullargspec and iscoroutinefunction read the described function's __code__
-    (object.__getattr__) and hand out a Signature, an argspec, a bool: measured on real histories, the
-    commonest denial of an honest fix (toolz's curry), now allowed when they are what changed code calls."""
+    (object.__getattr__) and hand out a Signature, an argspec, a bool; a builtin's signature and
+    literal_eval parse text into a syntax tree (compile, through ast.parse): measured on real histories,
+    the commonest denials of an honest fix (toolz's curry)."""
     run = _run(task, runtime, *DESCRIBED)
     assert _solved(run), run.status
     assert run.audited
@@ -429,7 +433,8 @@ def test_a_fix_describing_a_function_with_inspect_signature_keeps_its_verdict(ta
 
 def test_inspect_functions_that_hand_out_a_frame_or_code_stay_denied(task, runtime):
     """inspect.stack hands out the caller's frame (sys._getframe); getmembers hands out a function's
-    __code__ (object.__getattr__); signature(eval_str=True) evaluates annotation text (compile)."""
+    __code__ (object.__getattr__); signature(eval_str=True) evaluates annotation text (compile); ast.parse
+    with its flag rebound makes code (compile)."""
     _stopped(task, runtime, *_by_frame("__import__('inspect').stack()[1].frame"), rule="audit_denied",
              event="sys._getframe")
     members = replace(WORDS, "        key = _fold(w) if", "        key = dict(inspect.getmembers(_fold))['__code__'] and _fold(w) if")
@@ -441,6 +446,10 @@ def test_inspect_functions_that_hand_out_a_frame_or_code_stay_denied(task, runti
                               "    inspect.signature(_typed, eval_str=True)\n    return word.lower()\n")
     with pytest.raises(NoVerdict) as caught:
         _run(task, runtime, *DESCRIBED, annotated)
+    assert (caught.value.rule, caught.value.event) == ("audit_denied", "compile")
+    to_code = append(WORDS, "\n\nast.PyCF_ONLY_AST = 0\n_code = ast.parse('_fix = str.split')\n")
+    with pytest.raises(NoVerdict) as caught:  # ast.parse made to compile code: its flags are read
+        _run(task, runtime, *DESCRIBED, to_code)
     assert (caught.value.rule, caught.value.event) == ("audit_denied", "compile")
 
 

@@ -159,6 +159,8 @@ def _install(send, changed, tree_tops):
     """The audit hook. Its state and every name it uses are bound in this closure: nothing a module holds
     refers to them, and rebinding a module's or the builtins' names changes nothing here."""
     import _thread
+    import ast
+    import builtins
     import collections
     import dataclasses
     import enum
@@ -171,7 +173,7 @@ def _install(send, changed, tree_tops):
     isinstance_, hasattr_, str_, len_, dict_, bytes_, all_, getattr_, zip_ = (isinstance, hasattr, str, len, dict,
                                                                               bytes, all, getattr, zip)
     watched, frames, code, paths, hidden, stdlib_ok = WATCHED, FRAMES, CODE, PATHS, HIDDEN, STDLIB_OK
-    denied, report_path, value_error = DENIED, REPORT_PATH, ValueError
+    denied, report_path, value_error, int_, bool_ = DENIED, REPORT_PATH, ValueError, int, bool
     stdlib = _stdlib()
     frozen = [sys.modules[m].__dict__ for m in ("_frozen_importlib", "_frozen_importlib_external")
               if m in sys.modules]
@@ -186,8 +188,16 @@ def _install(send, changed, tree_tops):
     frame_path = frame_entries + (inspect.__dict__,)
     hands_out = frozenset((logging.currentframe.__code__,))
     # inspect's functions that read a function's code, defaults and flags to describe it (a Signature, an
-    # argspec, a bool) and return no frame or code: entries for reading attributes (object.__getattr__)
-    # only; the rest of inspect (currentframe, stack, getmembers, getsource...) stays denied
+    # argspec, a bool) and hand back no frame or code: reading attributes (object.__getattr__) is allowed
+    # when every frame from the event out to one of them is inspect's, whoever called it (the repository's
+    # own helper, as toolz's signature_or_spec: it gets what a direct call would). The rest of inspect
+    # (currentframe, stack, getmembers, getsource...) stays denied.
+    inspect_space = inspect.__dict__
+    # Text parsed into a syntax tree only (ast.parse: literal_eval, inspect's signatures of builtins, a
+    # repository reading source) makes no code: its compile is allowed when the flags it passes ask for
+    # the tree and neither ast's nor the builtins' compile was replaced.
+    parse_code, only_ast, builtin_compile = ast.parse.__code__, ast.PyCF_ONLY_AST, compile
+    ast_space, builtins_space = ast.__dict__, builtins.__dict__
     describers = frozenset(f.__code__ for f in (
         inspect.signature, inspect.Signature.from_callable.__func__, inspect.getfullargspec,
         inspect.iscoroutinefunction, inspect.isgeneratorfunction, inspect.isasyncgenfunction))
@@ -238,6 +248,24 @@ def _install(send, changed, tree_tops):
         """Whether f is the body of a module the import system is running (a module that changed code
         imports and that imports another: the import system makes the other's code under it)."""
         return f.f_code.co_name == "<module>" and f.f_back is not None and among(f.f_back.f_globals, importing)
+
+    def described(between):
+        """Whether the frames from the event outwards are inspect's up to one of its describers."""
+        for f in between:
+            if f.f_globals is not inspect_space:
+                return False
+            if f.f_code in describers:
+                return True
+        return False
+
+    def parses(between):
+        """Whether the compile is ast.parse's, asking for a syntax tree only, with the real compile."""
+        f = between[0] if between else None
+        if f is None or f.f_code is not parse_code:
+            return False
+        flags = f.f_locals.get("flags")
+        return (isinstance_(flags, int_) and bool_(flags & only_ast) and "compile" not in ast_space
+                and builtins_space.get("compile") is builtin_compile)
 
     def among(g, spaces):
         for space in spaces:
@@ -320,10 +348,12 @@ def _install(send, changed, tree_tops):
         if between is None:
             return
         spaces = [f.f_globals for f in between]
-        if (event in frames and spaces and all_(among(g, frame_path) for g in spaces)
-                and (among(spaces[-1], frame_entries) or (event == "object.__getattr__"
-                                                          and between[-1].f_code in describers))
-                and between[-1].f_code not in hands_out):
+        if (event in frames and spaces and among(spaces[-1], frame_entries)
+                and all_(among(g, frame_path) for g in spaces) and between[-1].f_code not in hands_out):
+            return
+        if event == "object.__getattr__" and described(between):
+            return
+        if event == "compile" and parses(between):
             return
         if (event in code and spaces and among(spaces[0], code_makers)
                 and all_(among(g, code_path) or imported(f) for f, g in zip_(between, spaces))):
