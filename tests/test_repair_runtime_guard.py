@@ -463,6 +463,49 @@ def test_a_fix_importing_a_module_that_imports_more_keeps_its_verdict(task, runt
     assert _solved(run), run.status
 
 
+def test_a_fix_importing_a_module_that_makes_types_and_naming_a_type_as_a_string_keeps_its_verdict(task, runtime):
+    """statistics defines a namedtuple in its body (code from text and its caller's module name) under the
+    import that changed code runs, as jinja's runtime defines TypeVars; typing.ForwardRef compiles a type
+    written as a string (jinja's Optional["Symbols"]). Measured on real histories (jinja, click)."""
+    typed = replace(WORDS, "def split_words(", "import statistics as _stats\nimport typing as _t\n\n"
+                                               "_Hint = _t.Optional[\"_Counted\"]\n\n\ndef split_words(")
+    run = _run(task, runtime, *GOLD, typed)
+    assert _solved(run), run.status
+
+
+def test_a_lazy_import_in_code_the_candidate_did_not_change_keeps_its_verdict(task, runtime):
+    """click's wrap_text imports when first called, by changed code: the import system makes the module's
+    code under that import statement. Here the guard is told that only fmt.py changed; words.py's _sort_key,
+    which fmt calls, imports html.parser (which imports _markupbase) when first called."""
+    lazy = (FIX_SPLIT, FIX_CASE,
+            append(WORDS, "\n\ndef _sort_key(word):\n    from html.parser import HTMLParser  # noqa: F401\n"
+                          "    return word.lower()\n"),
+            replace(FMT, "from tally.words import unique_words", "from tally.words import _sort_key, unique_words"),
+            replace(FMT, "sorted(unique_words(words))", "sorted(unique_words(words), key=_sort_key)"))
+    with _x_g(task, runtime) as (tree, env, x_g, tests):
+        for edit in lazy:
+            edit(tree.path)
+        run = run_tests(env, tree, tests, "pytest -rA", 300, config_from=x_g,
+                        renamed=task[1].verifier["FAIL_TO_PASS"], changed=[FMT])
+    assert _solved(run), run.status
+
+
+def test_a_module_imported_by_name_or_a_string_type_evaluated_stays_denied(task, runtime):
+    """importlib.import_module loads a module by name (no import event: the code the import system makes
+    under it is denied); typing.get_type_hints evaluates a type written as a string (exec)."""
+    by_name = replace(WORDS, "    return text.split()\n",
+                      "    __import__('importlib').import_module('statistics')\n    return text.split()\n")
+    with pytest.raises(NoVerdict) as caught:
+        _run(task, runtime, *GOLD, by_name)
+    assert caught.value.rule == "audit_denied"
+    assert caught.value.event in ("marshal.loads", "compile"), caught.value  # from a .pyc, or from source
+    hints = append(WORDS, "\n\nimport typing as _t\n\n\ndef _typed(word: '_t.List[str]'):\n    return word\n\n\n"
+                          "_t.get_type_hints(_typed)\n")
+    with pytest.raises(NoVerdict) as caught:
+        _run(task, runtime, *GOLD, hints)
+    assert (caught.value.rule, caught.value.event) == ("audit_denied", "exec"), caught.value
+
+
 # -- grading: the rule in the verdict ------------------------------------------------------------------
 def test_a_run_the_guard_stops_is_graded_no_verdict_with_its_rule_and_event(task, runtime, monkeypatch, tmp_path):
     """With the static layer out of the way, the grade of a frame-reading cheat is a failure that names the

@@ -163,6 +163,7 @@ def _install(send, changed, tree_tops):
     import builtins
     import collections
     import dataclasses
+    import dis
     import enum
     import inspect
     import logging
@@ -170,39 +171,45 @@ def _install(send, changed, tree_tops):
 
     getframe, get_ident, exit_, fsdecode, abspath = sys._getframe, _thread.get_ident, os._exit, os.fsdecode, \
         os.path.abspath
-    isinstance_, hasattr_, str_, len_, dict_, bytes_, all_, getattr_, zip_ = (isinstance, hasattr, str, len, dict,
-                                                                              bytes, all, getattr, zip)
+    isinstance_, hasattr_, str_, len_, dict_, bytes_, all_, getattr_ = (isinstance, hasattr, str, len, dict, bytes,
+                                                                        all, getattr)
     watched, frames, code, paths, hidden, stdlib_ok = WATCHED, FRAMES, CODE, PATHS, HIDDEN, STDLIB_OK
     denied, report_path, value_error, int_, bool_ = DENIED, REPORT_PATH, ValueError, int, bool
     stdlib = _stdlib()
     frozen = [sys.modules[m].__dict__ for m in ("_frozen_importlib", "_frozen_importlib_external")
               if m in sys.modules]
     importing = tuple(frozen)
-    # Standard-library code that changed code may call into although it gets a frame (a new class's
-    # module name, logging's caller, a dataclass's signature) or makes code (namedtuple, dataclasses, the
-    # import system). Frames: the function changed code called is of the first set (and not one that hands
-    # out a frame), every frame from there to the event of the second. Code: every frame of the fourth set
-    # or the body of a module being imported (what changed code imports imports more), the one that raised
-    # the event of the third.
+    # Standard-library code that changed code may call into although it gets a frame or makes code, for
+    # its own bookkeeping. From the event outwards, the frames must be the library's up to an entry, then
+    # only the import system (the import statements and module bodies it runs: a module that changed code
+    # imports may itself import, define a TypeVar, a namedtuple) out to the changed frame.
+    # - Frames: the library is frame_path, the entry a function of frame_entries that does not hand out a
+    #   frame (a new class's module name, logging's caller, a dataclass's signature).
+    # - Code: the library is code_path, the frame raising the event one of code_makers (namedtuple,
+    #   dataclasses, the import system itself; not importlib.import_module, which imports by name).
     frame_entries = tuple(m.__dict__ for m in (collections, enum, typing, logging, dataclasses))
     frame_path = frame_entries + (inspect.__dict__,)
     hands_out = frozenset((logging.currentframe.__code__,))
+    code_makers = importing + tuple(m.__dict__ for m in (collections, dataclasses))
+    code_path = code_makers + (typing.__dict__,)
+    import_name = dis.opmap["IMPORT_NAME"]
     # inspect's functions that read a function's code, defaults and flags to describe it (a Signature, an
     # argspec, a bool) and hand back no frame or code: reading attributes (object.__getattr__) is allowed
     # when every frame from the event out to one of them is inspect's, whoever called it (the repository's
     # own helper, as toolz's signature_or_spec: it gets what a direct call would). The rest of inspect
     # (currentframe, stack, getmembers, getsource...) stays denied.
-    inspect_space = inspect.__dict__
+    inspect_space = (inspect.__dict__,)
+    describers = frozenset(f.__code__ for f in (
+        inspect.signature, inspect.Signature.from_callable.__func__, inspect.getfullargspec,
+        inspect.iscoroutinefunction, inspect.isgeneratorfunction, inspect.isasyncgenfunction))
     # Text parsed into a syntax tree only (ast.parse: literal_eval, inspect's signatures of builtins, a
     # repository reading source) makes no code: its compile is allowed when the flags it passes ask for
     # the tree and neither ast's nor the builtins' compile was replaced.
     parse_code, only_ast, builtin_compile = ast.parse.__code__, ast.PyCF_ONLY_AST, compile
     ast_space, builtins_space = ast.__dict__, builtins.__dict__
-    describers = frozenset(f.__code__ for f in (
-        inspect.signature, inspect.Signature.from_callable.__func__, inspect.getfullargspec,
-        inspect.iscoroutinefunction, inspect.isgeneratorfunction, inspect.isasyncgenfunction))
-    code_makers = importing + tuple(m.__dict__ for m in (collections, dataclasses))
-    code_path = code_makers + (typing.__dict__,)
+    # A type written as a string (`Optional["Node"]`): typing.ForwardRef compiles it, with only typing's
+    # frames out to changed code (or the import system). Evaluating it (get_type_hints: exec) stays denied.
+    forward_ref, typing_space = typing.ForwardRef.__init__.__code__, (typing.__dict__,)
     # Who may send a record: the plugin's own methods, called by pluggy, called by a module loaded before
     # the tree (pytest's runner, an installed plugin), on the main thread, before the final record.
     sender_code = next(c for c in _audited.__code__.co_consts if getattr(c, "co_name", "") == "send")
@@ -244,15 +251,32 @@ def _install(send, changed, tree_tops):
         except value_error:
             return None
 
-    def imported(f):
-        """Whether f is the body of a module the import system is running (a module that changed code
-        imports and that imports another: the import system makes the other's code under it)."""
-        return f.f_code.co_name == "<module>" and f.f_back is not None and among(f.f_back.f_globals, importing)
+    def importing_frame(f):
+        """Whether f serves an import: the import system, a module body it runs, code at an import statement."""
+        if among(f.f_globals, importing):
+            return True
+        if f.f_code.co_name == "<module>" and f.f_back is not None and among(f.f_back.f_globals, importing):
+            return True
+        code_, at = f.f_code.co_code, f.f_lasti
+        return 0 <= at < len_(code_) and code_[at] == import_name
 
-    def described(between):
-        """Whether the frames from the event outwards are inspect's up to one of its describers."""
+    def library(between, path, entry):
+        """From the event outwards: frames of path up to one that entry accepts, then only imports."""
+        n = 0
+        while n < len_(between) and among(between[n].f_globals, path):
+            n += 1
+        return n > 0 and entry(between[n - 1]) and all_(importing_frame(f) for f in between[n:])
+
+    def frame_entry(f):
+        return among(f.f_globals, frame_entries) and f.f_code not in hands_out
+
+    def anywhere(f):
+        return True
+
+    def describer_out(between):
+        """inspect's frames from the event out to one of its describers, whoever called that."""
         for f in between:
-            if f.f_globals is not inspect_space:
+            if not among(f.f_globals, inspect_space):
                 return False
             if f.f_code in describers:
                 return True
@@ -347,16 +371,15 @@ def _install(send, changed, tree_tops):
         between = changed_below(start)
         if between is None:
             return
-        spaces = [f.f_globals for f in between]
-        if (event in frames and spaces and among(spaces[-1], frame_entries)
-                and all_(among(g, frame_path) for g in spaces) and between[-1].f_code not in hands_out):
+        if event in frames and library(between, frame_path, frame_entry):
             return
-        if event == "object.__getattr__" and described(between):
+        if event == "object.__getattr__" and between and describer_out(between):
             return
-        if event == "compile" and parses(between):
+        if event in code and between and among(between[0].f_globals, code_makers) and \
+                library(between, code_path, anywhere):
             return
-        if (event in code and spaces and among(spaces[0], code_makers)
-                and all_(among(g, code_path) or imported(f) for f, g in zip_(between, spaces))):
+        if event == "compile" and (parses(between) or (between and between[0].f_code is forward_ref
+                                                       and library(between, typing_space, anywhere))):
             return
         attr = event in ("object.__getattr__", "object.__setattr__", "object.__delattr__") and len_(args) > 1
         deny(event, args[1] if attr else "")
