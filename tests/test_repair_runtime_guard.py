@@ -473,6 +473,20 @@ def test_a_fix_importing_a_module_that_makes_types_and_naming_a_type_as_a_string
     assert _solved(run), run.status
 
 
+def test_a_fix_importing_queue_or_termios_keeps_its_verdict_and_trace_stays_denied(task, runtime):
+    """more-itertools imports queue, click's terminal helpers termios, at x_G already: neither gives a path
+    to frames, code or the channel (a pipe has no terminal modes). trace (frames and tracing) is still a
+    denied first import (pdb, which click's testing imports, is one too where pytest has not imported it)."""
+    modules = replace(WORDS, "def split_words(", "import queue as _queue\nimport termios as _termios\nimport tty as _tty"
+                                                 "\n\n\ndef split_words(")
+    assert _solved(_run(task, runtime, *GOLD, modules))
+    debugger = replace(WORDS, "def split_words(", "import trace as _trace\n\n\ndef split_words(")
+    with pytest.raises(NoVerdict) as caught:
+        _run(task, runtime, *GOLD, debugger)
+    assert (caught.value.rule, caught.value.event) == ("audit_denied", "import"), caught.value
+    assert "trace" in str(caught.value)
+
+
 def test_a_lazy_import_in_code_the_candidate_did_not_change_keeps_its_verdict(task, runtime):
     """click's wrap_text imports when first called, by changed code: the import system makes the module's
     code under that import statement. Here the guard is told that only fmt.py changed; words.py's _sort_key,

@@ -36,12 +36,15 @@ DENIED, REPORT_PATH, WRITER_REPLACED = 86, 87, 88  # exit codes of a run the gua
 # The top-level names of the static layer's reviewed set (capabilities.REVIEWED) without those it allows
 # only in part (importlib, inspect, sys, types, weakref, threading, unittest: pytest has imported them
 # before the tree runs anyway, so no first import of theirs is seen) and platform (it starts processes).
+# Also, measured on real histories (bench/runtime_guard_history.py): queue (reviewed in part: its classes;
+# the module itself gives no path), termios and tty (terminal modes of a descriptor: a pipe, the channel
+# among them, is no terminal), which a changed module imported at x_G already.
 STDLIB_OK = frozenset("""
 __future__ abc array base64 binascii bisect bz2 calendar cmath codecs collections colorsys contextlib contextvars
 copy csv dataclasses datetime decimal difflib enum errno fnmatch fractions functools genericpath gettext glob
 graphlib gzip hashlib heapq hmac html io ipaddress itertools json keyword locale lzma math mimetypes ntpath
 numbers operator os pathlib posixpath pprint quopri random re reprlib secrets shlex shutil socket sre_compile
-sre_constants sre_parse stat statistics string stringprep struct tempfile textwrap time tomllib typing
+sre_constants sre_parse stat statistics string stringprep struct tempfile termios textwrap time tomllib tty typing queue
 typing_extensions unicodedata urllib uuid warnings xml zipfile zlib zoneinfo _strptime _decimal _pydecimal
 _datetime _json _collections_abc _weakrefset _bisect _heapq _random _sha1 _sha256 _sha512 _md5 _blake2 _sha3
 _struct _csv _string _locale _operator _functools _contextvars _sre _codecs _bz2 _lzma _compression
