@@ -491,17 +491,34 @@ def test_a_lazy_import_in_code_the_candidate_did_not_change_keeps_its_verdict(ta
     """click's wrap_text imports when first called, by changed code: the import system makes the module's
     code under that import statement. Here the guard is told that only fmt.py changed; words.py's _sort_key,
     which fmt calls, imports html.parser (which imports _markupbase) when first called."""
-    lazy = (FIX_SPLIT, FIX_CASE,
-            append(WORDS, "\n\ndef _sort_key(word):\n    from html.parser import HTMLParser  # noqa: F401\n"
-                          "    return word.lower()\n"),
-            replace(FMT, "from tally.words import unique_words", "from tally.words import _sort_key, unique_words"),
-            replace(FMT, "sorted(unique_words(words))", "sorted(unique_words(words), key=_sort_key)"))
-    with _x_g(task, runtime) as (tree, env, x_g, tests):
-        for edit in lazy:
-            edit(tree.path)
-        run = run_tests(env, tree, tests, "pytest -rA", 300, config_from=x_g,
-                        renamed=task[1].verifier["FAIL_TO_PASS"], changed=[FMT])
+    run = _run_fmt_changed(task, runtime, "    from html.parser import HTMLParser  # noqa: F401\n")
     assert _solved(run), run.status
+
+
+def _run_fmt_changed(task, runtime: str, key_body: str) -> repair_env.TestRun:
+    """The gold patches, fmt.py sorting with words.py's new _sort_key(word) (key_body, then the fold), the
+    guard told that only fmt.py changed: words.py stands for code the candidate did not change (the
+    repository's own helper, a test's callback) that changed code calls."""
+    edits = (FIX_SPLIT, FIX_CASE,
+             append(WORDS, "\n\ndef _sort_key(word):\n" + key_body + "    return word.lower()\n"),
+             replace(FMT, "from tally.words import unique_words", "from tally.words import _sort_key, unique_words"),
+             replace(FMT, "sorted(unique_words(words))", "sorted(unique_words(words), key=_sort_key)"))
+    with _x_g(task, runtime) as (tree, env, x_g, tests):
+        for edit in edits:
+            edit(tree.path)
+        return run_tests(env, tree, tests, "pytest -rA", 300, config_from=x_g,
+                         renamed=task[1].verifier["FAIL_TO_PASS"], changed=[FMT])
+
+
+def test_logging_called_by_code_the_candidate_did_not_change_keeps_its_verdict(task, runtime):
+    """more-itertools' strictly_n calls the test's callback, which logs: logging's search for its caller
+    (sys._getframe) runs with the callback's frame between it and the changed one. What an entry such as
+    findCaller hands back is the same whoever calls it; one that hands out the frame stays denied."""
+    run = _run_fmt_changed(task, runtime, "    __import__('logging').getLogger('tally').warning('%s', word)\n")
+    assert _solved(run), run.status
+    with pytest.raises(NoVerdict) as caught:
+        _run_fmt_changed(task, runtime, "    assert __import__('logging').currentframe().f_back is not None\n")
+    assert (caught.value.rule, caught.value.event) == ("audit_denied", "sys._getframe"), caught.value
 
 
 def test_a_module_imported_by_name_or_a_string_type_evaluated_stays_denied(task, runtime):

@@ -183,13 +183,15 @@ def _install(send, changed, tree_tops):
               if m in sys.modules]
     importing = tuple(frozen)
     # Standard-library code that changed code may call into although it gets a frame or makes code, for
-    # its own bookkeeping. From the event outwards, the frames must be the library's up to an entry, then
-    # only the import system (the import statements and module bodies it runs: a module that changed code
-    # imports may itself import, define a TypeVar, a namedtuple) out to the changed frame.
+    # its own bookkeeping. From the event outwards, the frames must be the library's up to an entry:
     # - Frames: the library is frame_path, the entry a function of frame_entries that does not hand out a
-    #   frame (a new class's module name, logging's caller, a dataclass's signature).
+    #   frame (a new class's module name, logging's caller, a dataclass's signature). What such an entry
+    #   hands back is the same whoever called it, so the frames from the entry out to the changed one may
+    #   be anyone's (a test's callback that logs, a module that changed code imports defining a TypeVar).
     # - Code: the library is code_path, the frame raising the event one of code_makers (namedtuple,
-    #   dataclasses, the import system itself; not importlib.import_module, which imports by name).
+    #   dataclasses, the import system itself), and from there out to the changed frame only the import
+    #   system, the module bodies it runs and code at an import statement: a module that changed code
+    #   imports may import more (not importlib.import_module, which imports by name: its code is denied).
     frame_entries = tuple(m.__dict__ for m in (collections, enum, typing, logging, dataclasses))
     frame_path = frame_entries + (inspect.__dict__,)
     hands_out = frozenset((logging.currentframe.__code__,))
@@ -263,12 +265,12 @@ def _install(send, changed, tree_tops):
         code_, at = f.f_code.co_code, f.f_lasti
         return 0 <= at < len_(code_) and code_[at] == import_name
 
-    def library(between, path, entry):
-        """From the event outwards: frames of path up to one that entry accepts, then only imports."""
+    def library(between, path, entry, rest):
+        """From the event outwards: frames of path up to one that entry accepts, then frames rest accepts."""
         n = 0
         while n < len_(between) and among(between[n].f_globals, path):
             n += 1
-        return n > 0 and entry(between[n - 1]) and all_(importing_frame(f) for f in between[n:])
+        return n > 0 and entry(between[n - 1]) and all_(rest(f) for f in between[n:])
 
     def frame_entry(f):
         return among(f.f_globals, frame_entries) and f.f_code not in hands_out
@@ -374,15 +376,15 @@ def _install(send, changed, tree_tops):
         between = changed_below(start)
         if between is None:
             return
-        if event in frames and library(between, frame_path, frame_entry):
+        if event in frames and library(between, frame_path, frame_entry, anywhere):
             return
         if event == "object.__getattr__" and between and describer_out(between):
             return
         if event in code and between and among(between[0].f_globals, code_makers) and \
-                library(between, code_path, anywhere):
+                library(between, code_path, anywhere, importing_frame):
             return
-        if event == "compile" and (parses(between) or (between and between[0].f_code is forward_ref
-                                                       and library(between, typing_space, anywhere))):
+        if event == "compile" and (parses(between) or (between and between[0].f_code is forward_ref and
+                                                       library(between, typing_space, anywhere, importing_frame))):
             return
         attr = event in ("object.__getattr__", "object.__setattr__", "object.__delattr__") and len_(args) > 1
         deny(event, args[1] if attr else "")
