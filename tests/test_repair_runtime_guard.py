@@ -228,6 +228,30 @@ def test_a_runner_function_replaced_through_a_module_dict_gives_no_verdict(task,
     assert "_pytest.runner.TestReport" in str(err)
 
 
+def _run_doctests(task, runtime: str, *edits: Edit) -> repair_env.TestRun:
+    """As _run, with the tests collected for doctests too (pytest's doctest plugin makes its runner class
+    when it first collects a module)."""
+    with _x_g(task, runtime) as (tree, env, x_g, tests):
+        for edit in edits:
+            edit(tree.path)
+        return run_tests(env, tree, tests, "pytest -rA --doctest-modules", 300, config_from=x_g,
+                         renamed=task[1].verifier["FAIL_TO_PASS"], changed=_changed(tree.path, x_g))
+
+
+def test_doctest_runner_class_made_by_pytest_keeps_the_verdict_and_a_replaced_one_gives_none(task, runtime):
+    """requests collects doctests: pytest sets _pytest.doctest.RUNNER_CLASS when it first needs it, which
+    the report path check took for a change (every run of requests gave no verdict). Only the class its
+    maker builds may be there; a runner class of the tree's that swallows failures is a change."""
+    assert _solved(_run_doctests(task, runtime, *GOLD))
+    swallow = ("\n\nimport doctest as _doctest\nimport _pytest.doctest as _d\n\n\n"
+               "class _Quiet(_doctest.DebugRunner):\n    def report_failure(self, *args):\n        pass\n\n\n"
+               "_d.RUNNER_CLASS = _Quiet\n")
+    with pytest.raises(NoVerdict) as caught:
+        _run_doctests(task, runtime, *GOLD, append(INIT, swallow))
+    assert caught.value.rule == "report_path_changed", caught.value
+    assert "RUNNER_CLASS" in str(caught.value)
+
+
 # -- channel_forged ----------------------------------------------------------------------------------
 RELAY = '''
 

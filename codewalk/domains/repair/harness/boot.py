@@ -471,8 +471,14 @@ REPORT_HOOKS = ("pytest_runtest_protocol", "pytest_runtest_makereport", "pytest_
                 "pytest_runtest_logfinish", "pytest_exception_interact", "pytest_load_initial_conftests")
 OWNERS = ("_pytest", "pytest", "pluggy", "__main__")
 # Module attributes pytest itself sets while a session runs: not part of how a report is made
+# Classes pytest's doctest plugin makes when first needed (a module global set from None, measured on
+# requests, whose tests collect doctests): each may only be the class its maker function builds, every
+# function of it compiled from that maker's own code.
+LAZY = (("_pytest.doctest", "RUNNER_CLASS", "_init_runner_class"),
+        ("_pytest.doctest", "CHECKER_CLASS", "_init_checker_class"))
 MUTABLE = frozenset(("_pytest.assertion.util._reprcompare", "_pytest.assertion.util._assertion_pass",
-                     "_pytest.assertion.util._config", "plugin._check", "_pytest.debugging.pytestPDB"))
+                     "_pytest.assertion.util._config", "plugin._check", "_pytest.debugging.pytestPDB")
+                    + tuple(m + "." + name for m, name, _ in LAZY))
 
 
 def _checker(pm, plugin):
@@ -515,7 +521,10 @@ def _checker(pm, plugin):
     import operator
 
     all_, map_, tuple_, is_, getitem, chain = all, map, tuple, operator.is_, operator.getitem, itertools.chain
-    zip_, enumerate_, frozenset_ = zip, enumerate, frozenset
+    zip_, enumerate_, frozenset_, hasattr_ = zip, enumerate, frozenset, hasattr
+    import re
+
+    plain, function_type = (str, int, tuple, type(None), type(re.compile(""))), type(_checker)
     recorded = []  # [label, namespace, its keys, their values, the namespace's size]
     for label, space in places():
         if label not in mutable:
@@ -548,9 +557,42 @@ def _checker(pm, plugin):
         entry[4] = len_(space)
         return ""
 
+    def nested(code_):
+        found = {code_}
+        for c in code_.co_consts:
+            if hasattr_(c, "co_consts"):
+                found |= nested(c)
+        return found
+
+    lazy = []  # (label, the module's namespace, its attribute, the code objects its maker holds)
+    for module_name, name, maker in LAZY:
+        space = vars_(modules[module_name]) if module_name in modules else {}
+        made = getattr_(space.get(maker), "__code__", None)
+        if made is not None:
+            lazy.append((module_name + "." + name, space, name, frozenset_(nested(made))))
+
+    def lazy_changed():
+        """The first lazily made class that is not its maker's, or ""."""
+        for label, space, name, codes in lazy:
+            value = space.get(name)
+            if value is None:
+                continue
+            bases = getattr_(value, "__bases__", ())
+            if len_(bases) != 1 or getattr_(modules.get("doctest"), bases[0].__name__, None) is not bases[0]:
+                return "changed: " + label  # the maker's class derives from one of doctest's own
+            for k, v in list_(vars_(value).items()):
+                if isinstance_(v, plain):
+                    continue
+                if getattr_(v, "__code__", None) not in codes or type_(v) is not function_type:
+                    return "changed: " + label + "." + k
+        return ""
+
     def check():
         if not hooked:
             hooked.append(impls())
+        why = lazy_changed()
+        if why:
+            return why
         try:
             same = all_(map_(is_, map_(getitem, flat_spaces, flat_keys), flat_values))
         except KeyError:
