@@ -78,6 +78,9 @@ def main() -> None:
     parser.add_argument("--regrade", action="store_true",
                         help="examine again each commit the guard cost, with this tree's guard (OUT.after.jsonl)")
     parser.add_argument("--events", nargs="*", default=[], help="--regrade only the costs of these events")
+    parser.add_argument("--guard", default="main",
+                        help="which guard the code running this measures, recorded with each commit: main (the "
+                             "figures), or another label (listed apart: a repository main's guard cannot mine)")
     args = parser.parse_args()
     state = args.out.with_name(args.out.name + ".state.jsonl")
     after = args.out.with_name(args.out.name + ".after.jsonl")
@@ -87,7 +90,7 @@ def main() -> None:
     if args.regrade:
         regrade(_read(state), sources, args, after)
     elif not args.render:
-        done = {(d["repo"], d["commit"]) for d in _read(state)}
+        done = {(d["repo"], d["commit"]) for d in _read(state) if d.get("guard", "main") == args.guard}
         for repo, gitdir in sources.items():
             measure(repo, gitdir, args, state, done)
     render(_read(state), {(d["repo"], d["commit"]): d for d in _read(after)}, args.out)
@@ -143,7 +146,8 @@ def measure(repo: str, gitdir: str, args: argparse.Namespace, state: Path, done:
             continue
         started = time.monotonic()
         record = examine(domain, miner, candidate)
-        record.update(repo=repo, commit=sha, date=candidate.date, seconds=round(time.monotonic() - started, 1))
+        record.update(repo=repo, commit=sha, date=candidate.date, seconds=round(time.monotonic() - started, 1),
+                      guard=args.guard)
         with state.open("a", encoding="utf-8") as f:
             f.write(json.dumps(record) + "\n")
         print(f"{repo} {sha[:12]} {record['status']} {record.get('reason', '')} {record['seconds']}s", flush=True)
@@ -242,9 +246,13 @@ def _read(state: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in state.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def render(records: list[dict[str, Any]], after: dict[tuple[str, str], dict[str, Any]], out: Path) -> None:
+def render(every: list[dict[str, Any]], after: dict[tuple[str, str], dict[str, Any]], out: Path) -> None:
     """OUT.txt (figures and every cost listed) and OUT.json (every commit); `after`: the costs examined again
-    with this tree's guard (--regrade), by (repo, commit)."""
+    with this tree's guard (--regrade), by (repo, commit). The figures are main's (--guard main); commits
+    measured with another guard are listed apart."""
+    records = [r for r in every if r.get("guard", "main") == "main"]
+    others = [r for r in every if r.get("guard", "main") != "main"]
+    stopped = Counter(r["repo"] for r in records if r["status"] == "skipped" and "report path changed" in r["detail"])
     graded = [r for r in records if r["status"] == "graded"]
     skipped = Counter(r["reason"] for r in records if r["status"] == "skipped")
     cost = [r for r in graded if _cost(r)]
@@ -270,10 +278,19 @@ def render(records: list[dict[str, Any]], after: dict[tuple[str, str], dict[str,
              f"examined again with this tree's guard (--regrade): {regraded}; still not passing: {len(still)} "
              f"({len(still) / len(graded) if graded else 0:.1%} of graded)",
              f"gold fails with and without the guard (not the guard's): {len(both)}",
+             f"skipped because main's guard stopped the mining runs themselves (report_path_changed): "
+             f"{sum(stopped.values())} {dict(stopped)}",
              "per repository (cost/graded of examined, cost after): " + ", ".join(
                  f"{k} {v['cost']}/{v['graded']} of {v['examined']}, {v['cost_after']}" for k, v in per_repo.items()),
              ""]
-    for r in cost + both:
+    other_graded = [r for r in others if r["status"] == "graded"]
+    other_cost = [r for r in other_graded if _cost(r)]
+    if others:
+        lines += [f"measured with another guard ({', '.join(sorted({r['guard'] for r in others}))}; main's cannot "
+                  f"mine these): examined {len(others)}, graded {len(other_graded)}, skipped "
+                  f"{dict(Counter(r['reason'] for r in others if r['status'] == 'skipped'))}, gold passes plainly "
+                  f"but not under that guard: {len(other_cost)}", ""]
+    for r in cost + both + other_cost:
         g = r["guarded"]
         again = after.get((r["repo"], r["commit"]), {}).get("guarded", {})
         lines.append(f"{r['repo']} {r['commit'][:12]} ({r['date'][:10]}): guarded {g['verdict']} "
@@ -291,9 +308,11 @@ def render(records: list[dict[str, Any]], after: dict[tuple[str, str], dict[str,
     summary = {"examined": len(records), "graded": len(graded), "skipped": dict(skipped), "cost": len(cost),
                "share": round(share, 4), "by_rule": dict(by_rule), "by_event": dict(by_event),
                "regraded": regraded, "cost_after": len(still), "fails_without_guard": len(both),
+               "stopped_mining": dict(stopped), "other_guard": {"examined": len(others), "graded": len(other_graded),
+                                                                "cost": len(other_cost)},
                "per_repo": per_repo, "python": sys.version.split()[0]}
     commits = [{**r, "after": after[r["repo"], r["commit"]].get("guarded")} if (r["repo"], r["commit"]) in after
-               else r for r in records]
+               else r for r in every]
     out.with_suffix(".json").write_text(json.dumps({"summary": summary, "commits": commits}, indent=1) + "\n",
                                         encoding="utf-8")
     print(text)

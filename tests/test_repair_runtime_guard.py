@@ -252,6 +252,36 @@ def test_doctest_runner_class_made_by_pytest_keeps_the_verdict_and_a_replaced_on
     assert "RUNNER_CLASS" in str(caught.value)
 
 
+def test_a_warning_pytest_shows_is_no_change_of_the_report_path_and_a_new_attribute_is():
+    """A warning issued from one of pytest's modules (a test module that makes _pytest.python warn, on
+    boltons, click and jinja) adds __warningregistry__ to that module's globals: the check ignores it; any
+    other name added there is a change."""
+    import types
+    import warnings
+
+    import _pytest.python
+
+    from codewalk.domains.repair.harness import boot
+
+    check = boot._checker(types.SimpleNamespace(hook=types.SimpleNamespace(), _conftest_plugins=()),
+                          types.SimpleNamespace())
+    space = vars(_pytest.python)
+    had = space.pop("__warningregistry__", None)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("default")
+            exec("import warnings\nwarnings.warn('shown once', UserWarning)\n", space)  # warned from the module
+        assert "__warningregistry__" in space
+        assert check() == ""
+        space["_codewalk_added"] = True
+        assert check() == "added: _pytest.python._codewalk_added"
+    finally:
+        space.pop("_codewalk_added", None)
+        space.pop("__warningregistry__", None)
+        if had is not None:
+            space["__warningregistry__"] = had
+
+
 # -- channel_forged ----------------------------------------------------------------------------------
 RELAY = '''
 
