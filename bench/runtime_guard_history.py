@@ -78,6 +78,7 @@ def main() -> None:
     parser.add_argument("--regrade", action="store_true",
                         help="examine again each commit the guard cost, with this tree's guard (OUT.after.jsonl)")
     parser.add_argument("--events", nargs="*", default=[], help="--regrade only the costs of these events")
+    parser.add_argument("--commits", nargs="*", default=[], help="only these commits (prefixes) of the window")
     parser.add_argument("--guard", default="main",
                         help="which guard the code running this measures, recorded with each commit: main (the "
                              "figures), or another label (listed apart: a repository main's guard cannot mine)")
@@ -85,7 +86,7 @@ def main() -> None:
     state = args.out.with_name(args.out.name + ".state.jsonl")
     after = args.out.with_name(args.out.name + ".after.jsonl")
     state.parent.mkdir(parents=True, exist_ok=True)
-    sources = {r: str(MIRRORS / r.replace("/", "+") / "repo") for r in args.repos}
+    sources = {r: str(MIRRORS / r.replace("/", "+") / "repo") for r in args.repos or REPOS}
     sources.update(dict(item.split("=", 1) for item in args.repo))
     if args.regrade:
         regrade(_read(state), sources, args, after)
@@ -100,7 +101,7 @@ def regrade(records: list[dict[str, Any]], sources: dict[str, str], args: argpar
     """Every commit the guard cost (of --events), examined again with the guard as this tree has it
     (OUT.after.jsonl; a commit already there is not examined again)."""
     done = {(d["repo"], d["commit"]) for d in _read(after)}
-    costs = [r for r in records if _cost(r) and (r["repo"], r["commit"]) not in done
+    costs = [r for r in records if _cost(r) and (r["repo"], r["commit"]) not in done and r["repo"] in sources
              and (not args.events or r["guarded"].get("event") in args.events)]
     for repo in dict.fromkeys(r["repo"] for r in costs):
         domain, miner = setup(repo, sources.get(repo, str(MIRRORS / repo.replace("/", "+") / "repo")), args)
@@ -142,7 +143,7 @@ def measure(repo: str, gitdir: str, args: argparse.Namespace, state: Path, done:
         if not isinstance(candidate, Candidate):
             continue
         taken += 1
-        if (repo, sha) in done:
+        if (repo, sha) in done or (args.commits and not any(sha.startswith(c) for c in args.commits)):
             continue
         started = time.monotonic()
         record = examine(domain, miner, candidate)

@@ -520,10 +520,12 @@ def test_a_fix_importing_a_module_that_imports_more_keeps_its_verdict(task, runt
 def test_a_fix_importing_a_module_that_makes_types_and_naming_a_type_as_a_string_keeps_its_verdict(task, runtime):
     """statistics defines a namedtuple in its body (code from text and its caller's module name) under the
     import that changed code runs, as jinja's runtime defines TypeVars; typing.ForwardRef compiles a type
-    written as a string (jinja's Optional["Symbols"]). Measured on real histories (jinja, click)."""
+    written as a string (jinja's Optional["Symbols"]); str.encode imports the codec's module (click's
+    terminal code). Measured on real histories (jinja, click)."""
     typed = replace(WORDS, "def split_words(", "import statistics as _stats\nimport typing as _t\n\n"
                                                "_Hint = _t.Optional[\"_Counted\"]\n\n\ndef split_words(")
-    run = _run(task, runtime, *GOLD, typed)
+    encoded = replace(WORDS, "    return text.split()\n", "    text.encode('cp437')\n    return text.split()\n")
+    run = _run(task, runtime, *GOLD, typed, encoded)
     assert _solved(run), run.status
 
 
@@ -549,11 +551,11 @@ def test_a_lazy_import_in_code_the_candidate_did_not_change_keeps_its_verdict(ta
     assert _solved(run), run.status
 
 
-def _run_fmt_changed(task, runtime: str, key_body: str) -> repair_env.TestRun:
+def _run_fmt_changed(task, runtime: str, key_body: str, *more: Edit) -> repair_env.TestRun:
     """The gold patches, fmt.py sorting with words.py's new _sort_key(word) (key_body, then the fold), the
     guard told that only fmt.py changed: words.py stands for code the candidate did not change (the
     repository's own helper, a test's callback) that changed code calls."""
-    edits = (FIX_SPLIT, FIX_CASE,
+    edits = (*more, FIX_SPLIT, FIX_CASE,
              append(WORDS, "\n\ndef _sort_key(word):\n" + key_body + "    return word.lower()\n"),
              replace(FMT, "from tally.words import unique_words", "from tally.words import _sort_key, unique_words"),
              replace(FMT, "sorted(unique_words(words))", "sorted(unique_words(words), key=_sort_key)"))
@@ -562,6 +564,17 @@ def _run_fmt_changed(task, runtime: str, key_body: str) -> repair_env.TestRun:
             edit(tree.path)
         return run_tests(env, tree, tests, "pytest -rA", 300, config_from=x_g,
                          renamed=task[1].verifier["FAIL_TO_PASS"], changed=[FMT])
+
+
+def test_a_class_of_a_module_changed_code_imports_naming_a_type_as_a_string_keeps_its_verdict(task, runtime):
+    """jinja's exceptions.py, imported by a changed module, declares Optional["..."] in a class body:
+    typing.ForwardRef compiles it under the class body, under the module body the import system runs."""
+    types_module = write("tally/_types.py", "import typing\n\n\nclass Tally:\n"
+                                            "    parent: typing.Optional[\"Tally\"] = None\n")
+    run = _run_fmt_changed(task, runtime, "", types_module,
+                           replace(FMT, "from tally.words import unique_words",
+                                   "import tally._types  # noqa: F401\nfrom tally.words import unique_words"))
+    assert _solved(run), run.status
 
 
 def test_logging_called_by_code_the_candidate_did_not_change_keeps_its_verdict(task, runtime):

@@ -167,6 +167,7 @@ def _install(send, changed, tree_tops):
     import collections
     import dataclasses
     import dis
+    import encodings
     import enum
     import inspect
     import logging
@@ -197,7 +198,9 @@ def _install(send, changed, tree_tops):
     hands_out = frozenset((logging.currentframe.__code__,))
     code_makers = importing + tuple(m.__dict__ for m in (collections, dataclasses))
     code_path = code_makers + (typing.__dict__,)
-    import_name = dis.opmap["IMPORT_NAME"]
+    import_name, new_locals = dis.opmap["IMPORT_NAME"], inspect.CO_NEWLOCALS
+    # str.encode("cp437") and the like: the codec registry imports encodings.<name> (that package only)
+    codec_search = encodings.search_function.__code__
     # inspect's functions that read a function's code, defaults and flags to describe it (a Signature, an
     # argspec, a bool) and hand back no frame or code: reading attributes (object.__getattr__) is allowed
     # when every frame from the event out to one of them is inspect's, whoever called it (the repository's
@@ -257,11 +260,15 @@ def _install(send, changed, tree_tops):
             return None
 
     def importing_frame(f):
-        """Whether f serves an import: the import system, a module body it runs, code at an import statement."""
-        if among(f.f_globals, importing):
+        """Whether f serves an import: the import system, the body of a module it runs (or of a class in
+        one), code at an import statement, the codec registry importing an encoding's module."""
+        if among(f.f_globals, importing) or f.f_code is codec_search:
             return True
-        if f.f_code.co_name == "<module>" and f.f_back is not None and among(f.f_back.f_globals, importing):
-            return True
+        body = f
+        while body is not None and not body.f_code.co_flags & new_locals:  # a module's or a class's body
+            if body.f_code.co_name == "<module>":
+                return body.f_back is not None and among(body.f_back.f_globals, importing)
+            body = body.f_back
         code_, at = f.f_code.co_code, f.f_lasti
         return 0 <= at < len_(code_) and code_[at] == import_name
 
