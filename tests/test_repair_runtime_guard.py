@@ -544,10 +544,12 @@ def test_a_fix_importing_queue_or_termios_keeps_its_verdict_and_trace_stays_deni
 
 
 def test_a_lazy_import_in_code_the_candidate_did_not_change_keeps_its_verdict(task, runtime):
-    """click's wrap_text imports when first called, by changed code: the import system makes the module's
-    code under that import statement. Here the guard is told that only fmt.py changed; words.py's _sort_key,
-    which fmt calls, imports html.parser (which imports _markupbase) when first called."""
-    run = _run_fmt_changed(task, runtime, "    from html.parser import HTMLParser  # noqa: F401\n")
+    """click's wrap_text imports when first called, under write_usage, called by changed code: the import
+    system makes the module's code under that import statement, which names the module whoever called it.
+    Here the guard is told that only fmt.py changed; words.py's _sort_key, which fmt calls, calls _lazy,
+    which imports html.parser (which imports _markupbase) when first called."""
+    lazy = append(WORDS, "\n\ndef _lazy():\n    from html.parser import HTMLParser  # noqa: F401\n")
+    run = _run_fmt_changed(task, runtime, "    _lazy()\n", lazy)  # the importer is not what fmt calls
     assert _solved(run), run.status
 
 

@@ -175,8 +175,7 @@ def _install(send, changed, tree_tops):
 
     getframe, get_ident, exit_, fsdecode, abspath = sys._getframe, _thread.get_ident, os._exit, os.fsdecode, \
         os.path.abspath
-    isinstance_, hasattr_, str_, len_, dict_, bytes_, all_, getattr_ = (isinstance, hasattr, str, len, dict, bytes,
-                                                                        all, getattr)
+    isinstance_, hasattr_, str_, len_, dict_, bytes_, getattr_ = isinstance, hasattr, str, len, dict, bytes, getattr
     watched, frames, code, paths, hidden, stdlib_ok = WATCHED, FRAMES, CODE, PATHS, HIDDEN, STDLIB_OK
     denied, report_path, value_error, int_, bool_ = DENIED, REPORT_PATH, ValueError, int, bool
     stdlib = _stdlib()
@@ -259,30 +258,40 @@ def _install(send, changed, tree_tops):
         except value_error:
             return None
 
-    def importing_frame(f):
-        """Whether f serves an import: the import system, the body of a module it runs (or of a class in
-        one), code at an import statement, the codec registry importing an encoding's module."""
-        if among(f.f_globals, importing) or f.f_code is codec_search:
-            return True
-        body = f
-        while body is not None and not body.f_code.co_flags & new_locals:  # a module's or a class's body
-            if body.f_code.co_name == "<module>":
-                return body.f_back is not None and among(body.f_back.f_globals, importing)
-            body = body.f_back
-        code_, at = f.f_code.co_code, f.f_lasti
-        return 0 <= at < len_(code_) and code_[at] == import_name
+    def imported_by_statement(frames):
+        """Whether frames (from the library's outwards to the changed one) are the import system's work for
+        an import statement: its own frames and the bodies of the modules (and of their classes) it runs,
+        out to the changed frame or to code at an import statement, whoever called that (the statement
+        names its module), or to the codec registry importing encodings.<name>. importlib.import_module,
+        which imports by name, is none of these."""
+        for f in frames:
+            if among(f.f_globals, importing):
+                continue
+            if f.f_code is codec_search:
+                return True
+            body = f
+            while body is not None and not body.f_code.co_flags & new_locals:  # a module's or a class's body
+                if body.f_code.co_name == "<module>":
+                    break
+                body = body.f_back
+            if body is not None and body.f_code.co_name == "<module>" and not body.f_code.co_flags & new_locals \
+                    and body.f_back is not None and among(body.f_back.f_globals, importing):
+                continue
+            code_, at = f.f_code.co_code, f.f_lasti
+            return 0 <= at < len_(code_) and code_[at] == import_name
+        return True
 
     def library(between, path, entry, rest):
         """From the event outwards: frames of path up to one that entry accepts, then frames rest accepts."""
         n = 0
         while n < len_(between) and among(between[n].f_globals, path):
             n += 1
-        return n > 0 and entry(between[n - 1]) and all_(rest(f) for f in between[n:])
+        return n > 0 and entry(between[n - 1]) and rest(between[n:])
 
     def frame_entry(f):
         return among(f.f_globals, frame_entries) and f.f_code not in hands_out
 
-    def anywhere(f):
+    def anywhere(_):
         return True
 
     def describer_out(between):
@@ -388,10 +397,10 @@ def _install(send, changed, tree_tops):
         if event == "object.__getattr__" and between and describer_out(between):
             return
         if event in code and between and among(between[0].f_globals, code_makers) and \
-                library(between, code_path, anywhere, importing_frame):
+                library(between, code_path, anywhere, imported_by_statement):
             return
         if event == "compile" and (parses(between) or (between and between[0].f_code is forward_ref and
-                                                       library(between, typing_space, anywhere, importing_frame))):
+                                                       library(between, typing_space, anywhere, imported_by_statement))):
             return
         attr = event in ("object.__getattr__", "object.__setattr__", "object.__delattr__") and len_(args) > 1
         deny(event, args[1] if attr else "")
