@@ -20,9 +20,13 @@ public snapshots brought by the search tool's fetch, /work/.mirror/owner+name/re
 and run, never written under bench/. Progress is appended to OUT.state.jsonl, so a rerun resumes.
 
     nice -n 10 python bench/runtime_guard_history.py [--repos owner/name ...] [--repo owner/name=GITDIR ...]
-        [--per-repo 40] [--timeout 240] [--cache DIR] [--out bench/results/runtime_guard_history] [--render]
+        [--per-repo 40] [--timeout 240] [--cache DIR] [--out bench/results/runtime_guard_history]
+        [--guard main] [--commits SHA ...] [--regrade [--events EVENT ...]] [--render]
 
-Results: OUT.{txt,json}; the JSON lists every commit with its outcome.
+Run it with the code whose guard is measured on the path (the figures: main's, --guard main), then
+--regrade with another tree: each commit that guard cost is examined again, with the other tree's guard
+(OUT.after.jsonl). A repository main's guard cannot even mine can be measured with another (--guard
+LABEL: listed apart). Results: OUT.{txt,json}; the JSON lists every commit with its outcome.
 """
 
 from __future__ import annotations
@@ -305,7 +309,8 @@ def render(every: list[dict[str, Any]], after: dict[tuple[str, str], dict[str, A
             lines.append(f"  {json.dumps({k: v for k, v in g.items() if k != 'verdict'})[:300]}")
     text = "\n".join(lines) + "\n"
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.with_suffix(".txt").write_text(text, encoding="utf-8")
+    home = str(Path.home())  # no path of this machine in the results: the home folder as ~
+    out.with_suffix(".txt").write_text(text.replace(home, "~"), encoding="utf-8")
     summary = {"examined": len(records), "graded": len(graded), "skipped": dict(skipped), "cost": len(cost),
                "share": round(share, 4), "by_rule": dict(by_rule), "by_event": dict(by_event),
                "regraded": regraded, "cost_after": len(still), "fails_without_guard": len(both),
@@ -314,8 +319,8 @@ def render(every: list[dict[str, Any]], after: dict[tuple[str, str], dict[str, A
                "per_repo": per_repo, "python": sys.version.split()[0]}
     commits = [{**r, "after": after[r["repo"], r["commit"]].get("guarded")} if (r["repo"], r["commit"]) in after
                else r for r in every]
-    out.with_suffix(".json").write_text(json.dumps({"summary": summary, "commits": commits}, indent=1) + "\n",
-                                        encoding="utf-8")
+    out.with_suffix(".json").write_text(
+        json.dumps({"summary": summary, "commits": commits}, indent=1).replace(home, "~") + "\n", encoding="utf-8")
     print(text)
 
 
