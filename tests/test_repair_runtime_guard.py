@@ -228,6 +228,60 @@ def test_a_runner_function_replaced_through_a_module_dict_gives_no_verdict(task,
     assert "_pytest.runner.TestReport" in str(err)
 
 
+def _run_doctests(task, runtime: str, *edits: Edit) -> repair_env.TestRun:
+    """As _run, with the tests collected for doctests too (pytest's doctest plugin makes its runner class
+    when it first collects a module)."""
+    with _x_g(task, runtime) as (tree, env, x_g, tests):
+        for edit in edits:
+            edit(tree.path)
+        return run_tests(env, tree, tests, "pytest -rA --doctest-modules", 300, config_from=x_g,
+                         renamed=task[1].verifier["FAIL_TO_PASS"], changed=_changed(tree.path, x_g))
+
+
+def test_doctest_runner_class_made_by_pytest_keeps_the_verdict_and_a_replaced_one_gives_none(task, runtime):
+    """requests collects doctests: pytest sets _pytest.doctest.RUNNER_CLASS when it first needs it, which
+    the report path check took for a change (every run of requests gave no verdict). Only the class its
+    maker builds may be there; a runner class of the tree's that swallows failures is a change."""
+    assert _solved(_run_doctests(task, runtime, *GOLD))
+    swallow = ("\n\nimport doctest as _doctest\nimport _pytest.doctest as _d\n\n\n"
+               "class _Quiet(_doctest.DebugRunner):\n    def report_failure(self, *args):\n        pass\n\n\n"
+               "_d.RUNNER_CLASS = _Quiet\n")
+    with pytest.raises(NoVerdict) as caught:
+        _run_doctests(task, runtime, *GOLD, append(INIT, swallow))
+    assert caught.value.rule == "report_path_changed", caught.value
+    assert "RUNNER_CLASS" in str(caught.value)
+
+
+def test_a_warning_pytest_shows_is_no_change_of_the_report_path_and_a_new_attribute_is():
+    """A warning issued from one of pytest's modules (a test module that makes _pytest.python warn, on
+    boltons, click and jinja) adds __warningregistry__ to that module's globals: the check ignores it; any
+    other name added there is a change."""
+    import types
+    import warnings
+
+    import _pytest.python
+
+    from codewalk.domains.repair.harness import boot
+
+    check = boot._checker(types.SimpleNamespace(hook=types.SimpleNamespace(), _conftest_plugins=()),
+                          types.SimpleNamespace())
+    space = vars(_pytest.python)
+    had = space.pop("__warningregistry__", None)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("default")
+            exec("import warnings\nwarnings.warn('shown once', UserWarning)\n", space)  # warned from the module
+        assert "__warningregistry__" in space
+        assert check() == ""
+        space["_codewalk_added"] = True
+        assert check() == "added: _pytest.python._codewalk_added"
+    finally:
+        space.pop("_codewalk_added", None)
+        space.pop("__warningregistry__", None)
+        if had is not None:
+            space["__warningregistry__"] = had
+
+
 # -- channel_forged ----------------------------------------------------------------------------------
 RELAY = '''
 
@@ -397,6 +451,159 @@ def test_a_fix_using_helpers_that_get_a_frame_or_make_code_keeps_its_verdict(tas
                replace(WORDS, "        key = w\n", "        key = fold(w)\n"))
     assert _solved(run)
     assert run.audited
+
+
+DESCRIBE = '''
+
+import ast
+import inspect
+
+
+def _fold(word):
+    return word.lower()
+
+
+def _arity(fn):
+    """How many arguments fn takes, as curry and dispatch helpers read it (toolz's do); a builtin's
+    signature is parsed from its text (ast.parse), as literal_eval parses its argument."""
+    if inspect.iscoroutinefunction(fn) or inspect.isgeneratorfunction(fn):
+        return -1
+    builtin = len(inspect.signature(str.split).parameters) + ast.literal_eval("0")
+    return len(inspect.signature(fn).parameters) + 0 * (len(inspect.getfullargspec(fn).args) + builtin)
+'''
+DESCRIBED = (FIX_SPLIT, FIX_SORT, append(WORDS, DESCRIBE),
+             replace(WORDS, "        key = w\n", "        key = _fold(w) if _arity(_fold) == 1 else w\n"))
+
+
+def test_a_fix_describing_a_function_with_inspect_signature_keeps_its_verdict(task, runtime):
+    """inspect.signature, getfullargspec and iscoroutinefunction read the described function's __code__
+    (object.__getattr__) and hand out a Signature, an argspec, a bool; a builtin's signature and
+    literal_eval parse text into a syntax tree (compile, through ast.parse): measured on real histories,
+    the commonest denials of an honest fix (toolz's curry)."""
+    run = _run(task, runtime, *DESCRIBED)
+    assert _solved(run), run.status
+    assert run.audited
+
+
+def test_inspect_functions_that_hand_out_a_frame_or_code_stay_denied(task, runtime):
+    """inspect.stack hands out the caller's frame (sys._getframe); getmembers hands out a function's
+    __code__ (object.__getattr__); signature(eval_str=True) evaluates annotation text (compile); ast.parse
+    with its flag rebound makes code (compile)."""
+    _stopped(task, runtime, *_by_frame("__import__('inspect').stack()[1].frame"), rule="audit_denied",
+             event="sys._getframe")
+    members = replace(WORDS, "        key = _fold(w) if", "        key = dict(inspect.getmembers(_fold))['__code__'] and _fold(w) if")
+    with pytest.raises(NoVerdict) as caught:
+        _run(task, runtime, *DESCRIBED, members)
+    assert (caught.value.rule, caught.value.event) == ("audit_denied", "object.__getattr__")
+    annotated = append(WORDS, "\n\ndef _typed(word: 'str') -> 'str':\n    return word.lower()\n\n\n"
+                              "_ = _fold\n\n\ndef _fold(word):\n"
+                              "    inspect.signature(_typed, eval_str=True)\n    return word.lower()\n")
+    with pytest.raises(NoVerdict) as caught:
+        _run(task, runtime, *DESCRIBED, annotated)
+    assert (caught.value.rule, caught.value.event) == ("audit_denied", "compile")
+    to_code = append(WORDS, "\n\nast.PyCF_ONLY_AST = 0\n_code = ast.parse('_fix = str.split')\n")
+    with pytest.raises(NoVerdict) as caught:  # ast.parse made to compile code: its flags are read
+        _run(task, runtime, *DESCRIBED, to_code)
+    assert (caught.value.rule, caught.value.event) == ("audit_denied", "compile")
+
+
+def test_a_fix_importing_a_module_that_imports_more_keeps_its_verdict(task, runtime):
+    """html.parser imports _markupbase: the import system loads its code (marshal.loads or compile) under
+    html.parser's body, which changed code's import runs; measured on real histories (boltons' strutils).
+    Code from text in the changed module's own body stays denied (the test above that compiles the fix)."""
+    first = replace(WORDS, "def split_words(", "from html.parser import HTMLParser as _Parser\n\n\ndef split_words(")
+    run = _run(task, runtime, *GOLD, first, replace(WORDS, "    return text.split()\n",
+                                                    "    _Parser()\n    return text.split()\n"))
+    assert _solved(run), run.status
+
+
+def test_a_fix_importing_a_module_that_makes_types_and_naming_a_type_as_a_string_keeps_its_verdict(task, runtime):
+    """statistics defines a namedtuple in its body (code from text and its caller's module name) under the
+    import that changed code runs, as jinja's runtime defines TypeVars; typing.ForwardRef compiles a type
+    written as a string (jinja's Optional["Symbols"]); str.encode imports the codec's module (click's
+    terminal code). Measured on real histories (jinja, click)."""
+    typed = replace(WORDS, "def split_words(", "import statistics as _stats\nimport typing as _t\n\n"
+                                               "_Hint = _t.Optional[\"_Counted\"]\n\n\ndef split_words(")
+    encoded = replace(WORDS, "    return text.split()\n", "    text.encode('cp437')\n    return text.split()\n")
+    run = _run(task, runtime, *GOLD, typed, encoded)
+    assert _solved(run), run.status
+
+
+def test_a_fix_importing_queue_or_termios_keeps_its_verdict_and_trace_stays_denied(task, runtime):
+    """more-itertools imports queue, click's terminal helpers termios, at x_G already: neither gives a path
+    to frames, code or the channel (a pipe has no terminal modes). trace (frames and tracing) is still a
+    denied first import (pdb, which click's testing imports, is one too where pytest has not imported it)."""
+    modules = replace(WORDS, "def split_words(", "import queue as _queue\nimport termios as _termios\nimport tty as _tty"
+                                                 "\n\n\ndef split_words(")
+    assert _solved(_run(task, runtime, *GOLD, modules))
+    debugger = replace(WORDS, "def split_words(", "import trace as _trace\n\n\ndef split_words(")
+    with pytest.raises(NoVerdict) as caught:
+        _run(task, runtime, *GOLD, debugger)
+    assert (caught.value.rule, caught.value.event) == ("audit_denied", "import"), caught.value
+    assert "trace" in str(caught.value)
+
+
+def test_a_lazy_import_in_code_the_candidate_did_not_change_keeps_its_verdict(task, runtime):
+    """click's wrap_text imports when first called, under write_usage, called by changed code: the import
+    system makes the module's code under that import statement, which names the module whoever called it.
+    Here the guard is told that only fmt.py changed; words.py's _sort_key, which fmt calls, calls _lazy,
+    which imports html.parser (which imports _markupbase) when first called."""
+    lazy = append(WORDS, "\n\ndef _lazy():\n    from html.parser import HTMLParser  # noqa: F401\n")
+    run = _run_fmt_changed(task, runtime, "    _lazy()\n", lazy)  # the importer is not what fmt calls
+    assert _solved(run), run.status
+
+
+def _run_fmt_changed(task, runtime: str, key_body: str, *more: Edit) -> repair_env.TestRun:
+    """The gold patches, fmt.py sorting with words.py's new _sort_key(word) (key_body, then the fold), the
+    guard told that only fmt.py changed: words.py stands for code the candidate did not change (the
+    repository's own helper, a test's callback) that changed code calls."""
+    edits = (*more, FIX_SPLIT, FIX_CASE,
+             append(WORDS, "\n\ndef _sort_key(word):\n" + key_body + "    return word.lower()\n"),
+             replace(FMT, "from tally.words import unique_words", "from tally.words import _sort_key, unique_words"),
+             replace(FMT, "sorted(unique_words(words))", "sorted(unique_words(words), key=_sort_key)"))
+    with _x_g(task, runtime) as (tree, env, x_g, tests):
+        for edit in edits:
+            edit(tree.path)
+        return run_tests(env, tree, tests, "pytest -rA", 300, config_from=x_g,
+                         renamed=task[1].verifier["FAIL_TO_PASS"], changed=[FMT])
+
+
+def test_a_class_of_a_module_changed_code_imports_naming_a_type_as_a_string_keeps_its_verdict(task, runtime):
+    """jinja's exceptions.py, imported by a changed module, declares Optional["..."] in a class body:
+    typing.ForwardRef compiles it under the class body, under the module body the import system runs."""
+    types_module = write("tally/_types.py", "import typing\n\n\nclass Tally:\n"
+                                            "    parent: typing.Optional[\"Tally\"] = None\n")
+    run = _run_fmt_changed(task, runtime, "", types_module,
+                           replace(FMT, "from tally.words import unique_words",
+                                   "import tally._types  # noqa: F401\nfrom tally.words import unique_words"))
+    assert _solved(run), run.status
+
+
+def test_logging_called_by_code_the_candidate_did_not_change_keeps_its_verdict(task, runtime):
+    """more-itertools' strictly_n calls the test's callback, which logs: logging's search for its caller
+    (sys._getframe) runs with the callback's frame between it and the changed one. What an entry such as
+    findCaller hands back is the same whoever calls it; one that hands out the frame stays denied."""
+    run = _run_fmt_changed(task, runtime, "    __import__('logging').getLogger('tally').warning('%s', word)\n")
+    assert _solved(run), run.status
+    with pytest.raises(NoVerdict) as caught:
+        _run_fmt_changed(task, runtime, "    assert __import__('logging').currentframe().f_back is not None\n")
+    assert (caught.value.rule, caught.value.event) == ("audit_denied", "sys._getframe"), caught.value
+
+
+def test_a_module_imported_by_name_or_a_string_type_evaluated_stays_denied(task, runtime):
+    """importlib.import_module loads a module by name (no import event: the code the import system makes
+    under it is denied); typing.get_type_hints evaluates a type written as a string (exec)."""
+    by_name = replace(WORDS, "    return text.split()\n",
+                      "    __import__('importlib').import_module('statistics')\n    return text.split()\n")
+    with pytest.raises(NoVerdict) as caught:
+        _run(task, runtime, *GOLD, by_name)
+    assert caught.value.rule == "audit_denied"
+    assert caught.value.event in ("marshal.loads", "compile"), caught.value  # from a .pyc, or from source
+    hints = append(WORDS, "\n\nimport typing as _t\n\n\ndef _typed(word: '_t.List[str]'):\n    return word\n\n\n"
+                          "_t.get_type_hints(_typed)\n")
+    with pytest.raises(NoVerdict) as caught:
+        _run(task, runtime, *GOLD, hints)
+    assert (caught.value.rule, caught.value.event) == ("audit_denied", "exec"), caught.value
 
 
 # -- grading: the rule in the verdict ------------------------------------------------------------------

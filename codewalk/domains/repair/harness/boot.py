@@ -36,12 +36,15 @@ DENIED, REPORT_PATH, WRITER_REPLACED = 86, 87, 88  # exit codes of a run the gua
 # The top-level names of the static layer's reviewed set (capabilities.REVIEWED) without those it allows
 # only in part (importlib, inspect, sys, types, weakref, threading, unittest: pytest has imported them
 # before the tree runs anyway, so no first import of theirs is seen) and platform (it starts processes).
+# Also, measured on real histories (bench/runtime_guard_history.py): queue (reviewed in part: its classes;
+# the module itself gives no path), termios and tty (terminal modes of a descriptor: a pipe, the channel
+# among them, is no terminal), which a changed module imported at x_G already.
 STDLIB_OK = frozenset("""
 __future__ abc array base64 binascii bisect bz2 calendar cmath codecs collections colorsys contextlib contextvars
 copy csv dataclasses datetime decimal difflib enum errno fnmatch fractions functools genericpath gettext glob
 graphlib gzip hashlib heapq hmac html io ipaddress itertools json keyword locale lzma math mimetypes ntpath
 numbers operator os pathlib posixpath pprint quopri random re reprlib secrets shlex shutil socket sre_compile
-sre_constants sre_parse stat statistics string stringprep struct tempfile textwrap time tomllib typing
+sre_constants sre_parse stat statistics string stringprep struct tempfile termios textwrap time tomllib tty typing queue
 typing_extensions unicodedata urllib uuid warnings xml zipfile zlib zoneinfo _strptime _decimal _pydecimal
 _datetime _json _collections_abc _weakrefset _bisect _heapq _random _sha1 _sha256 _sha512 _md5 _blake2 _sha3
 _struct _csv _string _locale _operator _functools _contextvars _sre _codecs _bz2 _lzma _compression
@@ -159,8 +162,12 @@ def _install(send, changed, tree_tops):
     """The audit hook. Its state and every name it uses are bound in this closure: nothing a module holds
     refers to them, and rebinding a module's or the builtins' names changes nothing here."""
     import _thread
+    import ast
+    import builtins
     import collections
     import dataclasses
+    import dis
+    import encodings
     import enum
     import inspect
     import logging
@@ -168,24 +175,48 @@ def _install(send, changed, tree_tops):
 
     getframe, get_ident, exit_, fsdecode, abspath = sys._getframe, _thread.get_ident, os._exit, os.fsdecode, \
         os.path.abspath
-    isinstance_, hasattr_, str_, len_, dict_, bytes_, all_, getattr_ = (isinstance, hasattr, str, len, dict, bytes,
-                                                                        all, getattr)
+    isinstance_, hasattr_, str_, len_, dict_, bytes_, getattr_ = isinstance, hasattr, str, len, dict, bytes, getattr
     watched, frames, code, paths, hidden, stdlib_ok = WATCHED, FRAMES, CODE, PATHS, HIDDEN, STDLIB_OK
-    denied, report_path, value_error = DENIED, REPORT_PATH, ValueError
+    denied, report_path, value_error, int_, bool_ = DENIED, REPORT_PATH, ValueError, int, bool
     stdlib = _stdlib()
     frozen = [sys.modules[m].__dict__ for m in ("_frozen_importlib", "_frozen_importlib_external")
               if m in sys.modules]
     importing = tuple(frozen)
-    # Standard-library code that changed code may call into although it gets a frame (a new class's
-    # module name, logging's caller, a dataclass's signature) or makes code (namedtuple, dataclasses, the
-    # import system). Frames: the function changed code called is of the first set (and not one that hands
-    # out a frame), every frame from there to the event of the second. Code: every frame of the fourth set,
-    # the one that raised the event of the third.
+    # Standard-library code that changed code may call into although it gets a frame or makes code, for
+    # its own bookkeeping. From the event outwards, the frames must be the library's up to an entry:
+    # - Frames: the library is frame_path, the entry a function of frame_entries that does not hand out a
+    #   frame (a new class's module name, logging's caller, a dataclass's signature). What such an entry
+    #   hands back is the same whoever called it, so the frames from the entry out to the changed one may
+    #   be anyone's (a test's callback that logs, a module that changed code imports defining a TypeVar).
+    # - Code: the library is code_path, the frame raising the event one of code_makers (namedtuple,
+    #   dataclasses, the import system itself), and from there out to the changed frame only the import
+    #   system, the module bodies it runs and code at an import statement: a module that changed code
+    #   imports may import more (not importlib.import_module, which imports by name: its code is denied).
     frame_entries = tuple(m.__dict__ for m in (collections, enum, typing, logging, dataclasses))
     frame_path = frame_entries + (inspect.__dict__,)
     hands_out = frozenset((logging.currentframe.__code__,))
     code_makers = importing + tuple(m.__dict__ for m in (collections, dataclasses))
     code_path = code_makers + (typing.__dict__,)
+    import_name, new_locals = dis.opmap["IMPORT_NAME"], inspect.CO_NEWLOCALS
+    # str.encode("cp437") and the like: the codec registry imports encodings.<name> (that package only)
+    codec_search = encodings.search_function.__code__
+    # inspect's functions that read a function's code, defaults and flags to describe it (a Signature, an
+    # argspec, a bool) and hand back no frame or code: reading attributes (object.__getattr__) is allowed
+    # when every frame from the event out to one of them is inspect's, whoever called it (the repository's
+    # own helper, as toolz's signature_or_spec: it gets what a direct call would). The rest of inspect
+    # (currentframe, stack, getmembers, getsource...) stays denied.
+    inspect_space = (inspect.__dict__,)
+    describers = frozenset(f.__code__ for f in (
+        inspect.signature, inspect.Signature.from_callable.__func__, inspect.getfullargspec,
+        inspect.iscoroutinefunction, inspect.isgeneratorfunction, inspect.isasyncgenfunction))
+    # Text parsed into a syntax tree only (ast.parse: literal_eval, inspect's signatures of builtins, a
+    # repository reading source) makes no code: its compile is allowed when the flags it passes ask for
+    # the tree and neither ast's nor the builtins' compile was replaced.
+    parse_code, only_ast, builtin_compile = ast.parse.__code__, ast.PyCF_ONLY_AST, compile
+    ast_space, builtins_space = ast.__dict__, builtins.__dict__
+    # A type written as a string (`Optional["Node"]`): typing.ForwardRef compiles it, with only typing's
+    # frames out to changed code (or the import system). Evaluating it (get_type_hints: exec) stays denied.
+    forward_ref, typing_space = typing.ForwardRef.__init__.__code__, (typing.__dict__,)
     # Who may send a record: the plugin's own methods, called by pluggy, called by a module loaded before
     # the tree (pytest's runner, an installed plugin), on the main thread, before the final record.
     sender_code = next(c for c in _audited.__code__.co_consts if getattr(c, "co_name", "") == "send")
@@ -226,6 +257,60 @@ def _install(send, changed, tree_tops):
             return getframe(depth + 1)
         except value_error:
             return None
+
+    def imported_by_statement(frames):
+        """Whether frames (from the library's outwards to the changed one) are the import system's work for
+        an import statement: its own frames and the bodies of the modules (and of their classes) it runs,
+        out to the changed frame or to code at an import statement, whoever called that (the statement
+        names its module), or to the codec registry importing encodings.<name>. importlib.import_module,
+        which imports by name, is none of these."""
+        for f in frames:
+            if among(f.f_globals, importing):
+                continue
+            if f.f_code is codec_search:
+                return True
+            body = f
+            while body is not None and not body.f_code.co_flags & new_locals:  # a module's or a class's body
+                if body.f_code.co_name == "<module>":
+                    break
+                body = body.f_back
+            if body is not None and body.f_code.co_name == "<module>" and not body.f_code.co_flags & new_locals \
+                    and body.f_back is not None and among(body.f_back.f_globals, importing):
+                continue
+            code_, at = f.f_code.co_code, f.f_lasti
+            return 0 <= at < len_(code_) and code_[at] == import_name
+        return True
+
+    def library(between, path, entry, rest):
+        """From the event outwards: frames of path up to one that entry accepts, then frames rest accepts."""
+        n = 0
+        while n < len_(between) and among(between[n].f_globals, path):
+            n += 1
+        return n > 0 and entry(between[n - 1]) and rest(between[n:])
+
+    def frame_entry(f):
+        return among(f.f_globals, frame_entries) and f.f_code not in hands_out
+
+    def anywhere(_):
+        return True
+
+    def describer_out(between):
+        """inspect's frames from the event out to one of its describers, whoever called that."""
+        for f in between:
+            if not among(f.f_globals, inspect_space):
+                return False
+            if f.f_code in describers:
+                return True
+        return False
+
+    def parses(between):
+        """Whether the compile is ast.parse's, asking for a syntax tree only, with the real compile."""
+        f = between[0] if between else None
+        if f is None or f.f_code is not parse_code:
+            return False
+        flags = f.f_locals.get("flags")
+        return (isinstance_(flags, int_) and bool_(flags & only_ast) and "compile" not in ast_space
+                and builtins_space.get("compile") is builtin_compile)
 
     def among(g, spaces):
         for space in spaces:
@@ -307,12 +392,15 @@ def _install(send, changed, tree_tops):
         between = changed_below(start)
         if between is None:
             return
-        spaces = [f.f_globals for f in between]
-        if (event in frames and spaces and among(spaces[-1], frame_entries)
-                and all_(among(g, frame_path) for g in spaces) and between[-1].f_code not in hands_out):
+        if event in frames and library(between, frame_path, frame_entry, anywhere):
             return
-        if (event in code and spaces and among(spaces[0], code_makers)
-                and all_(among(g, code_path) for g in spaces)):
+        if event == "object.__getattr__" and between and describer_out(between):
+            return
+        if event in code and between and among(between[0].f_globals, code_makers) and \
+                library(between, code_path, anywhere, imported_by_statement):
+            return
+        if event == "compile" and (parses(between) or (between and between[0].f_code is forward_ref and
+                                                       library(between, typing_space, anywhere, imported_by_statement))):
             return
         attr = event in ("object.__getattr__", "object.__setattr__", "object.__delattr__") and len_(args) > 1
         deny(event, args[1] if attr else "")
@@ -399,8 +487,14 @@ REPORT_HOOKS = ("pytest_runtest_protocol", "pytest_runtest_makereport", "pytest_
                 "pytest_runtest_logfinish", "pytest_exception_interact", "pytest_load_initial_conftests")
 OWNERS = ("_pytest", "pytest", "pluggy", "__main__")
 # Module attributes pytest itself sets while a session runs: not part of how a report is made
+# Classes pytest's doctest plugin makes when first needed (a module global set from None, measured on
+# requests, whose tests collect doctests): each may only be the class its maker function builds, every
+# function of it compiled from that maker's own code.
+LAZY = (("_pytest.doctest", "RUNNER_CLASS", "_init_runner_class"),
+        ("_pytest.doctest", "CHECKER_CLASS", "_init_checker_class"))
 MUTABLE = frozenset(("_pytest.assertion.util._reprcompare", "_pytest.assertion.util._assertion_pass",
-                     "_pytest.assertion.util._config", "plugin._check", "_pytest.debugging.pytestPDB"))
+                     "_pytest.assertion.util._config", "plugin._check", "_pytest.debugging.pytestPDB")
+                    + tuple(m + "." + name for m, name, _ in LAZY))
 
 
 def _checker(pm, plugin):
@@ -410,7 +504,10 @@ def _checker(pm, plugin):
     modules, vars_, list_, type_, isinstance_, getattr_, len_, str_ = (
         sys.modules, vars, list, type, isinstance, getattr, len, str)
     owners, mutable, hooks, module_type = OWNERS, MUTABLE, REPORT_HOOKS, type(sys)
-    skip = frozenset(("__dict__", "__weakref__", "__doc__", "_abc_impl", "_pytest_diamond_inheritance_warning_shown"))
+    # __warningregistry__: what warnings puts in the globals of a module that warned (measured on boltons,
+    # click and jinja: a test module made _pytest.python warn), whether a warning was shown already
+    skip = frozenset(("__dict__", "__weakref__", "__doc__", "_abc_impl", "_pytest_diamond_inheritance_warning_shown",
+                      "__warningregistry__"))
 
     def places():
         """(label, namespace) of every module and class on the report path, in a stable order."""
@@ -443,7 +540,10 @@ def _checker(pm, plugin):
     import operator
 
     all_, map_, tuple_, is_, getitem, chain = all, map, tuple, operator.is_, operator.getitem, itertools.chain
-    zip_, enumerate_, frozenset_ = zip, enumerate, frozenset
+    zip_, enumerate_, frozenset_, hasattr_ = zip, enumerate, frozenset, hasattr
+    import re
+
+    plain, function_type = (str, int, tuple, type(None), type(re.compile(""))), type(_checker)
     recorded = []  # [label, namespace, its keys, their values, the namespace's size]
     for label, space in places():
         if label not in mutable:
@@ -476,9 +576,42 @@ def _checker(pm, plugin):
         entry[4] = len_(space)
         return ""
 
+    def nested(code_):
+        found = {code_}
+        for c in code_.co_consts:
+            if hasattr_(c, "co_consts"):
+                found |= nested(c)
+        return found
+
+    lazy = []  # (label, the module's namespace, its attribute, the code objects its maker holds)
+    for module_name, name, maker in LAZY:
+        space = vars_(modules[module_name]) if module_name in modules else {}
+        made = getattr_(space.get(maker), "__code__", None)
+        if made is not None:
+            lazy.append((module_name + "." + name, space, name, frozenset_(nested(made))))
+
+    def lazy_changed():
+        """The first lazily made class that is not its maker's, or ""."""
+        for label, space, name, codes in lazy:
+            value = space.get(name)
+            if value is None:
+                continue
+            bases = getattr_(value, "__bases__", ())
+            if len_(bases) != 1 or getattr_(modules.get("doctest"), bases[0].__name__, None) is not bases[0]:
+                return "changed: " + label  # the maker's class derives from one of doctest's own
+            for k, v in list_(vars_(value).items()):
+                if isinstance_(v, plain):
+                    continue
+                if getattr_(v, "__code__", None) not in codes or type_(v) is not function_type:
+                    return "changed: " + label + "." + k
+        return ""
+
     def check():
         if not hooked:
             hooked.append(impls())
+        why = lazy_changed()
+        if why:
+            return why
         try:
             same = all_(map_(is_, map_(getitem, flat_spaces, flat_keys), flat_values))
         except KeyError:
