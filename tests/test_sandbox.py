@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
@@ -225,6 +226,29 @@ def test_an_emptied_pids_cgroup_is_reused_and_one_with_a_member_left_is_not(laun
     finally:
         straggler.kill()
         straggler.wait()
+
+
+def test_runs_in_threads_never_take_the_same_idle_pids_cgroup(own_groups):
+    """inspect scores samples in threads: two of them once both saw one idle group and the second popped an
+    empty queue (IndexError), or both ran in one group."""
+    _needs_pids_cgroup()
+    held: set[Path] = set()
+    guard = threading.Lock()
+    errors: list[str] = []
+
+    def take(_):
+        for _ in range(200):
+            with sandbox._pids_cgroup(64) as member:
+                with guard:
+                    if member in held:
+                        errors.append(f"{member} held twice")
+                    held.add(member)
+                with guard:
+                    held.discard(member)
+
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(take, range(8)))
+    assert errors == []
 
 
 @pytest.mark.parametrize("bwrap", [True, False], ids=["bwrap", "no-bwrap"])

@@ -38,6 +38,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import deque
 from collections.abc import Iterator, Sequence
@@ -325,6 +326,7 @@ def _remove_orphans(root: Path) -> None:
 # process with one thread is wholly moved either way. cgroup v2 has only cgroup.procs.
 _cgroup_ids = itertools.count()
 _idle_groups: dict[int, deque[Path]] = {}  # per process (a forked worker must not take its parent's), oldest first
+_idle_lock = threading.Lock()  # runs at once in threads (inspect's samples) must not take the same idle group
 
 
 @contextmanager
@@ -336,12 +338,13 @@ def _pids_cgroup(cap: int | None) -> Iterator[Path | None]:
     if cap is None or root is None:
         yield None
         return
-    if os.getpid() not in _idle_groups:
-        _idle_groups[os.getpid()] = deque()
-        atexit.register(_remove_idle_groups)  # a process that exits normally
-        multiprocessing.util.Finalize(None, _remove_idle_groups, exitpriority=0)  # a pool's worker
-    idle = _idle_groups[os.getpid()]
-    group = _reusable(idle, cap)
+    with _idle_lock:
+        idle = _idle_groups.get(os.getpid())
+        if idle is None:
+            idle = _idle_groups[os.getpid()] = deque()
+            atexit.register(_remove_idle_groups)  # a process that exits normally
+            multiprocessing.util.Finalize(None, _remove_idle_groups, exitpriority=0)  # a pool's worker
+        group = _reusable(idle, cap)
     if group is None:
         group = root / f"codewalk-{os.getpid()}-{next(_cgroup_ids)}"
         group.mkdir()
