@@ -136,3 +136,19 @@ def test_a_graph_whose_every_pair_fails_to_compose_gets_no_walk_hint():
     summary.graph["pytoolz/toolz"] = Level(3, 3, 3, "size of the largest connected component",
                                            Counter({"misplaced_hunk": 2, "composes": 1}))
     assert "cw walk --domain repair --n 2" in summary.next_step() and "of 3 pairs composed, 1 compose" in summary.next_step()
+
+
+def test_the_hint_asks_for_no_more_tasks_than_pairs_that_compose():
+    """cachetools: 10 of 50 pairs composed, and the hinted walk (default --count 10) made 9 and exited 7."""
+    from collections import Counter
+
+    from codewalk.domains.repair.mine import MineSummary
+    from codewalk.domains.repair.minegraph import Level
+
+    summary = MineSummary("tkem/cachetools", "rows.jsonl", {}, 15, kept=15)
+    summary.graph = {"tkem/cachetools": Level(15, 4, 4, "size of the largest connected component",
+                                              Counter({"misplaced_hunk": 1, "composes": 3}))}
+    assert "cw walk --domain repair --n 2 --count 3 " in summary.next_step()
+    summary.graph["tkem/cachetools"] = Level(15, 60, 9, "size of the largest connected component",
+                                             Counter({"misplaced_hunk": 10, "composes": 40}))  # not every pair checked
+    assert "--n 2 (" in summary.next_step() and "--count" not in summary.next_step()

@@ -99,6 +99,7 @@ DEV_REQUIREMENT_FILES = ("requirements-dev.txt", "requirements_dev.txt", "dev-re
 # across a merge, another author or a commit that touches tests.
 SERIES_COMMITS = 5
 SERIES_HOURS = 48
+WALK_COUNT = 10  # cw walk's default --count
 NAME = re.compile(r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$")
 
 
@@ -217,8 +218,12 @@ class MineSummary:
                     "earlier --since) or another repository into the same --out.")
         if best.level >= 2:
             pairs = f"; of {composed.total()} pairs composed, {composed[COMPOSES]} compose" if composed else ""
-            return (f"Next: cw load repair {self.out} · cw walk --domain repair --n 2 (the mined atoms support N "
-                    f"up to {best.level}: {best.basis}{pairs})")
+            # every pair checked: no more tasks at N = 2 than pairs that compose, so ask for no more than
+            # that (cw walk's default --count, 10, would end a walk that made them all with exit 7)
+            every = list(self.graph) == [self.repo] and composed.total() == ours.edges
+            count = f" --count {composed[COMPOSES]}" if every and composed[COMPOSES] < WALK_COUNT else ""
+            return (f"Next: cw load repair {self.out} · cw walk --domain repair --n 2{count} (the mined atoms "
+                    f"support N up to {best.level}: {best.basis}{pairs})")
         why = ("no atoms were kept" if not best.atoms else
                f"the mined atoms support N = {best.level} at most ({best.basis}): no two share a file")
         return (f"No walk: {why}, and a walk needs N >= 2. Mine a longer window (an earlier --since) or another "
