@@ -231,3 +231,18 @@ def test_two_workers_detecting_provers_on_an_empty_cache_both_get_one_whole_conf
     assert len(set(configs)) == 1
     assert configs[0].count("[main]") == 1  # one detection, not two written into one file
     assert not list(tmp_path.rglob("*.tmp"))
+
+
+@needs_frama_c
+def test_loading_acsl_with_its_references_checked_reports_each_atom_as_progress(tmp_path):
+    """A newcomer's `cw load proofs` of ACSL by Example printed nothing for six minutes."""
+    from codewalk.loading import read as read_graph
+
+    shutil.copytree(ACSL / "MinMax", tmp_path / "MinMax")
+    (tmp_path / "subdirs.list").write_text("MinMax\n")
+    for shared in ("Logic",):  # the predicates the examples include
+        shutil.copytree(ACSL / shared, tmp_path / shared)
+    seen: list[tuple[int, int]] = []
+    graph = read_graph("proofs", tmp_path, on_progress=lambda done, total: seen.append((done, total)))
+    n = graph.atoms.num_rows
+    assert n > 0 and seen == [(k, n) for k in range(1, n + 1)], (n, seen)

@@ -121,7 +121,12 @@ class ProofsDomain(Domain):
             log.info("skipped %s: %s", what, why)
         log.info("%s: %d atoms, %d functions or programs skipped", backend, len(atoms), len(skipped))
         if backend == "acsl" and options.get("references", "check") == "check":
-            atoms = [own_reference(a) for a in atoms]
+            checked = []  # one Frama-C run per atom: minutes for a dataset, so the load reports each
+            for atom in atoms:
+                checked.append(own_reference(atom))
+                if self.settings.on_progress:
+                    self.settings.on_progress(len(checked), len(atoms))
+            atoms = checked
         unproven = sorted(a.summary["source"] for a in atoms if a.summary["label"] == UNPROVEN)
         for atom in atoms:
             if atom.summary["label"] == UNPROVEN:
