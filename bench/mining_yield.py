@@ -4,8 +4,9 @@ For each repository (a local clone, e.g. a public snapshot brought with the sear
 `cw mine repair`, then, when anything was kept, `cw load repair` and `cw walk --domain repair --n 2` in a
 scratch store, as a user would. `--python` picks the interpreter whose codewalk runs (a virtualenv with
 another checkout installed gives "before"); `--label` names the run. Results are merged by label into
-bench/results/mining_yield.json and the table of every label is rewritten to mining_yield.txt. No code of
-the mined repositories is written under bench/: rows and stores stay in the scratch folder.
+bench/results/mining_yield.json and the table of every label is rewritten to mining_yield.txt, this machine's
+paths written as PYTHON (--python), KEEP (--keep or the scratch folder) and MIRRORS (the repositories' common
+folder). No code of the mined repositories is written under bench/: rows and stores stay in the scratch folder.
 
     python bench/mining_yield.py --label after REPO=owner/name@SINCE [...] [--python PY] [--workers 2]
         [--attempts 60] [--keep DIR [--rewalk]]
@@ -150,8 +151,21 @@ def main() -> None:
         data[args.label] = data[args.label] | {"walked": run, "repos": found}
     else:
         data[args.label] = run | {"repos": found}
+    repos = [str(Path(spec.split("=", 1)[0]).resolve()) for spec in args.repos]
+    mirrors = os.path.commonpath(repos) if repos else ""
+    places = {args.python: "PYTHON", str(base): "KEEP"} | ({mirrors if len(repos) > 1 else
+                                                             str(Path(mirrors).parent): "MIRRORS"} if repos else {})
+    data[args.label] = json.loads(portable(json.dumps(data[args.label]), places))
     path.write_text(json.dumps(data, indent=1) + "\n")
     write_table(data)
+
+
+def portable(text: str, places: dict[str, str]) -> str:
+    """text with this machine's paths (the longest first) put as the names a reader supplies: the record
+    says how the figures were made, not where."""
+    for path, name in sorted(places.items(), key=lambda p: -len(p[0])):
+        text = text.replace(path, name)
+    return text.replace(str(Path.home()), "~")
 
 
 def write_table(data: dict) -> None:

@@ -487,8 +487,10 @@ def main() -> None:
     judged_with = [(found, unreadable(commit, errors), error)
                    for (commit, *_), (found, error) in zip(jobs, judged, strict=True)]
 
-    command = "python bench/repair_rules_history.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-    record = report(corpora, jobs, judged_with, command=command, code=f"{args.code.resolve()} ({version})", kind=kind,
+    # the record says how it was made, not where: this machine's folders as the option names them
+    command = "python bench/repair_rules_history.py " + " ".join(
+        {str(args.mirrors): "MIRRORS", str(args.code): "CODE"}.get(a, a) for a in map(shlex.quote, sys.argv[1:]))
+    record = report(corpora, jobs, judged_with, command=command, code=f"--code ({version})", kind=kind,
                     env_size=len(_ENV), seconds=(extract_seconds, rules_seconds))
     write(attach(record, args.judgements), args.out)
 
@@ -560,7 +562,7 @@ def report(corpora: list[Corpus], jobs: list[tuple[Commit, list[Changed], list[s
         "when": datetime.now(UTC).isoformat(timespec="minutes"),
         "python": sys.version.split()[0],
         "environment": f"{env_size} names: sys.stdlib_module_names, sys.builtin_module_names and the top-level "
-                       f"names of the distributions installed for {sys.executable}, less the repository's own "
+                       f"names of the distributions installed for the interpreter that ran it, less the repository's own "
                        "distribution and any that provides one of its modules at x_G (the deny-list reads only the "
                        "standard library and the harness's modules)",
         "seconds": {"extract_or_load": round(seconds[0], 1), "rules": round(seconds[1], 1)},

@@ -16,10 +16,10 @@ the new lines).
 One environment per repository (mine.infer_install_config at the snapshot's HEAD, this interpreter), built
 once and reused: a commit whose tests cannot run there is skipped with the miner's reason (no_test_passes,
 tests_did_not_run, ...). Every test run is capped (--timeout). The repositories are local git clones (here,
-public snapshots brought by the search tool's fetch, /work/.mirror/owner+name/repo); their code is read
+public snapshots brought by the search tool's fetch, under --mirrors as OWNER+NAME/repo); their code is read
 and run, never written under bench/. Progress is appended to OUT.state.jsonl, so a rerun resumes.
 
-    nice -n 10 python bench/runtime_guard_history.py [--repos owner/name ...] [--repo owner/name=GITDIR ...]
+    nice -n 10 python bench/runtime_guard_history.py --mirrors DIR [--repos owner/name ...] [--repo owner/name=GITDIR ...]
         [--per-repo 40] [--timeout 240] [--cache DIR] [--out bench/results/runtime_guard_history]
         [--guard main] [--commits SHA ...] [--regrade [--events EVENT ...]] [--render]
 
@@ -55,7 +55,6 @@ from codewalk.runtime import LocalRuntime
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results" / "runtime_guard_history"
 CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "codewalk-bench" / "runtime_guard_history"
-MIRRORS = Path("/work/.mirror")
 REPOS = ["pytoolz/toolz", "more-itertools/more-itertools", "mahmoud/boltons", "pallets/click",
          "python-attrs/attrs", "pallets/jinja", "marshmallow-code/marshmallow", "pallets/werkzeug", "psf/requests"]
 # What in a changed module can raise each denied event: the lines the report shows for a denial.
@@ -74,6 +73,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repos", nargs="*", default=REPOS)
     parser.add_argument("--repo", action="append", default=[], help="owner/name=GITDIR (a git clone)")
+    parser.add_argument("--mirrors", type=Path, default=os.environ.get("CODEWALK_BENCH_MIRRORS"),
+                        help="folder of clones named OWNER+NAME/repo (default: CODEWALK_BENCH_MIRRORS)")
     parser.add_argument("--per-repo", type=int, default=40, help="candidate commits examined per repository")
     parser.add_argument("--timeout", type=float, default=240.0, help="seconds a test run may take")
     parser.add_argument("--cache", type=Path, default=CACHE)
@@ -90,7 +91,12 @@ def main() -> None:
     state = args.out.with_name(args.out.name + ".state.jsonl")
     after = args.out.with_name(args.out.name + ".after.jsonl")
     state.parent.mkdir(parents=True, exist_ok=True)
-    sources = {r: str(MIRRORS / r.replace("/", "+") / "repo") for r in args.repos or REPOS}
+    if args.render and not state.exists():  # rendering nothing would overwrite the record with an empty one
+        parser.error(f"no {state} to render (it stays where the measurement ran)")
+    if not (args.mirrors or args.repo or args.render):
+        parser.error("say where the repositories are: --mirrors DIR (or CODEWALK_BENCH_MIRRORS), or --repo")
+    sources = {r: str(args.mirrors / r.replace("/", "+") / "repo") for r in args.repos or REPOS} if args.mirrors \
+        else {}
     sources.update(dict(item.split("=", 1) for item in args.repo))
     if args.regrade:
         regrade(_read(state), sources, args, after)
@@ -108,7 +114,7 @@ def regrade(records: list[dict[str, Any]], sources: dict[str, str], args: argpar
     costs = [r for r in records if _cost(r) and (r["repo"], r["commit"]) not in done and r["repo"] in sources
              and (not args.events or r["guarded"].get("event") in args.events)]
     for repo in dict.fromkeys(r["repo"] for r in costs):
-        domain, miner = setup(repo, sources.get(repo, str(MIRRORS / repo.replace("/", "+") / "repo")), args)
+        domain, miner = setup(repo, sources[repo], args)
         for r in costs:
             if r["repo"] != repo:
                 continue
