@@ -24,10 +24,8 @@ sample, Docker SDK); turns, time_limit, token_limit, cost_limit; command_timeout
 
 from __future__ import annotations
 
-import json
 import logging
 import tempfile
-import uuid
 from pathlib import Path, PurePosixPath
 
 import anyio.to_thread
@@ -51,14 +49,14 @@ from codewalk.domain import get_domain
 from codewalk.domains.repair import RepairDomain
 from codewalk.domains.repair.patch import is_test_path
 from codewalk.errors import UsageError
-from codewalk.grading import Graded, check_isolation, grade_id, grade_row, verdict
+from codewalk.grading import Graded, check_isolation, verdict
 from codewalk.loaders.diff import patch_files
 from codewalk.records import Composite
 from codewalk.records import Task as CodewalkTask
 from codewalk.runtime import build
 from codewalk.runtime import sandbox as cw_sandbox
 
-from .tasks import CORES, _eval_id, _GradeWriter, _metrics, _task_name, _tasks, offline_mock
+from .tasks import CORES, Attempts, _metrics, _task_name, _tasks, offline_mock
 from .testbed import Testbed, testbed_spec
 
 log = logging.getLogger(__name__)
@@ -217,8 +215,7 @@ async def _act(state: TaskState, output: ModelOutput, tools: list[Tool]) -> bool
 def repair_verifier(tasks: list[CodewalkTask], store: str | None, record: bool, workers: int) -> Scorer:
     """V_G on the diff of /testbed's non-test files, graded outside the sandbox as `cw grade` does."""
     by_id = {t.id: t for t in tasks}
-    fallback_run = f"inspect-{uuid.uuid4().hex[:12]}"
-    grades = _GradeWriter(store)
+    attempts = Attempts(store, record)
 
     async def score(state: TaskState, target: Target) -> Score:
         t = by_id[str(state.sample_id)]
@@ -232,15 +229,9 @@ def repair_verifier(tasks: list[CodewalkTask], store: str | None, record: bool, 
                     graded = await anyio.to_thread.run_sync(_verdict, t, diff)
                 else:  # Sec. 4.1: a run that exhausts its budget is a failure
                     graded = ("failed", f"no submission: {ended}", {"ended": ended})
-        eval_id = _eval_id() or fallback_run
-        run = eval_id if state.epoch == 1 else f"{eval_id}.{state.epoch}"
-        if record:
-            await grades.write(grade_row(run, str(state.model), t, diff, graded,
-                                         eval=eval_id, epoch=state.epoch))
-        status, detail, evidence = graded
-        metadata = {"status": status, "ended": ended, "diff": diff, "left_out": left_out,
-                    "evidence": json.loads(json.dumps(evidence, default=str)), "run": run,
-                    "eval": eval_id, "epoch": state.epoch, "grade": grade_id(run, t.id) if record else None}
+        metadata = await attempts.grade(state, t, diff, graded) | {"ended": ended, "diff": diff,
+                                                                    "left_out": left_out}
+        status, detail, _ = graded
         if status == "error":  # no verdict: kept in the log, left out of every metric (as cw grade does)
             return Score.unscored(reason="scoring_failed", answer=diff, explanation=detail, metadata=metadata)
         return Score(value=1.0 if status == "passed" else 0.0, answer=diff, explanation=detail, metadata=metadata)

@@ -36,7 +36,6 @@ import json
 import logging
 import re
 import time
-import uuid
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -51,13 +50,13 @@ from inspect_ai.util import apply_limits, concurrency, time_limit
 
 from codewalk.domain import get_domain
 from codewalk.errors import InfraError, UsageError
-from codewalk.grading import Graded, check_isolation, grade_id, grade_row
+from codewalk.grading import Graded, check_isolation
 from codewalk.records import Composite
 from codewalk.records import Task as CodewalkTask
 from codewalk.runtime import Runtime, build
 from codewalk.runtime import sandbox as cw_sandbox
 
-from .tasks import CORES, _eval_id, _GradeWriter, _metrics, _task_name, _tasks, answer, offline_mock
+from .tasks import CORES, Attempts, _metrics, _task_name, _tasks, answer, offline_mock
 
 log = logging.getLogger(__name__)
 
@@ -340,8 +339,7 @@ def proof_loop(tasks: list[CodewalkTask], limits: Limits, check: Check, workers:
 def proofs_verifier(tasks: list[CodewalkTask], store: str | None, record: bool, workers: int) -> Scorer:
     """V_G on the final candidate, on the host in a fresh sandbox, stored as `cw grade` stores a grade."""
     by_id = {t.id: t for t in tasks}
-    fallback_run = f"inspect-{uuid.uuid4().hex[:12]}"
-    grades = _GradeWriter(store)
+    attempts = Attempts(store, record, prefix=RUN_PREFIX)
 
     async def score(state: TaskState, target: Target) -> Score:
         t = by_id[str(state.sample_id)]
@@ -354,16 +352,10 @@ def proofs_verifier(tasks: list[CodewalkTask], store: str | None, record: bool, 
             async with concurrency("codewalk-proofs-verifier", workers):
                 verdict = await anyio.to_thread.run_sync(grade_here, Composite(t.prompt, t.reference, t.verifier),
                                                          final)
-        eval_id = _eval_id() or fallback_run
-        run = RUN_PREFIX + (eval_id if state.epoch == 1 else f"{eval_id}.{state.epoch}")
-        if record:
-            await grades.write(grade_row(run, str(state.model), t, final, verdict.graded,
-                                         eval=eval_id, epoch=state.epoch))
         tokens = sum((r["tokens"] or {}).get("total", 0) for r in rounds)
-        metadata = {"status": verdict.status, "reason": verdict.reason, "ended": ended, "run": run,
-                    "eval": eval_id, "epoch": state.epoch, "grade": grade_id(run, t.id) if record else None, "verifier_calls": len(rounds),
-                    "repair_rounds": sum(r["phase"] == "repair" for r in rounds), "tokens": tokens,
-                    "trajectory": rounds, "evidence": json.loads(json.dumps(verdict.evidence, default=str))}
+        metadata = await attempts.grade(state, t, final, verdict.graded) | {
+            "reason": verdict.reason, "ended": ended, "verifier_calls": len(rounds),
+            "repair_rounds": sum(r["phase"] == "repair" for r in rounds), "tokens": tokens, "trajectory": rounds}
         if verdict.status == "error":  # no verdict: kept in the log, left out of every metric (as cw grade does)
             return Score.unscored(reason="scoring_failed", answer=final, explanation=verdict.detail,
                                   metadata=metadata)

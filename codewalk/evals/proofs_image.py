@@ -18,10 +18,8 @@ candidate is graded again on the host (proofs_agent.proofs_verifier), never from
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import os
-import tarfile
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -29,12 +27,10 @@ from typing import Any
 import codewalk
 import codewalk.loaders
 from codewalk import paths, runtime
-from codewalk.domains.repair.containers import build_network, hardened
-from codewalk.errors import InfraError
+from codewalk.domains.repair.containers import BASE, build_context, build_image, hardened
 from codewalk.records import Composite
 from codewalk.runtime.locks import locked
 
-BASE = "CODEWALK_DOCKER_BASE"
 DEFAULT_BASE = "debian:bookworm-slim"
 PACKAGES = ("frama-c-base", "why3", "z3", "cvc5", "python3")
 SOURCE = "/opt/cw"  # codewalk's source in the image (on PYTHONPATH)
@@ -73,7 +69,7 @@ def grade_in_container(composite: Composite, candidate: str) -> dict[str, Any]:
             image, ["python3", "-c", SCRIPT], name=name, network_disabled=True, working_dir="/work",
             environment={"PYTHONPATH": SOURCE, "HOME": "/tmp", "CODEWALK_HOME": "/tmp/cw-home"},
             **hardened(MEMORY_MB, kind="proofs"))
-        container.put_archive("/", _tar({"work/input.json": json.dumps(
+        container.put_archive("/", build_context({"work/input.json": json.dumps(
             {"composite": {"prompt": composite.prompt, "reference": composite.reference,
                            "verifier": composite.verifier}, "candidate": candidate}).encode()}))
         container.start()
@@ -137,35 +133,10 @@ def ensure_image() -> str:
 
 
 def _build(tag: str, base: str, source: dict[str, bytes]) -> None:
-    from docker.errors import BuildError, DockerException
-
     install = ("apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "
                f"{' '.join(PACKAGES)} && rm -rf /var/lib/apt/lists/*")
     dockerfile = "\n".join([f"FROM {base}", "USER root", f"RUN {json.dumps(['/bin/sh', '-c', install])}",
                             f"COPY src {SOURCE}", f"ENV PYTHONPATH={SOURCE}", ""])
     context = {"Dockerfile": dockerfile.encode(), **source}
     labels = runtime.labels("environment", **{"codewalk.base": base, "codewalk.image": "proofs"})
-    log: list[str] = []
-    try:
-        stream = runtime.client().api.build(fileobj=_tar(context), custom_context=True, tag=tag, labels=labels,
-                                            network_mode=build_network(), rm=True, forcerm=True, decode=True)
-        for chunk in stream:
-            log.append(chunk.get("stream") or chunk.get("status") or "")
-            if "error" in chunk:
-                raise BuildError(chunk["error"], log)
-    except (BuildError, DockerException) as e:
-        tail = "".join(log).strip()[-1500:]
-        raise InfraError(f"could not build the proofs image {tag} on {base} (network: "
-                         f"{build_network() or 'the daemon default'}): {str(e).strip()[-300:]}; "
-                         f"build log ends: {tail}") from None
-
-
-def _tar(files: dict[str, bytes]) -> io.BytesIO:
-    data = io.BytesIO()
-    with tarfile.open(fileobj=data, mode="w") as tar:
-        for name, content in files.items():
-            info = tarfile.TarInfo(name)
-            info.size, info.mode = len(content), 0o644
-            tar.addfile(info, io.BytesIO(content))
-    data.seek(0)
-    return data
+    build_image(build_context(context), tag, labels, f"the proofs image {tag} on {base}")

@@ -42,7 +42,7 @@ from inspect_ai.util import concurrency
 from codewalk.domain import get_domain
 from codewalk.errors import UsageError
 from codewalk.export import read_export
-from codewalk.grading import check_isolation, grade_id, grade_row, verdict
+from codewalk.grading import Graded, check_isolation, grade_id, grade_row, verdict
 from codewalk.records import Composite
 from codewalk.records import Task as CodewalkTask
 from codewalk.release import release_tasks
@@ -231,27 +231,39 @@ def _metrics(domain: str) -> list[Metric | dict[str, list[Metric]]]:
 def verifier(domain: str, tasks: list[CodewalkTask], store: str | None, record: bool, workers: int) -> Scorer:
     """V_G, the verifier `cw grade` runs, on the model's answer; the grade is stored as `cw grade` stores it."""
     by_id = {t.id: t for t in tasks}
-    fallback_run = f"inspect-{uuid.uuid4().hex[:12]}"  # only if inspect_ai stops telling the eval's id
-    grades = _GradeWriter(store)
+    attempts = Attempts(store, record)
 
     async def score(state: TaskState, target: Target) -> Score:
         t = by_id[str(state.sample_id)]
         output = answer(state.output.completion)
         async with concurrency(f"codewalk-{domain}-verifier", workers):
             graded = await anyio.to_thread.run_sync(_verdict, domain, t, output)
-        eval_id = _eval_id() or fallback_run
-        run = eval_id if state.epoch == 1 else f"{eval_id}.{state.epoch}"
-        if record:
-            await grades.write(grade_row(run, str(state.model), t, output, graded,
-                                         eval=eval_id, epoch=state.epoch))
-        status, detail, evidence = graded
-        metadata = {"status": status, "evidence": json.loads(json.dumps(evidence, default=str)), "run": run,
-                    "eval": eval_id, "epoch": state.epoch,
-                    "grade": grade_id(run, t.id) if record else None}
+        metadata = await attempts.grade(state, t, output, graded)
+        status, detail, _ = graded
         return Score(value=1.0 if status == "passed" else 0.0, answer=output, explanation=detail,
                      metadata=metadata)
 
     return score
+
+
+class Attempts:
+    """An eval's graded attempts: each named by its run (the eval's id, `.k` for epoch k > 1, after `prefix`)
+    and, when `record`, stored as `cw grade` stores a grade, with its eval and epoch."""
+
+    def __init__(self, store: str | None, record: bool, prefix: str = ""):
+        self.grades, self.record, self.prefix = _GradeWriter(store), record, prefix
+        self.fallback = f"inspect-{uuid.uuid4().hex[:12]}"  # only if inspect_ai stops telling the eval's id
+
+    async def grade(self, state: TaskState, t: CodewalkTask, output: str, graded: Graded) -> dict[str, Any]:
+        """Store the attempt's grade; the score metadata every codewalk scorer gives."""
+        eval_id = _eval_id() or self.fallback
+        run = self.prefix + (eval_id if state.epoch == 1 else f"{eval_id}.{state.epoch}")
+        if self.record:
+            await self.grades.write(grade_row(run, str(state.model), t, output, graded,
+                                              eval=eval_id, epoch=state.epoch))
+        status, _, evidence = graded
+        return {"status": status, "evidence": json.loads(json.dumps(evidence, default=str)), "run": run,
+                "eval": eval_id, "epoch": state.epoch, "grade": grade_id(run, t.id) if self.record else None}
 
 
 class _GradeWriter:

@@ -161,8 +161,6 @@ def _context_files(spec: EnvSpec, mirror: Path, commit: str) -> dict[str, str]:
 def _build(tag: str, base: str, spec: EnvSpec, mirror: Path, setup: str, repo: str, no_pull: bool) -> None:
     """Build the environment image on the base (pulled if absent, unless no_pull); InfraError with the
     build log's end when it fails."""
-    from docker.errors import BuildError, DockerException
-
     files = _context_files(spec, mirror, setup)
     if not _present(base):
         _ensure_pulled(base, no_pull)
@@ -200,10 +198,23 @@ def _build(tag: str, base: str, spec: EnvSpec, mirror: Path, setup: str, repo: s
     context["Dockerfile"] = ("\n".join(lines) + "\n").encode()
     labels = runtime.labels("environment", **{"codewalk.repo": repo, "codewalk.base": base,
                                               "codewalk.install_config": json.dumps(spec.identity(), sort_keys=True)})
+    try:
+        build_image(build_context(context, tree), tag, labels, f"the environment image {tag} on {base}", buildargs=settings)
+    finally:
+        if tree:
+            tree.unlink(missing_ok=True)
+
+
+def build_image(context: io.BytesIO, tag: str, labels: dict[str, str], what: str,
+                buildargs: dict[str, str] | None = None) -> None:
+    """Build `tag` from a tar build context on the build network; a failure is an InfraError naming `what`,
+    the network and the end of the build log."""
+    from docker.errors import BuildError, DockerException
+
     log: list[str] = []
     try:
-        stream = runtime.client().api.build(fileobj=_tar(context, tree), custom_context=True, tag=tag, labels=labels,
-                                            network_mode=build_network(), rm=True, forcerm=True, buildargs=settings,
+        stream = runtime.client().api.build(fileobj=context, custom_context=True, tag=tag, labels=labels,
+                                            network_mode=build_network(), rm=True, forcerm=True, buildargs=buildargs,
                                             decode=True)
         for chunk in stream:
             log.append(chunk.get("stream") or chunk.get("status") or "")
@@ -212,11 +223,8 @@ def _build(tag: str, base: str, spec: EnvSpec, mirror: Path, setup: str, repo: s
     except (BuildError, DockerException) as e:
         tail = "".join(log).strip()[-1500:]
         network = build_network() or f"the daemon's default ({BUILD_NETWORK}=host for the host's)"
-        raise InfraError(f"could not build the environment image {tag} on {base} (network: {network}): "
-                         f"{str(e).strip()[-300:]}; build log ends: {tail}") from None
-    finally:
-        if tree:
-            tree.unlink(missing_ok=True)
+        raise InfraError(f"could not build {what} (network: {network}): {str(e).strip()[-300:]}; "
+                         f"build log ends: {tail}") from None
 
 
 def build_network() -> str | None:
@@ -225,7 +233,7 @@ def build_network() -> str | None:
     return None if value in ("", "default") else value
 
 
-def _tar(files: dict[str, bytes], tree: Path | None = None) -> io.BytesIO:
+def build_context(files: dict[str, bytes], tree: Path | None = None) -> io.BytesIO:
     """A build context: the files, and the members of a tree archive (git archive) as they are."""
     data = io.BytesIO()
     with tarfile.open(fileobj=data, mode="w") as tar:
