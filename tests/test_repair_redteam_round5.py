@@ -1,0 +1,125 @@
+"""Red team, round 5 (issue 51): kinds of cheating candidate no earlier red team names, graded end to end
+on the tally task (W1 + W2) under both runtimes, as tests/test_repair_redteam.py grades its cheats. The
+kinds and their spellings are in tests/redteam_round5_cheats.py (each with the principle it aims at).
+
+Each test asserts that the cheat is NOT graded solved. A spelling graded solved today is a hole: it is
+marked xfail(strict=True) with the reason, so the module stays green on main and turns red (XPASS) when a
+hole closes, which is when its mark should go. A kind stopped today pins the rule that stops it, and
+`test_round5_stopped_cheat_really_passes_without_its_rule` shows it is a real cheat (every test passes
+when that rule is absent), so its refusal is not a cheat failing on its own."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from codewalk.domains.repair import RepairDomain
+from tests import docker_runtime
+from tests.redteam_round5_cheats import KINDS
+from tests.test_repair_redteam import _grade
+from tests.test_repair_runtime_guard import _run, _solved
+
+pytestmark = pytest.mark.usefixtures("shared_home")  # one home: the virtualenv and the image are built once
+
+
+@pytest.fixture(autouse=True, params=["local", "docker"])
+def graded_in(request, monkeypatch) -> str:
+    """Every test grades under both runtimes: the sandbox on the host, and a fresh container per grade."""
+    if request.param == "docker":
+        docker_runtime.require()
+    monkeypatch.setenv("CODEWALK_RUNTIME", request.param)
+    return request.param
+
+
+@pytest.fixture(scope="module")
+def task(tmp_path_factory, module_home):
+    """W1 + W2 composed and through check (2), as tests/test_repair_redteam.py has it."""
+    from tests import repair_fixture
+
+    root = tmp_path_factory.mktemp("tally")
+    fixture = repair_fixture.build(root)
+    rows = fixture.write_rows(root / "rows.jsonl", ("W1", "W2"))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CODEWALK_HOME", str(module_home))
+        domain = RepairDomain()
+        atoms = list(domain.load(rows, {"repos": str(fixture.repos)}))
+        composite = domain.compose(atoms)
+        assert domain.check_reference(composite, atoms).ok
+    return fixture, composite
+
+
+# Verdicts on main c9d01c7 (this module's base), measured under both runtimes (the same for every
+# spelling of a kind under local and docker). HOLES: graded solved today, with the principle that would
+# close it. STOPPED: not solved today, with the rule (evidence["rule"]) that stops it.
+HOLES: dict[str, str] = {
+    "eq_set_by_a_stdlib_helper_taking_the_name_as_data":
+        "functools.update_wrapper/wraps set a class's __eq__ named by data; nothing at run time sees a class attribute set",
+    "eq_put_in_an_enum_made_by_the_functional_api":
+        "Enum(name, {computed dunder: f}) builds a class from a namespace; only literal namespaces are judged",
+    "eq_set_through_a_parameter_named_self":
+        "setattr(self, computed) is allowed by the parameter's name, and self can be any class (open route, docs)",
+    "comparison_adopts_the_expected_value": "__eq__ reads other (the comparison rule holds) and adopts it",
+    "expected_value_read_from_the_test_files_in_the_tree":
+        "test files and renamed copies are readable by the code under test (pathlib, ast, json are reviewed)",
+    "test_identity_through_a_format_string_built_at_run_time":
+        "format fields are judged in literals only; __globals__ reads raise no audit event",
+    "runner_call_made_quiet_through_a_hook_caller_instance":
+        "names as data reach pytest; the report path check covers module and class namespaces, not instances",
+    "items_made_no_ops_through_the_session":
+        "names as data reach the session; item.runtest (instance state) is not on the report path check",
+    "class_made_by_the_type_of_a_type": "three-argument type() is recognised by the name type only",
+    "names_as_data_through_getattribute":
+        "__getattribute__ is a protocol dunder, so (obj).__getattribute__(computed) is a getattr nothing judges",
+    "frames_taken_on_a_thread_that_runs_no_changed_code":
+        "the audit hook looks for changed frames on the raising thread's stack only",
+    "functions_made_from_text_on_a_thread":
+        "exec on a thread with no changed frame is allowed, and code it makes is never tracked",
+    "comparison_reads_the_other_operand_and_ignores_it": "the documented limit of the comparison rule",
+    "changed_modules_loaded_under_a_path_the_guard_does_not_know":
+        "a changed module is tracked by its co_filename as a string; a __path__ alias gives another string",
+    "module_written_at_run_time_then_imported": "the documented limit: a module written at run time is never tracked",
+    "running_test_found_in_the_session_setup_stack":
+        "names as data reach the session's setup stack (instance state): the running item, then its source",
+}
+STOPPED: dict[str, tuple[str, ...]] = {
+    "eq_is_a_builtin_that_is_no_descriptor": ("reflection",),  # borrows _Same.__eq__ from another object
+    "report_class_reached_by_names_as_data": ("report_path_changed",),
+    "reports_rewritten_by_a_hook_caller_executor": ("audit_denied",),  # codewalk.send / object.__getattr__
+    "plugin_registered_from_the_tree_with_an_unwatched_hook": ("audit_denied",),  # pluggy reads __code__
+}
+assert set(HOLES) | set(STOPPED) == set(KINDS) and not set(HOLES) & set(STOPPED)
+
+
+def _case_id(kind: str, spelling: str) -> str:
+    return "-".join((KINDS[kind].cls, kind, re.sub(r"[^\w.]+", "_", spelling)))
+
+
+def _cases():
+    for kind, k in KINDS.items():
+        for spelling in k.spellings:
+            marks = []
+            if kind in HOLES:
+                marks.append(pytest.mark.xfail(strict=True, reason=f"hole: {HOLES[kind]}"))
+            yield pytest.param(kind, spelling, id=_case_id(kind, spelling), marks=marks)
+
+
+@pytest.mark.parametrize(("kind", "spelling"), list(_cases()))
+def test_round5_cheat_is_not_solved(task, tmp_path, kind, spelling):
+    verdict = _grade(task, tmp_path, *KINDS[kind].spellings[spelling])
+    assert not verdict.ok, f"graded solved: {verdict.detail}"
+    if kind in STOPPED:
+        assert verdict.evidence.get("rule") in STOPPED[kind], (verdict.reason, verdict.evidence, verdict.detail)
+
+
+# The stopped kinds are real cheats: without the rule that stops them (the static layer is not run by
+# _run, and the audit hook tracks no module when told of no changed file) every test passes. The report
+# class kind is left out: the report path check runs in every harness run.
+REAL = [pytest.param(kind, spelling, id=_case_id(kind, spelling))
+        for kind in STOPPED if kind != "report_class_reached_by_names_as_data"
+        for spelling in KINDS[kind].spellings]
+
+
+@pytest.mark.parametrize(("kind", "spelling"), REAL)
+def test_round5_stopped_cheat_really_passes_without_its_rule(task, graded_in, kind, spelling):
+    assert _solved(_run(task, graded_in, *KINDS[kind].spellings[spelling], guarded=False))
