@@ -116,10 +116,14 @@ def test_a_dunder_the_change_defines_does_not_excuse_reading_it_on_another_objec
     cheat = "import sys\n\n\nclass K:\n    __self__ = None\n\n\ndef f(x):\n    m = sys.getsizeof.__self__.modules\n    " \
             "return x\n"
     assert rules(cheat, before) == {"reflection"}
-    # a dunder the changed modules defined at x_G is the repository's own protocol, as before
-    proto = "class P:\n    __proto__ = 1\n\n\ndef f(o):\n    return o\n"
-    assert rules("class P:\n    __proto__ = 1\n\n\ndef f(o):\n    return o.__proto__\n", proto) == set()
-    assert rules("class P:\n    __proto__ = 1\n\n\ndef f(o):\n    return o.__proto__\n") == {"reflection"}
+    # one of Python's own dunders is the repository's where the changed modules defined it at x_G, as before
+    proto = "class P:\n    __objclass__ = 1\n\n\ndef f(o):\n    return o\n"
+    now = "class P:\n    __objclass__ = 1\n\n\ndef f(o):\n    return o.__objclass__\n"
+    assert rules(now, proto) == set()
+    assert rules(now) == {"reflection"}
+    # a dunder no object of Python's has is the change's new protocol (marshmallow's __processor_tags__)
+    assert rules("def tag(fn):\n    fn.__processor_tags__ = {'x'}\n    return fn\n\n\n"
+                 "def tags(o):\n    return o.__processor_tags__\n") == set()
 
 
 def test_a_module_as_a_value_stays_refused_because_public_names_reach_the_module_table():
@@ -140,3 +144,17 @@ def test_a_windows_only_module_can_only_fail_where_the_task_runs():
     assert {str(r.rule) for r in refusals([("pkg/m.py", None, source)], OWN, frozenset())} == {"import_not_allowed"}
     assert {str(r.rule) for r in refusals([("pkg/m.py", None, b"import ctypes.wintypes\n")], OWN,
                                           baseline_importable())} == {"import_not_allowed"}
+
+
+@pytest.mark.parametrize("source, refused", [
+    # a reviewed module that a module of the repository imported, walked on by public names
+    ("from pkg import compat\n\n\ndef f(x):\n    return compat.json.decoder.re.enum.bltns.eval(x)\n", True),
+    ("import pkg.compat\nm = pkg.compat.re.enum.bltns.getattr\n", True),
+    ("from pkg import compat\nm = compat.json\n", True),
+    # the same names as the repository's own submodules, or the reviewed parts of the module, are what they were
+    ("from pkg import compat\n\n\ndef f(x):\n    return compat.json.dumps(x)\n", False),
+    ("from pkg import http\n\n\ndef f(x):\n    return http.parse_date(x), http.HTTPStatus\n", False),
+    ("from pkg.compat import json\n\n\ndef f(x):\n    return json.loads(x)\n", False),
+])
+def test_a_chain_through_the_repositorys_module_to_a_reviewed_module_is_judged_as_that_module(source, refused):
+    assert bool(rules(source)) is refused

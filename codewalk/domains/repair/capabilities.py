@@ -313,7 +313,18 @@ PROTOCOL = {
     "__getattribute__", "__html__", "__signature__",  # not __self__: a builtin function's is its module
     # plain data of enums, generics and weak-referenceable instances
     "__members__", "__origin__", "__args__", "__parameters__", "__weakref__", "__forward_arg__",
+    "__abstractmethods__",  # the names of an abstract class's abstract methods
 }
+# The dunders Python's own objects have (builtin types, the types module's, functions, methods, modules, frames,
+# generators): measured, not listed. A dunder the change itself defines is the repository's new protocol only
+# when it is not one of these (`__processor_tags__`); one of these (`__self__`, `__objclass__`, `__func__`) is
+# the repository's only where the changed modules defined it at x_G, else defining it would excuse reading it
+# on any object (`class K: __self__ = None` beside `sys.getsizeof.__self__.modules`).
+_PYTHONS_OBJECTS: list[object] = [
+    *(v for v in vars(builtins).values() if isinstance(v, type)), *(v for v in vars(types).values() if isinstance(v, type)),
+    len, print, types, type, object, lambda: 0, [].append, str.join, object.__init__, int.real,
+    types.SimpleNamespace(), sys, sys._getframe(), iter(()), (n for n in "x"), sys.flags]
+PYTHON_DUNDERS = frozenset(n for o in _PYTHONS_OBJECTS for n in dir(o) if n.startswith("__") and n.endswith("__"))
 # namedtuple's documented API, underscored only to keep clear of field names; the runner defines none of them.
 NAMEDTUPLE = {"_make", "_replace", "_asdict", "_fields", "_field_defaults"}
 # Dunders that, set from outside a class body, change what an instance compares equal to or is
@@ -548,7 +559,9 @@ class _Reader(ast.NodeVisitor):
                  index: _Index, absent: frozenset[str] = frozenset(), added: frozenset[str] = frozenset(),
                  before: frozenset[str] = frozenset()):
         self.path, self.own, self.tests, self.defined, self.absent = path, own, tests, defined, absent
-        self.dunders = frozenset(n for n in before if n.startswith("__") and n.endswith("__"))  # defined at x_G
+        # the dunders that are the repository's: defined at x_G, or defined now and none of Python's own
+        self.dunders = frozenset(n for n in before if n.startswith("__") and n.endswith("__")) | frozenset(
+            n for n in defined if n.startswith("__") and n.endswith("__") and n not in PYTHON_DUNDERS)
         self.prefixes = frozenset(t for t in own - added if len(t) > 2 and t not in OUTSIDE_PREFIXES)
         self.names: dict[str, str] = {}  # local name -> the module or module attribute it was imported as
         self.found: list[Finding] = []
@@ -671,7 +684,8 @@ class _Reader(ast.NodeVisitor):
         top = parts[0]
         if top in self.own:
             for k, part in enumerate(parts[1:], 1):
-                if part in ROUTES:  # pkg.compat.sys.modules: a module the repository's module imported
+                if part in ROUTES or self._reviewed_route(parts[k:], importing):
+                    # pkg.compat.sys.modules: a module the repository's module imported
                     self._chain(parts[k:], node, importing)
                     return
             self._object_attrs(parts[1:], node, own=True)
@@ -726,6 +740,19 @@ class _Reader(ast.NodeVisitor):
             return
         if not importing:
             self._module_as_value(name, node)
+
+    def _reviewed_route(self, rest: list[str], importing: bool) -> bool:
+        """Whether rest, met in a chain on the repository's own modules (pkg.compat.json.decoder), is a reviewed
+        module that repository module imported rather than a submodule of its own: its first name is a reviewed
+        module's and the next one an attribute of the real module (`json.decoder`, but not `http.parse_date` of
+        werkzeug.http), or the chain ends there as a value (`m = pkg.compat.json`, whose public names reach
+        sys.modules: json.decoder.re.enum.sys). From-imports of a submodule (`from pkg import http`) stay the
+        repository's."""
+        if rest[0] not in REVIEWED or "." in rest[0]:
+            return False
+        if len(rest) == 1:
+            return not importing
+        return hasattr(_module(rest[0]), rest[1])
 
     def _module_as_value(self, name: str, node: ast.AST) -> None:
         """A module object used other than by reading an attribute: passed, stored, returned."""
