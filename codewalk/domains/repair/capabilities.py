@@ -10,13 +10,15 @@ harmless, and anything else is refused with the rule it breaks (rules.Rule):
   module is resolved against the real module object of this interpreter: a chain that reaches another
   module (`os.sys`, `re.enum.sys`, `pathlib.os`) must reach an allowed one, and only through allowed parts.
 - reflection: dunder and underscore-private names of objects the repository does not define (`self._x`
-  and names the changed modules define are the repository's; a few harmless dunders such as `__name__`
-  are not refused), the attributes that reach frames and code whatever their object (`f_back`, `tb_frame`,
+  and private names the changed modules define are the repository's; dunders only where defined at x_G or
+  none of Python's own objects has them; a few harmless dunders such as `__name__` are not refused), the attributes that reach frames and code whatever their object (`f_back`, `tb_frame`,
   `gi_frame`, ...), the same names as string constants or keywords, getattr/setattr/delattr/vars/globals/
   locals/eval/exec/compile/__import__/breakpoint, three-argument type(), a module object used as a value,
   writing an attribute of a module that is not the repository's, a dunder borrowed from another object
   in a class body (`__eq__ = str.__eq__`). Plain code spelled otherwise is judged as that code: a constant
-  name in getattr/setattr/delattr as the attribute it spells, hasattr's name as a string (it answers a bool).
+  name in getattr/setattr/delattr as the attribute it spells, hasattr's name as a string (it answers a bool),
+  a namespace (`x.__dict__`, vars(x), globals(), locals()) read by a constant key as that attribute, and its
+  membership tests, keys() and writes as what they are (no value by a computed key; a class's dict is read-only).
 - format_path: a string constant whose format fields walk attributes or indexes (`"{0.__globals__}"`,
   `"{x[k]}"`), used with str.format/format_map or anywhere in the new code. An f-string is code: its
   fields are AST nodes, judged by the rules above like any other expression.
@@ -905,9 +907,9 @@ class _Reader(ast.NodeVisitor):
         if node.id == "vars" and len(call.args) == 1 and not call.keywords:
             arg = call.args[0]
             return isinstance(arg, ast.Name) and (arg.id in SELVES or self._own_class(arg)) \
-                or self._plain_dict_use(call, call)
+                or self._plain_namespace(call, writes=True)
         if node.id in ("globals", "locals") and not call.args and not call.keywords:
-            return self._plain_dict_use(call, call, writes=node.id == "globals")
+            return self._plain_namespace(call, writes=node.id == "globals")
         if node.id not in ("getattr", "setattr", "delattr") or len(call.args) < 2:
             return False
         first, name = call.args[0], call.args[1]
@@ -921,6 +923,15 @@ class _Reader(ast.NodeVisitor):
         # a computed name on the object at hand: reading self's or cls's own attributes, or writing an
         # instance's (not a class's: setattr(cls, ...) could give it a comparison the rules never read)
         return isinstance(first, ast.Name) and (first.id in SELVES if node.id == "getattr" else first.id == "self")
+
+    def _plain_namespace(self, call: ast.Call, writes: bool) -> bool:
+        """vars(x), globals() or locals() used as _plain_dict_use allows, with a constant key that is plain too;
+        otherwise the call is judged as before (`uses globals`, which a module that used it at x_G may reuse)."""
+        start = len(self.found)
+        if self._plain_dict_use(call, call, writes) and len(self.found) == start:
+            return True
+        del self.found[start:]
+        return False
 
     def _spelled(self, how: str, attr: str, obj: ast.expr, call: ast.Call) -> None:
         """getattr/setattr/delattr(obj, attr) judged as obj.attr (visit_Attribute's rules for one attribute)."""
