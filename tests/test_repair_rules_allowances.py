@@ -122,6 +122,8 @@ def test_a_dunder_the_change_defines_does_not_excuse_reading_it_on_another_objec
     assert rules(now, proto) == set()
     assert rules(now) == {"reflection"}
     # a dunder no object of Python's has is the change's new protocol (marshmallow's __processor_tags__)
+    # abstract classes' plain data, read on any object
+    assert rules("def f(m, cls):\n    return getattr(m, '__isabstractmethod__', False), cls.__abstractmethods__\n") == set()
     assert rules("def tag(fn):\n    fn.__processor_tags__ = {'x'}\n    return fn\n\n\n"
                  "def tags(o):\n    return o.__processor_tags__\n") == set()
 

@@ -315,7 +315,7 @@ PROTOCOL = {
     "__getattribute__", "__html__", "__signature__",  # not __self__: a builtin function's is its module
     # plain data of enums, generics and weak-referenceable instances
     "__members__", "__origin__", "__args__", "__parameters__", "__weakref__", "__forward_arg__",
-    "__abstractmethods__",  # the names of an abstract class's abstract methods
+    "__abstractmethods__", "__isabstractmethod__",  # abstract classes' names of abstract methods, and the flag
 }
 # The dunders Python's own objects have (builtin types, the types module's, functions, methods, modules, frames,
 # generators): measured, not listed. A dunder the change itself defines is the repository's new protocol only
