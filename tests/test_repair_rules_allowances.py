@@ -157,6 +157,7 @@ def test_a_windows_only_module_can_only_fail_where_the_task_runs():
     ("from pkg import compat\n\n\ndef f(x):\n    return compat.json.dumps(x)\n", False),
     ("from pkg import http\n\n\ndef f(x):\n    return http.parse_date(x), http.HTTPStatus\n", False),
     ("from pkg.compat import json\n\n\ndef f(x):\n    return json.loads(x)\n", False),
+    ("from pkg import utils\n\n\ndef f(x):\n    return utils.copy(x), utils.select(x)\n", False),
 ])
 def test_a_chain_through_the_repositorys_module_to_a_reviewed_module_is_judged_as_that_module(source, refused):
     assert bool(rules(source)) is refused

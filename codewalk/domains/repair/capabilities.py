@@ -686,7 +686,7 @@ class _Reader(ast.NodeVisitor):
         top = parts[0]
         if top in self.own:
             for k, part in enumerate(parts[1:], 1):
-                if part in ROUTES or self._reviewed_route(parts[k:], importing):
+                if part in ROUTES or self._reviewed_route(parts[k:], node, importing):
                     # pkg.compat.sys.modules: a module the repository's module imported
                     self._chain(parts[k:], node, importing)
                     return
@@ -743,17 +743,19 @@ class _Reader(ast.NodeVisitor):
         if not importing:
             self._module_as_value(name, node)
 
-    def _reviewed_route(self, rest: list[str], importing: bool) -> bool:
+    def _reviewed_route(self, rest: list[str], node: ast.AST, importing: bool) -> bool:
         """Whether rest, met in a chain on the repository's own modules (pkg.compat.json.decoder), is a reviewed
         module that repository module imported rather than a submodule of its own: its first name is a reviewed
         module's and the next one an attribute of the real module (`json.decoder`, but not `http.parse_date` of
         werkzeug.http), or the chain ends there as a value (`m = pkg.compat.json`, whose public names reach
         sys.modules: json.decoder.re.enum.sys). From-imports of a submodule (`from pkg import http`) stay the
-        repository's."""
+        repository's, and so does a name that is called (`utils.copy(x)`: a module is not callable, so it is
+        the repository's function)."""
         if rest[0] not in REVIEWED or "." in rest[0]:
             return False
         if len(rest) == 1:
-            return not importing
+            up = self.parent.get(id(node))
+            return not importing and not (isinstance(up, ast.Call) and up.func is node)
         return hasattr(_module(rest[0]), rest[1])
 
     def _module_as_value(self, name: str, node: ast.AST) -> None:
