@@ -5,6 +5,8 @@ on small real sources and real directories, each refusal naming its rule code.""
 from __future__ import annotations
 
 import os
+import sys
+import warnings
 
 import pytest
 
@@ -53,7 +55,8 @@ def codes(after: str, before: str | None = None, path: str = "pkg/m.py") -> set[
     ("import traceback\n", "import_not_allowed", "traceback"),
     ("import gc\n", "import_not_allowed", "gc"),
     ("import ctypes\n", "import_not_allowed", "ctypes"),
-    ("import builtins\n", "import_not_allowed", "builtins"),
+    ("import builtins\nb = builtins\n", "reflection", "the module builtins as a value"),
+    ("import builtins\nf = builtins.getattr\n", "import_not_allowed", "builtins.getattr"),
     ("import _pytest.runner\n", "import_not_allowed", "_pytest.runner"),
     ("import six\nm = six.moves.builtins\n", "import_not_allowed", "six.moves"),
     ("from six import exec_\n", "import_not_allowed", "six.exec_"),
@@ -271,7 +274,11 @@ def test_file_rules_name_their_codes():
 def test_every_reviewed_module_exists_and_says_why():
     for name, entry in REVIEWED.items():
         assert entry.why, name
-        assert __import__(name) is not None
+        if name == "pipes" and sys.version_info >= (3, 13):
+            continue  # removed in 3.13: there a new import of it can only fail
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # pipes, on 3.11 and 3.12
+            assert __import__(name) is not None
 
 
 def test_every_rule_code_is_a_plain_string():
@@ -426,7 +433,7 @@ def test_python_2_modules_the_environment_lacks_can_only_fail():
     assert {r.rule for r in refusals([("pkg/m.py", None, source)], OWN, env | {"cStringIO"})} == {"import_not_allowed"}
     assert {r.rule for r in refusals([("pkg/m.py", None, source)], OWN, frozenset())} == {"import_not_allowed"}
     # Python 3 names of the same modules stay outside the allow-list
-    for other in (b"import builtins\n", b"import urllib.request\n", b"import pickle\n"):
+    for other in (b"import builtins\nb = builtins.globals\n", b"import urllib.request\n", b"import pickle\n"):
         assert {r.rule for r in refusals([("pkg/m.py", None, other)], OWN, env)} == {"import_not_allowed"}, other
 
 

@@ -10,13 +10,15 @@ harmless, and anything else is refused with the rule it breaks (rules.Rule):
   module is resolved against the real module object of this interpreter: a chain that reaches another
   module (`os.sys`, `re.enum.sys`, `pathlib.os`) must reach an allowed one, and only through allowed parts.
 - reflection: dunder and underscore-private names of objects the repository does not define (`self._x`
-  and names the changed modules define are the repository's; a few harmless dunders such as `__name__`
-  are not refused), the attributes that reach frames and code whatever their object (`f_back`, `tb_frame`,
+  and private names the changed modules define are the repository's; dunders only where defined at x_G or
+  none of Python's own objects has them; a few harmless dunders such as `__name__` are not refused), the attributes that reach frames and code whatever their object (`f_back`, `tb_frame`,
   `gi_frame`, ...), the same names as string constants or keywords, getattr/setattr/delattr/vars/globals/
   locals/eval/exec/compile/__import__/breakpoint, three-argument type(), a module object used as a value,
   writing an attribute of a module that is not the repository's, a dunder borrowed from another object
   in a class body (`__eq__ = str.__eq__`). Plain code spelled otherwise is judged as that code: a constant
-  name in getattr/setattr/delattr as the attribute it spells, hasattr's name as a string (it answers a bool).
+  name in getattr/setattr/delattr as the attribute it spells, hasattr's name as a string (it answers a bool),
+  a namespace (`x.__dict__`, vars(x), globals(), locals()) read by a constant key as that attribute, and its
+  membership tests, keys() and writes as what they are (no value by a computed key; a class's dict is read-only).
 - format_path: a string constant whose format fields walk attributes or indexes (`"{0.__globals__}"`,
   `"{x[k]}"`), used with str.format/format_map or anywhere in the new code. An f-string is code: its
   fields are AST nodes, judged by the rules above like any other expression.
@@ -56,6 +58,7 @@ import string
 import sys
 import tokenize
 import types
+import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
@@ -77,6 +80,9 @@ def _r(why: str, only: str = "", without: str = "") -> Reviewed:
     return Reviewed(why, frozenset(only.split()) if only else None, frozenset(without.split()))
 
 
+REFLECTION_CALLS = {"getattr", "setattr", "delattr", "vars", "globals", "locals", "eval", "exec", "compile",
+                    "__import__", "breakpoint"}
+REFLECTION_NAMES = REFLECTION_CALLS  # as builtins' attributes too (builtins.getattr)
 # The reviewed standard-library modules: none gives a path to frames, code from text, import by name or
 # the process through its public parts (parts that do are left out or listed in `without`). A module not
 # here is not known to be harmless, so a new import of it is refused.
@@ -119,12 +125,13 @@ REVIEWED: dict[str, Reviewed] = {
     "numbers": _r("numeric abstract classes"),
     "operator": _r("operators as functions; attrgetter/methodcaller take names as strings, so their "
                    "constant arguments are judged as attribute names and other arguments are refused"),
-    "os": _r("paths, files and directories only: os also reaches processes, descriptors and sys",
+    "os": _r("paths, files and directories only: os also reaches processes, descriptors and sys; fstat reads a "
+             "descriptor's metadata (size, mode, times), as stat reads a path's: no content, no write",
              only="path sep altsep extsep pathsep linesep curdir pardir devnull name fspath fsencode "
                   "fsdecode PathLike getcwd getcwdb listdir scandir walk stat lstat makedirs mkdir remove "
                   "unlink rmdir removedirs rename renames replace chmod utime access F_OK R_OK W_OK X_OK "
                   "strerror urandom cpu_count get_terminal_size terminal_size error environ getenv chdir getpid "
-                  "stat_result DirEntry SEEK_SET SEEK_CUR SEEK_END"),
+                  "stat_result DirEntry SEEK_SET SEEK_CUR SEEK_END fstat"),
     "os.path": _r("path manipulation (posixpath/ntpath); expandvars reads the environment",
                   without="expandvars"),
     "posixpath": _r("path manipulation; expandvars reads the environment", without="expandvars"),
@@ -233,6 +240,24 @@ REVIEWED: dict[str, Reviewed] = {
                    "viewkeys viewvalues viewitems next advance_iterator callable Iterator with_metaclass "
                    "add_metaclass python_2_unicode_compatible ensure_str ensure_binary ensure_text StringIO "
                    "BytesIO wraps raise_from"),
+    "builtins": _r("the builtin names as attributes (builtins.open, builtins.str): each is the bare name, which new "
+                   "code may use anyway; the reflective ones (getattr, setattr, vars, globals, locals, eval, exec, "
+                   "compile, __import__, breakpoint) and hasattr, which the rules judge only where spelled bare, are "
+                   "left out (builtins.type is judged as type: three arguments are refused), as are site's help, exit and quit (help "
+                   "runs pydoc); writing an attribute of builtins is writing a module that is not the repository's",
+                   only=" ".join(sorted(n for n in dir(builtins) if not n.startswith("_") and n not in {
+                       *REFLECTION_NAMES, "hasattr", "super", "help", "exit", "quit", "copyright",
+                       "credits", "license"}))),
+    "select": _r("waiting until descriptors are ready: it says whether one can be read or written, reads and "
+                 "writes nothing, and a descriptor it is given was opened by other means",
+                 only="select poll epoll devpoll kqueue kevent error PIPE_BUF POLLIN POLLPRI POLLOUT POLLERR "
+                      "POLLHUP POLLNVAL POLLRDNORM POLLRDBAND POLLWRNORM POLLWRBAND POLLMSG POLLRDHUP EPOLLIN "
+                      "EPOLLOUT EPOLLPRI EPOLLERR EPOLLHUP EPOLLET EPOLLONESHOT EPOLLEXCLUSIVE EPOLLRDHUP "
+                      "EPOLLRDNORM EPOLLRDBAND EPOLLWRNORM EPOLLWRBAND EPOLLMSG EPOLL_CLOEXEC"),
+    "selectors": _r("select's waiting, as objects (its imports, selectors.select and selectors.sys, are left out)",
+                    only="BaseSelector DefaultSelector SelectSelector PollSelector EpollSelector "
+                         "DevpollSelector KqueueSelector SelectorKey EVENT_READ EVENT_WRITE"),
+    "pipes": _r("quote only, which is shlex.quote: Template runs shell pipelines", only="quote"),
     "inspect": _r("signatures and type predicates only; the rest reaches frames, source and members",
                   only="signature Signature Parameter BoundArguments isclass isfunction ismethod "
                        "iscoroutinefunction isgeneratorfunction isasyncgenfunction isawaitable isabstract "
@@ -249,6 +274,9 @@ HTMLParser htmlentitydefs Queue sets dummy_threading compiler ConfigParser Socke
 SimpleHTTPServer CGIHTTPServer xmlrpclib SimpleXMLRPCServer thread commands md5 sha new exceptions copy_reg
 anydbm dbhash whichdb dumbdbm gdbm robotparser Tkinter tkMessageBox _winreg mimetools rfc822 popen2
 """.split())
+# The standard library's Windows-only modules: a task runs on Linux or macOS (the sandbox, a container), where
+# they do not exist, so a new import of one can only fail; rules.refusals counts them absent there.
+WINDOWS_ONLY = frozenset({"winreg", "_winreg", "msvcrt", "winsound", "_winapi", "_overlapped", "nt"})
 # Python 2's urllib functions: Python 3's urllib is a package of submodules without them (an AttributeError).
 PYTHON2_URLLIB = frozenset("""
 quote quote_plus unquote unquote_plus urlencode urlopen urlretrieve urlcleanup pathname2url url2pathname
@@ -287,7 +315,18 @@ PROTOCOL = {
     "__getattribute__", "__html__", "__signature__",  # not __self__: a builtin function's is its module
     # plain data of enums, generics and weak-referenceable instances
     "__members__", "__origin__", "__args__", "__parameters__", "__weakref__", "__forward_arg__",
+    "__abstractmethods__", "__isabstractmethod__",  # abstract classes' names of abstract methods, and the flag
 }
+# The dunders Python's own objects have (builtin types, the types module's, functions, methods, modules, frames,
+# generators): measured, not listed. A dunder the change itself defines is the repository's new protocol only
+# when it is not one of these (`__processor_tags__`); one of these (`__self__`, `__objclass__`, `__func__`) is
+# the repository's only where the changed modules defined it at x_G, else defining it would excuse reading it
+# on any object (`class K: __self__ = None` beside `sys.getsizeof.__self__.modules`).
+_PYTHONS_OBJECTS: list[object] = [
+    *(v for v in vars(builtins).values() if isinstance(v, type)), *(v for v in vars(types).values() if isinstance(v, type)),
+    len, print, types, type, object, lambda: 0, [].append, str.join, object.__init__, int.real,
+    types.SimpleNamespace(), sys, sys._getframe(), iter(()), (n for n in "x"), sys.flags]
+PYTHON_DUNDERS = frozenset(n for o in _PYTHONS_OBJECTS for n in dir(o) if n.startswith("__") and n.endswith("__"))
 # namedtuple's documented API, underscored only to keep clear of field names; the runner defines none of them.
 NAMEDTUPLE = {"_make", "_replace", "_asdict", "_fields", "_field_defaults"}
 # Dunders that, set from outside a class body, change what an instance compares equal to or is
@@ -310,8 +349,6 @@ PROCESS_FILES = re.compile(r"/proc/(self|thread-self|\d+|\{)|/dev/fd\b|/dev/std(
 ROUTES = {"sys", "os", "builtins", "importlib", "inspect", "gc", "ctypes", "subprocess", "traceback", "weakref",
           "atexit", "signal", "_pytest", "pytest", "pluggy", "pkgutil", "runpy", "marshal", "pickle", "threading",
           "__builtin__", "shutil", "pathlib", "posixpath", "linecache", "logging", "fcntl", "socket"}
-REFLECTION_CALLS = {"getattr", "setattr", "delattr", "vars", "globals", "locals", "eval", "exec", "compile",
-                    "__import__", "breakpoint"}
 BUILTIN_NAMES = frozenset(dir(builtins))
 SELVES = {"self", "cls", "mcs", "metacls"}
 # Calls that import by a dotted string or turn text into code.
@@ -321,7 +358,7 @@ DYNAMIC = {"importlib.import_module", "importlib.__import__", "importlib.reload"
            "profile", "pdb", "code", "codeop", "doctest", "pydoc", "logging.config", "typing.get_type_hints",
            "typing.ForwardRef", "inspect.get_annotations", "unittest.mock.patch", "pickle.load", "pickle.loads",
            "pickle.Unpickler", "marshal", "types.FunctionType",
-           "types.CodeType", "types.LambdaType"}
+           "types.CodeType", "types.LambdaType", "builtins.eval", "builtins.exec", "builtins.compile"}
 # What the earlier deny-list knew, applied to modules imported at x_G outside REVIEWED (their new nodes).
 KNOWN = {"sys.modules", "sys._getframe", "sys._current_frames", "sys.settrace", "sys.setprofile", "sys.gettrace",
          "sys.exit", "sys.argv", "sys.orig_argv", "sys.excepthook", "sys.addaudithook", "sys.path", "sys.meta_path",
@@ -391,7 +428,7 @@ def findings(source: bytes | str, path: str, own: frozenset[str], tests: frozens
     if tree is None:
         return None
     index = _Index(tree)
-    return _Reader(path, own, tests, defined | index.defined, index).read(tree)
+    return _Reader(path, own, tests, defined | index.defined, index, before=defined | index.defined).read(tree)
 
 
 def new_refusals(changed: Iterable[tuple[str, bytes | str | None, bytes | str | None]], own: frozenset[str],
@@ -405,10 +442,15 @@ def new_refusals(changed: Iterable[tuple[str, bytes | str | None, bytes | str | 
               _parsed(new) if new is not None else None, new is not None) for path, old, new in changed]
     indexes = {id(t): _Index(t) for _, old, _, new, _ in items for t in (old, new) if t is not None}
     defined = frozenset().union(*(i.defined for i in indexes.values()))
+    # dunders count as the repository's protocol only where the changed modules defined them at x_G: a dunder
+    # the change itself defines (`class K: __self__ = None`) would otherwise excuse reading it on any object
+    # (`sys.getsizeof.__self__.modules`); private names the change adds are its own attributes
+    before_defined = frozenset().union(*(indexes[id(old)].defined for _, old, _, _, _ in items if old is not None))
     before: set[str] = set()
     for path, old, _, _, _ in items:
         if old is not None:
-            for f in _Reader(path, own, tests, defined, indexes[id(old)], absent, added).read(old):
+            for f in _Reader(path, own, tests, defined, indexes[id(old)], absent, added,
+                             before_defined).read(old):
                 before.add(f.key)
                 before.add(_capability(f))
     every_variable = f"{Rule.ENVIRONMENT}|{EVERY_VARIABLE}" in before
@@ -422,7 +464,7 @@ def new_refusals(changed: Iterable[tuple[str, bytes | str | None, bytes | str | 
                                    "cannot be read"))
             continue
         seen: set[tuple[Rule, str]] = set()
-        now = _Reader(path, own, tests, defined, indexes[id(new)], absent, added).read(new)
+        now = _Reader(path, own, tests, defined, indexes[id(new)], absent, added, before_defined).read(new)
         for f in sorted(now, key=lambda f: f.line):
             if f.key in before or f.reuse and (_capability(f) in before or every_variable
                                                 and f.rule == Rule.ENVIRONMENT and f.what.startswith("reads")):
@@ -502,7 +544,9 @@ def _module(name: str) -> types.ModuleType | None:
     if name not in REVIEWED:
         return None
     try:
-        return importlib.import_module(ALIASES.get(name, name))
+        with warnings.catch_warnings():  # pipes warns that it is deprecated when imported
+            warnings.simplefilter("ignore", DeprecationWarning)
+            return importlib.import_module(ALIASES.get(name, name))
     except ImportError:
         return None
 
@@ -514,8 +558,12 @@ def _canonical(module: types.ModuleType) -> str:
 
 class _Reader(ast.NodeVisitor):
     def __init__(self, path: str, own: frozenset[str], tests: frozenset[str], defined: frozenset[str],
-                 index: _Index, absent: frozenset[str] = frozenset(), added: frozenset[str] = frozenset()):
+                 index: _Index, absent: frozenset[str] = frozenset(), added: frozenset[str] = frozenset(),
+                 before: frozenset[str] = frozenset()):
         self.path, self.own, self.tests, self.defined, self.absent = path, own, tests, defined, absent
+        # the dunders that are the repository's: defined at x_G, or defined now and none of Python's own
+        self.dunders = frozenset(n for n in before if n.startswith("__") and n.endswith("__")) | frozenset(
+            n for n in defined if n.startswith("__") and n.endswith("__") and n not in PYTHON_DUNDERS)
         self.prefixes = frozenset(t for t in own - added if len(t) > 2 and t not in OUTSIDE_PREFIXES)
         self.names: dict[str, str] = {}  # local name -> the module or module attribute it was imported as
         self.found: list[Finding] = []
@@ -638,7 +686,8 @@ class _Reader(ast.NodeVisitor):
         top = parts[0]
         if top in self.own:
             for k, part in enumerate(parts[1:], 1):
-                if part in ROUTES:  # pkg.compat.sys.modules: a module the repository's module imported
+                if part in ROUTES or self._reviewed_route(parts[k:], node, importing):
+                    # pkg.compat.sys.modules: a module the repository's module imported
                     self._chain(parts[k:], node, importing)
                     return
             self._object_attrs(parts[1:], node, own=True)
@@ -694,6 +743,21 @@ class _Reader(ast.NodeVisitor):
         if not importing:
             self._module_as_value(name, node)
 
+    def _reviewed_route(self, rest: list[str], node: ast.AST, importing: bool) -> bool:
+        """Whether rest, met in a chain on the repository's own modules (pkg.compat.json.decoder), is a reviewed
+        module that repository module imported rather than a submodule of its own: its first name is a reviewed
+        module's and the next one an attribute of the real module (`json.decoder`, but not `http.parse_date` of
+        werkzeug.http), or the chain ends there as a value (`m = pkg.compat.json`, whose public names reach
+        sys.modules: json.decoder.re.enum.sys). From-imports of a submodule (`from pkg import http`) stay the
+        repository's, and so does a name that is called (`utils.copy(x)`: a module is not callable, so it is
+        the repository's function)."""
+        if rest[0] not in REVIEWED or "." in rest[0]:
+            return False
+        if len(rest) == 1:
+            up = self.parent.get(id(node))
+            return not importing and not (isinstance(up, ast.Call) and up.func is node)
+        return hasattr(_module(rest[0]), rest[1])
+
     def _module_as_value(self, name: str, node: ast.AST) -> None:
         """A module object used other than by reading an attribute: passed, stored, returned."""
         self.add(Rule.REFLECTION, f"uses the module {name} as a value", node)
@@ -704,7 +768,7 @@ class _Reader(ast.NodeVisitor):
 
     def _refused_attr(self, attr: str) -> bool:
         if attr.startswith("__") and attr.endswith("__"):
-            return attr in CODE_DUNDERS or attr not in PROTOCOL and attr not in self.defined and not self._ours(attr)
+            return attr in CODE_DUNDERS or attr not in PROTOCOL and attr not in self.dunders and not self._ours(attr)
         return attr in FRAME_ATTRS or (attr.startswith("_") and attr not in self.defined and attr not in NAMEDTUPLE)
 
     def _ours(self, dunder: str) -> bool:
@@ -714,17 +778,59 @@ class _Reader(ast.NodeVisitor):
         inner = dunder[2:-2]
         return any(inner.startswith(top) for top in self.prefixes)
 
-    def _attr_name(self, attr: str, node: ast.AST, receiver_own: bool = False) -> None:
-        """An attribute read on an object: frames and code, dunders, private names the repository lacks."""
+    def _attr_name(self, attr: str, node: ast.AST, receiver_own: bool = False, at: ast.AST | None = None) -> None:
+        """An attribute read on an object: frames and code, dunders, private names the repository lacks. at: the
+        expression that reads it (`x.__dict__`, or getattr(x, "__dict__")), where its use can be judged."""
+        if attr == "__dict__" and not receiver_own and at is not None and self._plain_dict_use(at, node):
+            return
         if attr in FRAME_ATTRS:
             self.add(Rule.REFLECTION, f"reads the attribute {attr}, which reaches frames or code", node)
         elif attr.startswith("__") and attr.endswith("__"):
             if (attr != "__dict__" or not receiver_own) and (
-                    attr in CODE_DUNDERS or attr not in PROTOCOL and attr not in self.defined
+                    attr in CODE_DUNDERS or attr not in PROTOCOL and attr not in self.dunders
                     and not self._ours(attr)):
                 self.add(Rule.REFLECTION, f"reads the dunder {attr}", node)
         elif attr.startswith("_") and not receiver_own and attr not in self.defined and attr not in NAMEDTUPLE:
             self.add(Rule.REFLECTION, f"reads {attr}, a private name the repository does not define", node)
+
+    def _plain_dict_use(self, at: ast.AST, node: ast.AST, writes: bool = True) -> bool:
+        """Whether a namespace (at: `x.__dict__`, `vars(x)`, `globals()`, `locals()`) is used only in ways
+        that hand out no value by a key the rules cannot read, whatever it holds. A class's __dict__ gives
+        its descriptors by name (`type.__dict__[k]` gives __subclasses__, `len.__class__.__dict__[k]` the
+        __self__ descriptor: the builtins module), a module's its globals (`globals()["__builtins__"]`: the
+        builtins, `__import__`); so a value may come out only by a constant key, judged as the attribute it
+        names:
+        - `"name" in x.__dict__`, `x.__dict__.keys()`: a bool, names;
+        - `x.__dict__["name"]`, `.get("name", d)`, `.setdefault("name", d)`, `.pop("name", d)`: x.name;
+        - with writes, `x.__dict__[k] = v`, `del x.__dict__[k]`, `x.__dict__.update(m)`: a class's read-only
+          mapping refuses them (TypeError), so they reach an instance, whose dunders Python's operators never
+          look up, or a module's globals (`globals()`: this module's), which `x.name = v` on a variable and
+          `global name` write as plainly. Not `locals()`: in a class body it is the class's namespace, where a
+          computed key could be `__eq__`.
+        Anything else (iterating, copying, passing it on, a computed key read) is refused as before."""
+        up = self.parent.get(id(at))
+        if isinstance(up, ast.Compare) and any(at is c for c in up.comparators) \
+                and all(isinstance(op, ast.In | ast.NotIn) for op in up.ops):
+            return True
+        key: ast.expr | None = None
+        if isinstance(up, ast.Subscript) and up.value is at:
+            if not isinstance(up.ctx, ast.Load):
+                return writes
+            key = up.slice
+        elif isinstance(up, ast.Attribute) and up.value is at:
+            call = self.parent.get(id(up))
+            if not (isinstance(call, ast.Call) and call.func is up):
+                return False
+            if up.attr == "keys" and not call.args:
+                return True
+            if up.attr == "update":
+                return writes
+            if up.attr in ("get", "setdefault", "pop") and call.args:
+                key = call.args[0]
+        if isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.isidentifier():
+            self._attr_name(key.value, node)
+            return True
+        return False
 
     # -- expressions ---------------------------------------------------------------------------------------
     def _dotted(self, node: ast.AST) -> tuple[list[str], ast.AST] | None:
@@ -763,7 +869,7 @@ class _Reader(ast.NodeVisitor):
         # __self__ (the builtins module) by a computed key
         plain = self._own_class(inner) or root_own
         for k, a in enumerate(reversed(chain)):
-            self._attr_name(a.attr, node, receiver_own=(root_own or plain and a.attr == "__dict__") and k == 0)
+            self._attr_name(a.attr, node, receiver_own=(root_own or plain and a.attr == "__dict__") and k == 0, at=a)
         self.visit(inner)
 
     def visit_Name(self, node: ast.Name) -> None:
@@ -786,7 +892,7 @@ class _Reader(ast.NodeVisitor):
                      else Rule.REFLECTION, f"uses {node.id}", node)
         elif node.id.startswith("__") and node.id.endswith("__") and node.id not in MODULE_DUNDERS \
                 and node.id not in ("__debug__", "__class__", "__package__", "__path__") \
-                and node.id not in self.defined:
+                and node.id not in self.defined:  # a name the code binds is its own variable
             self.add(Rule.REFLECTION, f"uses the name {node.id}", node)
 
     def _plain_getattr(self, node: ast.Name) -> bool:
@@ -802,7 +908,10 @@ class _Reader(ast.NodeVisitor):
             return False
         if node.id == "vars" and len(call.args) == 1 and not call.keywords:
             arg = call.args[0]
-            return isinstance(arg, ast.Name) and (arg.id in SELVES or self._own_class(arg))
+            return isinstance(arg, ast.Name) and (arg.id in SELVES or self._own_class(arg)) \
+                or self._plain_namespace(call, writes=True)
+        if node.id in ("globals", "locals") and not call.args and not call.keywords:
+            return self._plain_namespace(call, writes=node.id == "globals")
         if node.id not in ("getattr", "setattr", "delattr") or len(call.args) < 2:
             return False
         first, name = call.args[0], call.args[1]
@@ -817,6 +926,15 @@ class _Reader(ast.NodeVisitor):
         # instance's (not a class's: setattr(cls, ...) could give it a comparison the rules never read)
         return isinstance(first, ast.Name) and (first.id in SELVES if node.id == "getattr" else first.id == "self")
 
+    def _plain_namespace(self, call: ast.Call, writes: bool) -> bool:
+        """vars(x), globals() or locals() used as _plain_dict_use allows, with a constant key that is plain too;
+        otherwise the call is judged as before (`uses globals`, which a module that used it at x_G may reuse)."""
+        start = len(self.found)
+        if self._plain_dict_use(call, call, writes) and len(self.found) == start:
+            return True
+        del self.found[start:]
+        return False
+
     def _spelled(self, how: str, attr: str, obj: ast.expr, call: ast.Call) -> None:
         """getattr/setattr/delattr(obj, attr) judged as obj.attr (visit_Attribute's rules for one attribute)."""
         own = isinstance(obj, ast.Name) and obj.id in SELVES or isinstance(obj, ast.Call) \
@@ -825,7 +943,8 @@ class _Reader(ast.NodeVisitor):
         start = len(self.found)
         if how != "getattr" and attr in OUTSIDE:
             self.add(Rule.REFLECTION, f"sets {attr} from outside a class body", call)
-        self._attr_name(attr, call, receiver_own=own or plain and attr == "__dict__")
+        self._attr_name(attr, call, receiver_own=own or plain and attr == "__dict__",
+                        at=call if how == "getattr" else None)
         self.found[start:] = [f._replace(what=f"uses {how} with {attr!r}: {f.what}") for f in self.found[start:]]
 
     def _outer_stores(self) -> frozenset[str]:
@@ -916,8 +1035,10 @@ class _Reader(ast.NodeVisitor):
         if isinstance(func, ast.Name) and func.id == "type" and len(node.args) == 3 and "type" not in self.names \
                 and not _plain_class(node.args[1], node.args[2]):
             self.add(Rule.REFLECTION, "makes a class with three-argument type()", node)
-        if len(node.args) == 3 and isinstance(func, ast.Call) and isinstance(func.func, ast.Name) \
-                and func.func.id == "type":
+        if len(node.args) == 3 and self._builtins_type(func):
+            self.add(Rule.REFLECTION, "makes a class with three-argument type() (as builtins.type)", node)
+        if len(node.args) == 3 and isinstance(func, ast.Call) and (
+                isinstance(func.func, ast.Name) and func.func.id == "type" or self._builtins_type(func.func)):
             self.add(Rule.REFLECTION, "makes a class with the metaclass of another (type(x)(name, bases, ns))", node)
         if isinstance(func, ast.Attribute) and func.attr in ("format", "format_map") \
                 and isinstance(func.value, ast.Constant) and isinstance(func.value.value, str):
@@ -941,6 +1062,10 @@ class _Reader(ast.NodeVisitor):
             if kw.arg and kw.arg.startswith("__") and kw.arg.endswith("__") and kw.arg not in HARMLESS_STRINGS:
                 self.add(Rule.REFLECTION, f"passes the dunder {kw.arg} as a keyword", node)
         self.generic_visit(node)
+
+    def _builtins_type(self, func: ast.AST) -> bool:
+        dotted = self._dotted(func)
+        return dotted is not None and dotted[0] == ["builtins", "type"]
 
     def visit_Constant(self, node: ast.Constant) -> None:
         if not isinstance(node.value, str) or id(node) in self.docstrings:

@@ -13,7 +13,7 @@ import tomllib
 from collections.abc import Collection, Iterable
 from pathlib import PurePosixPath
 
-from .capabilities import PYTHON2_ONLY, encoding, new_refusals
+from .capabilities import PYTHON2_ONLY, WINDOWS_ONLY, encoding, new_refusals
 from .codes import Refusal, Rule
 
 # pytest reads its configuration from these; an edit to one is refused whatever it contains.
@@ -94,6 +94,8 @@ def refusals(changed: Iterable[tuple[str, bytes | str | None, bytes | str | None
     new_top = {t for p, o, n in items if o is None and n is not None and (t := top_module(p))}
     # Python 2 modules count as absent only where the environment was measured (importable not empty)
     absent = PYTHON2_ONLY - set(importable) - set(own) - new_top if importable else frozenset()
+    if importable and sys.platform != "win32":  # the task runs where the grader runs, or in a Linux container
+        absent |= WINDOWS_ONLY - set(own) - new_top
     found += new_refusals(modules, frozenset(own) | new_top, tests, absent, frozenset(new_top) - set(own))
     return found
 
