@@ -806,6 +806,7 @@ HONEST_CLASSES = '''
 
 import dataclasses
 import functools
+import typing
 
 from tally._gen import Folded
 
@@ -849,7 +850,14 @@ class _Mixed:
         self.k = word.lower()
 
 
+@typing.runtime_checkable
+class _Named(typing.Protocol):
+    def lower(self) -> str:
+        ...
+
+
 def _key(word):
+    assert isinstance(word, _Named)
     assert _Ordered(word) >= _Ordered(word.upper()) and _Data(word.lower()) <= _Data(word.lower())
     assert _Mixed(word) == _Mixed(word.upper()) and Folded(word) == Folded(word.upper())
     return Folded(word)
@@ -858,7 +866,8 @@ def _key(word):
 
 def test_classes_given_comparisons_by_decorators_keep_their_verdict(task, runtime):
     """functools.total_ordering, @dataclass(eq=True, order=True), a class decorator of the candidate's that
-    adds comparisons defined in a class body of its module, `__hash__ = None`, and an attrs-style decorator
+    adds comparisons defined in a class body of its module, `__hash__ = None`, a typing.Protocol (its
+    __init_subclass__ gives it typing's __subclasshook__), and an attrs-style decorator
     that generates __eq__ from text (in a module the guard is not told changed: code from text is denied
     to changed code), all used by the fix. namedtuple, NamedTuple and Enum: the helpers test above."""
     run = _run_told(task, runtime, [WORDS, FMT], FIX_SPLIT, FIX_CASE, write("tally/_gen.py", GENERATED),

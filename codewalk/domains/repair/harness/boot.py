@@ -712,8 +712,11 @@ def _class_guard(changed):
     import weakref
 
     keys, missing = VERDICT, object()
-    type_, tuple_, list_, map_, len_, id_, zip_, all_, any_, range_, str_ = (
-        type, tuple, list, map, len, id, zip, all, any, range, str)
+    type_, tuple_, list_, map_, len_, zip_, all_, any_, range_, str_, dict_ = (
+        type, tuple, list, map, len, zip, all, any, range, str, dict)
+    # an object's identity as a number, whatever its (meta)class defines, with no audit event (id() has one):
+    # object's hash of an object is its address, rotated
+    id_ = object.__dict__["__hash__"]
     type_error, key_error = TypeError, KeyError
     flags_of = type.__dict__["__flags__"].__get__
     # types that cannot be changed (those of the interpreter and of extension modules) are not recorded
@@ -724,7 +727,8 @@ def _class_guard(changed):
     function_type, code_type = types.FunctionType, types.CodeType
     code_of, fdict_of = function_type.__dict__["__code__"].__get__, function_type.__dict__["__dict__"].__get__
     method_kinds, property_ = (classmethod, staticmethod), property
-    descriptors = (types.WrapperDescriptorType, types.MethodDescriptorType, types.ClassMethodDescriptorType,
+    wrapper_type = type_(object.__dict__["__eq__"])  # types.WrapperDescriptorType & co: Python 3.7+ only
+    descriptors = (wrapper_type, type_(str.__dict__["join"]), type_(dict.__dict__["fromkeys"]),
                    types.GetSetDescriptorType, types.MemberDescriptorType)
     ordering = frozenset(f for pairs in getattr(functools, "_convert", {}).values() for _, f in pairs)
     chain, compress, repeat, ref = itertools.chain.from_iterable, itertools.compress, itertools.repeat, weakref.ref
@@ -733,6 +737,11 @@ def _class_guard(changed):
     made = []  # (class, body function, verdict dunders as the statement left them), not yet judged
     maker = _class_maker(builtins.__build_class__, made, dict_of, keys, tuple_, map_, missing, type_error)
     body_codes = {}  # id(code) -> code: every function code a class body run since has made
+    bodies = {}  # id(body function) -> a weak reference to it: each class body runs once
+    dead = []  # weak references to recorded classes collected since the last check
+    watched = {}  # id(weak reference) -> id(class)
+    fixed_ids = {}  # id(class) -> a weak reference to it: the types that cannot change, found by the walk
+    none_ref, new_locals = (lambda: None), 2  # CO_NEWLOCALS: a function's code, never a class body's
     entries = {}  # id(class) -> [weak reference, its namespace, its verdict dunders, made before the tree]
     # the present dunders' namespaces, keys and values; every namespace, its size, its entry; each pair's entry
     flat = [[], [], [], [], [], [], []]
@@ -773,14 +782,22 @@ def _class_guard(changed):
         for entry in entries.values():
             add(entry)
 
-    def judge(cls, key, value, body):
+    def c_descriptor(kind):
+        """A type implemented in C that binds like a method (its __get__ is a slot, not a Python function)."""
+        for t in mro_of(kind):
+            get = dict_of(t).get("__get__")
+            if get is not None:
+                return type_(get) is wrapper_type
+        return False
+
+    def judge(cls, key, value, body, first=False):
         """"" when cls may hold value as key, else why not. body: the code of the class statement's body
-        when value is what that statement left."""
-        if value is None or (body is not None and body.co_filename not in changed):
-            return ""  # None, or a library's or a test's own class statement
+        when value is what that statement left; first: a class no statement made, seen for the first time."""
+        if value is None:
+            return ""
         for base in mro_of(cls)[1:]:
             if dict_of(base).get(key, missing) is value:
-                return ""
+                return ""  # what it inherits anyway
         v = value
         if type_(v) in method_kinds:
             v = v.__func__
@@ -790,8 +807,14 @@ def _class_guard(changed):
                 return ""
         if type_(v) in descriptors and v.__objclass__ is cls:
             return ""  # the class's own C implementation (a type of an extension module)
+        # what a library's or a test's own class statement left (its body, its metaclass, __init_subclass__:
+        # pydantic's __hash__, typing's Protocol hook) when not changed code's
+        library = body is not None and body.co_filename not in changed
         if type_(v) is not function_type:
-            return "a " + str_(type_(v).__name__) + ", not a function"
+            kind = type_(v)
+            if (library or first) and c_descriptor(kind):
+                return ""  # functools.lru_cache, a Cython class's methods
+            return "a " + str_(kind.__name__) + ", not a function"
         code = code_of(v)
         if body is not None:
             w = v
@@ -802,6 +825,8 @@ def _class_guard(changed):
                 if any_(map_(is_, body.co_consts, repeat(inner, len_(body.co_consts)))):
                     return ""
                 w = fdict_of(w).get("__wrapped__")
+            if library and code.co_filename not in changed:
+                return ""
         where = code.co_filename
         if where in changed:
             if body_codes.get(id_(code)) is code and code.co_name == key:
@@ -809,6 +834,8 @@ def _class_guard(changed):
             return "the changed code's " + str_(code.co_name) + ", not a " + key + " defined in a class body"
         if where.startswith("<") or v in ordering or code.co_name == key:
             return ""
+        if key == "__subclasshook__" and code.co_name == "_proto_hook":
+            return ""  # typing's (and typing_extensions') Protocol.__init_subclass__ gives it to each protocol
         return str_(code.co_name) + " of " + str_(where) + ", defined under another name"
 
     def statements():
@@ -821,6 +848,9 @@ def _class_guard(changed):
                     body_codes[id_(c)] = c
         for cls, func, values in batch:
             body = code_of(func)
+            if body.co_flags & new_locals or bodies.get(id_(func), none_ref)() is func:
+                return name_of(cls) + " (recorded with a body that is no class body's, or again)"
+            bodies[id_(func)] = ref(func)
             for k, v in zip_(keys, values):
                 if v is not missing:
                     why = judge(cls, k, v, body)
@@ -833,34 +863,48 @@ def _class_guard(changed):
                     why = judge(cls, k, v, None)
                     if why:
                         return name_of(cls) + "." + k + " (" + why + ")"
-            entries[id_(cls)] = entry = [ref(cls), space, now, False]
+            entries[id_(cls)] = entry = [watch(cls), space, now, False]
             add(entry)
         return ""
 
     def appeared(now):
         """Judge the classes the walk finds that no statement made (type() calls in library code)."""
-        alive = {}
-        for cls in now:
-            alive[id_(cls)] = cls
-        for i, cls in alive.items():
-            entry = entries.get(i)
-            if (entry is not None and entry[0]() is cls) or not changeable(cls):
+        alive = dict_(zip_(map_(id_, now), now))
+        for i in alive.keys() - entries.keys() - fixed_ids.keys():
+            cls = alive[i]
+            if not changeable(cls):
+                fixed_ids[i] = watch(cls)
                 continue
             space = dict_of(cls)
             values = values_of(space)
             for k, v in zip_(keys, values):
                 if v is not missing:
-                    why = judge(cls, k, v, None)
+                    why = judge(cls, k, v, None, True)
                     if why:
                         return name_of(cls) + "." + k + " (" + why + ")"
-            entries[i] = entry = [ref(cls), space, values, False]
+            entries[i] = entry = [watch(cls), space, values, False]
             add(entry)
-        gone = [i for i in entries if i not in alive]
+        gone = entries.keys() - alive.keys()
         for i in gone:
             del entries[i]
         if len_(gone) * 2 > len_(entries):
             rebuild()  # the namespaces of classes gone: let them go
         return ""
+
+    def buried():
+        """Forget the classes collected since (their weak references told): an address may be reused."""
+        while dead:
+            gone = dead.pop()
+            i = watched.pop(id_(gone), None)
+            if i is not None and i in entries and entries[i][0] is gone and gone() is None:
+                del entries[i]
+            if i is not None and fixed_ids.get(i) is gone:
+                del fixed_ids[i]
+
+    def watch(cls):
+        r = ref(cls, dead.append)
+        watched[id_(r)] = id_(cls)
+        return r
 
     def compare(final):
         """Each recorded class's verdict dunders now: those of a class made before the tree must be as they
@@ -906,12 +950,15 @@ def _class_guard(changed):
     for cls in last[1]:
         if changeable(cls):
             entries[id_(cls)] = [ref(cls), dict_of(cls), values_of(dict_of(cls)), True]
+        else:
+            fixed_ids[id_(cls)] = ref(cls)
     rebuild()
     builtins_space["__build_class__"] = maker
 
     def check(final=False):
         if builtins_space.get("__build_class__") is not maker:
             return CLASS_CHANGED + ": builtins.__build_class__ replaced"
+        buried()
         why = statements()
         now = walk()
         if not why and not (len_(now) == len_(last[0]) and all_(map_(is_, now, last[0]))):
