@@ -680,14 +680,14 @@ def _class_maker(original, made, dict_of, keys, tuple_, map_, missing, type_erro
 
     fill = (missing,) * len(keys)
 
-    def __build_class__(func, name, *bases, **kwargs):
+    def __build_class__(*args, **kwargs):  # (func, name, *bases, **keywords): `name=` may be a class keyword
         __tracebackhide__ = True  # pytest leaves this frame out of the tracebacks it shows
-        cls = original(func, name, *bases, **kwargs)
+        cls = original(*args, **kwargs)
         try:
             space = dict_of(cls)
         except type_error:  # a metaclass may return anything
             return cls
-        made.append((cls, func, tuple_(map_(space.get, keys, fill))))
+        made.append((cls, args[0], tuple_(map_(space.get, keys, fill))))
         return cls
 
     return __build_class__
@@ -840,8 +840,10 @@ def _class_guard(changed):
 
     def statements():
         """Judge what the class statements made since left in their classes, and record them."""
-        batch = made[:]
-        del made[:]
+        batch = []
+        while made:  # one by one: another thread may be making a class
+            batch.append(made.pop())
+        batch.reverse()
         for _, func, _ in batch:
             for c in code_of(func).co_consts:
                 if type_(c) is code_type:
@@ -956,6 +958,12 @@ def _class_guard(changed):
     builtins_space["__build_class__"] = maker
 
     def check(final=False):
+        try:
+            return checked(final)
+        except Exception as e:  # noqa: BLE001 - a class the guard cannot read gives no verdict
+            return CLASS_CHANGED + ": the class guard could not read the classes (" + str_(type_(e).__name__) + ")"
+
+    def checked(final):
         if builtins_space.get("__build_class__") is not maker:
             return CLASS_CHANGED + ": builtins.__build_class__ replaced"
         buried()
