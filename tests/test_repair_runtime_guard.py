@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -874,3 +875,36 @@ def test_classes_given_comparisons_by_decorators_keep_their_verdict(task, runtim
                     append(INIT, "\nfrom tally import _gen  # noqa: F401\n"), append(FMT, HONEST_CLASSES),
                     replace(FMT, "sorted(unique_words(words))", "sorted(unique_words(words), key=_key)"))
     assert _solved(run), run.status
+
+
+MOCKS = r'''
+import os, runpy, sys
+boot = runpy.run_path(sys.argv[1], run_name="boot")
+changed = os.path.join(sys.argv[2], "changed.py")
+with open(changed, "w") as f:
+    f.write("def always(s, o):\n    return True\n")
+check = boot["_class_guard"](frozenset([changed]))
+sys.path.insert(0, sys.argv[2])
+from unittest import mock
+
+import changed as candidate
+
+m = mock.MagicMock()
+m.__eq__ = lambda s, o: True  # the test's own configuration of its mock
+assert m == 1 and bool(m) and len(m) == 0
+print(repr(check()))
+n = mock.MagicMock()
+n.__eq__ = candidate.always  # changed code's always-true comparison, given to a mock
+print(repr(check()))
+'''
+
+
+def test_mocks_a_test_configures_keep_the_verdict_and_changed_code_given_to_a_mock_does_not(tmp_path):
+    """unittest.mock makes a class per mock and puts a MagicProxy (then a child mock) there for each magic
+    method; a test's `mock.__eq__ = ...` goes to that class too (measured on more-itertools, whose every run
+    gave no verdict). Changed code's function given to a mock stays a violation."""
+    boot = Path(repair_env.__file__).with_name("harness") / "boot.py"
+    out = subprocess.run([sys.executable, "-I", "-c", MOCKS, str(boot), str(tmp_path)], capture_output=True,
+                         text=True, check=True).stdout.splitlines()
+    assert out[0] == "''", out
+    assert "class_changed: unittest.mock.MagicMock.__eq__ (the changed code's always, given to a mock)" in out[1], out

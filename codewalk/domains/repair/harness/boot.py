@@ -717,7 +717,7 @@ def _class_guard(changed):
     # an object's identity as a number, whatever its (meta)class defines, with no audit event (id() has one):
     # object's hash of an object is its address, rotated
     id_ = object.__dict__["__hash__"]
-    type_error, key_error = TypeError, KeyError
+    type_error, key_error, value_error = TypeError, KeyError, ValueError
     flags_of = type.__dict__["__flags__"].__get__
     # types that cannot be changed (those of the interpreter and of extension modules) are not recorded
     fixed = (1 << 8) if sys.version_info >= (3, 10) else 0  # Py_TPFLAGS_IMMUTABLETYPE
@@ -733,7 +733,9 @@ def _class_guard(changed):
     ordering = frozenset(f for pairs in getattr(functools, "_convert", {}).values() for _, f in pairs)
     chain, compress, repeat, ref = itertools.chain.from_iterable, itertools.compress, itertools.repeat, weakref.ref
     is_, is_not, ne, getitem = operator.is_, operator.is_not, operator.ne, operator.getitem
-    builtins_space = vars(builtins)
+    builtins_space, modules, getattr_ = vars(builtins), sys.modules, getattr
+    cell_contents = types.CellType.__dict__["cell_contents"].__get__ if hasattr(types, "CellType") else \
+        type((lambda x: lambda: x)(0).__closure__[0]).__dict__["cell_contents"].__get__
     made = []  # (class, body function, verdict dunders as the statement left them), not yet judged
     maker = _class_maker(builtins.__build_class__, made, dict_of, keys, tuple_, map_, missing, type_error)
     body_codes = {}  # id(code) -> code: every function code a class body run since has made
@@ -790,6 +792,22 @@ def _class_guard(changed):
                 return type_(get) is wrapper_type
         return False
 
+    def mocked(cls, value):
+        """Whether cls is one of unittest.mock's per-mock classes (each mock makes its own, and puts its
+        MagicProxy or a child mock there for each magic method) and value one of those (or None: any)."""
+        for name in ("unittest.mock", "mock"):
+            module = modules.get(name)
+            space = getattr_(module, "__dict__", None) if module is not None else None
+            base = space.get("NonCallableMock") if type_(space) is dict_ else None
+            if base is None or type_(base) is not type_ or base not in mro_of(cls):
+                continue
+            if value is None or base in mro_of(type_(value)):
+                return True
+            proxy = space.get("MagicProxy")
+            if type_(proxy) is type_ and proxy in mro_of(type_(value)):
+                return True
+        return False
+
     def judge(cls, key, value, body, first=False):
         """"" when cls may hold value as key, else why not. body: the code of the class statement's body
         when value is what that statement left; first: a class no statement made, seen for the first time."""
@@ -814,6 +832,8 @@ def _class_guard(changed):
             kind = type_(v)
             if (library or first) and c_descriptor(kind):
                 return ""  # functools.lru_cache, a Cython class's methods
+            if mocked(cls, v):
+                return ""
             return "a " + str_(kind.__name__) + ", not a function"
         code = code_of(v)
         if body is not None:
@@ -828,6 +848,17 @@ def _class_guard(changed):
             if library and code.co_filename not in changed:
                 return ""
         where = code.co_filename
+        if where not in changed and mocked(cls, None):
+            # a test configuring its mock (mock.__eq__ = f: the mock's own class takes unittest.mock's
+            # wrapper of f), unless f is changed code's
+            for cell in v.__closure__ or ():
+                try:
+                    inner = cell_contents(cell, None)
+                except value_error:  # an empty cell
+                    continue
+                if type_(inner) is function_type and code_of(inner).co_filename in changed:
+                    return "the changed code's " + str_(code_of(inner).co_name) + ", given to a mock"
+            return ""
         if where in changed:
             if body_codes.get(id_(code)) is code and code.co_name == key:
                 return ""
