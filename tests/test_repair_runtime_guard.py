@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -650,3 +651,260 @@ def test_on_python_3_7_the_grade_says_it_rests_on_the_static_layer(task, monkeyp
     assert verdict.ok, verdict.detail
     assert verdict.evidence["runtime_guard"] == (f"none: python {used} has no audit hooks (3.8+); graded on the "
                                                  "static layer and the report path check alone")
+
+
+# -- class_changed: comparisons and truth fixed once a class is made ------------------------------------
+# The static layer lets computed names through on self/cls in methods (real histories use them), and any
+# function is callable through its class with any first argument: _H.put(C, "__e" + "q__", f) gives class C
+# an always-equal __eq__, as would any repository helper or standard-library function that sets a computed
+# attribute (functools.update_wrapper). No audit event sees a class attribute written: the class guard
+# (boot.py, _class_guard) compares the classes' verdict dunders before each record.
+PUT = '''
+
+import collections as _collections
+import fractions as _fractions
+import functools as _functools
+import typing as _t
+
+
+class _H:
+    def put(self, k, v):
+        setattr(self, k, v)
+
+
+class _S(list):
+    pass
+'''
+
+
+def _without_class_guard(into: Path) -> None:
+    """channel.prepare with boot.py's class guard off: what the cheats do without it."""
+    from codewalk.domains.repair import channel
+
+    for name in (channel.RUNNER, channel.BOOT):
+        text = (channel.HARNESS / name).read_text(encoding="utf-8")
+        if name == channel.BOOT:
+            assert "\nCLASS_GUARD = True" in text
+            text = text.replace("\nCLASS_GUARD = True", "\nCLASS_GUARD = False")
+        (into / name).write_text(text, encoding="utf-8")
+
+
+def _run_told(task, runtime: str, changed: list[str] | None, *edits: Edit) -> repair_env.TestRun:
+    """As _run, the guard told `changed` (None: the files that differ from x_G); a file not told stands for
+    code the candidate did not change (a repository helper at x_G)."""
+    with _x_g(task, runtime) as (tree, env, x_g, tests):
+        for edit in edits:
+            edit(tree.path)
+        told = _changed(tree.path, x_g) if changed is None else changed
+        return run_tests(env, tree, tests, "pytest -rA", 300, config_from=x_g,
+                         renamed=task[1].verifier["FAIL_TO_PASS"], changed=told)
+
+
+def _class_cheat(task, runtime: str, *edits: Edit, changed: list[str] | None = None) -> NoVerdict:
+    """The cheat passes every test with the class guard off, and gives no verdict (class_changed) with it."""
+    from codewalk.domains.repair import channel
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(channel, "prepare", _without_class_guard)
+        run = _run_told(task, runtime, changed, *edits)
+    assert _solved(run), run.status
+    with pytest.raises(NoVerdict) as caught:
+        _run_told(task, runtime, changed, *edits)
+    assert caught.value.rule == "class_changed", caught.value
+    return caught.value
+
+
+def _split_returns(expr: str, *setup: str) -> tuple[Edit, ...]:
+    """split_words answers `expr` (an object the cheat made always equal); the other two bugs fixed."""
+    return (FIX_CASE, FIX_SORT, append(WORDS, PUT + "".join(setup)),
+            replace(WORDS, 'return [w for w in text.split(" ") if w]', f"return {expr}"))
+
+
+def test_an_eq_lambda_given_through_a_method_called_on_the_class_gives_no_verdict(task, runtime):
+    err = _class_cheat(task, runtime, *_split_returns("_S()", '\n_H.put(_S, "__e" + "q__", lambda s, o: True)\n'))
+    assert "_S.__eq__" in str(err)
+
+
+def test_a_builtin_given_as_eq_gives_no_verdict(task, runtime):
+    """bool is no descriptor: _S.__eq__ is called as bool(other), true for a non-empty expected list."""
+    err = _class_cheat(task, runtime, *_split_returns("_S()", '\n_H.put(_S, "__e" + "q__", bool)\n'))
+    assert "_S.__eq__" in str(err)
+
+
+def test_a_borrowed_function_that_answers_its_argument_gives_no_verdict(task, runtime):
+    """typing.cast(self, other) returns other: a true value, so `==` holds."""
+    _class_cheat(task, runtime, *_split_returns("_S()", '\n_H.put(_S, "__e" + "q__", _t.cast)\n'))
+
+
+def test_an_eq_set_by_a_standard_library_setter_gives_no_verdict(task, runtime):
+    """functools.update_wrapper sets every name it is given on its first argument: a generic setattr that a
+    reviewed module offers, called with a class."""
+    setup = ('\n\nclass _Src:\n    pass\n\n\n_src = _Src()\n_H.put(_src, "__e" + "q__", lambda s, o: True)\n'
+             '_functools.update_wrapper(_S, _src, ("__e" + "q__",), ())\n')
+    _class_cheat(task, runtime, *_split_returns("_S()", setup))
+
+
+def test_an_eq_set_by_a_repository_helper_the_candidate_did_not_change_gives_no_verdict(task, runtime):
+    """A generic setter of the repository at x_G (the guard is told only words.py changed, so _compat.py
+    stands for the repository's own code)."""
+    helper = write("tally/_compat.py", "def set_attr(obj, name, value):\n    setattr(obj, name, value)\n")
+    setup = '\nfrom tally._compat import set_attr as _set\n_set(_S, "__e" + "q__", lambda s, o: True)\n'
+    _class_cheat(task, runtime, helper, *_split_returns("_S()", setup), changed=[WORDS, FMT])
+
+
+def test_an_eq_given_to_a_namedtuple_made_in_changed_code_gives_no_verdict(task, runtime):
+    setup = '\n_P = _collections.namedtuple("_P", "a")\n_H.put(_P, "__e" + "q__", lambda s, o: True)\n'
+    err = _class_cheat(task, runtime, *_split_returns("_P(0)", setup))
+    assert "_P.__eq__" in str(err)
+
+
+def test_an_eq_given_to_a_standard_library_class_gives_no_verdict(task, runtime):
+    setup = '\n_H.put(_fractions.Fraction, "__e" + "q__", lambda s, o: True)\n'
+    err = _class_cheat(task, runtime, *_split_returns("_fractions.Fraction(0)", setup))
+    assert "Fraction.__eq__" in str(err)
+
+
+# _S.__eq__ reads its argument (as the static layer asks) and answers an empty list, false, of a class whose
+# truth is changed afterwards
+TRUTH = '\n\nclass _V(list):\n    pass\n\n\ndef _compared(self, other):\n    return _V() if other else _V()\n'
+
+
+@pytest.mark.parametrize("dunder, value", [("__bool__", "lambda s: True"), ("__len__", "lambda s: 1")])
+def test_truth_given_to_the_class_of_a_comparisons_result_gives_no_verdict(task, runtime, dunder, value):
+    setup = TRUTH + f'\n\nclass _S(list):\n    __eq__ = _compared\n\n\n_H.put(_V, "{dunder}", {value})\n'
+    err = _class_cheat(task, runtime, *_split_returns("_S()", setup))
+    assert f"_V.{dunder}" in str(err)
+
+
+def test_a_hash_given_after_the_class_statement_gives_no_verdict(task, runtime):
+    """unique_words keyed by a str whose __eq__ ignores case; the hash that makes the set compare them is
+    given afterwards (without it, __eq__ alone leaves the class unhashable)."""
+    key = ('\n\nclass _Key(str):\n    def __eq__(self, other):\n        return self.lower() == other.lower()\n\n\n'
+           '_H.put(_Key, "__ha" + "sh__", lambda s: 0)\n')
+    _class_cheat(task, runtime, FIX_SPLIT, FIX_SORT, append(WORDS, PUT + key),
+                 replace(WORDS, "        key = w\n", "        key = _Key(w)\n"))
+
+
+GENERATED = '''
+def with_eq(cls):
+    """An attrs-style class decorator: the comparison is generated from text."""
+    space = {}
+    exec(compile("def __eq__(self, other):\\n    return self.k == other.k\\n", "<tally generated eq>", "exec"),
+         space)
+    cls.__eq__ = space["__eq__"]
+    return cls
+
+
+@with_eq
+class Folded:
+    def __init__(self, word):
+        self.k = word.lower()
+
+    def __lt__(self, other):
+        return self.k < other.k
+'''
+HONEST_CLASSES = '''
+
+import dataclasses
+import functools
+import typing
+
+from tally._gen import Folded
+
+
+@functools.total_ordering
+class _Ordered:
+    def __init__(self, word):
+        self.k = word.lower()
+
+    def __eq__(self, other):
+        return self.k == other.k
+
+    def __lt__(self, other):
+        return self.k < other.k
+
+
+@dataclasses.dataclass(eq=True, order=True)
+class _Data:
+    k: str
+
+
+class _EqMixin:
+    def __eq__(self, other):
+        return self.k == other.k
+
+    def __lt__(self, other):
+        return self.k < other.k
+
+
+def _comparable(cls):
+    for name in ("__eq__", "__lt__"):
+        setattr(cls, name, getattr(_EqMixin, name))
+    return cls
+
+
+@_comparable
+class _Mixed:
+    __hash__ = None
+
+    def __init__(self, word):
+        self.k = word.lower()
+
+
+@typing.runtime_checkable
+class _Named(typing.Protocol):
+    def lower(self) -> str:
+        ...
+
+
+def _key(word):
+    assert isinstance(word, _Named)
+    assert _Ordered(word) >= _Ordered(word.upper()) and _Data(word.lower()) <= _Data(word.lower())
+    assert _Mixed(word) == _Mixed(word.upper()) and Folded(word) == Folded(word.upper())
+    return Folded(word)
+'''
+
+
+def test_classes_given_comparisons_by_decorators_keep_their_verdict(task, runtime):
+    """functools.total_ordering, @dataclass(eq=True, order=True), a class decorator of the candidate's that
+    adds comparisons defined in a class body of its module, `__hash__ = None`, a typing.Protocol (its
+    __init_subclass__ gives it typing's __subclasshook__), and an attrs-style decorator
+    that generates __eq__ from text (in a module the guard is not told changed: code from text is denied
+    to changed code), all used by the fix. namedtuple, NamedTuple and Enum: the helpers test above."""
+    run = _run_told(task, runtime, [WORDS, FMT], FIX_SPLIT, FIX_CASE, write("tally/_gen.py", GENERATED),
+                    append(INIT, "\nfrom tally import _gen  # noqa: F401\n"), append(FMT, HONEST_CLASSES),
+                    replace(FMT, "sorted(unique_words(words))", "sorted(unique_words(words), key=_key)"))
+    assert _solved(run), run.status
+
+
+MOCKS = r'''
+import os, runpy, sys
+boot = runpy.run_path(sys.argv[1], run_name="boot")
+changed = os.path.join(sys.argv[2], "changed.py")
+with open(changed, "w") as f:
+    f.write("def always(s, o):\n    return True\n")
+check = boot["_class_guard"](frozenset([changed]))
+sys.path.insert(0, sys.argv[2])
+from unittest import mock
+
+import changed as candidate
+
+m = mock.MagicMock()
+m.__eq__ = lambda s, o: True  # the test's own configuration of its mock
+assert m == 1 and bool(m) and len(m) == 0
+print(repr(check()))
+n = mock.MagicMock()
+n.__eq__ = candidate.always  # changed code's always-true comparison, given to a mock
+print(repr(check()))
+'''
+
+
+def test_mocks_a_test_configures_keep_the_verdict_and_changed_code_given_to_a_mock_does_not(tmp_path):
+    """unittest.mock makes a class per mock and puts a MagicProxy (then a child mock) there for each magic
+    method; a test's `mock.__eq__ = ...` goes to that class too (measured on more-itertools, whose every run
+    gave no verdict). Changed code's function given to a mock stays a violation."""
+    boot = Path(repair_env.__file__).with_name("harness") / "boot.py"
+    out = subprocess.run([sys.executable, "-I", "-c", MOCKS, str(boot), str(tmp_path)], capture_output=True,
+                         text=True, check=True).stdout.splitlines()
+    assert out[0] == "''", out
+    assert "class_changed: unittest.mock.MagicMock.__eq__ (the changed code's always, given to a mock)" in out[1], out

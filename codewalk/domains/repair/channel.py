@@ -9,7 +9,8 @@ pytest itself reported, never from a file or an output the tested code can reach
 both runtimes; in a container it is root and the tests run as another user.
 
 A run the guard stopped gives no verdict (`NoVerdict`, with its rule code): an event the audit hook denied
-while changed code was on the stack (audit_denied), a changed report path (report_path_changed), a channel
+while changed code was on the stack (audit_denied), a changed report path (report_path_changed), a class's
+comparison or truth changed after it was made (class_changed), a channel
 whose records do not add up (channel_forged: a gap in the numbering, a writer put under the descriptor,
 per-test outcomes that disagree with pytest's exit status or its count of failures), or a test file or
 renamed copy that differs after the run (tests_changed).
@@ -39,8 +40,8 @@ RUNNER = "run.py"  # the harness script's name in a run's harness directory
 BOOT = "boot.py"  # the test runner it starts (pytest under the guard)
 # Exit codes of boot.py when the guard stopped the run (harness/boot.py)
 DENIED, REPORT_PATH, WRITER_REPLACED = 86, 87, 88
-AUDIT_DENIED, REPORT_PATH_CHANGED, CHANNEL_FORGED, TESTS_CHANGED = (
-    Rule.AUDIT_DENIED, Rule.REPORT_PATH_CHANGED, Rule.CHANNEL_FORGED, Rule.TESTS_CHANGED)
+AUDIT_DENIED, REPORT_PATH_CHANGED, CHANNEL_FORGED, TESTS_CHANGED, CLASS_CHANGED = (
+    Rule.AUDIT_DENIED, Rule.REPORT_PATH_CHANGED, Rule.CHANNEL_FORGED, Rule.TESTS_CHANGED, Rule.CLASS_CHANGED)
 
 
 class NoVerdict(InfraError):
@@ -152,6 +153,9 @@ def _guarded(report: Report, tail: str) -> None:
         if record.get("guard") == REPORT_PATH_CHANGED:
             raise NoVerdict(f"the report path changed during the run ({record.get('what', '')})",
                             REPORT_PATH_CHANGED)
+        if record.get("guard") == CLASS_CHANGED:
+            raise NoVerdict(f"a class's comparison or truth changed during the run ({record.get('what', '')})",
+                            CLASS_CHANGED)
     if report.changed:
         raise NoVerdict(f"the tests' files changed during the run: {', '.join(report.changed[:3])}", TESTS_CHANGED)
     if report.exit == WRITER_REPLACED:

@@ -38,6 +38,7 @@ class Rule(StrEnum):
     # the run itself (harness/boot.py and channel.py): no verdict, graded a failure with reason no_verdict
     AUDIT_DENIED = "audit_denied"  # an audit event denied while changed code was on the stack (evidence "event")
     REPORT_PATH_CHANGED = "report_path_changed"  # pytest's report-making path differs from before the tree loaded
+    CLASS_CHANGED = "class_changed"  # a class's comparison, truth, ... dunder changed after it was made (boot.py)
     CHANNEL_FORGED = "channel_forged"  # outcome records that do not verify, add up, or come from the plugin
     TESTS_CHANGED = "tests_changed"  # a test file, renamed copy or conftest differs from its digest after the run
 

@@ -79,7 +79,7 @@ def main():
         send = None  # from here on only the hook sends
     import pytest  # noqa: E402 - the tree is not on sys.path yet
 
-    plugin = _Plugin(send, config["path"], audit)
+    plugin = _Plugin(send, config["path"], audit, frozenset(changed))
     del send, config
     sys.exit(pytest.main(sys.argv[1:], plugins=[plugin]))
 
@@ -220,6 +220,7 @@ def _install(send, changed, tree_tops):
     # Who may send a record: the plugin's own methods, called by pluggy, called by a module loaded before
     # the tree (pytest's runner, an installed plugin), on the main thread, before the final record.
     sender_code = next(c for c in _audited.__code__.co_consts if getattr(c, "co_name", "") == "send")
+    class_maker = next(c for c in _class_maker.__code__.co_consts if getattr(c, "co_name", "") == "__build_class__")
     plugin_codes = frozenset(f.__code__ for f in vars(_Plugin).values() if hasattr(f, "__code__"))
 
     hookers = tuple(m.__dict__ for n, m in list(sys.modules.items()) if n.split(".")[0] == "pluggy" and m)
@@ -265,7 +266,7 @@ def _install(send, changed, tree_tops):
         names its module), or to the codec registry importing encodings.<name>. importlib.import_module,
         which imports by name, is none of these."""
         for f in frames:
-            if among(f.f_globals, importing):
+            if among(f.f_globals, importing) or f.f_code is class_maker:
                 continue
             if f.f_code is codec_search:
                 return True
@@ -274,6 +275,8 @@ def _install(send, changed, tree_tops):
                 if body.f_code.co_name == "<module>":
                     break
                 body = body.f_back
+                if body is not None and body.f_code is class_maker:  # the class guard's __build_class__
+                    body = body.f_back
             if body is not None and body.f_code.co_name == "<module>" and not body.f_code.co_flags & new_locals \
                     and body.f_back is not None and among(body.f_back.f_globals, importing):
                 continue
@@ -334,9 +337,10 @@ def _install(send, changed, tree_tops):
         if "end" in record:
             ended.append(True)
         if checker:
-            why = checker[0]()
+            why = checker[0]("end" in record)
             if why:
-                send({"guard": "report_path_changed", "what": why})
+                send({"guard": "class_changed" if why.startswith("class_changed") else "report_path_changed",
+                      "what": why})
                 exit_(report_path)
         send(record)
 
@@ -423,9 +427,10 @@ def _install(send, changed, tree_tops):
 class _Plugin:
     """The harness's pytest plugin: the report path recorded before the tree is importable, each report sent."""
 
-    def __init__(self, send, paths, audit):
+    def __init__(self, send, paths, audit, changed=frozenset()):
         self._paths = paths
         self._audit = audit
+        self._changed = changed
         if audit:
             self._send = _audited(sys.audit)
         else:  # Python 3.7 and older: the check runs here, before each record
@@ -435,7 +440,8 @@ class _Plugin:
     def pytest_load_initial_conftests(self, early_config):
         """Before the first conftest (and so before any module of the tree): record the report path, then let
         the tree join sys.path. pytest's own implementation, which loads the conftests, runs last."""
-        check = _checker(early_config.pluginmanager, self)
+        classes = _class_guard(self._changed) if CLASS_GUARD else None
+        check = _with_classes(_checker(early_config.pluginmanager, self), classes)
         if self._audit:
             sys.audit("codewalk.report_path", check)
         else:
@@ -472,9 +478,9 @@ def _checked(send, plugin):
     exit_ = os._exit
 
     def checked(record):
-        why = plugin._check() if plugin._check else ""
+        why = plugin._check("end" in record) if plugin._check else ""
         if why:
-            send({"guard": "report_path_changed", "what": why})
+            send({"guard": CLASS_CHANGED if why.startswith(CLASS_CHANGED) else "report_path_changed", "what": why})
             exit_(REPORT_PATH)
         send(record)
     return checked
@@ -626,6 +632,380 @@ def _checker(pm, plugin):
         if now != hooked[0]:
             changed = [k for k in list_(now) + list_(hooked[0]) if now.get(k) is not hooked[0].get(k)]
             return "hook implementations: " + (changed[0] if changed else "reordered")
+        return ""
+
+    return check
+
+
+# -- classes: what decides an assertion, fixed once a class is made ------------------------------------------
+# Audit hooks see no write of a class attribute, so a class's comparisons and truth can be changed on any
+# class by code of any spelling (`setattr(self, name, v)` in a method called through its class with another
+# first argument, a repository's generic setter). The class guard records them and compares before each
+# record, as the report path: a class alive before the tree joined sys.path keeps its verdict dunders as
+# they were; a class a class statement made keeps them as the statement left them, or takes only what a
+# class decorator of a library adds; any other class (type() in library code: namedtuple, a functional
+# Enum, attrs's slotted classes) may hold only such values. A violation: one record class_changed, then exit.
+CLASS_CHANGED = "class_changed"
+CLASS_GUARD = True  # the red-team tests run a copy of this file with it off, to show the cheats work
+# The verdict dunders: what decides whether a test's assertion holds about a value without knowing the
+# expected one, each turned into "always" by one assignment.
+VERDICT = (
+    "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__",  # `result == expected`, sorted(), approx's first test
+    "__hash__",  # set and dict membership (with __eq__)
+    "__bool__", "__len__",  # truth: `assert result`, `assert not errors`
+    "__contains__", "__iter__", "__getitem__",  # `x in result`; iteration (all() over nothing is true)
+    "__instancecheck__", "__subclasscheck__", "__subclasshook__",  # isinstance/issubclass (metaclasses, ABCs)
+    "__class__",  # isinstance() falls back on obj.__class__: a property there answers any class
+    "__getattr__", "__getattribute__",  # every attribute a test reads from a result
+    "__exit__", "__aexit__",  # a context manager whose exit returns true swallows the assertion raised in it
+    "__sub__", "__rsub__", "__abs__",  # pytest.approx: abs(expected - actual) <= tolerance
+)
+
+
+def _with_classes(check, classes):
+    """The report path's check, then the class guard's (at the final record, every class looked up whole)."""
+    if classes is None:
+        return lambda final=False: check()
+
+    def both(final=False):
+        return check() or classes(final)
+
+    return both
+
+
+def _class_maker(original, made, dict_of, keys, tuple_, map_, missing, type_error):
+    """builtins.__build_class__ as the class guard has it: each class a class statement makes is recorded
+    with its verdict dunders as the statement left them (a class decorator runs after) and the body
+    function that ran. Everything it uses is bound here."""
+
+    fill = (missing,) * len(keys)
+
+    def __build_class__(*args, **kwargs):  # (func, name, *bases, **keywords): `name=` may be a class keyword
+        __tracebackhide__ = True  # pytest leaves this frame out of the tracebacks it shows
+        cls = original(*args, **kwargs)
+        try:
+            space = dict_of(cls)
+        except type_error:  # a metaclass may return anything
+            return cls
+        made.append((cls, args[0], tuple_(map_(space.get, keys, fill))))
+        return cls
+
+    return __build_class__
+
+
+def _class_guard(changed):
+    """Record the verdict dunders of every class alive now (before the tree is importable), wrap
+    builtins.__build_class__, and return check(final): "" or `class_changed: <class>.<dunder> (why)`.
+    The values a class made since may take (judge): None; what a base class holds (inheritance); a
+    function its own class statement's body made (or a decorator's wrapper of one, through __wrapped__);
+    otherwise a plain function only: of changed code, one that some class body made under that very name
+    (a class decorator of the candidate's that adds an __eq__ defined in a class body of its module); of
+    any other code, one generated from text (dataclasses, attrs: code from text is denied to changed code),
+    one of functools.total_ordering's, or one defined under that very name (attrs's __ne__). So a lambda,
+    a builtin (`bool`), a type, a partial or a borrowed function of another name (typing.cast) is refused
+    whoever assigns it. Bound here, like the hook: nothing a module holds changes what it judges."""
+    import builtins
+    import functools
+    import itertools
+    import operator
+    import types
+    import weakref
+
+    keys, missing = VERDICT, object()
+    type_, tuple_, list_, map_, len_, zip_, all_, any_, range_, str_, dict_ = (
+        type, tuple, list, map, len, zip, all, any, range, str, dict)
+    # an object's identity as a number, whatever its (meta)class defines, with no audit event (id() has one):
+    # object's hash of an object is its address, rotated
+    id_ = object.__dict__["__hash__"]
+    type_error, key_error, value_error = TypeError, KeyError, ValueError
+    flags_of = type.__dict__["__flags__"].__get__
+    # types that cannot be changed (those of the interpreter and of extension modules) are not recorded
+    fixed = (1 << 8) if sys.version_info >= (3, 10) else 0  # Py_TPFLAGS_IMMUTABLETYPE
+    heap = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a type not made by C code (static types never change)
+    dict_of, mro_of = type.__dict__["__dict__"].__get__, type.__dict__["__mro__"].__get__
+    qualname_of, subclasses = type.__dict__["__qualname__"].__get__, type.__dict__["__subclasses__"]
+    function_type, code_type = types.FunctionType, types.CodeType
+    code_of, fdict_of = function_type.__dict__["__code__"].__get__, function_type.__dict__["__dict__"].__get__
+    method_kinds, property_ = (classmethod, staticmethod), property
+    wrapper_type = type_(object.__dict__["__eq__"])  # types.WrapperDescriptorType & co: Python 3.7+ only
+    descriptors = (wrapper_type, type_(str.__dict__["join"]), type_(dict.__dict__["fromkeys"]),
+                   types.GetSetDescriptorType, types.MemberDescriptorType)
+    ordering = frozenset(f for pairs in getattr(functools, "_convert", {}).values() for _, f in pairs)
+    chain, compress, repeat, ref = itertools.chain.from_iterable, itertools.compress, itertools.repeat, weakref.ref
+    is_, is_not, ne, getitem = operator.is_, operator.is_not, operator.ne, operator.getitem
+    builtins_space, modules, getattr_ = vars(builtins), sys.modules, getattr
+    cell_contents = types.CellType.__dict__["cell_contents"].__get__ if hasattr(types, "CellType") else \
+        type((lambda x: lambda: x)(0).__closure__[0]).__dict__["cell_contents"].__get__
+    made = []  # (class, body function, verdict dunders as the statement left them), not yet judged
+    maker = _class_maker(builtins.__build_class__, made, dict_of, keys, tuple_, map_, missing, type_error)
+    body_codes = {}  # id(code) -> code: every function code a class body run since has made
+    bodies = {}  # id(body function) -> a weak reference to it: each class body runs once
+    dead = []  # weak references to recorded classes collected since the last check
+    watched = {}  # id(weak reference) -> id(class)
+    fixed_ids = {}  # id(class) -> a weak reference to it: the types that cannot change, found by the walk
+    none_ref, new_locals = (lambda: None), 2  # CO_NEWLOCALS: a function's code, never a class body's
+    entries = {}  # id(class) -> [weak reference, its namespace, its verdict dunders, made before the tree]
+    # the present dunders' namespaces, keys and values; every namespace, its size, its entry; each pair's entry
+    flat = [[], [], [], [], [], [], []]
+
+    def values_of(space):
+        return tuple_(map_(space.get, keys, repeat(missing)))
+
+    def changeable(cls):
+        flags = flags_of(cls)
+        return bool(flags & heap) and not flags & fixed
+
+    def name_of(cls):
+        return str_(dict_of(cls).get("__module__", "?")) + "." + str_(qualname_of(cls))
+
+    def walk():
+        level, found = [object], []
+        while level:
+            found.extend(level)
+            level = list_(chain(map_(subclasses, level)))
+        return found
+
+    def add(entry):
+        """A recorded class into the flat lists the fast comparison reads."""
+        space, values = entry[1], entry[2]
+        spaces, ks, vs, every, sizes, owners, pair_owners = flat
+        present = list_(map_(is_not, values, repeat(missing)))
+        found = list_(compress(keys, present))
+        every.append(space)
+        sizes.append(len_(space))
+        owners.append(entry)
+        spaces.extend(repeat(space, len_(found)))
+        ks.extend(found)
+        vs.extend(compress(values, present))
+        pair_owners.extend(repeat(entry, len_(found)))
+
+    def rebuild():
+        flat[:] = [[], [], [], [], [], [], []]
+        for entry in entries.values():
+            add(entry)
+
+    def c_descriptor(kind):
+        """A type implemented in C that binds like a method (its __get__ is a slot, not a Python function)."""
+        for t in mro_of(kind):
+            get = dict_of(t).get("__get__")
+            if get is not None:
+                return type_(get) is wrapper_type
+        return False
+
+    def mocked(cls, value):
+        """Whether cls is one of unittest.mock's per-mock classes (each mock makes its own, and puts its
+        MagicProxy or a child mock there for each magic method) and value one of those (or None: any)."""
+        for name in ("unittest.mock", "mock"):
+            module = modules.get(name)
+            space = getattr_(module, "__dict__", None) if module is not None else None
+            base = space.get("NonCallableMock") if type_(space) is dict_ else None
+            if base is None or type_(base) is not type_ or base not in mro_of(cls):
+                continue
+            if value is None or base in mro_of(type_(value)):
+                return True
+            proxy = space.get("MagicProxy")
+            if type_(proxy) is type_ and proxy in mro_of(type_(value)):
+                return True
+        return False
+
+    def judge(cls, key, value, body, first=False):
+        """"" when cls may hold value as key, else why not. body: the code of the class statement's body
+        when value is what that statement left; first: a class no statement made, seen for the first time."""
+        if value is None:
+            return ""
+        for base in mro_of(cls)[1:]:
+            if dict_of(base).get(key, missing) is value:
+                return ""  # what it inherits anyway
+        v = value
+        if type_(v) in method_kinds:
+            v = v.__func__
+        elif type_(v) is property_:
+            v = v.fget
+            if v is None:
+                return ""
+        if type_(v) in descriptors and v.__objclass__ is cls:
+            return ""  # the class's own C implementation (a type of an extension module)
+        # what a library's or a test's own class statement left (its body, its metaclass, __init_subclass__:
+        # pydantic's __hash__, typing's Protocol hook) when not changed code's
+        library = body is not None and body.co_filename not in changed
+        if type_(v) is not function_type:
+            kind = type_(v)
+            if (library or first) and c_descriptor(kind):
+                return ""  # functools.lru_cache, a Cython class's methods
+            if mocked(cls, v):
+                return ""
+            return "a " + str_(kind.__name__) + ", not a function"
+        code = code_of(v)
+        if body is not None:
+            w = v
+            for _ in range_(8):  # the body's own function, or a decorator's wrapper of one
+                if type_(w) is not function_type:
+                    break
+                inner = code_of(w)
+                if any_(map_(is_, body.co_consts, repeat(inner, len_(body.co_consts)))):
+                    return ""
+                w = fdict_of(w).get("__wrapped__")
+            if library and code.co_filename not in changed:
+                return ""
+        where = code.co_filename
+        if where not in changed and mocked(cls, None):
+            # a test configuring its mock (mock.__eq__ = f: the mock's own class takes unittest.mock's
+            # wrapper of f), unless f is changed code's
+            for cell in v.__closure__ or ():
+                try:
+                    inner = cell_contents(cell, None)
+                except value_error:  # an empty cell
+                    continue
+                if type_(inner) is function_type and code_of(inner).co_filename in changed:
+                    return "the changed code's " + str_(code_of(inner).co_name) + ", given to a mock"
+            return ""
+        if where in changed:
+            if body_codes.get(id_(code)) is code and code.co_name == key:
+                return ""
+            return "the changed code's " + str_(code.co_name) + ", not a " + key + " defined in a class body"
+        if where.startswith("<") or v in ordering or code.co_name == key:
+            return ""
+        if key == "__subclasshook__" and code.co_name == "_proto_hook":
+            return ""  # typing's (and typing_extensions') Protocol.__init_subclass__ gives it to each protocol
+        return str_(code.co_name) + " of " + str_(where) + ", defined under another name"
+
+    def statements():
+        """Judge what the class statements made since left in their classes, and record them."""
+        batch = []
+        while made:  # one by one: another thread may be making a class
+            batch.append(made.pop())
+        batch.reverse()
+        for _, func, _ in batch:
+            for c in code_of(func).co_consts:
+                if type_(c) is code_type:
+                    body_codes[id_(c)] = c
+        for cls, func, values in batch:
+            body = code_of(func)
+            if body.co_flags & new_locals or bodies.get(id_(func), none_ref)() is func:
+                return name_of(cls) + " (recorded with a body that is no class body's, or again)"
+            bodies[id_(func)] = ref(func)
+            for k, v in zip_(keys, values):
+                if v is not missing:
+                    why = judge(cls, k, v, body)
+                    if why:
+                        return name_of(cls) + "." + k + " (" + why + ")"
+            space = dict_of(cls)
+            now = values_of(space)
+            for k, left, v in zip_(keys, values, now):  # what a class decorator (or anyone) changed since
+                if v is not left and v is not missing:
+                    why = judge(cls, k, v, None)
+                    if why:
+                        return name_of(cls) + "." + k + " (" + why + ")"
+            entries[id_(cls)] = entry = [watch(cls), space, now, False]
+            add(entry)
+        return ""
+
+    def appeared(now):
+        """Judge the classes the walk finds that no statement made (type() calls in library code)."""
+        alive = dict_(zip_(map_(id_, now), now))
+        for i in alive.keys() - entries.keys() - fixed_ids.keys():
+            cls = alive[i]
+            if not changeable(cls):
+                fixed_ids[i] = watch(cls)
+                continue
+            space = dict_of(cls)
+            values = values_of(space)
+            for k, v in zip_(keys, values):
+                if v is not missing:
+                    why = judge(cls, k, v, None, True)
+                    if why:
+                        return name_of(cls) + "." + k + " (" + why + ")"
+            entries[i] = entry = [watch(cls), space, values, False]
+            add(entry)
+        gone = entries.keys() - alive.keys()
+        for i in gone:
+            del entries[i]
+        if len_(gone) * 2 > len_(entries):
+            rebuild()  # the namespaces of classes gone: let them go
+        return ""
+
+    def buried():
+        """Forget the classes collected since (their weak references told): an address may be reused."""
+        while dead:
+            gone = dead.pop()
+            i = watched.pop(id_(gone), None)
+            if i is not None and i in entries and entries[i][0] is gone and gone() is None:
+                del entries[i]
+            if i is not None and fixed_ids.get(i) is gone:
+                del fixed_ids[i]
+
+    def watch(cls):
+        r = ref(cls, dead.append)
+        watched[id_(r)] = id_(cls)
+        return r
+
+    def compare(final):
+        """Each recorded class's verdict dunders now: those of a class made before the tree must be as they
+        were, any other change is judged. Fast: a pass in C over the present ones and the namespaces' sizes;
+        a class's every dunder is looked up when one of them or its size changed, and for every class at the
+        final record (a name removed and a dunder added keep the size)."""
+        spaces, ks, vs, every, sizes, owners, pair_owners = flat
+        try:
+            same = all_(map_(is_, map_(getitem, spaces, ks), vs))
+        except key_error:
+            same = False
+        if final or not same:
+            suspects = owners
+        else:
+            suspects = list_(compress(owners, map_(ne, map_(len_, every), sizes)))
+        updated = False
+        for entry in suspects:
+            cls = entry[0]()
+            if cls is None:
+                continue
+            now = values_of(entry[1])
+            if all_(map_(is_, now, entry[2])):
+                continue
+            for k, old, new in zip_(keys, entry[2], now):
+                if new is old:
+                    continue
+                if entry[3]:
+                    return name_of(cls) + "." + k + " (a class made before the tree: changed)"
+                if new is not missing:
+                    why = judge(cls, k, new, None)
+                    if why:
+                        return name_of(cls) + "." + k + " (" + why + ")"
+            entry[2] = now
+            updated = True
+        if updated:
+            rebuild()
+        else:
+            flat[4] = list_(map_(len_, every))
+        return ""
+
+    last = [walk(), None]
+    last[1] = tuple_(last[0])  # the classes made before the tree stay alive: their ids stay theirs
+    for cls in last[1]:
+        if changeable(cls):
+            entries[id_(cls)] = [ref(cls), dict_of(cls), values_of(dict_of(cls)), True]
+        else:
+            fixed_ids[id_(cls)] = ref(cls)
+    rebuild()
+    builtins_space["__build_class__"] = maker
+
+    def check(final=False):
+        try:
+            return checked(final)
+        except Exception as e:  # noqa: BLE001 - a class the guard cannot read gives no verdict
+            return CLASS_CHANGED + ": the class guard could not read the classes (" + str_(type_(e).__name__) + ")"
+
+    def checked(final):
+        if builtins_space.get("__build_class__") is not maker:
+            return CLASS_CHANGED + ": builtins.__build_class__ replaced"
+        buried()
+        why = statements()
+        now = walk()
+        if not why and not (len_(now) == len_(last[0]) and all_(map_(is_, now, last[0]))):
+            why = appeared(now)
+            last[0] = now
+        why = why or compare(final)
+        if why:
+            return CLASS_CHANGED + ": " + why
         return ""
 
     return check
