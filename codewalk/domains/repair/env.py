@@ -289,7 +289,7 @@ def _run_local(env: Env, work: Path, harness: Path, token: str, command: str, ti
     """The harness in the sandbox: the tree writable, the harness and the environment read-only."""
     home = harness.parent / "home"  # beside the harness, in the run's scratch folder
     home.mkdir()
-    paths = [str(harness), str(work)] + ([str(work / "src")] if (work / "src").is_dir() else [])
+    paths = [str(work)] + ([str(work / "src")] if (work / "src").is_dir() else [])  # as plain pytest's, no harness
     run_env = {**_venv_env(env.path), "PYTHONPATH": os.pathsep.join(paths), "HOME": str(home), "TMPDIR": str(home),
                "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
     argv = ["bash", "-c", command.replace("{harness}", shlex.quote(str(harness)))]

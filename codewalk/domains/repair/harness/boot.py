@@ -61,6 +61,9 @@ HIDDEN = ("/proc", "/dev/fd", "/dev/std")
 
 
 def main():
+    # The first entry is this script's folder (the harness's): plain `pytest` has its console script's there,
+    # the environment's bin folder, and never the harness's files (a tree module named `run` is the tree's).
+    sys.path[0] = os.path.dirname(sys.executable)
     config = json.loads(os.environ.pop("CODEWALK_GUARD"))
     out = int(os.environ.pop("CODEWALK_OUTCOMES_FD"))
     key_fd = int(os.environ.pop("CODEWALK_KEY_FD"))
@@ -77,6 +80,7 @@ def main():
     if audit:
         _install(send, frozenset(changed), _tops(config["path"]))
         send = None  # from here on only the hook sends
+    _one_parse_at_a_time()
     import pytest  # noqa: E402 - the tree is not on sys.path yet
 
     plugin = _Plugin(send, config["path"], audit)
@@ -156,6 +160,33 @@ def _stdlib():
         for name in os.listdir(dynload) if os.path.isdir(dynload) else ():
             names.add(name.split(".")[0])
     return frozenset(names) - {"site-packages", "dist-packages"}
+
+
+def _one_parse_at_a_time():
+    """ast.parse made to hold a lock, on the interpreters whose syntax-tree converter keeps its recursion
+    depth in one counter per interpreter (CPython 3.11.0-3.11.7, 3.12.0-3.12.1: gh-106905). There, when
+    Python code runs in the middle of one thread's conversion (a finalizer the GC calls; an audit hook, such
+    as the guard's, called from it) and another thread converts a tree meanwhile, the first one ends in
+    SystemError "AST constructor recursion depth mismatch". Under pytest that is an INTERNALERROR (no
+    verdict): its failure report parses the test's module while a thread's traceback is being formatted
+    (3.11's carets parse each line). pytest, traceback and inspect call ast.parse; the original is what runs,
+    so the audit hook's checks of its frame stay as they were."""
+    version = sys.version_info[:3]
+    if not ((3, 11) <= version < (3, 11, 8) or (3, 12) <= version < (3, 12, 2)):
+        return
+    import _thread
+    import ast
+    import functools
+
+    parse, lock = ast.parse, [_thread.RLock()]
+
+    def one_at_a_time(*args, **kwargs):
+        with lock[0]:
+            return parse(*args, **kwargs)
+
+    ast.parse = functools.update_wrapper(one_at_a_time, parse)
+    # a child forked while another thread held it gets a free one
+    os.register_at_fork(after_in_child=lambda: lock.__setitem__(0, _thread.RLock()))
 
 
 def _install(send, changed, tree_tops):
@@ -440,8 +471,8 @@ class _Plugin:
             sys.audit("codewalk.report_path", check)
         else:
             self._check = check
-        for entry in reversed(self._paths):
-            sys.path.insert(0, entry)
+        for entry in reversed(self._paths):  # where PYTHONPATH's entries are: after the script's folder
+            sys.path.insert(1, entry)
         os.environ["PYTHONPATH"] = os.pathsep.join(self._paths)
 
     def pytest_collection(self, session):
