@@ -46,7 +46,8 @@ def main():
     # harness's own folder is none of them (plain pytest has no such entry)
     here = os.path.realpath(os.path.dirname(os.path.abspath(__file__)))
     tree_paths = [p for p in env.pop("PYTHONPATH", "").split(os.pathsep) if p and os.path.realpath(p) != here]
-    env["CODEWALK_GUARD"] = json.dumps({"changed": config.get("changed", []), "path": tree_paths})
+    env["CODEWALK_GUARD"] = json.dumps({"changed": config.get("changed", []), "path": tree_paths,
+                                        "protected": config.get("protected", [])})
     uid = config.get("uid")
     protected = _protect(config["cwd"], config.get("protected", []))
     memory = config.get("memory_mb")
