@@ -739,7 +739,12 @@ def test_a_helper_naming_its_callers_module_from_a_frame_keeps_the_verdict(task,
     "def caller_module_at_once():\n    return 0\n",
     "def caller_module():\n    frame = sys._getframe(1)\n    seen.append(frame)\n    return frame.f_globals['__name__']\n\n\n"
     "seen = []\n\n\ndef caller_module_at_once():\n    return 0\n",
-], ids=["hands-out-the-frame", "reads-f_back", "keeps-the-frame"])
+    # the value stored is not what sys._getframe returned: C code (map, deque) called it and kept the frame
+    "import collections\nimport functools\n\nseen = []\n"
+    "_getframe = functools.partial(collections.deque, map(seen.append, map(sys._getframe, [1])), 0)\n\n\n"
+    "def caller_module():\n    got = _getframe()\n    del got\n    return seen[0].f_globals['__name__']\n\n\n"
+    "def caller_module_at_once():\n    return 0\n",
+], ids=["hands-out-the-frame", "reads-f_back", "keeps-the-frame", "called-through-c-code"])
 def test_a_helper_using_the_frame_it_gets_for_more_than_its_globals_stays_denied(task, runtime, helper):
     neighbour = write("tally/namer.py", "import sys\n\n\n" + helper)
     _stopped(task, runtime, *GOLD, neighbour, append(WORDS, NAMED.replace("assert MODULE == AT_ONCE == __name__\n", "")),

@@ -299,6 +299,7 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {})):
             caches[op] = count
     caches = tuple(caches)
     extended, attr_shift = dis.opmap["EXTENDED_ARG"], 1 if sys.version_info >= (3, 12) else 0
+    global_shift, module_type, dict_type = 1 if sys.version_info >= (3, 11) else 0, type(sys), dict
     type_, sep, any_, enumerate_, range_ = type, os.sep, any, enumerate, range
     # Who may send a record: the plugin's own methods, called by pluggy, called by a module loaded before
     # the tree (pytest's runner, an installed plugin), on the main thread, before the final record.
@@ -431,13 +432,45 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {})):
     def reads_globals(code_, op):
         return op[1] == "LOAD_ATTR" and code_.co_names[op[2] >> attr_shift] == "f_globals"
 
+    def resolve(f, name):
+        """The value of a global name in f, read without running any code (None if it cannot be)."""
+        space = f.f_globals
+        if type_(space) is not dict_type:
+            return None
+        if name in space:
+            return space.get(name)
+        space = f.f_builtins
+        return space.get(name) if type_(space) is dict_type else None
+
+    def calls_getframe(f, found, at):
+        """Whether the call at found[at] is sys._getframe itself with constant arguments: its callable
+        loaded by the instructions just before (`sys._getframe` or `_getframe`, a global of f) and found,
+        now, to be the real one (nothing runs between that load and the call)."""
+        n, consts = at - 1, 0
+        while n >= 0 and (found[n][1] in ("PRECALL", "PUSH_NULL") or (found[n][1] == "LOAD_CONST" and consts < 1)):
+            consts += found[n][1] == "LOAD_CONST"
+            n -= 1
+        if n < 0:
+            return False
+        names = f.f_code.co_names
+        _, name, arg = found[n]
+        if name == "LOAD_GLOBAL":
+            return names[arg >> global_shift] == "_getframe" and resolve(f, "_getframe") is getframe
+        if name not in ("LOAD_ATTR", "LOAD_METHOD") or n < 1 or found[n - 1][1] != "LOAD_GLOBAL":
+            return False
+        if names[arg >> (attr_shift if name == "LOAD_ATTR" else 0)] != "_getframe":
+            return False
+        module_name = names[found[n - 1][2] >> global_shift]
+        module = resolve(f, module_name)
+        return type_(module) is module_type and module.__dict__.get("_getframe") is getframe
+
     def globals_only(f):
-        """Whether the function running in f (which called sys._getframe) uses the frame it got only to
-        read its f_globals."""
+        """Whether the function running in f called sys._getframe itself and uses the frame it got only
+        to read its f_globals."""
         code_ = f.f_code
         found = ops(code_)
         at = [n for n, op in enumerate_(found) if op[0] == f.f_lasti]
-        if not at or at[0] + 1 >= len_(found):
+        if not at or at[0] + 1 >= len_(found) or not calls_getframe(f, found, at[0]):
             return False
         after = found[at[0] + 1]
         if reads_globals(code_, after):
