@@ -718,6 +718,16 @@ def caller_module():
 
 def caller_module_at_once():
     return sys._getframe(1).f_globals["__name__"]
+
+
+def sentinel():
+    """As boltons' make_sentinel: a class that pickles as the module it was made in."""
+    class Sentinel(object):
+        pass
+    frame = sys._getframe(1)
+    module = frame.f_globals.get("__name__")
+    Sentinel.__module__ = module
+    return Sentinel()
 '''
 NAMED = '''
 
@@ -725,7 +735,8 @@ from tally import namer as _namer
 
 MODULE = _namer.caller_module()
 AT_ONCE = _namer.caller_module_at_once()
-assert MODULE == AT_ONCE == __name__
+MISSING = _namer.sentinel()
+assert MODULE == AT_ONCE == type(MISSING).__module__ == __name__
 '''
 
 
@@ -747,8 +758,17 @@ def test_a_helper_naming_its_callers_module_from_a_frame_keeps_the_verdict(task,
 ], ids=["hands-out-the-frame", "reads-f_back", "keeps-the-frame", "called-through-c-code"])
 def test_a_helper_using_the_frame_it_gets_for_more_than_its_globals_stays_denied(task, runtime, helper):
     neighbour = write("tally/namer.py", "import sys\n\n\n" + helper)
-    _stopped(task, runtime, *GOLD, neighbour, append(WORDS, NAMED.replace("assert MODULE == AT_ONCE == __name__\n", "")),
-             rule="audit_denied", event="sys._getframe")
+    named = NAMED.replace("MISSING = _namer.sentinel()\n", "").replace(
+        "assert MODULE == AT_ONCE == type(MISSING).__module__ == __name__\n", "")
+    _stopped(task, runtime, *GOLD, neighbour, append(WORDS, named), rule="audit_denied", event="sys._getframe")
+
+
+def test_a_class_of_the_runner_renamed_to_a_tree_module_stays_denied(task, runtime):
+    """Renaming the module of a class is allowed for the repository's own classes only (make_sentinel)."""
+    renamed = "\n\nimport _pytest.reports as _reports\n\n_reports.TestReport.__module__ = __name__\n"
+    with pytest.raises(NoVerdict) as caught:  # without the guard: the report path check (report_path_changed)
+        _run(task, runtime, *GOLD, append(WORDS, renamed))
+    assert (caught.value.rule, caught.value.event) == ("audit_denied", "object.__setattr__"), caught.value
 
 
 # A changed module may import first what its own file imported at x_G (click's testing.py imports pdb,

@@ -300,6 +300,7 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {})):
     caches = tuple(caches)
     extended, attr_shift = dis.opmap["EXTENDED_ARG"], 1 if sys.version_info >= (3, 12) else 0
     global_shift, module_type, dict_type = 1 if sys.version_info >= (3, 11) else 0, type(sys), dict
+    type_type, modules_ = type, sys.modules
     type_, sep, any_, enumerate_, range_ = type, os.sep, any, enumerate, range
     # Who may send a record: the plugin's own methods, called by pluggy, called by a module loaded before
     # the tree (pytest's runner, an installed plugin), on the main thread, before the final record.
@@ -464,6 +465,28 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {})):
         module = resolve(f, module_name)
         return type_(module) is module_type and module.__dict__.get("_getframe") is getframe
 
+    def tree_module(name):
+        """Whether the module called name (already imported) was loaded from a file of the tree that is no
+        test."""
+        module = modules_.get(name) if isinstance_(name, str_) else None
+        if type_(module) is not module_type:
+            return False
+        file_ = module.__dict__.get("__file__")
+        if not isinstance_(file_, str_) or file_ in test_files:
+            return False
+        for root in roots:
+            if file_.startswith(root):
+                return not test_path(file_[len_(root):])
+        return False
+
+    def renames_own_class(obj, name, value):
+        """Whether obj is a class of the repository (plain metaclass, its __module__ a module of the tree that
+        is no test) being given a new __module__ that names such a module too: boltons' make_sentinel makes
+        its class pickle as the module it was made in. Names only: no method, no comparison changes."""
+        if name != "__module__" or type_(obj) is not type_type:
+            return False
+        return tree_module(obj.__dict__.get("__module__")) and tree_module(value)
+
     def globals_only(f):
         """Whether the function running in f called sys._getframe itself and uses the frame it got only
         to read its f_globals."""
@@ -592,6 +615,8 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {})):
             return
         if event == "sys._getframe" and args and start is not None and among(args[0].f_globals, tracked) and \
                 globals_only(start):
+            return
+        if event == "object.__setattr__" and len_(args) > 2 and renames_own_class(args[0], args[1], args[2]):
             return
         attr = event in ("object.__getattr__", "object.__setattr__", "object.__delattr__") and len_(args) > 1
         deny(event, args[1] if attr else "")
