@@ -798,3 +798,18 @@ def test_a_module_its_file_imported_at_x_g_may_be_imported_first_and_another_fil
     with pytest.raises(NoVerdict) as caught:
         _run_from(task, runtime, PDB_AT_X_G, *GOLD, append(FMT, "\n\nimport pdb as _pdb  # noqa: E402\n"))
     assert (caught.value.rule, caught.value.event) == ("audit_denied", "import"), caught.value
+
+
+# The import system importing by a name written in its own source (get_resource_reader's `from importlib.readers
+# import FileReader`, reached by certifi.where() at requests.utils' import): the code it makes is allowed;
+# importlib.import_module, a call with a name chosen at run time, stays denied.
+UNREAD = write("tests/conftest.py", "import sys\n\nsys.modules.pop('importlib.readers', None)  # imported again\n")
+RESOURCES = "\n\nimport importlib.resources as _resources  # noqa: E402\n\n_FILES = _resources.files('tally')\n"
+
+
+def test_the_import_systems_own_import_statement_keeps_the_verdict_and_import_module_stays_denied(task, runtime):
+    assert _solved(_run(task, runtime, *GOLD, UNREAD, append(WORDS, RESOURCES)))
+    by_name = RESOURCES + "\nimport importlib as _importlib  # noqa: E402\n\n_importlib.import_module('statistics')\n"
+    with pytest.raises(NoVerdict) as caught:
+        _run(task, runtime, *GOLD, UNREAD, append(WORDS, by_name))
+    assert caught.value.rule == "audit_denied" and caught.value.event in ("marshal.loads", "compile"), caught.value

@@ -366,6 +366,18 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {})):
             return 0 <= at < len_(code_) and code_[at] == import_name
         return True
 
+    def own_statement(between):
+        """Whether the import system's frames go from the event out to one of its own at an import statement:
+        it imports a name written in its source (importlib.resources' reader: `from importlib.readers import
+        FileReader` in get_resource_reader, which certifi.where() reaches). import_module is a call."""
+        for f in between[1:]:
+            if not among(f.f_globals, importing):
+                return False
+            code_, at = f.f_code.co_code, f.f_lasti
+            if 0 <= at < len_(code_) and code_[at] == import_name:
+                return True
+        return False
+
     def library(between, path, entry, rest):
         """From the event outwards: frames of path up to one that entry accepts, then frames rest accepts."""
         n = 0
@@ -607,6 +619,8 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {})):
             return
         if event in code and between and among(between[0].f_globals, code_makers) and \
                 library(between, code_path, anywhere, imported_by_statement):
+            return
+        if event in code and between and among(between[0].f_globals, importing) and own_statement(between):
             return
         if event == "compile" and (parses(between) or (between and between[0].f_code is forward_ref and
                                                        library(between, typing_space, anywhere, imported_by_statement))):
