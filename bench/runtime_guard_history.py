@@ -82,6 +82,9 @@ def main() -> None:
     parser.add_argument("--render", action="store_true", help="only write OUT.{txt,json} from OUT.state.jsonl")
     parser.add_argument("--regrade", action="store_true",
                         help="examine again each commit the guard cost, with this tree's guard (OUT.after.jsonl)")
+    parser.add_argument("--again", action="store_true",
+                        help="--regrade also the costs whose latest record in OUT.after.jsonl does not pass (a newer "
+                             "guard); the new record is the one that counts")
     parser.add_argument("--events", nargs="*", default=[], help="--regrade only the costs of these events")
     parser.add_argument("--commits", nargs="*", default=[], help="only these commits (prefixes) of the window")
     parser.add_argument("--guard", default="main",
@@ -110,7 +113,8 @@ def main() -> None:
 def regrade(records: list[dict[str, Any]], sources: dict[str, str], args: argparse.Namespace, after: Path) -> None:
     """Every commit the guard cost (of --events), examined again with the guard as this tree has it
     (OUT.after.jsonl; a commit already there is not examined again)."""
-    done = {(d["repo"], d["commit"]) for d in _read(after)}
+    latest = {(d["repo"], d["commit"]): d for d in _read(after)}
+    done = {k for k, d in latest.items() if not args.again or d.get("guarded", {}).get("verdict") == "passed"}
     costs = [r for r in records if _cost(r) and (r["repo"], r["commit"]) not in done and r["repo"] in sources
              and (not args.events or r["guarded"].get("event") in args.events)]
     for repo in dict.fromkeys(r["repo"] for r in costs):
@@ -262,7 +266,8 @@ def render(every: list[dict[str, Any]], after: dict[tuple[str, str], dict[str, A
     with this tree's guard (--regrade), by (repo, commit). The figures are main's (--guard main); commits
     measured with another guard are listed apart."""
     records = [r for r in every if r.get("guard", "main") == "main"]
-    others = [r for r in every if r.get("guard", "main") != "main"]
+    # a commit measured with several other guards counts once, with the latest
+    others = list({(r["repo"], r["commit"]): r for r in every if r.get("guard", "main") != "main"}.values())
     stopped = Counter(r["repo"] for r in records if r["status"] == "skipped" and "report path changed" in r["detail"])
     graded = [r for r in records if r["status"] == "graded"]
     skipped = Counter(r["reason"] for r in records if r["status"] == "skipped")
@@ -296,11 +301,21 @@ def render(every: list[dict[str, Any]], after: dict[tuple[str, str], dict[str, A
              ""]
     other_graded = [r for r in others if r["status"] == "graded"]
     other_cost = [r for r in other_graded if _cost(r)]
+    other_still = [r for r in other_cost if after.get((r["repo"], r["commit"]), r).get("guarded", {}).get("verdict")
+                   != "passed"]
     if others:
         lines += [f"measured with another guard ({', '.join(sorted({r['guard'] for r in others}))}; main's cannot "
                   f"mine these): examined {len(others)}, graded {len(other_graded)}, skipped "
                   f"{dict(Counter(r['reason'] for r in others if r['status'] == 'skipped'))}, gold passes plainly "
-                  f"but not under that guard: {len(other_cost)}", ""]
+                  f"but not under that guard: {len(other_cost)}, after --regrade: {len(other_still)}; per repository "
+                  + ", ".join(f"{repo} {sum(r['repo'] == repo for r in other_cost)}/"
+                              f"{sum(r['repo'] == repo for r in other_graded)} of "
+                              f"{sum(r['repo'] == repo for r in others)}, "
+                              f"{sum(r['repo'] == repo for r in other_still)}"
+                              for repo in sorted({r['repo'] for r in others})), ""]
+        every_graded, every_still = len(graded) + len(other_graded), len(still) + len(other_still)
+        lines += [f"all graded: {every_graded}; gold stopped by this tree's guard (after --regrade): {every_still} "
+                  f"({every_still / every_graded if every_graded else 0:.1%})", ""]
     for r in cost + both + other_cost:
         g = r["guarded"]
         again = after.get((r["repo"], r["commit"]), {}).get("guarded", {})
@@ -321,7 +336,8 @@ def render(every: list[dict[str, Any]], after: dict[tuple[str, str], dict[str, A
                "share": round(share, 4), "by_rule": dict(by_rule), "by_event": dict(by_event),
                "regraded": regraded, "cost_after": len(still), "fails_without_guard": len(both),
                "stopped_mining": dict(stopped), "other_guard": {"examined": len(others), "graded": len(other_graded),
-                                                                "cost": len(other_cost)},
+                                                                "cost": len(other_cost),
+                                                                "cost_after": len(other_still)},
                "per_repo": per_repo, "python": sys.version.split()[0]}
     commits = [{**r, "after": after[r["repo"], r["commit"]].get("guarded")} if (r["repo"], r["commit"]) in after
                else r for r in every]

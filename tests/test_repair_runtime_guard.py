@@ -908,3 +908,166 @@ def test_mocks_a_test_configures_keep_the_verdict_and_changed_code_given_to_a_mo
                          text=True, check=True).stdout.splitlines()
     assert out[0] == "''", out
     assert "class_changed: unittest.mock.MagicMock.__eq__ (the changed code's always, given to a mock)" in out[1], out
+
+
+# -- allowances measured on real histories (bench/runtime_guard_history.py), each with its neighbour ----------
+# Reading a function's code compiled from a file of the repository that is no test (jinja's `internalcode`
+# records the code of its runtime's functions as their module is imported): the candidate's own code, or an
+# unchanged module of the tree; a test's code (its expected values are among its constants) stays denied.
+OWN_CODE = '''
+
+import tally.stats as _stats
+
+_internal = set()
+
+
+def _internalcode(f):
+    _internal.add(f.__code__)
+    return f
+
+
+@_internalcode
+def _lower(word):
+    return word.lower()
+
+
+_internal.add(_stats.mean.__code__)  # an unchanged module of the tree
+'''
+TESTS_CODE = '''
+
+import sys as _sys
+
+
+def _test_constants():
+    """The constants of a test function of the module that tests this one (reached as a module already
+    imported: the static layer's job), read through its __code__."""
+    for name, module in list(_sys.modules.items()):
+        if name.rpartition(".")[2].startswith("test_"):
+            for value in list(vars(module).values()):
+                if getattr(value, "__name__", "").startswith("test_"):
+                    return value.__code__.co_consts
+    return ()
+'''
+
+
+def test_reading_the_code_of_repository_functions_keeps_the_verdict_and_a_tests_code_stays_denied(task, runtime):
+    run = _run(task, runtime, *GOLD, append(WORDS, OWN_CODE),
+               replace(WORDS, "        key = w.lower()\n", "        key = _lower(w)\n"))
+    assert _solved(run)
+    assert run.audited
+    _stopped(task, runtime, FIX_SPLIT, FIX_SORT, append(WORDS, TESTS_CODE),
+             replace(WORDS, "        key = w\n", "        key = w.lower() if _test_constants() is not None else w\n"),
+             rule="audit_denied", event="object.__getattr__")
+
+
+# sys._getframe called by a function that only reads f_globals of what it gets, and gets changed code's frame
+# (boltons' make_sentinel names the module a sentinel is made in): the frame never leaves that function. A
+# helper that hands the frame out, or reads anything else of it, stays denied.
+NAMER = '''\
+import sys
+
+
+def caller_module():
+    frame = sys._getframe(1)
+    name = frame.f_globals.get("__name__")
+    del frame
+    return name
+
+
+def caller_module_at_once():
+    return sys._getframe(1).f_globals["__name__"]
+
+
+def sentinel():
+    """As boltons' make_sentinel: a class that pickles as the module it was made in."""
+    class Sentinel(object):
+        pass
+    frame = sys._getframe(1)
+    module = frame.f_globals.get("__name__")
+    Sentinel.__module__ = module
+    return Sentinel()
+'''
+NAMED = '''
+
+from tally import namer as _namer
+
+MODULE = _namer.caller_module()
+AT_ONCE = _namer.caller_module_at_once()
+MISSING = _namer.sentinel()
+assert MODULE == AT_ONCE == type(MISSING).__module__ == __name__
+'''
+
+
+def test_a_helper_naming_its_callers_module_from_a_frame_keeps_the_verdict(task, runtime):
+    assert _solved(_run(task, runtime, *GOLD, write("tally/namer.py", NAMER), append(WORDS, NAMED)))
+
+
+@pytest.mark.parametrize("helper", [
+    "def caller_module():\n    return sys._getframe(1)\n\n\ndef caller_module_at_once():\n    return 0\n",
+    "def caller_module():\n    frame = sys._getframe(1)\n    return frame.f_back.f_globals['__name__']\n\n\n"
+    "def caller_module_at_once():\n    return 0\n",
+    "def caller_module():\n    frame = sys._getframe(1)\n    seen.append(frame)\n    return frame.f_globals['__name__']\n\n\n"
+    "seen = []\n\n\ndef caller_module_at_once():\n    return 0\n",
+    # the value stored is not what sys._getframe returned: C code (map, deque) called it and kept the frame
+    "import collections\nimport functools\n\nseen = []\n"
+    "_getframe = functools.partial(collections.deque, map(seen.append, map(sys._getframe, [1])), 0)\n\n\n"
+    "def caller_module():\n    got = _getframe()\n    del got\n    return seen[0].f_globals['__name__']\n\n\n"
+    "def caller_module_at_once():\n    return 0\n",
+], ids=["hands-out-the-frame", "reads-f_back", "keeps-the-frame", "called-through-c-code"])
+def test_a_helper_using_the_frame_it_gets_for_more_than_its_globals_stays_denied(task, runtime, helper):
+    neighbour = write("tally/namer.py", "import sys\n\n\n" + helper)
+    named = NAMED.replace("MISSING = _namer.sentinel()\n", "").replace(
+        "assert MODULE == AT_ONCE == type(MISSING).__module__ == __name__\n", "")
+    _stopped(task, runtime, *GOLD, neighbour, append(WORDS, named), rule="audit_denied", event="sys._getframe")
+
+
+def test_a_class_of_the_runner_renamed_to_a_tree_module_stays_denied(task, runtime):
+    """Renaming the module of a class is allowed for the repository's own classes only (make_sentinel)."""
+    renamed = "\n\nimport _pytest.reports as _reports\n\n_reports.TestReport.__module__ = __name__\n"
+    with pytest.raises(NoVerdict) as caught:  # without the guard: the report path check (report_path_changed)
+        _run(task, runtime, *GOLD, append(WORDS, renamed))
+    assert (caught.value.rule, caught.value.event) == ("audit_denied", "object.__setattr__"), caught.value
+
+
+# A changed module may import first what its own file imported at x_G (click's testing.py imports pdb,
+# werkzeug's serving.py socketserver), as the static layer allows; another changed file importing the same
+# module for the first time stays denied.
+def _run_from(task, runtime: str, at_x_g: tuple[Edit, ...], *edits: Edit) -> repair_env.TestRun:
+    """As _run, with x_G made of the task's x_G and at_x_g (the state the candidate starts from)."""
+    with _x_g(task, runtime) as (tree, env, _, tests):
+        for edit in at_x_g:
+            edit(tree.path)
+        tree.git("add", "-A")
+        x_g = tree.tree()
+        for edit in edits:
+            edit(tree.path)
+        return run_tests(env, tree, tests, "pytest -rA", 300, config_from=x_g,
+                         renamed=task[1].verifier["FAIL_TO_PASS"], changed=_changed(tree.path, x_g))
+
+
+# pytest imports pdb itself when it configures: the tree's modules are imported before that by a conftest
+PDB_AT_X_G = (append(WORDS, "\n\ndef _stop():\n    import pdb\n    pdb.set_trace()\n"),
+              write("tests/conftest.py", "import tally.words  # noqa: F401\nimport tally.fmt  # noqa: F401\n"))
+
+
+def test_a_module_its_file_imported_at_x_g_may_be_imported_first_and_another_files_import_stays_denied(task, runtime):
+    importing = append(WORDS, "\n\nimport pdb as _pdb  # noqa: E402\n")
+    assert _solved(_run_from(task, runtime, PDB_AT_X_G, *GOLD, importing))
+    with pytest.raises(NoVerdict) as caught:
+        _run_from(task, runtime, PDB_AT_X_G, *GOLD, append(FMT, "\n\nimport pdb as _pdb  # noqa: E402\n"))
+    assert (caught.value.rule, caught.value.event) == ("audit_denied", "import"), caught.value
+
+
+# The import system importing by a name written in its own source (get_resource_reader's `from importlib.readers
+# import FileReader`, reached by certifi.where() at requests.utils' import): the code it makes is allowed;
+# importlib.import_module, a call with a name chosen at run time, stays denied.
+UNREAD = write("tests/conftest.py", "import sys\n\nsys.modules.pop('importlib.readers', None)  # imported again\n")
+RESOURCES = "\n\nimport importlib.resources as _resources  # noqa: E402\n\n_FILES = _resources.files('tally')\n"
+
+
+def test_the_import_systems_own_import_statement_keeps_the_verdict_and_import_module_stays_denied(task, runtime):
+    assert _solved(_run(task, runtime, *GOLD, UNREAD, append(WORDS, RESOURCES)))
+    by_name = RESOURCES + "\nimport importlib as _importlib  # noqa: E402\n\n_importlib.import_module('statistics')\n"
+    with pytest.raises(NoVerdict) as caught:
+        _run(task, runtime, *GOLD, UNREAD, append(WORDS, by_name))
+    assert caught.value.rule == "audit_denied" and caught.value.event in ("marshal.loads", "compile"), caught.value

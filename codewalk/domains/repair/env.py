@@ -13,6 +13,7 @@ instance test files only, in the sandbox with a timeout; results come from its J
 
 from __future__ import annotations
 
+import ast
 import glob
 import json
 import logging
@@ -239,6 +240,9 @@ def run_tests(env: Env | Image, tree: Worktree, tests: list[str], test_cmd: str,
         copies = channel.renamed_copies(work, [t for t in renamed if t in tests])
         harness.mkdir()
         channel.prepare(harness)
+        if config_from:  # what each changed file imported at x_G, which it may import first under the guard
+            (harness / GUARD_FILE).write_text(json.dumps(
+                {"imported_at_x_g": imported_at(tree, config_from, [p for p in changed if p.endswith(".py")])}))
         config = _config_copy(tree, config_from, harness)
         command = (f"{_runner(test_cmd)} -c {{harness}}/{config.name} --rootdir=. -p no:cacheprovider {{plugins}} "
                    + " ".join(shlex.quote(f) for f in [*present, *copies.files]))
@@ -265,6 +269,31 @@ def run_tests(env: Env | Image, tree: Worktree, tests: list[str], test_cmd: str,
                    cases=cases, audited=channel.audited(report))
 
 
+GUARD_FILE = "guard.json"  # beside boot.py, which reads it (harness/boot.py, _places)
+
+
+def imported_at(tree: Worktree, commit: str, paths: Sequence[str]) -> dict[str, list[str]]:
+    """The top-level modules each file imports at commit (any import statement in it, absolute): the run-time
+    guard lets a changed module import first what its own file imported at x_G, as the static layer does."""
+    found: dict[str, list[str]] = {}
+    for path in paths:
+        text = tree.show(commit, path)
+        try:
+            module = ast.parse(text) if text is not None else None
+        except (SyntaxError, ValueError):
+            module = None
+        if module is None:
+            continue
+        tops: set[str] = set()
+        for node in ast.walk(module):
+            if isinstance(node, ast.Import):
+                tops.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                tops.add(node.module.split(".")[0])
+        found[path] = sorted(tops)
+    return found
+
+
 def _runner(test_cmd: str) -> str:
     """The test command with pytest replaced by the harness's runner (boot.py, without PYTHONPATH: the tree
     is not on sys.path until pytest and its plugins have loaded); InfraError for a command that is not
@@ -289,7 +318,7 @@ def _run_local(env: Env, work: Path, harness: Path, token: str, command: str, ti
     """The harness in the sandbox: the tree writable, the harness and the environment read-only."""
     home = harness.parent / "home"  # beside the harness, in the run's scratch folder
     home.mkdir()
-    paths = [str(harness), str(work)] + ([str(work / "src")] if (work / "src").is_dir() else [])
+    paths = [str(work)] + ([str(work / "src")] if (work / "src").is_dir() else [])  # as plain pytest's, no harness
     run_env = {**_venv_env(env.path), "PYTHONPATH": os.pathsep.join(paths), "HOME": str(home), "TMPDIR": str(home),
                "PYTHONDONTWRITEBYTECODE": "1", "PYTHONNOUSERSITE": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
     argv = ["bash", "-c", command.replace("{harness}", shlex.quote(str(harness)))]

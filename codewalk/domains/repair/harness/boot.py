@@ -61,6 +61,9 @@ HIDDEN = ("/proc", "/dev/fd", "/dev/std")
 
 
 def main():
+    # The first entry is this script's folder (the harness's): plain `pytest` has its console script's there,
+    # the environment's bin folder, and never the harness's files (a tree module named `run` is the tree's).
+    sys.path[0] = os.path.dirname(sys.executable)
     config = json.loads(os.environ.pop("CODEWALK_GUARD"))
     out = int(os.environ.pop("CODEWALK_OUTCOMES_FD"))
     key_fd = int(os.environ.pop("CODEWALK_KEY_FD"))
@@ -75,8 +78,9 @@ def main():
     del key
     audit = hasattr(sys, "addaudithook")
     if audit:
-        _install(send, frozenset(changed), _tops(config["path"]))
+        _install(send, frozenset(changed), _tops(config["path"]), _places(here, config))
         send = None  # from here on only the hook sends
+    _one_parse_at_a_time()
     import pytest  # noqa: E402 - the tree is not on sys.path yet
 
     plugin = _Plugin(send, config["path"], audit, frozenset(changed))
@@ -144,6 +148,31 @@ def _tops(paths):
     return frozenset(found)
 
 
+def _places(here, config):
+    """(the tree's folders on sys.path, each ending with a separator; the files the tests must leave as they
+    are: test files, renamed copies, conftests, absolute and resolved both; for each changed file, absolute
+    and resolved, the top-level modules it imported at x_G: guard.json beside this file, written by the
+    host, which the tests cannot write)."""
+    roots = set()
+    for entry in list(config["path"]) + [here]:
+        for path in (os.path.abspath(entry), os.path.realpath(entry)):
+            roots.add(path.rstrip(os.sep) + os.sep)
+    tests = set()
+    for path in config.get("protected", ()):
+        full = os.path.join(here, path)
+        tests.update((full, os.path.realpath(full)))
+    imported = {}
+    try:
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "guard.json")) as handle:
+            found = json.load(handle).get("imported_at_x_g", {})
+    except (OSError, ValueError):
+        found = {}
+    for path, tops in found.items():
+        full = os.path.join(here, path)
+        imported[full] = imported[os.path.realpath(full)] = frozenset(tops)
+    return tuple(sorted(roots, key=len, reverse=True)), frozenset(tests), imported
+
+
 def _stdlib():
     names = set(getattr(sys, "stdlib_module_names", ())) | set(sys.builtin_module_names)
     if not getattr(sys, "stdlib_module_names", None):
@@ -158,7 +187,34 @@ def _stdlib():
     return frozenset(names) - {"site-packages", "dist-packages"}
 
 
-def _install(send, changed, tree_tops):
+def _one_parse_at_a_time():
+    """ast.parse made to hold a lock, on the interpreters whose syntax-tree converter keeps its recursion
+    depth in one counter per interpreter (CPython 3.11.0-3.11.7, 3.12.0-3.12.1: gh-106905). There, when
+    Python code runs in the middle of one thread's conversion (a finalizer the GC calls; an audit hook, such
+    as the guard's, called from it) and another thread converts a tree meanwhile, the first one ends in
+    SystemError "AST constructor recursion depth mismatch". Under pytest that is an INTERNALERROR (no
+    verdict): its failure report parses the test's module while a thread's traceback is being formatted
+    (3.11's carets parse each line). pytest, traceback and inspect call ast.parse; the original is what runs,
+    so the audit hook's checks of its frame stay as they were."""
+    version = sys.version_info[:3]
+    if not ((3, 11) <= version < (3, 11, 8) or (3, 12) <= version < (3, 12, 2)):
+        return
+    import _thread
+    import ast
+    import functools
+
+    parse, lock = ast.parse, [_thread.RLock()]
+
+    def one_at_a_time(*args, **kwargs):
+        with lock[0]:
+            return parse(*args, **kwargs)
+
+    ast.parse = functools.update_wrapper(one_at_a_time, parse)
+    # a child forked while another thread held it gets a free one
+    os.register_at_fork(after_in_child=lambda: lock.__setitem__(0, _thread.RLock()))
+
+
+def _install(send, changed, tree_tops, places=((), frozenset(), {})):
     """The audit hook. Its state and every name it uses are bound in this closure: nothing a module holds
     refers to them, and rebinding a module's or the builtins' names changes nothing here."""
     import _thread
@@ -171,6 +227,7 @@ def _install(send, changed, tree_tops):
     import enum
     import inspect
     import logging
+    import opcode
     import typing
 
     getframe, get_ident, exit_, fsdecode, abspath = sys._getframe, _thread.get_ident, os._exit, os.fsdecode, \
@@ -217,6 +274,34 @@ def _install(send, changed, tree_tops):
     # A type written as a string (`Optional["Node"]`): typing.ForwardRef compiles it, with only typing's
     # frames out to changed code (or the import system). Evaluating it (get_type_hints: exec) stays denied.
     forward_ref, typing_space = typing.ForwardRef.__init__.__code__, (typing.__dict__,)
+    # Reading a function's code (object.__getattr__ "__code__") compiled from a file of the repository that
+    # is no test: a changed file (the candidate's own) or an unchanged module of the tree outside the test
+    # files (patch.is_test_path's notion, the protected files besides: jinja's `internalcode` decorator
+    # records the code of its runtime's functions). What that hands out is code the candidate wrote or
+    # could read as source. The code of a test (its file, a renamed copy, a conftest, any module under a
+    # test folder), of pytest and of the harness stays denied; so does setting __code__.
+    roots, test_files, imported_at_x_g = places
+    function_type, test_dirs = type(_tops), frozenset(("test", "tests", "testing"))
+    # sys._getframe called by a function that only reads the f_globals of what it gets, and gets the frame
+    # of changed code: the candidate's own module globals (boltons' make_sentinel names its caller's module
+    # from a module body). Pinned on the caller's bytecode: the call's value goes at once to .f_globals, or
+    # to a local variable every load of which is followed by .f_globals (no other use, no locals() or
+    # vars(), no closure): the frame itself never leaves that function, so f_back, f_locals and f_code of
+    # it, and the frames below (a test's among them), are out of reach.
+    # The bytecode is read here, with the opcode tables copied now (before any module of the tree runs),
+    # not through dis, whose module globals any code could rebind.
+    opnames = tuple(dis.opname)
+    caches = [0] * 256
+    entries = getattr(opcode, "_inline_cache_entries", None)
+    for op, count in (entries.items() if isinstance(entries, dict) else enumerate(entries or ())):
+        op = dis.opmap.get(op, -1) if isinstance(op, str) else op
+        if 0 <= op < 256:
+            caches[op] = count
+    caches = tuple(caches)
+    extended, attr_shift = dis.opmap["EXTENDED_ARG"], 1 if sys.version_info >= (3, 12) else 0
+    global_shift, module_type, dict_type = 1 if sys.version_info >= (3, 11) else 0, type(sys), dict
+    type_type, modules_ = type, sys.modules
+    type_, sep, any_, enumerate_, range_ = type, os.sep, any, enumerate, range
     # Who may send a record: the plugin's own methods, called by pluggy, called by a module loaded before
     # the tree (pytest's runner, an installed plugin), on the main thread, before the final record.
     sender_code = next(c for c in _audited.__code__.co_consts if getattr(c, "co_name", "") == "send")
@@ -284,6 +369,18 @@ def _install(send, changed, tree_tops):
             return 0 <= at < len_(code_) and code_[at] == import_name
         return True
 
+    def own_statement(between):
+        """Whether the import system's frames go from the event out to one of its own at an import statement:
+        it imports a name written in its source (importlib.resources' reader: `from importlib.readers import
+        FileReader` in get_resource_reader, which certifi.where() reaches). import_module is a call."""
+        for f in between[1:]:
+            if not among(f.f_globals, importing):
+                return False
+            code_, at = f.f_code.co_code, f.f_lasti
+            if 0 <= at < len_(code_) and code_[at] == import_name:
+                return True
+        return False
+
     def library(between, path, entry, rest):
         """From the event outwards: frames of path up to one that entry accepts, then frames rest accepts."""
         n = 0
@@ -314,6 +411,125 @@ def _install(send, changed, tree_tops):
         flags = f.f_locals.get("flags")
         return (isinstance_(flags, int_) and bool_(flags & only_ast) and "compile" not in ast_space
                 and builtins_space.get("compile") is builtin_compile)
+
+    def test_path(relative):
+        parts = relative.split(sep)
+        name = parts[-1]
+        return (any_(p.lower() in test_dirs for p in parts[:-1]) or name.startswith("test_")
+                or name.endswith(("_test.py", "_tests.py")) or name in ("conftest.py", "tests.py"))
+
+    def repository_code(obj):
+        """Whether obj is a function whose code was compiled from a changed file or from a module of the
+        tree that is no test."""
+        if type_(obj) is not function_type:
+            return False
+        name = obj.__code__.co_filename  # an event of its own, while the hook is busy
+        if not isinstance_(name, str_) or name in test_files:
+            return False
+        if name in changed:
+            return True
+        for root in roots:
+            if name.startswith(root):
+                return not test_path(name[len_(root):])
+        return False
+
+    def ops(code_):
+        """[(offset, opname, arg)] of code_'s instructions (EXTENDED_ARG folded in, inline caches skipped)."""
+        raw, found, at, ext = code_.co_code, [], 0, 0
+        while at + 1 < len_(raw):
+            op, arg = raw[at], raw[at + 1] | ext
+            if op == extended:
+                ext, at = arg << 8, at + 2
+                continue
+            found.append((at, opnames[op], arg))
+            ext, at = 0, at + 2 + 2 * caches[op]
+        return found
+
+    def reads_globals(code_, op):
+        return op[1] == "LOAD_ATTR" and code_.co_names[op[2] >> attr_shift] == "f_globals"
+
+    def resolve(f, name):
+        """The value of a global name in f, read without running any code (None if it cannot be)."""
+        space = f.f_globals
+        if type_(space) is not dict_type:
+            return None
+        if name in space:
+            return space.get(name)
+        space = f.f_builtins
+        return space.get(name) if type_(space) is dict_type else None
+
+    def calls_getframe(f, found, at):
+        """Whether the call at found[at] is sys._getframe itself with constant arguments: its callable
+        loaded by the instructions just before (`sys._getframe` or `_getframe`, a global of f) and found,
+        now, to be the real one (nothing runs between that load and the call)."""
+        n, consts = at - 1, 0
+        while n >= 0 and (found[n][1] in ("PRECALL", "PUSH_NULL") or (found[n][1] == "LOAD_CONST" and consts < 1)):
+            consts += found[n][1] == "LOAD_CONST"
+            n -= 1
+        if n < 0:
+            return False
+        names = f.f_code.co_names
+        _, name, arg = found[n]
+        if name == "LOAD_GLOBAL":
+            return names[arg >> global_shift] == "_getframe" and resolve(f, "_getframe") is getframe
+        if name not in ("LOAD_ATTR", "LOAD_METHOD") or n < 1 or found[n - 1][1] != "LOAD_GLOBAL":
+            return False
+        if names[arg >> (attr_shift if name == "LOAD_ATTR" else 0)] != "_getframe":
+            return False
+        module_name = names[found[n - 1][2] >> global_shift]
+        module = resolve(f, module_name)
+        return type_(module) is module_type and module.__dict__.get("_getframe") is getframe
+
+    def tree_module(name):
+        """Whether the module called name (already imported) was loaded from a file of the tree that is no
+        test."""
+        module = modules_.get(name) if isinstance_(name, str_) else None
+        if type_(module) is not module_type:
+            return False
+        file_ = module.__dict__.get("__file__")
+        if not isinstance_(file_, str_) or file_ in test_files:
+            return False
+        for root in roots:
+            if file_.startswith(root):
+                return not test_path(file_[len_(root):])
+        return False
+
+    def renames_own_class(obj, name, value):
+        """Whether obj is a class of the repository (plain metaclass, its __module__ a module of the tree that
+        is no test) being given a new __module__ that names such a module too: boltons' make_sentinel makes
+        its class pickle as the module it was made in. Names only: no method, no comparison changes."""
+        if name != "__module__" or type_(obj) is not type_type:
+            return False
+        return tree_module(obj.__dict__.get("__module__")) and tree_module(value)
+
+    def globals_only(f):
+        """Whether the function running in f called sys._getframe itself and uses the frame it got only
+        to read its f_globals."""
+        code_ = f.f_code
+        found = ops(code_)
+        at = [n for n, op in enumerate_(found) if op[0] == f.f_lasti]
+        if not at or at[0] + 1 >= len_(found) or not calls_getframe(f, found, at[0]):
+            return False
+        after = found[at[0] + 1]
+        if reads_globals(code_, after):
+            return True
+        if after[1] != "STORE_FAST" or "locals" in code_.co_names or "vars" in code_.co_names:
+            return False
+        slot = after[2]
+        for n in range_(len_(found)):
+            _, name, arg = found[n]
+            if "FAST_LOAD_FAST" in name or "FAST_STORE_FAST" in name:  # two slots in one (3.13)
+                if slot in (arg >> 4, arg & 15):
+                    return False
+                continue
+            if arg != slot or not any_(k in name for k in ("FAST", "DEREF", "CLOSURE", "CELL")):
+                continue
+            if name in ("STORE_FAST", "DELETE_FAST"):
+                continue
+            if name not in ("LOAD_FAST", "LOAD_FAST_CHECK") or n + 1 >= len_(found) or \
+                    not reads_globals(code_, found[n + 1]):
+                return False
+        return True
 
     def among(g, spaces):
         for space in spaces:
@@ -383,6 +599,11 @@ def _install(send, changed, tree_tops):
             while importer is not None and among(importer.f_globals, importing):
                 importer = importer.f_back
             if importer is not None and among(importer.f_globals, tracked):
+                # what the changed module's file imported at x_G already (click's testing.py: pdb; werkzeug's
+                # serving.py: socketserver), as the static layer allows: what such a module then does to get
+                # a frame, make code or trace is each an event of its own
+                if top in imported_at_x_g.get(importer.f_code.co_filename, ()):
+                    return
                 deny(event, name)
             return
         if event in paths:
@@ -403,8 +624,17 @@ def _install(send, changed, tree_tops):
         if event in code and between and among(between[0].f_globals, code_makers) and \
                 library(between, code_path, anywhere, imported_by_statement):
             return
+        if event in code and between and among(between[0].f_globals, importing) and own_statement(between):
+            return
         if event == "compile" and (parses(between) or (between and between[0].f_code is forward_ref and
                                                        library(between, typing_space, anywhere, imported_by_statement))):
+            return
+        if event == "object.__getattr__" and len_(args) > 1 and args[1] == "__code__" and repository_code(args[0]):
+            return
+        if event == "sys._getframe" and args and start is not None and among(args[0].f_globals, tracked) and \
+                globals_only(start):
+            return
+        if event == "object.__setattr__" and len_(args) > 2 and renames_own_class(args[0], args[1], args[2]):
             return
         attr = event in ("object.__getattr__", "object.__setattr__", "object.__delattr__") and len_(args) > 1
         deny(event, args[1] if attr else "")
@@ -446,8 +676,8 @@ class _Plugin:
             sys.audit("codewalk.report_path", check)
         else:
             self._check = check
-        for entry in reversed(self._paths):
-            sys.path.insert(0, entry)
+        for entry in reversed(self._paths):  # where PYTHONPATH's entries are: after the script's folder
+            sys.path.insert(1, entry)
         os.environ["PYTHONPATH"] = os.pathsep.join(self._paths)
 
     def pytest_collection(self, session):

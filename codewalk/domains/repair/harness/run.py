@@ -42,9 +42,12 @@ def main():
     env = dict(config["env"])
     env["PATH"] = os.path.dirname(sys.executable) + os.pathsep + env.get("PATH", os.defpath)
     env["CODEWALK_OUTCOMES_FD"], env["CODEWALK_KEY_FD"] = str(out_w), str(key_r)
-    # the tree's entries of sys.path go to the runner's guard, which adds them once pytest has loaded
-    env["CODEWALK_GUARD"] = json.dumps({"changed": config.get("changed", []),
-                                        "path": [p for p in env.pop("PYTHONPATH", "").split(os.pathsep) if p]})
+    # the tree's entries of sys.path go to the runner's guard, which adds them once pytest has loaded; the
+    # harness's own folder is none of them (plain pytest has no such entry)
+    here = os.path.realpath(os.path.dirname(os.path.abspath(__file__)))
+    tree_paths = [p for p in env.pop("PYTHONPATH", "").split(os.pathsep) if p and os.path.realpath(p) != here]
+    env["CODEWALK_GUARD"] = json.dumps({"changed": config.get("changed", []), "path": tree_paths,
+                                        "protected": config.get("protected", [])})
     uid = config.get("uid")
     protected = _protect(config["cwd"], config.get("protected", []))
     memory = config.get("memory_mb")
