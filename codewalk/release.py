@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import platform
 import random
 import subprocess
@@ -39,10 +40,10 @@ from typing import Any
 from . import __version__, card, export, gitsafe
 from .admission import WalkSummary, walk_and_admit
 from .domain import Settings, domain_class, get_domain
-from .errors import CodewalkError, InputError, UsageError
+from .errors import CodewalkError, InputError, RuntimeUnavailable, UsageError
 from .grading import verdict
 from .records import Atom, Composite, Task
-from .runtime import ready
+from .runtime import client, ready, resolve
 from .splits import Splits, assign, unit_of
 from .store import GraphStore
 from .walk import Walker, WalkExhausted
@@ -422,8 +423,8 @@ def build(store: GraphStore, plan: Plan, out: Path, *, plan_path: Path | None = 
                                                                                  for lv in plan.levels},
                                                   "splits": plan.seed},
                 "inputs": _inputs(store, plan.domain), "tools": _tools(),
-                # the environments the rows name (repair: SWE-bench's image_name), for `--runtime docker`
-                "images": sorted({str(r["image_name"]) for r in rows.values() if r.get("image_name")}),
+                "images": _images(plan.domain, {str(r["image_name"]) for r in rows.values() if r.get("image_name")},
+                                  runtime),
                 # what the graph gave each level (not how much this build walked: a rerun walks less)
                 "levels": [{k: v for k, v in a.as_dict().items() if k != "walked"} for a in accounts],
                 "files": files}
@@ -535,6 +536,39 @@ def _inputs(store: GraphStore, domain: str) -> dict[str, Any]:
     h.update("\n".join(edges).encode())
     return {"graph": {"atoms": len(ids), "edges": len(edges), "digest": "sha256:" + h.hexdigest()},
             "data_source": get_domain(domain).data_source}
+
+
+def _images(domain: str, names: set[str], runtime: str | None) -> list[dict[str, Any]]:
+    """The images a release's tasks run in, each with its id and registry digests on the docker daemon
+    (id None: the daemon does not have it, or no daemon was asked): the environments the rows name (repair:
+    SWE-bench's image_name), and for proofs the image of codewalk/proofs_agent's verify step when the daemon
+    has it. The daemon is asked when the build ran under --runtime docker or DOCKER_HOST names one."""
+    docker = None
+    if resolve(runtime) == "docker" or os.environ.get("DOCKER_HOST"):
+        try:
+            docker = client()
+        except RuntimeUnavailable:
+            docker = None
+    found = {name: _image_id(docker, name) for name in sorted(names)}
+    if domain == "proofs" and docker is not None:
+        from .domains.proofs.image import image_tag
+
+        tag = image_tag()
+        if (seen := _image_id(docker, tag))["id"]:
+            found[tag] = {**seen, "use": "the verify step of codewalk/proofs_agent under docker"}
+    return [{"name": name, **ids} for name, ids in found.items()]
+
+
+def _image_id(docker: Any, name: str) -> dict[str, Any]:
+    if docker is None:
+        return {"id": None, "repo_digests": []}
+    from docker.errors import DockerException
+
+    try:
+        image = docker.images.get(name)
+    except DockerException:  # not on this daemon (a local build of repair, an image never pulled)
+        return {"id": None, "repo_digests": []}
+    return {"id": image.id, "repo_digests": sorted(image.attrs.get("RepoDigests") or [])}
 
 
 def _tools() -> dict[str, str]:
