@@ -273,8 +273,8 @@ def _class(domain: str, task: Task) -> str:
 
 def _eligible(store: GraphStore, plan: Plan, level: Level, atoms: dict[str, Atom],
               matters: LeaveOneOut | None = None) -> list[Task]:
-    """The admitted tasks at this level that the plan may release, by id."""
-    tasks = [Task.from_row(r) for r in store.select_tasks(plan.domain, "admitted", level.n)]
+    """The admitted tasks at this level that the plan may release (the current composer's), by id."""
+    tasks = _current(plan.domain, [Task.from_row(r) for r in store.select_tasks(plan.domain, "admitted", level.n)])
     if level.per_program:
         missing = sorted({a for t in tasks for a in t.atoms} - set(atoms))
         atoms.update((a.id, a) for a in store.get_atoms(missing))
@@ -283,6 +283,22 @@ def _eligible(store: GraphStore, plan: Plan, level: Level, atoms: dict[str, Atom
     if matters is not None:
         tasks = [t for t in tasks if matters(t)]
     return sorted(tasks, key=lambda t: t.id)
+
+
+def _composer(domain: str) -> str:
+    """The end of the generator_version of the tasks the domain's composer writes today (admission.py)."""
+    return f"/ {domain_class(domain).composer_version}"
+
+
+def _current(domain: str, tasks: list[Task]) -> list[Task]:
+    """The tasks of the current composer: one of an older composer (stored before an upgrade of codewalk) was
+    composed and judged by other rules, and a rerun walks its group again under a new id."""
+    return [t for t in tasks if t.generator_version.endswith(_composer(domain))]
+
+
+def _counts(store: GraphStore, domain: str, n: int) -> list[dict[str, Any]]:
+    """The current composer's attempts at level n, by status and reason."""
+    return store.run(store.q("release_yields"), {"domain": domain, "level": n, "composer": _composer(domain)})
 
 
 def _deficit(plan: Plan, level: Level, tasks: list[Task]) -> int:
@@ -331,19 +347,20 @@ def fill_level(store: GraphStore, plan: Plan, level: Level, *, workers: int = 1,
             break
     account.admitted = len(eligible)
     if matters is not None and level.n >= 2:
-        ids = {r["id"] for r in store.select_tasks(plan.domain, "admitted", level.n)}
+        ids = {t.id for t in _current(plan.domain, [Task.from_row(r) for r in
+                                                    store.select_tasks(plan.domain, "admitted", level.n)])}
         account.checked = sum(i in matters.needed for i in ids)
         account.not_needed = sum(bool(matters.needed.get(i)) for i in ids)
         account.unchecked_runs = sum(matters.errors.get(i, 0) for i in ids)
     account.by_class = dict(sorted(Counter(_class(plan.domain, t) for t in eligible if plan.domain in CLASSES)
                                    .items()))
-    account.attempted = sum(r["tasks"] for r in store.yields(plan.domain) if r["level"] == level.n)
+    counted = _counts(store, plan.domain, level.n)
+    account.attempted = sum(r["tasks"] for r in counted)
     chosen = _draw(plan, level, eligible)
     account.released = len(chosen)
     why, account.short = account.short, ""
     if why:
-        by_reason = Counter({r["reason"]: r["tasks"] for r in store.yields(plan.domain)
-                             if r["level"] == level.n and r["status"] != "admitted"})
+        by_reason = Counter({r["reason"]: r["tasks"] for r in counted if r["status"] != "admitted"})
         top = ", ".join(f"{r} {c}" for r, c in by_reason.most_common(3))
         gave = (f"the graph gave {account.admitted} admitted of {account.attempted} attempted"
                 f"{f' (rejected: {top})' if top else ''}; {why}")

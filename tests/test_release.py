@@ -316,3 +316,19 @@ def test_the_manifest_gives_each_image_its_id_on_the_daemon_and_the_proofs_verif
     monkeypatch.setattr(release, "client", lambda: pytest.fail("a local build with no DOCKER_HOST asks no daemon"))
     assert release._images("repair", {"codewalk-env/a:1"}, "local") == [
         {"name": "codewalk-env/a:1", "id": None, "repo_digests": []}]
+
+
+def test_tasks_of_an_older_composer_are_neither_released_nor_counted(tmp_path, monkeypatch):
+    from codewalk.domains.demo import DemoDomain
+
+    plan = release.read_plan("demo", _plan(tmp_path, "[levels]\n1 = 3\n"))
+    with _demo_store(tmp_path / "g.lbug") as store:
+        release.build(store, plan, tmp_path / "old")
+        before = store.count_tasks("demo", "", 1)
+        monkeypatch.setattr(DemoDomain, "composer_version", "demo-next")  # codewalk upgraded: a new composer
+        summary = release.build(store, plan, tmp_path / "new")
+        after = store.count_tasks("demo", "", 1)
+    [one] = summary.levels
+    assert one.released == 3 and one.walked > 0 and one.attempted == after - before  # this composer's only
+    rows = pq.read_table(tmp_path / "new" / "demo" / "test.parquet").to_pylist()
+    assert {r["generator_version"].rsplit("/ ", 1)[1] for r in rows} == {"demo-next"}
