@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import time
@@ -55,6 +56,7 @@ def main() -> None:
         walks[summary.run] = summary
 
     levels: dict[int, float] = {}
+    loads: dict[int, str] = {}  # the load average (1, 5, 15 min) as each level ended: the machine is shared
     started = time.monotonic()
 
     def on_level(level, account) -> None:
@@ -62,6 +64,7 @@ def main() -> None:
             levels[level.n] = time.monotonic()
         else:
             levels[level.n] = time.monotonic() - levels[level.n]
+            loads[level.n] = " ".join(f"{x:.1f}" for x in os.getloadavg())
             print(f"N={level.n}: {account.released} of {level.tasks} released, {account.admitted} admitted of "
                   f"{account.attempted} attempted, {account.walked} walked now, {levels[level.n]:.1f}s", flush=True)
 
@@ -83,23 +86,34 @@ def main() -> None:
         into["worker slots (worker-s)"] += w.seconds * w.workers
         for k, v in report["main"].items():
             into[f"main: {k}"] += v
+    records = json.loads(args.results.read_text(encoding="utf-8")) if args.results.exists() else {}
+    before = {lv["n"]: lv for lv in records.get(args.domain, {}).get("levels", [])}
     record = {
         "domain": args.domain, "plan": plan.digest, "seed": plan.seed, "workers": args.workers,
         "runtime": args.runtime or "local", "seconds": round(seconds, 1), "verify_seconds": round(verify_seconds, 1),
-        "verified": verified.ok, "tasks": summary.tasks,
-        "tasks_per_hour": round(summary.tasks / seconds * 3600, 1) if seconds else None,
-        "levels": [{**a.as_dict(), "seconds": round(levels.get(a.n, 0.0), 1),
-                    "cost": {k: round(v, 2) for k, v in cost[a.n].items()},
-                    "codewalk_share": round(1 - cost[a.n]["in tool processes (worker-s)"]
-                                            / cost[a.n]["worker slots (worker-s)"], 3)
-                    if cost[a.n]["worker slots (worker-s)"] else None} for a in summary.levels],
+        "verified": verified.ok, "verify_failed": [t["task"] for t in verified.tasks if not t["ok"]][:20],
+        "tasks": summary.tasks, "tasks_per_hour": round(summary.tasks / seconds * 3600, 1) if seconds else None,
+        "load_average_end": " ".join(f"{x:.1f}" for x in os.getloadavg()),
+        "levels": [_measured(a.as_dict(), levels.get(a.n, 0.0), cost[a.n], loads.get(a.n, ""), before.get(a.n))
+                   for a in summary.levels],
         "out": summary.out,
     }
     args.results.parent.mkdir(parents=True, exist_ok=True)
-    records = json.loads(args.results.read_text(encoding="utf-8")) if args.results.exists() else {}
     records[args.domain] = record
     args.results.write_text(json.dumps(records, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     print(json.dumps({k: v for k, v in record.items() if k != "levels"}, indent=1))
+
+
+def _measured(account: dict, seconds: float, cost: dict[str, float], load: str, before: dict | None) -> dict:
+    """A level's record. A level this run found already walked (a release resumed level by level across
+    sessions: walked 0) keeps the timing of the run that walked it, marked as such."""
+    if not account["walked"] and before and before.get("walked"):
+        kept = {k: before[k] for k in ("seconds", "cost", "codewalk_share", "load_average", "walked") if k in before}
+        return {**account, **kept, "measured": before.get("measured", "in an earlier run")}
+    share = (round(1 - cost["in tool processes (worker-s)"] / cost["worker slots (worker-s)"], 3)
+             if cost["worker slots (worker-s)"] else None)
+    return {**account, "seconds": round(seconds, 1), "cost": {k: round(v, 2) for k, v in cost.items()},
+            "codewalk_share": share, "load_average": load, "measured": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import platform
 import random
 import subprocess
@@ -39,10 +40,10 @@ from typing import Any
 from . import __version__, card, export, gitsafe
 from .admission import WalkSummary, walk_and_admit
 from .domain import Settings, domain_class, get_domain
-from .errors import CodewalkError, InputError, UsageError
+from .errors import CodewalkError, InputError, RuntimeUnavailable, UsageError
 from .grading import verdict
 from .records import Atom, Composite, Task
-from .runtime import ready
+from .runtime import client, ready, resolve
 from .splits import Splits, assign, unit_of
 from .store import GraphStore
 from .walk import Walker, WalkExhausted
@@ -272,8 +273,8 @@ def _class(domain: str, task: Task) -> str:
 
 def _eligible(store: GraphStore, plan: Plan, level: Level, atoms: dict[str, Atom],
               matters: LeaveOneOut | None = None) -> list[Task]:
-    """The admitted tasks at this level that the plan may release, by id."""
-    tasks = [Task.from_row(r) for r in store.select_tasks(plan.domain, "admitted", level.n)]
+    """The admitted tasks at this level that the plan may release (the current composer's), by id."""
+    tasks = _current(plan.domain, [Task.from_row(r) for r in store.select_tasks(plan.domain, "admitted", level.n)])
     if level.per_program:
         missing = sorted({a for t in tasks for a in t.atoms} - set(atoms))
         atoms.update((a.id, a) for a in store.get_atoms(missing))
@@ -282,6 +283,22 @@ def _eligible(store: GraphStore, plan: Plan, level: Level, atoms: dict[str, Atom
     if matters is not None:
         tasks = [t for t in tasks if matters(t)]
     return sorted(tasks, key=lambda t: t.id)
+
+
+def _composer(domain: str) -> str:
+    """The end of the generator_version of the tasks the domain's composer writes today (admission.py)."""
+    return f"/ {domain_class(domain).composer_version}"
+
+
+def _current(domain: str, tasks: list[Task]) -> list[Task]:
+    """The tasks of the current composer: one of an older composer (stored before an upgrade of codewalk) was
+    composed and judged by other rules, and a rerun walks its group again under a new id."""
+    return [t for t in tasks if t.generator_version.endswith(_composer(domain))]
+
+
+def _counts(store: GraphStore, domain: str, n: int) -> list[dict[str, Any]]:
+    """The current composer's attempts at level n, by status and reason."""
+    return store.run(store.q("release_yields"), {"domain": domain, "level": n, "composer": _composer(domain)})
 
 
 def _deficit(plan: Plan, level: Level, tasks: list[Task]) -> int:
@@ -330,19 +347,20 @@ def fill_level(store: GraphStore, plan: Plan, level: Level, *, workers: int = 1,
             break
     account.admitted = len(eligible)
     if matters is not None and level.n >= 2:
-        ids = {r["id"] for r in store.select_tasks(plan.domain, "admitted", level.n)}
+        ids = {t.id for t in _current(plan.domain, [Task.from_row(r) for r in
+                                                    store.select_tasks(plan.domain, "admitted", level.n)])}
         account.checked = sum(i in matters.needed for i in ids)
         account.not_needed = sum(bool(matters.needed.get(i)) for i in ids)
         account.unchecked_runs = sum(matters.errors.get(i, 0) for i in ids)
     account.by_class = dict(sorted(Counter(_class(plan.domain, t) for t in eligible if plan.domain in CLASSES)
                                    .items()))
-    account.attempted = sum(r["tasks"] for r in store.yields(plan.domain) if r["level"] == level.n)
+    counted = _counts(store, plan.domain, level.n)
+    account.attempted = sum(r["tasks"] for r in counted)
     chosen = _draw(plan, level, eligible)
     account.released = len(chosen)
     why, account.short = account.short, ""
     if why:
-        by_reason = Counter({r["reason"]: r["tasks"] for r in store.yields(plan.domain)
-                             if r["level"] == level.n and r["status"] != "admitted"})
+        by_reason = Counter({r["reason"]: r["tasks"] for r in counted if r["status"] != "admitted"})
         top = ", ".join(f"{r} {c}" for r, c in by_reason.most_common(3))
         gave = (f"the graph gave {account.admitted} admitted of {account.attempted} attempted"
                 f"{f' (rejected: {top})' if top else ''}; {why}")
@@ -422,8 +440,8 @@ def build(store: GraphStore, plan: Plan, out: Path, *, plan_path: Path | None = 
                                                                                  for lv in plan.levels},
                                                   "splits": plan.seed},
                 "inputs": _inputs(store, plan.domain), "tools": _tools(),
-                # the environments the rows name (repair: SWE-bench's image_name), for `--runtime docker`
-                "images": sorted({str(r["image_name"]) for r in rows.values() if r.get("image_name")}),
+                "images": _images(plan.domain, {str(r["image_name"]) for r in rows.values() if r.get("image_name")},
+                                  runtime),
                 # what the graph gave each level (not how much this build walked: a rerun walks less)
                 "levels": [{k: v for k, v in a.as_dict().items() if k != "walked"} for a in accounts],
                 "files": files}
@@ -535,6 +553,39 @@ def _inputs(store: GraphStore, domain: str) -> dict[str, Any]:
     h.update("\n".join(edges).encode())
     return {"graph": {"atoms": len(ids), "edges": len(edges), "digest": "sha256:" + h.hexdigest()},
             "data_source": get_domain(domain).data_source}
+
+
+def _images(domain: str, names: set[str], runtime: str | None) -> list[dict[str, Any]]:
+    """The images a release's tasks run in, each with its id and registry digests on the docker daemon
+    (id None: the daemon does not have it, or no daemon was asked): the environments the rows name (repair:
+    SWE-bench's image_name), and for proofs the image of codewalk/proofs_agent's verify step when the daemon
+    has it. The daemon is asked when the build ran under --runtime docker or DOCKER_HOST names one."""
+    docker = None
+    if resolve(runtime) == "docker" or os.environ.get("DOCKER_HOST"):
+        try:
+            docker = client()
+        except RuntimeUnavailable:
+            docker = None
+    found = {name: _image_id(docker, name) for name in sorted(names)}
+    if domain == "proofs" and docker is not None:
+        from .domains.proofs.image import image_tag
+
+        tag = image_tag()
+        if (seen := _image_id(docker, tag))["id"]:
+            found[tag] = {**seen, "use": "the verify step of codewalk/proofs_agent under docker"}
+    return [{"name": name, **ids} for name, ids in found.items()]
+
+
+def _image_id(docker: Any, name: str) -> dict[str, Any]:
+    if docker is None:
+        return {"id": None, "repo_digests": []}
+    from docker.errors import DockerException
+
+    try:
+        image = docker.images.get(name)
+    except DockerException:  # not on this daemon (a local build of repair, an image never pulled)
+        return {"id": None, "repo_digests": []}
+    return {"id": image.id, "repo_digests": sorted(image.attrs.get("RepoDigests") or [])}
 
 
 def _tools() -> dict[str, str]:

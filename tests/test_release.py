@@ -281,3 +281,54 @@ def test_a_full_level_drawn_from_a_smaller_pool_than_planned_is_not_short_but_sa
     assert one.released == 3 and not one.short and not summary.short
     assert "N=1: drawn from" in one.pool_short and "not 40" in one.pool_short and "used up" in one.pool_short
     assert one.pool_short in (tmp_path / "out" / "report.md").read_text()
+
+
+class _Daemon:
+    """A docker client holding some images (name -> id), as `release._images` asks it."""
+
+    def __init__(self, ids: dict[str, str]):
+        self.images = self
+        self.ids = ids
+
+    def get(self, name: str):
+        from docker.errors import ImageNotFound
+
+        if name not in self.ids:
+            raise ImageNotFound(name)
+        return type("Image", (), {"id": self.ids[name], "attrs": {"RepoDigests": [f"{name}@sha256:feed"]}})()
+
+
+def test_the_manifest_gives_each_image_its_id_on_the_daemon_and_the_proofs_verify_image_when_it_is_there(
+        monkeypatch):
+    from codewalk.domains.proofs.image import image_tag
+
+    proofs = image_tag()
+    monkeypatch.setattr(release, "client", lambda: _Daemon({"codewalk-env/a:1": "sha256:aaa", proofs: "sha256:ppp"}))
+    images = release._images("repair", {"codewalk-env/a:1", "swebench/b:2"}, "docker")
+    assert images == [{"name": "codewalk-env/a:1", "id": "sha256:aaa", "repo_digests": ["codewalk-env/a:1@sha256:feed"]},
+                      {"name": "swebench/b:2", "id": None, "repo_digests": []}]
+    assert release._images("proofs", set(), "docker") == [
+        {"name": proofs, "id": "sha256:ppp", "repo_digests": [f"{proofs}@sha256:feed"],
+         "use": "the verify step of codewalk/proofs_agent under docker"}]
+    monkeypatch.setattr(release, "client", lambda: _Daemon({}))
+    assert release._images("proofs", set(), "docker") == []  # never built here: not named
+    monkeypatch.delenv("DOCKER_HOST", raising=False)
+    monkeypatch.setattr(release, "client", lambda: pytest.fail("a local build with no DOCKER_HOST asks no daemon"))
+    assert release._images("repair", {"codewalk-env/a:1"}, "local") == [
+        {"name": "codewalk-env/a:1", "id": None, "repo_digests": []}]
+
+
+def test_tasks_of_an_older_composer_are_neither_released_nor_counted(tmp_path, monkeypatch):
+    from codewalk.domains.demo import DemoDomain
+
+    plan = release.read_plan("demo", _plan(tmp_path, "[levels]\n1 = 3\n"))
+    with _demo_store(tmp_path / "g.lbug") as store:
+        release.build(store, plan, tmp_path / "old")
+        before = store.count_tasks("demo", "", 1)
+        monkeypatch.setattr(DemoDomain, "composer_version", "demo-next")  # codewalk upgraded: a new composer
+        summary = release.build(store, plan, tmp_path / "new")
+        after = store.count_tasks("demo", "", 1)
+    [one] = summary.levels
+    assert one.released == 3 and one.walked > 0 and one.attempted == after - before  # this composer's only
+    rows = pq.read_table(tmp_path / "new" / "demo" / "test.parquet").to_pylist()
+    assert {r["generator_version"].rsplit("/ ", 1)[1] for r in rows} == {"demo-next"}

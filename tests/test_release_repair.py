@@ -49,7 +49,7 @@ def test_a_repair_release_is_byte_identical_from_two_stores_and_keeps_the_reposi
     assert splits.unit == "repository" and splits.units == {"train": [repair_fixture.REPO]}
     manifest = json.loads((a / "manifest.json").read_text())
     assert manifest["inputs"]["graph"]["atoms"] == len(repair_fixture.BUGS)
-    assert manifest["images"] and all(i.startswith("codewalk-env/") for i in manifest["images"])
+    assert manifest["images"] and all(i["name"].startswith("codewalk-env/") for i in manifest["images"])
     # every atom must matter (repair's default): each admitted pair's reference failed V_G without either fix
     two = next(level for level in manifest["levels"] if level["n"] == 2)
     assert two["checked"] >= 2 and two["checked"] - two["not_needed"] >= two["released"] == 2

@@ -17,23 +17,17 @@ candidate is graded again on the host (proofs_agent.proofs_verifier), never from
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-import codewalk
-import codewalk.loaders
 from codewalk import paths, runtime
-from codewalk.domains.repair.containers import BASE, build_context, build_image, hardened
+from codewalk.domains.proofs.image import PACKAGES, SOURCE, base_image, image_tag, source
+from codewalk.domains.repair.containers import build_context, build_image, hardened
 from codewalk.records import Composite
 from codewalk.runtime.locks import locked
 
-DEFAULT_BASE = "debian:bookworm-slim"
-PACKAGES = ("frama-c-base", "why3", "z3", "cvc5", "python3")
-SOURCE = "/opt/cw"  # codewalk's source in the image (on PYTHONPATH)
 TIMEOUT = 1200.0  # seconds for one verify call: the domain's own frama-c limit (900 s) and the start
 MEMORY_MB = 8192  # as the domain gives one frama-c run
 # What runs in the container: the domain's V_G on /work/input.json, its verdict as one JSON line.
@@ -94,33 +88,14 @@ def _no_verdict(detail: str) -> dict[str, Any]:
     return {"status": "error", "reason": "", "detail": detail, "evidence": {}}
 
 
-def base_image() -> str:
-    return (os.environ.get(BASE) or DEFAULT_BASE).replace("{python}", "3")  # a repair base may name a version
-
-
-def _source() -> dict[str, bytes]:
-    """codewalk's Python source, as the image holds it under SOURCE (codewalk.loaders inside codewalk/, as
-    the wheel ships it, wherever an editable install keeps it)."""
-    files: dict[str, bytes] = {}
-    for package, prefix in ((Path(codewalk.__file__).parent, "codewalk"),
-                            (Path(codewalk.loaders.__file__).parent, "codewalk/loaders")):
-        for path in sorted(package.rglob("*.py")):
-            relative = path.relative_to(package)
-            if "__pycache__" not in relative.parts:
-                files[f"src/{prefix}/{relative.as_posix()}"] = path.read_bytes()
-    return files
-
-
 @cache
 def ensure_image() -> str:
     """The proofs image's tag, built now (once, under a lock shared by processes) when the daemon lacks it."""
     from docker.errors import ImageNotFound
 
-    source = _source()
+    files = source()
     base = base_image()
-    digest = hashlib.sha256(json.dumps([base, PACKAGES, {k: hashlib.sha256(v).hexdigest() for k, v in source.items()}],
-                                       sort_keys=True).encode()).hexdigest()[:16]
-    tag = f"codewalk-proofs:{digest}"
+    tag = image_tag(files)  # codewalk.domains.proofs.image: `cw release` names it without inspect_ai
     client = runtime.client()
     with locked(Path(paths.cache("proofs")) / "image.lock"):
         try:
@@ -128,7 +103,7 @@ def ensure_image() -> str:
             return tag
         except ImageNotFound:
             pass
-        _build(tag, base, source)
+        _build(tag, base, files)
     return tag
 
 

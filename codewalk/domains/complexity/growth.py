@@ -46,7 +46,8 @@ class Growth:
         return self == CONSTANT
 
     def of(self, inner: Growth) -> Growth:
-        """This class applied to a size that grows like `inner`: f(g(n))."""
+        """This class applied to a size that grows like `inner`: f(g(n)) (of a size below any power of
+        log n, an upper bound that decides no label: see the end)."""
         if inner.constant:
             return CONSTANT
         if self.exp:  # 2^(m^p) with m = inner
@@ -64,7 +65,11 @@ class Growth:
             return Growth(p=self.p * inner.p, l=self.p * inner.l + self.l, ll=self.p * inner.ll + self.ll)
         if inner.l:
             return Growth(p=0, l=self.p * inner.l, ll=self.p * inner.ll + self.l)
-        raise Indeterminate(f"{self} of {inner}: a size growing like log log n")
+        # m = (log log n)^j: a constant stays constant; otherwise m^p (log m)^l, whose log log log n factor
+        # the class cannot state, is bounded by (log log n)^(p j + l). Bound and exact class both lie strictly
+        # between the constant and log n, where no label is, so the bound never changes a chain's label: the
+        # largest cost is either a labelled one above it, or below log n and then unlabelled either way.
+        return Growth(ll=self.p * inner.ll + self.l) if self.p or self.l else CONSTANT
 
 
 CONSTANT = Growth()

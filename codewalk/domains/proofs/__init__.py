@@ -193,6 +193,15 @@ class ProofsDomain(Domain):
     def grade(self, composite: Composite, candidate: str) -> Check:
         return self._backend(composite).grade(composite, candidate)
 
+    leave_one_out = True
+
+    def reference_without(self, composite: Composite, atoms: Sequence[Atom], position: int) -> str | None:
+        """Ref(G) with one atom's proof left out: its component as the task (x_G) has it, the others'
+        annotations kept (`cw release`'s every-atom-must-matter check)."""
+        if composite.verifier["backend"] == "acsl":
+            return acsl.reference_without(composite, position)
+        return verus.reference_without(composite, atoms[position], position)
+
     @staticmethod
     def _backend(composite: Composite) -> ModuleType:
         return BACKENDS[composite.verifier["backend"]]

@@ -513,6 +513,18 @@ def check_unsolved(composite: Composite, position: int) -> Check:
                  f"({len(run.failed)}/{run.total} unproved, the other steps' annotations restored)", evidence)
 
 
+def reference_without(composite: Composite, position: int) -> str | None:
+    """Ref(G) with the component at `position` as x_G has it (its frame contract, its code without
+    annotations), the others' proofs kept: the leave-one-out candidate of `cw release`. None when either
+    text has no readable component of that name."""
+    name = composite.verifier["components"][position]["name"]
+    task = candidate_component(composite.prompt, name)
+    ref = candidate_component(composite.reference, name)
+    if isinstance(task, str) or isinstance(ref, str):
+        return None
+    return f"{composite.reference[:ref[2]]}{task[0]}\n{task[1]}{composite.reference[ref[3]:]}"
+
+
 def grade(composite: Composite, candidate: str) -> Check:
     """Verify the candidate's components with the original predicates and driver restored.
 

@@ -297,6 +297,19 @@ def check_unsolved(composite: Composite, position: int) -> Check:
     return Check(True, f"the stripped task fails ({run.errors} errors)", evidence)
 
 
+def reference_without(composite: Composite, atom: Atom, position: int) -> str | None:
+    """Ref(G) with the atom at `position` as x_G has it (its exec function stripped of proof, its lemmas
+    gone), the others' proofs kept: the leave-one-out candidate of `cw release`. None when the reference
+    does not hold that atom's parts as compose wrote them."""
+    part = _component(position + 1, atom)
+    text = composite.reference
+    for old, new in [*zip(part["reference"], part["task"], strict=True), *((lemma, "") for lemma in part["lemmas"])]:
+        if old not in text:
+            return None
+        text = text.replace(old, new, 1)
+    return text
+
+
 def grade(composite: Composite, candidate: str) -> Check:
     """Verify the candidate's functions and lemmas with the original step predicates, support and driver.
 
