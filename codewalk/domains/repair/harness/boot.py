@@ -693,12 +693,12 @@ def _instances(pm, plugin):
     compress, ne = itertools.compress, operator.ne
     is_, get, repeat, any_, chain = operator.is_, dict.get, itertools.repeat, any, itertools.chain
     hookimpls, executor = operator.methodcaller("get_hookimpls"), operator.attrgetter("_hookexec")
-    impl_fields = operator.attrgetter(*(n for n in ("function", "plugin", "plugin_name", "opts", "hookwrapper",
-                                                    "wrapper", "optionalhook", "tryfirst", "trylast", "argnames",
-                                                    "kwargnames", "specname")
-                                        if hasattr_(getattr_(sys.modules.get("pluggy"), "HookImpl", None), n)
-                                        or n in getattr_(getattr_(sys.modules.get("pluggy"), "HookImpl", None),
-                                                         "__slots__", ())))
+    # a hook implementation's attributes (slots on pluggy 1.x; older ones have fewer, in a __dict__)
+    impl_class = getattr_(modules.get("pluggy"), "HookImpl", None)
+    names = [n for n in ("function", "plugin", "plugin_name", "opts", "hookwrapper", "wrapper", "optionalhook",
+                         "tryfirst", "trylast", "argnames", "kwargnames", "specname")
+             if n in getattr_(impl_class, "__slots__", ()) or hasattr_(impl_class, n)]
+    impl_fields = operator.attrgetter(*(names or ("function", "plugin", "hookwrapper", "tryfirst", "trylast")))
     fields = _fields
     pm_mutable, session_mutable, config_mutable = PM_MUTABLE, SESSION_MUTABLE, CONFIG_MUTABLE
     item_mutable, unittest_mutable = ITEM_MUTABLE, UNITTEST_MUTABLE
