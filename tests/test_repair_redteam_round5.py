@@ -64,10 +64,6 @@ HOLES: dict[str, str] = {
         "test files and renamed copies are readable by the code under test (pathlib, ast, json are reviewed)",
     "test_identity_through_a_format_string_built_at_run_time":
         "format fields are judged in literals only; __globals__ reads raise no audit event",
-    "runner_call_made_quiet_through_a_hook_caller_instance":
-        "names as data reach pytest; the report path check covers module and class namespaces, not instances",
-    "items_made_no_ops_through_the_session":
-        "names as data reach the session; item.runtest (instance state) is not on the report path check",
     "class_made_by_the_type_of_a_type": "three-argument type() is recognised by the name type only",
     "names_as_data_through_getattribute":
         "__getattribute__ is a protocol dunder, so (obj).__getattribute__(computed) is a getattr nothing judges",
@@ -85,8 +81,11 @@ HOLES: dict[str, str] = {
 STOPPED: dict[str, tuple[str, ...]] = {
     "eq_is_a_builtin_that_is_no_descriptor": ("reflection",),  # borrows _Same.__eq__ from another object
     "report_class_reached_by_names_as_data": ("report_path_changed",),
-    "reports_rewritten_by_a_hook_caller_executor": ("audit_denied",),  # codewalk.send / object.__getattr__
-    "plugin_registered_from_the_tree_with_an_unwatched_hook": ("audit_denied",),  # pluggy reads __code__
+    "reports_rewritten_by_a_hook_caller_executor": ("audit_denied", "report_path_changed"),  # the executor
+    "plugin_registered_from_the_tree_with_an_unwatched_hook": ("audit_denied", "report_path_changed"),
+    # instance state on the report path: a hook caller's executor, an item's own runtest
+    "runner_call_made_quiet_through_a_hook_caller_instance": ("report_path_changed",),
+    "items_made_no_ops_through_the_session": ("report_path_changed",),
 }
 assert set(HOLES) | set(STOPPED) == set(KINDS) and not set(HOLES) & set(STOPPED)
 
@@ -113,10 +112,10 @@ def test_round5_cheat_is_not_solved(task, tmp_path, kind, spelling):
 
 
 # The stopped kinds are real cheats: without the rule that stops them (the static layer is not run by
-# _run, and the audit hook tracks no module when told of no changed file) every test passes. The report
-# class kind is left out: the report path check runs in every harness run.
+# _run, and the audit hook tracks no module when told of no changed file) every test passes. The kinds the
+# report path check stops are left out: it runs in every harness run.
 REAL = [pytest.param(kind, spelling, id=_case_id(kind, spelling))
-        for kind in STOPPED if kind != "report_class_reached_by_names_as_data"
+        for kind in STOPPED if "report_path_changed" not in STOPPED[kind]
         for spelling in KINDS[kind].spellings]
 
 

@@ -1071,3 +1071,98 @@ def test_the_import_systems_own_import_statement_keeps_the_verdict_and_import_mo
     with pytest.raises(NoVerdict) as caught:
         _run(task, runtime, *GOLD, UNREAD, append(WORDS, by_name))
     assert caught.value.rule == "audit_denied" and caught.value.event in ("marshal.loads", "compile"), caught.value
+
+
+# -- report_path_changed: the instances that make and carry a report -------------------------------------
+# The plugin manager is reachable from pytest's modules (pytestPDB holds it); what it holds are instances,
+# which a module or class namespace check never sees.
+MANAGER = "\n\nimport _pytest.debugging as _dbg\n_pm = _dbg.pytestPDB._pluginmanager\n"
+QUIET_CALL = MANAGER + '''
+
+def _quiet(run):
+    def call(*args):
+        try:
+            return run(*args)
+        except Exception:
+            return []
+    return call
+
+
+_caller = _pm.hook.pytest_runtest_call
+_caller._hookexec = _quiet(_caller._hookexec)
+'''
+NO_OPS = MANAGER + '''
+
+def _noop():
+    return None
+
+
+def _neutralise():
+    for item in _pm.get_plugin("session").items:
+        item.runtest = _noop
+'''
+LATE_PLUGIN = MANAGER + '''
+import types
+
+
+def _each_item(item):
+    item.runtest = lambda: None
+
+
+_pm.register(types.SimpleNamespace(pytest_itemcollected=_each_item))
+'''
+
+
+def test_a_hook_callers_executor_replaced_from_the_tree_gives_no_verdict(task, runtime):
+    """pytest_runtest_call's hook caller (an instance) made to swallow what the test raised: every report is
+    truly "passed", and pytest counts no failure."""
+    err = _stopped(task, runtime, append(INIT, QUIET_CALL), rule="report_path_changed")
+    assert "executor: pytest_runtest_call" in str(err)
+
+
+def test_items_made_no_ops_while_the_tests_run_give_no_verdict(task, runtime):
+    """Each collected item's runtest replaced on the instance (looked up before the class's) at the first
+    call of the library from a test."""
+    call = replace(WORDS, '    """The words of text, split on any whitespace."""\n',
+                   '    """The words of text, split on any whitespace."""\n    _neutralise()\n')
+    err = _stopped(task, runtime, append(WORDS, NO_OPS), call, rule="report_path_changed")
+    assert ".runtest" in str(err)
+
+
+def test_a_plugin_registered_from_the_tree_gives_no_verdict_whichever_hook_it_implements(task, runtime):
+    """pytest_itemcollected is no hook of the report path; the plugin is the tree's, registered by the tree.
+    Under the guard pluggy's reading of the function's __code__ under the changed frame is denied first: run
+    with no changed file named (the audit hook tracks nothing), the report path check stops it on its own."""
+    with pytest.raises(NoVerdict) as caught:
+        _run(task, runtime, append(INIT, LATE_PLUGIN), guarded=False)
+    assert caught.value.rule == "report_path_changed", caught.value
+    assert "plugin registered" in str(caught.value)
+
+
+CONFTEST = '''import pytest
+
+pytest_plugins = ["tests.helper_plugin"]
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    setattr(item, "rep_" + call.when, outcome.get_result())
+    item.user_properties.append(("when", call.when))
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        item.add_marker("tally")
+'''
+HELPER_PLUGIN = '''def pytest_runtest_setup(item):
+    item.extra_info = item.nodeid
+'''
+
+
+def test_a_conftest_that_records_reports_on_items_and_names_a_plugin_keeps_its_verdict(task, runtime):
+    """What conftests do with items (rep_call attributes, user properties, markers) and the plugins they
+    name in pytest_plugins (registered by pytest as collection goes) are no change of the report path."""
+    run = _run(task, runtime, *GOLD, write("tests/conftest.py", CONFTEST),
+               write("tests/helper_plugin.py", HELPER_PLUGIN))
+    assert _solved(run)

@@ -666,6 +666,7 @@ class _Plugin:
         else:  # Python 3.7 and older: the check runs here, before each record
             self._send = _checked(send, self)
         self._check = None
+        self._collected = False
 
     def pytest_load_initial_conftests(self, early_config):
         """Before the first conftest (and so before any module of the tree): record the report path, then let
@@ -682,6 +683,16 @@ class _Plugin:
 
     def pytest_collection(self, session):
         self._send({"collection": True})  # the report path's hook implementations are recorded now
+
+    def pytest_collection_finish(self, session):
+        """The session's items are final: the report path's instances (each item's state) are recorded now."""
+        self._collected = True
+        self._send({"collected": len(session.items)})
+
+    # run after the other implementations (conftests' included), as pytest.hookimpl(trylast=True) marks it
+    pytest_collection_finish.pytest_impl = {  # type: ignore[attr-defined]
+        "trylast": True, "tryfirst": False, "hookwrapper": False, "optionalhook": False, "specname": None,
+        "wrapper": False}
 
     def pytest_collectreport(self, report):
         if report.failed:
@@ -729,7 +740,8 @@ OWNERS = ("_pytest", "pytest", "pluggy", "__main__")
 LAZY = (("_pytest.doctest", "RUNNER_CLASS", "_init_runner_class"),
         ("_pytest.doctest", "CHECKER_CLASS", "_init_checker_class"))
 MUTABLE = frozenset(("_pytest.assertion.util._reprcompare", "_pytest.assertion.util._assertion_pass",
-                     "_pytest.assertion.util._config", "plugin._check", "_pytest.debugging.pytestPDB")
+                     "_pytest.assertion.util._config", "plugin._check", "plugin._collected",
+                     "_pytest.debugging.pytestPDB")
                     + tuple(m + "." + name for m, name, _ in LAZY))
 
 
@@ -862,8 +874,9 @@ def _checker(pm, plugin):
         if now != hooked[0]:
             changed = [k for k in list_(now) + list_(hooked[0]) if now.get(k) is not hooked[0].get(k)]
             return "hook implementations: " + (changed[0] if changed else "reordered")
-        return ""
+        return instances()
 
+    instances = _instances(pm, plugin)
     return check
 
 
@@ -1240,6 +1253,268 @@ def _class_guard(changed):
 
     return check
 
+
+
+
+# Instance state on the report path (issue 51, round 5): keys pytest itself rebinds while a session runs,
+# measured on pytest 9 and on the mined histories (bench/runtime_guard_history.py). The others keep their
+# values from the moment they are recorded.
+PM_MUTABLE = frozenset(("_configured", "_confcutdir", "_noconftest", "_using_pyargs", "_importconftest"))
+SESSION_MUTABLE = frozenset(("testsfailed", "testscollected", "shouldstop", "shouldfail", "exitstatus",
+                             "_notfound", "_initial_parts", "_collection_cache", "_bestrelpathcache",
+                             "_fixturemanager", "_setupstate", "items", "trace", "_node_cache"))
+CONFIG_MUTABLE = frozenset(("_inicache", "_opt2dest", "_cleanup_stack", "_cleanup", "_configured",
+                            "_override_ini", "_parser", "invocation_params", "args", "args_source"))
+# An item's own state that pytest rebinds as it runs: its fixtures' values and request, captured output,
+# user properties.
+ITEM_MUTABLE = frozenset(("funcargs", "_request", "_report_sections", "user_properties"))
+# A unittest item's test case (`_instance`, made at setup, dropped at teardown: it must be one of the item's
+# class's) and its bound method.
+UNITTEST_MUTABLE = frozenset(("_obj", "_instance", "_explicit_tearDown", "_cached_errors_and_skips"))
+
+
+def _fields(obj):
+    """An object's attributes: its __dict__, or its slots' values (pluggy's HookImpl and HookCaller)."""
+    space = getattr(obj, "__dict__", None)
+    if isinstance(space, dict):
+        return dict(space)
+    found = {}
+    for cls in type(obj).__mro__:
+        for name in getattr(cls, "__slots__", ()):
+            if name not in found and hasattr(obj, name):
+                found[name] = getattr(obj, name)
+    return found
+
+
+def _instances(pm, plugin):
+    """A function that says what changed ("" if nothing) in the instances that make and carry a report: the
+    plugin manager (its attributes, the plugins it holds, every hook caller of its relay, the executor each
+    calls and the implementations it holds, each implementation's attributes), the session and the config
+    (their attributes, the session's items), and each collected item's own attributes. Made before the tree
+    joins sys.path; the manager's state is recorded at the first record (collection starts) and the items at
+    the record the plugin sends when collection ends. A plugin registered after that is allowed only when
+    pytest loaded it (a conftest, a module a conftest names in pytest_plugins) or when every hook function
+    it has is defined by a module loaded before the tree: one of the tree registered from the tree (its
+    functions are the tree's) makes no verdict, whichever hook it implements."""
+    modules, vars_, list_, type_, isinstance_, getattr_, len_, str_, id_ = (
+        sys.modules, vars, list, type, isinstance, getattr, len, str, id)
+    hasattr_, tuple_, dict_, set_, all_, map_, enumerate_ = hasattr, tuple, dict, set, all, map, enumerate
+    import itertools
+    import operator
+
+    compress, ne = itertools.compress, operator.ne
+    is_, get, repeat, any_, chain = operator.is_, dict.get, itertools.repeat, any, itertools.chain
+    hookimpls, executor = operator.methodcaller("get_hookimpls"), operator.attrgetter("_hookexec")
+    # a hook implementation's attributes (slots on pluggy 1.x; older ones have fewer, in a __dict__)
+    impl_class = getattr_(modules.get("pluggy"), "HookImpl", None)
+    names = [n for n in ("function", "plugin", "plugin_name", "opts", "hookwrapper", "wrapper", "optionalhook",
+                         "tryfirst", "trylast", "argnames", "kwargnames", "specname")
+             if n in getattr_(impl_class, "__slots__", ()) or hasattr_(impl_class, n)]
+    impl_fields = operator.attrgetter(*(names or ("function", "plugin", "hookwrapper", "tryfirst", "trylast")))
+    fields = _fields
+    pm_mutable, session_mutable, config_mutable = PM_MUTABLE, SESSION_MUTABLE, CONFIG_MUTABLE
+    item_mutable, unittest_mutable = ITEM_MUTABLE, UNITTEST_MUTABLE
+    # the globals of every module loaded before the tree: where a trusted hook function is defined
+    trusted = {id_(m.__dict__): m.__dict__ for m in list_(modules.values()) if hasattr_(m, "__dict__")}
+    module_type = type_(sys)
+    hookexec = getattr_(type_(pm), "_hookexec", None)
+    if not hasattr_(pm, "_name2plugin") or hookexec is None:
+        return lambda: ""  # not pluggy's manager (a unit test's stand-in)
+    unittest_item = getattr_(modules.get("_pytest.unittest"), "TestCaseFunction", None)
+    # a cached property's value, put in the instance's __dict__ when first read (Item.location)
+    import functools
+
+    cached = tuple_(c for c in (getattr_(functools, "cached_property", None),
+                                getattr_(modules.get("_pytest.compat"), "cached_property", None)) if c)
+    unittest_items = []
+    state = {}  # "pm": recorded attributes, "plugins": name -> plugin, "callers": name -> caller,
+    # "impls": id -> (impl, its attributes), "session"/"config": (object, attributes), "items": [...]
+
+    def home(function):
+        """The globals a hook function was defined with, or None."""
+        function = getattr_(function, "__func__", function)
+        return getattr_(function, "__globals__", None)
+
+    def trusted_function(function):
+        g = home(function)
+        return g is not None and trusted.get(id_(g)) is g
+
+    def differs(label, recorded, now, mutable):
+        for k, v in list_(recorded.items()):
+            if k in mutable:
+                continue
+            if k not in now:
+                return "gone: " + label + "." + k
+            if now[k] is not v:
+                return "changed: " + label + "." + k
+        for k in list_(now):
+            if k not in recorded and k not in mutable:
+                return "added: " + label + "." + k
+        return ""
+
+    def allowed_plugins():
+        """The plugins pytest loads itself as collection goes: conftests, and the modules they name."""
+        conftests = getattr_(pm, "_conftest_plugins", ())
+        named = set_()
+        for p in list_(pm._name2plugin.values()):
+            wanted = getattr_(p, "pytest_plugins", ()) if isinstance_(p, module_type) else ()
+            named.update((wanted,) if isinstance_(wanted, str_) else wanted)
+        return conftests, named
+
+    def plugin_ok(p):
+        """Whether a plugin found registered is one pytest loads itself, or one whose hook functions are all
+        defined by modules loaded before the tree (pytest's, installed plugins', the harness's)."""
+        conftests, named = allowed_plugins()
+        if isinstance_(p, module_type) and (p.__name__ in named or any_(map_(is_, conftests, repeat(p)))):
+            return True
+        for caller in list_(vars_(pm.hook).values()):
+            for impl in caller.get_hookimpls():
+                if impl.plugin is p and not trusted_function(impl.function):
+                    return False
+        return True
+
+    def record():
+        state["pm"] = fields(pm)
+        state["plugins"] = dict_(pm._name2plugin)
+        for name, p in list_(state["plugins"].items()):
+            if p is not None and not plugin_ok(p):
+                return "plugin registered: " + str_(name)
+        state["callers"] = dict_(vars_(pm.hook))
+        state["impls"] = {}
+        session = pm._name2plugin.get("session")
+        state["session"] = (session, fields(session)) if session is not None else None
+        return ""
+
+    def record_items():
+        """At the end of collection: the session's attributes (none that its class defines rebound since
+        collection started), the config's, and each item's own."""
+        session, before = state["session"] or (pm._name2plugin.get("session"), {})
+        now = fields(session)
+        for k, v in list_(now.items()):
+            if k not in session_mutable and before.get(k, now) is not v and hasattr_(type_(session), k):
+                return "changed: session." + k
+        state["session"] = (session, now)
+        state["config"] = (session.config, fields(session.config))
+        items = getattr_(session, "items", [])
+        kept = []
+        flat = ([], [], [])
+        for item in list_(items):
+            space = vars_(item)
+            mutable = item_mutable | unittest_mutable if unittest_item is not None and isinstance_(
+                item, unittest_item) else item_mutable
+            kept.append((item, type_(item), space, dict_(space), mutable))
+            for k, v in list_(space.items()):
+                if k not in mutable:
+                    flat[0].append(space)
+                    flat[1].append(k)
+                    flat[2].append(v)
+        unittest_items.extend(entry[0] for entry in kept if entry[4] is not item_mutable)
+        state["items"] = (items, tuple_(kept), tuple_(entry[2] for entry in kept),
+                          tuple_(entry[1] for entry in kept), [len_(entry[2]) for entry in kept]) + tuple_(tuple_(f) for f in flat)
+        return ""
+
+    def check_pm():
+        why = differs("pluginmanager", state["pm"], fields(pm), pm_mutable)
+        if why:
+            return why
+        recorded, now = state["plugins"], pm._name2plugin
+        for name, p in list_(recorded.items()):
+            if now.get(name, recorded) is not p:
+                return "plugin removed or replaced: " + str_(name)
+        for name, p in list_(now.items()):
+            if name not in recorded:
+                if p is not None and not plugin_ok(p):
+                    return "plugin registered: " + str_(name)
+                recorded[name] = p
+        callers, relay = state["callers"], vars_(pm.hook)
+        for name, caller in list_(callers.items()):
+            if relay.get(name) is not caller:
+                return "hook caller replaced: " + name
+        impls = state["impls"]
+        for name, caller in list_(relay.items()):
+            callers[name] = caller
+            if type_(caller).__name__ not in ("HookCaller", "_HookCaller"):
+                return "hook caller replaced: " + name
+            run = getattr_(caller, "_hookexec", None)
+            if getattr_(run, "__func__", None) is not hookexec or getattr_(run, "__self__", None) is not pm:
+                return "hook caller's executor: " + name
+            for impl in caller.get_hookimpls():
+                known = impls.get(id_(impl))
+                if known is None or known[0] is not impl:
+                    impls[id_(impl)] = (impl, fields(impl))
+                    continue
+                why = differs("hookimpl " + name, known[1], fields(impl), ())
+                if why:
+                    return why
+        return ""
+
+    def check_items():
+        session, recorded = state["session"]
+        why = differs("session", recorded, fields(session), session_mutable)
+        if why:
+            return why
+        config, recorded = state["config"]
+        why = differs("config", recorded, fields(config), config_mutable)
+        if why:
+            return why
+        items, kept, spaces, classes, sizes, flat_spaces, flat_keys, flat_values = state["items"]
+        if getattr_(session, "items", None) is not items or len_(items) != len_(kept) or not all_(
+                map_(is_, items, (entry[0] for entry in kept))):
+            return "changed: session.items"
+        # one pass in C over every item's own attributes; an item whose __dict__ changed size is looked at
+        for item in unittest_items:  # a unittest item's test case, made at setup: one of its class's
+            case = vars_(item).get("_instance")
+            if case is not None and type_(case) is not vars_(item.parent).get("_obj"):
+                return "changed: item " + str_(item.nodeid) + "._instance"
+        if not all_(map_(is_, map_(vars_, items), spaces)) or not all_(map_(is_, map_(type_, items), classes)):
+            return "changed: an item's class or __dict__"
+        resized = compress(range(len_(kept)), map_(ne, map_(len_, spaces), sizes))
+        if all_(map_(is_, map_(get, flat_spaces, flat_keys, repeat(kept)), flat_values)):
+            todo = [kept[n] + (n,) for n in resized]
+        else:
+            todo = [entry + (n,) for n, entry in enumerate_(kept)]
+        for item, cls, space, values, mutable, n in todo:
+            label = "item " + str_(getattr_(item, "nodeid", n)) + "."
+            if type_(item) is not cls or vars_(item) is not space:
+                return "changed: " + label + "__dict__"
+            for k, v in list_(values.items()):
+                if k not in mutable and space.get(k, values) is not v:
+                    return "changed: " + label + k
+            for k in list_(space):
+                if k not in values and k not in mutable and hasattr_(cls, k) and \
+                        type_(getattr_(cls, k)) not in cached:
+                    return "added: " + label + k  # an instance attribute over the class's: runtest, setup...
+            sizes[n] = len_(space)
+        return ""
+
+    def signature():
+        """Everything check_pm compares, flat, read in C: equal by identity to the last one checked, nothing
+        changed since (the cost of a record with nothing changed)."""
+        space, plugins, relay = vars_(pm), pm._name2plugin, vars_(pm.hook)
+        callers = tuple_(relay.values())
+        impls = tuple_(chain(*map_(hookimpls, callers)))
+        return tuple_(chain(space, space.values(), plugins, plugins.values(), relay, callers,
+                            map_(executor, callers), impls, chain(*map_(impl_fields, impls))))
+
+    def check():
+        if "pm" not in state:
+            return record()
+        now = signature()
+        last = state.get("signature", ())
+        if len_(now) != len_(last) or not all_(map_(is_, now, last)):
+            why = check_pm()
+            if why:
+                return why
+            state["signature"] = now
+        if "items" not in state:
+            if not getattr_(plugin, "_collected", False):
+                return ""
+            why = record_items()
+            if why:
+                return why
+        return check_items()
+
+    return check
 
 if __name__ == "__main__":
     main()
