@@ -44,6 +44,10 @@ def found(after: str, before: str | None = None, path: str = "pkg/m.py") -> list
      f"H.put(S, {EQ}, 1)\n", "reflection", "another first argument than self"),
     ("import functools\n\n\nclass H:\n    def get(self, k):\n        return getattr(self, k)\n\n\n"
      "g = functools.partial(H.get, len)\n", "reflection", "another first argument than self"),
+    ("class H:\n    def put(self, k, v):\n        setattr(self, k, v)\n\n\nclass S(list):\n    pass\n\n\n"
+     f"type(H()).put(S, {EQ}, 1)\n", "reflection", "another first argument than self"),
+    ("class H:\n    @classmethod\n    def get(cls, k):\n        return getattr(cls, k)\n\n\n"
+     "g = H.get.__func__(len, '__se' + 'lf__')\n", "reflection", "another first argument than its class"),
     # 5: a comparison stores into its own object
     ("class E(list):\n    def __eq__(self, other):\n        self[:] = other\n        return list(self) == other\n",
      "comparison", "stores into its own object"),
@@ -111,6 +115,7 @@ def test_gadget_is_refused_with_its_rule(source, rule, named):
     "class B(A):\n    def __init__(self, **kw):\n        A.__init__(self, **kw)\n",
     "class A:\n    def run(self, kind):\n        def inner():\n            return getattr(self, 'visit_' + kind)\n        return inner\n",
     "class A:\n    @property\n    def x(self):\n        return 1\n\n    @x.setter\n    def x(self, v):\n        setattr(self, '_' + 'x', v)\n",
+    "class A:\n    @classmethod\n    def get(cls, k):\n        return getattr(cls, k)\n\n\nx = A.get('name')\n",
     # 5 and 17: comparisons that compare
     "class P:\n    def __eq__(self, other):\n        if not isinstance(other, P):\n            return NotImplemented\n"
     "        return (self.x, self.y) == (other.x, other.y)\n",

@@ -1247,13 +1247,18 @@ class _Reader(ast.NodeVisitor):
                      "type() does", node)
         if node.attr == "__path__" and (not isinstance(node.ctx, ast.Load) or self._path_written(node)):
             self.add(Rule.REFLECTION, "writes a package's __path__: module locations computed at run time", node)
-        if isinstance(node.value, ast.Name) and self._own_class(node.value) \
-                and node.attr in self._gadget_index(node).reflecting:
+        index = self._gadget_index(node)
+        receiver = node.value
+        if node.attr in index.reflecting and (self._class_expr(receiver) or isinstance(receiver, ast.Name)
+                                              and receiver.id in SELVES - {"self"}):
+            # H.put(S, k, v): a method called through a class takes any first argument; `self` is then S
             first = up.args[0] if called and up.args else None  # type: ignore[union-attr]
             if not (isinstance(first, ast.Name) and self._bound_self(first, write=True)):
-                self.add(Rule.REFLECTION, f"uses {node.value.id}.{node.attr}, which gets or sets attributes of its "
-                         "first argument by names computed at run time, with another first argument than self",
-                         node)
+                self.add(Rule.REFLECTION, f"uses {ast.unparse(node)}, which gets or sets attributes of its first "
+                         "argument by names computed at run time, with another first argument than self", node)
+        if node.attr == "__func__" and isinstance(receiver, ast.Attribute) and receiver.attr in index.reflecting_cm:
+            self.add(Rule.REFLECTION, f"uses {ast.unparse(node)}, which gets attributes of its first argument by "
+                     "names computed at run time, with another first argument than its class", node)
 
     def _class_expr(self, node: ast.expr) -> bool:
         """Whether node is statically a class: its __class__ is then a metaclass (type or one of its own)."""
@@ -1502,7 +1507,8 @@ class _Gadgets:
 
     def __init__(self, tree: ast.AST, store_nodes: list[ast.Name], parent: dict[int, ast.AST]):
         self.classes: dict[str, ast.ClassDef] = {}
-        self.reflecting: set[str] = set()
+        self.reflecting: set[str] = set()  # instance methods
+        self.reflecting_cm: set[str] = set()  # classmethods
         self.format_methods: set[str] = set()
         params: set[str] = set()
         for node in ast.walk(tree):
@@ -1510,8 +1516,10 @@ class _Gadgets:
                 self.classes.setdefault(node.name, node)
                 for item in node.body:
                     if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
-                        if _reflects_on_first(item):
-                            self.reflecting.add(item.name)
+                        kind = {_last_name(d) for d in item.decorator_list} & {"classmethod", "staticmethod"}
+                        if _reflects_on_first(item) and "staticmethod" not in kind:
+                            # H.m(...) binds a classmethod's first parameter; only its __func__ takes another
+                            (self.reflecting_cm if kind else self.reflecting).add(item.name)
                         if item.name in ("format", "format_map"):
                             self.format_methods.add(item.name)
             elif isinstance(node, ast.arg):
