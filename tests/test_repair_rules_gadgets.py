@@ -68,6 +68,10 @@ def found(after: str, before: str | None = None, path: str = "pkg/m.py") -> list
     ("def f(o):\n    field = chr(123) + '0.__glo' + 'bals__' + chr(125)\n    return field.format(o)\n",
      "format_path", "computed at run time"),
     ("def f(t, o):\n    return str.format(t, o)\n", "format_path", "computed at run time"),
+    ("from gettext import ngettext\n\n\ndef f(a, b, n):\n    return ngettext(a, b, n).format(n)\n", "format_path",
+     "computed at run time"),
+    ("import functools\n\n\ndef deco(f, k):\n    names = ('__doc__', k)\n    return functools.wraps(f, names)\n",
+     "reflection", "functools.wraps"),
     ("def f(t, o):\n    return t.format_map(o)\n", "format_path", "computed at run time"),
     ("def f(t):\n    return list(map(t.format, [1]))\n", "format_path", "computed at run time"),
     ("import operator\n\n\ndef f(t, o):\n    return operator.methodcaller('format', o)(t)\n", "reflection",
@@ -103,6 +107,8 @@ def test_gadget_is_refused_with_its_rule(source, rule, named):
     "import functools\n\n\ndef deco(f, g):\n    return functools.update_wrapper(g, f, assigned=functools.WRAPPER_ASSIGNMENTS"
     " + ('extra',), updated=())\n",
     "from functools import wraps\n\n\ndef deco(f):\n    return wraps(f, assigned=('__name__', '__doc__'))\n",
+    "from functools import WRAPPER_ASSIGNMENTS, wraps\n\n\ndef deco(f):\n    mine = ('__module__', '__name__')\n"
+    "    rest = tuple(set(WRAPPER_ASSIGNMENTS).difference(mine))\n    return wraps(f, assigned=rest)\n",
     # 2: literal public names
     "import enum\nColor = enum.Enum('Color', 'RED GREEN')\n",
     "import enum\nColor = enum.Enum('Color', [('RED', 1), ('GREEN', 2)])\n",
@@ -132,6 +138,7 @@ def test_gadget_is_refused_with_its_rule(source, rule, named):
     "TEMPLATE = 'Hello {name}'\n\n\ndef f(x):\n    return TEMPLATE.format(name=x)\n",
     "def f(x):\n    return str.format('{}', x)\n",
     "from gettext import gettext as _\n\n\ndef f(x):\n    return _('Error: {message}').format(message=x)\n",
+    "from gettext import ngettext\n\n\ndef f(n):\n    return ngettext('{n} file', '{n} files', n).format(n=n)\n",
     "class F:\n    def format(self, record):\n        return str(record)\n\n    def run(self, r):\n        return self.format(r)\n",
     # 13: an instance's class, a class's name
     "class A:\n    def name(self):\n        return self.__class__.__name__\n",

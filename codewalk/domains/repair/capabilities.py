@@ -1183,7 +1183,45 @@ class _Reader(ast.NodeVisitor):
         dotted = self._dotted(value)
         if dotted and ".".join(dotted[0]) in ("functools.WRAPPER_ASSIGNMENTS", "functools.WRAPPER_UPDATES"):
             return []
-        return None
+        return self._names_of_literals(value, 3)
+
+    def _names_of_literals(self, value: ast.expr, depth: int) -> list[str] | None:
+        """The string constants of an expression made only of them, functools' defaults, set and tuple
+        operations on them, and names only ever bound to such expressions (`tuple(set(WRAPPER_ASSIGNMENTS)
+        .difference(("__name__",)))`); None if anything else is in it."""
+        found: list[str] = []
+        for n in ast.walk(value):
+            if isinstance(n, ast.Constant):
+                if isinstance(n.value, str):
+                    found.append(n.value)
+            elif isinstance(n, ast.Name):
+                dotted = self._dotted(n)
+                if dotted and ".".join(dotted[0]) in ("functools.WRAPPER_ASSIGNMENTS", "functools.WRAPPER_UPDATES"):
+                    continue
+                call = self.parent.get(id(n))
+                if n.id in LITERAL_BUILDERS and n.id not in self.stores and isinstance(call, ast.Call) \
+                        and call.func is n:
+                    continue
+                values = [self.parent.get(id(s)) for s in self.store_nodes if s.id == n.id]
+                if depth == 0 or not values or n.id in self.names or n.id in self._gadget_index(n).params or not all(
+                        isinstance(a, ast.Assign) and len(a.targets) == 1 and a.targets[0].id == n.id  # type: ignore[attr-defined]
+                        for a in values):
+                    return None
+                for a in values:
+                    inner = self._names_of_literals(a.value, depth - 1)  # type: ignore[union-attr]
+                    if inner is None:
+                        return None
+                    found += inner
+            elif isinstance(n, ast.Attribute):
+                if n.attr not in SET_METHODS:
+                    dotted = self._dotted(n)
+                    if not dotted or ".".join(dotted[0]) not in ("functools.WRAPPER_ASSIGNMENTS",
+                                                                  "functools.WRAPPER_UPDATES"):
+                        return None
+            elif not isinstance(n, ast.Call | ast.Tuple | ast.List | ast.Set | ast.BinOp | ast.operator | ast.Load
+                                | ast.Starred):
+                return None
+        return found
 
     def _enum_maker(self, func: ast.expr) -> int | None:
         """For a call of an enum class (enum.Enum, an enum class defined here), where its names argument
@@ -1222,9 +1260,11 @@ class _Reader(ast.NodeVisitor):
             if value.id in index.constant_strings:
                 return True
             return value.id in SELVES and bool(index.format_methods) and self._bound_self(value, write=False)
-        if isinstance(value, ast.Call) and _last_name(value.func) in TRANSLATORS and value.args \
-                and all(isinstance(a, ast.Constant) and isinstance(a.value, str) for a in value.args):
-            return True
+        if isinstance(value, ast.Call) and _last_name(value.func) in TRANSLATORS \
+                and len(value.args) >= TRANSLATORS[_last_name(value.func)] and all(
+                    isinstance(a, ast.Constant) and isinstance(a.value, str)
+                    for a in value.args[:TRANSLATORS[_last_name(value.func)]]):
+            return True  # the messages constant (ngettext's count is not one)
         return False
 
     def _gadget_attribute(self, node: ast.Attribute) -> None:
@@ -1379,8 +1419,12 @@ NAME_TAKERS = {"__getattribute__", "__getattr__", "__setattr__", "__delattr__", 
 CLASS_FIRST = {"__new__", "__init_subclass__", "__class_getitem__"}
 # Functions that translate a constant message (gettext's `_("...")`): their result is the message, or the
 # catalog's translation of it.
-TRANSLATORS = {"_", "gettext", "ngettext", "pgettext", "npgettext", "ugettext", "ungettext", "gettext_lazy",
-               "lazy_gettext", "_l"}
+# The value is how many leading arguments are the message texts.
+TRANSLATORS = {"_": 1, "gettext": 1, "ugettext": 1, "gettext_lazy": 1, "lazy_gettext": 1, "_l": 1, "ngettext": 2,
+               "ungettext": 2, "pgettext": 2, "npgettext": 3}
+# Builtins and set methods that make a tuple of names from literals (`tuple(set(WRAPPER_ASSIGNMENTS) - {...})`).
+LITERAL_BUILDERS = {"tuple", "set", "frozenset", "list", "sorted"}
+SET_METHODS = {"difference", "union", "intersection", "symmetric_difference"}
 BUILTIN_TYPES = frozenset(n for n in BUILTIN_NAMES if isinstance(getattr(builtins, n), type))
 # Builtins that read a package's __path__ without handing the list itself out.
 PATH_READERS = {"len", "list", "tuple", "sorted", "iter", "enumerate", "set", "str", "repr", "print"}
@@ -1540,3 +1584,4 @@ class _Gadgets:
             constant[n.id] = constant.get(n.id, True) and isinstance(up, ast.Assign) and n in up.targets \
                 and isinstance(up.value, ast.Constant) and isinstance(up.value.value, str)
         self.constant_strings = frozenset(k for k, v in constant.items() if v and k not in params)
+        self.params = frozenset(params)
