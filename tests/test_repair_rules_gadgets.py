@@ -131,12 +131,17 @@ def test_gadget_is_refused_with_its_rule(source, rule, named):
     "class P:\n    def __lt__(self, other):\n        key = other.key if isinstance(other, P) else other\n"
     "        return self.key < key\n",
     "class P:\n    def __eq__(self, other):\n        return NotImplemented\n",
+    "class P:\n    def __le__(self, other):\n        inc, exc = split(other)\n        return self.inc.issubset(inc)\n",
+    "class P:\n    def __eq__(self, other):\n        here = self.tell()\n        self.seek(0)\n"
+    "        same = self.read() == other.read()\n        self.seek(here)\n        return same\n",
     "class P:\n    __eq__ = lambda self, other: self.x == other.x\n",
     "class P:\n    def __eq__(self, other):\n        cache = {}\n        cache[1] = other\n        return self.k == cache[1]\n",
     # 7: literal format strings, names only ever bound to literals, translations of literals
     "def f(x):\n    return '{} and {name}'.format(x, name=x)\n",
     "TEMPLATE = 'Hello {name}'\n\n\ndef f(x):\n    return TEMPLATE.format(name=x)\n",
     "def f(x):\n    return str.format('{}', x)\n",
+    "def f(x, a):\n    t = 'def {name}:'\n    t += '\\n{body}'\n    if a:\n        t = 'async ' + t\n"
+    "    return t.format(name=x, body=x)\n",
     "from gettext import gettext as _\n\n\ndef f(x):\n    return _('Error: {message}').format(message=x)\n",
     "from gettext import ngettext\n\n\ndef f(n):\n    return ngettext('{n} file', '{n} files', n).format(n=n)\n",
     "class F:\n    def format(self, record):\n        return str(record)\n\n    def run(self, r):\n        return self.format(r)\n",

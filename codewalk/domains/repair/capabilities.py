@@ -1431,7 +1431,7 @@ PATH_READERS = {"len", "list", "tuple", "sorted", "iter", "enumerate", "set", "s
 # Method names that change the object they are called on (lists, dicts, sets, streams, the object protocol).
 MUTATORS = {"append", "extend", "insert", "remove", "pop", "clear", "update", "setdefault", "add", "discard", "sort",
             "reverse", "popitem", "intersection_update", "difference_update", "symmetric_difference_update",
-            "appendleft", "extendleft", "popleft", "rotate", "write", "writelines", "seek", "truncate",
+            "appendleft", "extendleft", "popleft", "rotate", "write", "writelines", "truncate",
             "__setitem__", "__delitem__", "__setattr__", "__delattr__", "__init__", "__iadd__", "__ior__",
             "__iand__", "__isub__", "__imul__", "__setstate__", "__set__"}
 
@@ -1480,8 +1480,10 @@ def _derived(roots: set[str], body: list[ast.stmt] | list[ast.expr], plain: bool
                 if plain and isinstance(value, ast.Name) and value.id in names or not plain and any(
                         isinstance(v, ast.Name) and v.id in names for v in ast.walk(value)):
                     targets = n.targets if isinstance(n, ast.Assign) else [n.target]
-                    bound = [t if plain else _root(t) for t in targets]  # `seen[k] = other`: seen is the other's too
-                    names |= {r.id for r in bound if isinstance(r, ast.Name)}
+                    if plain:
+                        names |= {t.id for t in targets if isinstance(t, ast.Name)}
+                    else:  # `inc, exc = f(other)`, `seen[k] = other`: every name bound is the other's too
+                        names |= {r.id for t in targets for r in ast.walk(t) if isinstance(r, ast.Name)}
     return names
 
 
@@ -1525,6 +1527,14 @@ def _compares(mine: set[str], theirs: set[str], body: list[ast.stmt] | list[ast.
             if read & theirs and (read & mine or any(_is_super(v) for v in inner)):
                 return True
     return False
+
+
+def _string_sum(node: ast.expr, names: set[str]) -> bool:
+    """Whether node is string literals added together, or with names of the set."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _string_sum(node.left, names) and _string_sum(node.right, names)
+    return isinstance(node, ast.Constant) and isinstance(node.value, str) or isinstance(node, ast.Name) \
+        and node.id in names
 
 
 def _reflects_on_first(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
@@ -1578,10 +1588,22 @@ class _Gadgets:
                         b.endswith(("Meta", "Metaclass", "MetaClass", "EnumType")) for b in bases)):
                     self.metaclasses.add(name)
                     grew = True
-        constant: dict[str, bool] = {}
+        # names only ever bound to string literals, sums of them and of such names (`t = "a"; t += "{b}"`)
+        values: dict[str, list[ast.expr | None]] = {}
         for n in store_nodes:
             up = parent.get(id(n))
-            constant[n.id] = constant.get(n.id, True) and isinstance(up, ast.Assign) and n in up.targets \
-                and isinstance(up.value, ast.Constant) and isinstance(up.value.value, str)
-        self.constant_strings = frozenset(k for k, v in constant.items() if v and k not in params)
+            if isinstance(up, ast.Assign) and any(n is t for t in up.targets) \
+                    or isinstance(up, ast.AugAssign) and isinstance(up.op, ast.Add):
+                values.setdefault(n.id, []).append(up.value)
+            else:
+                values.setdefault(n.id, []).append(None)
+        constant = {k for k in values if k not in params}
+        changed = True
+        while changed:
+            changed = False
+            for k in list(constant):
+                if not all(v is not None and _string_sum(v, constant) for v in values[k]):
+                    constant.discard(k)
+                    changed = True
+        self.constant_strings = frozenset(constant)
         self.params = frozenset(params)
