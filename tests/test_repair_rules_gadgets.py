@@ -63,6 +63,8 @@ def found(after: str, before: str | None = None, path: str = "pkg/m.py") -> list
     ("class S(list):\n    def __eq__(self, other):\n        return isinstance(other, (list, str))\n", "comparison",
      "never compares"),
     ("class S(list):\n    def __eq__(self, other):\n        return other == other\n", "comparison", "never compares"),
+    ("class S(list):\n    def __eq__(self, other):\n        return other.__class__ in (list, str, S)\n", "comparison",
+     "never compares"),
     ("class S(list):\n    __eq__ = lambda self, other: other is not None\n", "comparison", "never compares"),
     # 7: str.format and format_map on a format string the rules cannot read
     ("def f(o):\n    field = chr(123) + '0.__glo' + 'bals__' + chr(125)\n    return field.format(o)\n",
@@ -131,6 +133,9 @@ def test_gadget_is_refused_with_its_rule(source, rule, named):
     "class P:\n    def __lt__(self, other):\n        key = other.key if isinstance(other, P) else other\n"
     "        return self.key < key\n",
     "class P:\n    def __eq__(self, other):\n        return NotImplemented\n",
+    "class _Nothing:\n    def __eq__(self, other):\n        return other.__class__ == _Nothing\n",
+    "class A:\n    def __getstate__(self):\n        return [getattr(self, k) for k in self.__slots__]\n\n\n"
+    "def patch(cls, state):\n    cls.__getstate__ = state\n    return cls\n",
     "class P:\n    def __le__(self, other):\n        inc, exc = split(other)\n        return self.inc.issubset(inc)\n",
     "class P:\n    def __eq__(self, other):\n        here = self.tell()\n        self.seek(0)\n"
     "        same = self.read() == other.read()\n        self.seek(here)\n        return same\n",

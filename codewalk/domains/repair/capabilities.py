@@ -1289,8 +1289,8 @@ class _Reader(ast.NodeVisitor):
             self.add(Rule.REFLECTION, "writes a package's __path__: module locations computed at run time", node)
         index = self._gadget_index(node)
         receiver = node.value
-        if node.attr in index.reflecting and (self._class_expr(receiver) or isinstance(receiver, ast.Name)
-                                              and receiver.id in SELVES - {"self"}):
+        if node.attr in index.reflecting and isinstance(node.ctx, ast.Load) and (
+                self._class_expr(receiver) or isinstance(receiver, ast.Name) and receiver.id in SELVES - {"self"}):
             # H.put(S, k, v): a method called through a class takes any first argument; `self` is then S
             first = up.args[0] if called and up.args else None  # type: ignore[union-attr]
             if not (isinstance(first, ast.Name) and self._bound_self(first, write=True)):
@@ -1351,7 +1351,7 @@ class _Reader(ast.NodeVisitor):
             if stored:
                 self.add(Rule.COMPARISON, f"defines {node.name}.{dunder}, which stores into its own object "
                          f"({stored}): a comparison must not change what it compares", item)
-            elif not _compares(_derived({positional[0]}, body), _derived(others, body), body):
+            elif not _compares(_derived({positional[0]}, body), _derived(others, body), body, node.name):
                 self.add(Rule.COMPARISON, f"defines {node.name}.{dunder}, which never compares something of its "
                          "own object with something of the other", item)
 
@@ -1518,9 +1518,14 @@ def _stores_into(selves: set[str], body: list[ast.stmt] | list[ast.expr]) -> str
     return ""
 
 
-def _compares(mine: set[str], theirs: set[str], body: list[ast.stmt] | list[ast.expr]) -> bool:
-    """Whether some comparison or call reads both something of the object (or super()) and of the other."""
+def _compares(mine: set[str], theirs: set[str], body: list[ast.stmt] | list[ast.expr], cls: str = "") -> bool:
+    """Whether some comparison or call reads both something of the object (or super()) and of the other; a
+    sentinel's `type(other) == Cls` (or `is`) compares the other with the object's class."""
     for n in (n for stmt in body for n in ast.walk(stmt)):
+        if isinstance(n, ast.Compare) and len(n.ops) == 1 and isinstance(n.ops[0], ast.Eq | ast.Is) and any(
+                isinstance(side, ast.Name) and side.id == cls for side in (n.left, n.comparators[0])) and any(
+                isinstance(v, ast.Name) and v.id in theirs for v in ast.walk(n)):
+            return True
         if isinstance(n, ast.Compare | ast.Call):
             inner = list(ast.walk(n))
             read = {v.id for v in inner if isinstance(v, ast.Name)}
