@@ -150,6 +150,8 @@ def test_gadget_is_refused_with_its_rule(source, rule, named):
     "from gettext import gettext as _\n\n\ndef f(x):\n    return _('Error: {message}').format(message=x)\n",
     "from gettext import ngettext\n\n\ndef f(n):\n    return ngettext('{n} file', '{n} files', n).format(n=n)\n",
     "class F:\n    def format(self, record):\n        return str(record)\n\n    def run(self, r):\n        return self.format(r)\n",
+    "class D:\n    def __init__(self, fmt):\n        self.format = fmt\n\n    def add(self):\n"
+    "        self.format = self.format or 'iso'\n",
     # 13: an instance's class, a class's name
     "class A:\n    def name(self):\n        return self.__class__.__name__\n",
     "def f(x):\n    return type(x).__name__, x.__class__\n",

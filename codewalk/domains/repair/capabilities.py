@@ -1583,6 +1583,9 @@ class _Gadgets:
                             self.format_methods.add(item.name)
             elif isinstance(node, ast.arg):
                 params.add(node.arg)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) \
+                    and node.attr in ("format", "format_map"):
+                self.format_methods.add(node.attr)  # `self.format = fmt`: an attribute of the object's own
         self.metaclasses: set[str] = set()
         grew = True
         while grew:
