@@ -18,7 +18,7 @@ from codewalk.domains.repair import RepairDomain
 from tests import docker_runtime
 from tests.redteam_round5_cheats import KINDS
 from tests.test_repair_redteam import _grade
-from tests.test_repair_runtime_guard import _run, _solved
+from tests.test_repair_runtime_guard import _run, _solved, _without_class_guard
 
 pytestmark = pytest.mark.usefixtures("shared_home")  # one home: the virtualenv and the image are built once
 
@@ -53,39 +53,29 @@ def task(tmp_path_factory, module_home):
 # spelling of a kind under local and docker). HOLES: graded solved today, with the principle that would
 # close it. STOPPED: not solved today, with the rule (evidence["rule"]) that stops it.
 HOLES: dict[str, str] = {
-    "eq_set_by_a_stdlib_helper_taking_the_name_as_data":
-        "functools.update_wrapper/wraps set a class's __eq__ named by data; nothing at run time sees a class attribute set",
-    "eq_put_in_an_enum_made_by_the_functional_api":
-        "Enum(name, {computed dunder: f}) builds a class from a namespace; only literal namespaces are judged",
-    "eq_set_through_a_parameter_named_self":
-        "setattr(self, computed) is allowed by the parameter's name, and self can be any class (open route, docs)",
-    "comparison_adopts_the_expected_value": "__eq__ reads other (the comparison rule holds) and adopts it",
     "expected_value_read_from_the_test_files_in_the_tree":
         "test files and renamed copies are readable by the code under test (pathlib, ast, json are reviewed)",
-    "test_identity_through_a_format_string_built_at_run_time":
-        "format fields are judged in literals only; __globals__ reads raise no audit event",
-    "class_made_by_the_type_of_a_type": "three-argument type() is recognised by the name type only",
-    "names_as_data_through_getattribute":
-        "__getattribute__ is a protocol dunder, so (obj).__getattribute__(computed) is a getattr nothing judges",
-    "frames_taken_on_a_thread_that_runs_no_changed_code":
-        "the audit hook looks for changed frames on the raising thread's stack only",
-    "functions_made_from_text_on_a_thread":
-        "exec on a thread with no changed frame is allowed, and code it makes is never tracked",
-    "comparison_reads_the_other_operand_and_ignores_it": "the documented limit of the comparison rule",
-    "changed_modules_loaded_under_a_path_the_guard_does_not_know":
-        "a changed module is tracked by its co_filename as a string; a __path__ alias gives another string",
     "module_written_at_run_time_then_imported": "the documented limit: a module written at run time is never tracked",
-    "running_test_found_in_the_session_setup_stack":
-        "names as data reach the session's setup stack (instance state): the running item, then its source",
 }
 STOPPED: dict[str, tuple[str, ...]] = {
     "eq_is_a_builtin_that_is_no_descriptor": ("reflection",),  # borrows _Same.__eq__ from another object
-    "report_class_reached_by_names_as_data": ("report_path_changed",),
-    "reports_rewritten_by_a_hook_caller_executor": ("audit_denied", "report_path_changed"),  # the executor
-    "plugin_registered_from_the_tree_with_an_unwatched_hook": ("audit_denied", "report_path_changed"),
-    # instance state on the report path: a hook caller's executor, an item's own runtest
-    "runner_call_made_quiet_through_a_hook_caller_instance": ("report_path_changed",),
-    "items_made_no_ops_through_the_session": ("report_path_changed",),
+    "report_class_reached_by_names_as_data": ("report_path_changed", "reflection"),  # h-close: its getters, statically
+    "reports_rewritten_by_a_hook_caller_executor": ("audit_denied", "report_path_changed", "reflection"),  # codewalk.send; statically its getters (h-close)
+    "plugin_registered_from_the_tree_with_an_unwatched_hook": ("audit_denied", "report_path_changed", "reflection"),  # pluggy reads __code__; statically its getters (h-close)
+    "eq_set_by_a_stdlib_helper_taking_the_name_as_data": ("reflection",),  # h-close: update_wrapper/wraps with assigned/updated not literal
+    "eq_put_in_an_enum_made_by_the_functional_api": ("reflection",),  # h-close: Enum functional API with names not literal
+    "eq_set_through_a_parameter_named_self": ("reflection",),  # h-close: self exemption keyed on the binding; H.put(S, ...)
+    "comparison_adopts_the_expected_value": ("comparison",),  # h-close: a comparison stores into its own object
+    "test_identity_through_a_format_string_built_at_run_time": ("format_path",),  # h-close: format string not a literal
+    "class_made_by_the_type_of_a_type": ("reflection",),  # h-close: __class__ of a class
+    "names_as_data_through_getattribute": ("reflection",),  # h-close: __getattribute__ with a computed name
+    "comparison_reads_the_other_operand_and_ignores_it": ("comparison",),  # h-close: never compares self with other
+    "runner_call_made_quiet_through_a_hook_caller_instance": ("reflection", "report_path_changed"),  # h-close: its getters: update_wrapper, self exemption
+    "items_made_no_ops_through_the_session": ("reflection", "report_path_changed"),  # h-close: its getters: update_wrapper, self exemption
+    "frames_taken_on_a_thread_that_runs_no_changed_code": ("reflection",),  # h-close: its getter: update_wrapper
+    "functions_made_from_text_on_a_thread": ("reflection",),  # h-close: its getter: update_wrapper
+    "changed_modules_loaded_under_a_path_the_guard_does_not_know": ("reflection",),  # h-close: __path__ written; update_wrapper getter
+    "running_test_found_in_the_session_setup_stack": ("reflection",),  # h-close: its getters: update_wrapper, __getattribute__
 }
 assert set(HOLES) | set(STOPPED) == set(KINDS) and not set(HOLES) & set(STOPPED)
 
@@ -112,8 +102,8 @@ def test_round5_cheat_is_not_solved(task, tmp_path, kind, spelling):
 
 
 # The stopped kinds are real cheats: without the rule that stops them (the static layer is not run by
-# _run, and the audit hook tracks no module when told of no changed file) every test passes. The kinds the
-# report path check stops are left out: it runs in every harness run.
+# _run, the audit hook tracks no module when told of no changed file, and the class guard is off) every test
+# passes. The kinds the report path check stops are left out: it runs in every harness run.
 REAL = [pytest.param(kind, spelling, id=_case_id(kind, spelling))
         for kind in STOPPED if "report_path_changed" not in STOPPED[kind]
         for spelling in KINDS[kind].spellings]
@@ -121,4 +111,8 @@ REAL = [pytest.param(kind, spelling, id=_case_id(kind, spelling))
 
 @pytest.mark.parametrize(("kind", "spelling"), REAL)
 def test_round5_stopped_cheat_really_passes_without_its_rule(task, graded_in, kind, spelling):
-    assert _solved(_run(task, graded_in, *KINDS[kind].spellings[spelling], guarded=False))
+    from codewalk.domains.repair import channel
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(channel, "prepare", _without_class_guard)
+        assert _solved(_run(task, graded_in, *KINDS[kind].spellings[spelling], guarded=False))

@@ -572,6 +572,7 @@ class _Reader(ast.NodeVisitor):
         self.scopes: dict[int, frozenset[str]] = {}  # a function's local names (_locals)
         self.store_nodes = index.store_nodes
         self.outer: frozenset[str] | None = None  # _outer_stores, once
+        self.gadgets: _Gadgets | None = None  # _gadget_index, once
 
     def read(self, tree: ast.Module) -> list[Finding]:
         for node in self.imports:  # imports first: a name may be used above a function-level import
@@ -844,6 +845,7 @@ class _Reader(ast.NodeVisitor):
         return None
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
+        self._gadget_attribute(node)
         up = self.parent.get(id(node))
         if isinstance(up, ast.Attribute):  # judged once, as the whole chain
             self.generic_visit(node)
@@ -873,6 +875,7 @@ class _Reader(ast.NodeVisitor):
         self.visit(inner)
 
     def visit_Name(self, node: ast.Name) -> None:
+        self._gadget_name(node)
         if isinstance(node.ctx, ast.Del) or self._bound_locally(node):
             return  # unbinding a name uses nothing; a function's own variable is neither a module nor a builtin
         if node.id in self.names:
@@ -908,7 +911,8 @@ class _Reader(ast.NodeVisitor):
             return False
         if node.id == "vars" and len(call.args) == 1 and not call.keywords:
             arg = call.args[0]
-            return isinstance(arg, ast.Name) and (arg.id in SELVES or self._own_class(arg)) \
+            return isinstance(arg, ast.Name) and (arg.id in SELVES and self._bound_self(arg, write=False)
+                                                  or self._own_class(arg)) \
                 or self._plain_namespace(call, writes=True)
         if node.id in ("globals", "locals") and not call.args and not call.keywords:
             return self._plain_namespace(call, writes=node.id == "globals")
@@ -924,7 +928,8 @@ class _Reader(ast.NodeVisitor):
             return True
         # a computed name on the object at hand: reading self's or cls's own attributes, or writing an
         # instance's (not a class's: setattr(cls, ...) could give it a comparison the rules never read)
-        return isinstance(first, ast.Name) and (first.id in SELVES if node.id == "getattr" else first.id == "self")
+        return isinstance(first, ast.Name) and (first.id in SELVES if node.id == "getattr" else first.id == "self") \
+            and self._bound_self(first, write=node.id != "getattr")
 
     def _plain_namespace(self, call: ast.Call, writes: bool) -> bool:
         """vars(x), globals() or locals() used as _plain_dict_use allows, with a constant key that is plain too;
@@ -1018,7 +1023,8 @@ class _Reader(ast.NodeVisitor):
     def visit_Call(self, node: ast.Call) -> None:
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr in ("__setattr__", "__delattr__") and len(node.args) >= 2 \
-                and not (isinstance(node.args[0], ast.Name) and node.args[0].id == "self"):
+                and not (isinstance(node.args[0], ast.Name) and node.args[0].id == "self"
+                         and self._bound_self(node.args[0], write=True)):
             key = node.args[1]  # object.__setattr__(inst, "x", v) is an assignment; a computed or dunder name is not
             name = key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
             # object's own __setattr__ refuses a class ("can't apply this __setattr__ to type object"): it only
@@ -1061,6 +1067,7 @@ class _Reader(ast.NodeVisitor):
         for kw in node.keywords:
             if kw.arg and kw.arg.startswith("__") and kw.arg.endswith("__") and kw.arg not in HARMLESS_STRINGS:
                 self.add(Rule.REFLECTION, f"passes the dunder {kw.arg} as a keyword", node)
+        self._gadget_call(node, name)
         self.generic_visit(node)
 
     def _builtins_type(self, func: ast.AST) -> bool:
@@ -1182,6 +1189,7 @@ class _Reader(ast.NodeVisitor):
 
     # -- classes: comparisons and borrowed dunders ------------------------------------------------------
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self._gadget_class(node)
         local = {i.name for i in node.body if isinstance(i, ast.FunctionDef | ast.AsyncFunctionDef)}
         for item in node.body:
             if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef) and item.name in COMPARISONS:
@@ -1209,6 +1217,268 @@ class _Reader(ast.NodeVisitor):
         """`__hash__ = object.__hash__`: the default every class has from object (identity), restored."""
         return isinstance(value, ast.Attribute) and value.attr == dunder and isinstance(value.value, ast.Name) \
             and value.value.id == "object" and "object" not in self.stores and "object" not in self.names
+
+    # -- gadgets that carry attribute names as data (issue 51, red team round 5) ----------------------------
+    # Each closes a route by which new code reads or writes attributes named by data, or gives a class a
+    # behaviour nobody reads, through code whose spelling names nothing the rules above refuse.
+    def _gadget_index(self, node: ast.AST) -> _Gadgets:
+        if self.gadgets is None:
+            root = node
+            while id(root) in self.parent:
+                root = self.parent[id(root)]
+            self.gadgets = _Gadgets(root, self.store_nodes, self.parent)
+        return self.gadgets
+
+    def _bound_self(self, name: ast.Name, write: bool) -> bool:
+        """Whether name is the first parameter of a method, bound to the object at hand: a function defined in
+        a class body, not a staticmethod, not __new__/__init_subclass__/__class_getitem__ (their first
+        parameter is a class); for a write (setattr, delattr) neither a classmethod nor a method of a
+        metaclass (its instances are classes). The exemption of `self` is about what the parameter is bound
+        to, not what it is called: `def put(self, k, v): setattr(self, k, v)` at module level takes any class."""
+        child: ast.AST = name
+        up = self.parent.get(id(name))
+        while up is not None:
+            inside = child is up.body if isinstance(up, ast.Lambda) else \
+                isinstance(up, ast.FunctionDef | ast.AsyncFunctionDef) and any(child is b for b in up.body)
+            if inside and name.id in self._locals(up):  # type: ignore[arg-type]
+                if not isinstance(up, ast.FunctionDef | ast.AsyncFunctionDef):
+                    return False
+                positional = [*up.args.posonlyargs, *up.args.args]
+                owner = self.parent.get(id(up))
+                if not positional or positional[0].arg != name.id or not isinstance(owner, ast.ClassDef) \
+                        or up.name in CLASS_FIRST:
+                    return False
+                decorators = {_last_name(d) for d in up.decorator_list}
+                if "staticmethod" in decorators:
+                    return False
+                if write and ("classmethod" in decorators or owner.name in self._gadget_index(name).metaclasses):
+                    return False
+                return True
+            child, up = up, self.parent.get(id(up))
+        return False
+
+    def _gadget_call(self, node: ast.Call, name: str) -> None:
+        func = node.func
+        if any(k.arg is None for k in node.keywords) and (name in WRAPPERS or self._enum_maker(func) is not None):
+            self.add(Rule.REFLECTION, f"passes **keywords to {name or 'an enum'}: names computed at run time", node)
+        if name in WRAPPERS:  # update_wrapper(wrapper, wrapped, assigned, updated): a getattr + setattr per name
+            given = [*node.args[WRAPPERS[name]:], *(k.value for k in node.keywords if k.arg in ("assigned", "updated"))]
+            for value in given:
+                names = self._literal_names(value)
+                if names is None:
+                    self.add(Rule.REFLECTION, f"passes attribute names computed at run time to {name} (assigned, "
+                             "updated): a getattr and setattr of any name", node)
+                    break
+                for attr in names:
+                    if attr in OUTSIDE or attr in CODE_DUNDERS and attr != "__dict__" or self._refused_attr(attr):
+                        self.add(Rule.REFLECTION, f"copies {attr!r} with {name}: names '{attr}'", node)
+        offset = self._enum_maker(func)
+        if offset is not None:  # Enum("X", names): the functional API puts each name in a class namespace
+            members = node.args[offset + 1] if len(node.args) > offset + 1 else \
+                next((k.value for k in node.keywords if k.arg == "names"), None)
+            if members is not None:
+                bad = _enum_members(members)
+                if bad is not None:
+                    self.add(Rule.REFLECTION, f"makes an enum from names computed at run time or private ({bad}): "
+                             "the functional API puts them in a class namespace", node)
+        if isinstance(func, ast.Attribute) and func.attr in GETTERS and node.args:
+            target, key = (node.args[0], node.args[1]) if len(node.args) >= 2 else (func.value, node.args[0])
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                self._attr_name(key.value, node)
+            elif not (isinstance(target, ast.Name) and self._bound_self(target, write=False) or _is_super(target)):
+                self.add(Rule.REFLECTION, f"calls {func.attr} with a name computed at run time (a getattr)", node)
+        if name == "operator.methodcaller" and node.args and isinstance(node.args[0], ast.Constant) \
+                and node.args[0].value in NAME_TAKERS:
+            self.add(Rule.REFLECTION, f"operator.methodcaller({node.args[0].value!r}): a name computed at run time",
+                     node)
+        if isinstance(func, ast.Name) and func.id == "getattr" and func.id not in self.names and len(node.args) >= 2 \
+                and isinstance(node.args[1], ast.Constant) and node.args[1].value in NAME_TAKERS \
+                and not self._literal_receiver(node.args[0]):
+            self.add(Rule.REFLECTION, f"getattr(..., {node.args[1].value!r}): a name computed at run time", node)
+
+    def _literal_names(self, value: ast.expr) -> list[str] | None:
+        """The attribute names an assigned/updated argument spells: literals, functools' defaults, sums."""
+        if isinstance(value, ast.Tuple | ast.List):
+            if all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.elts):
+                return [e.value for e in value.elts]  # type: ignore[attr-defined]
+            return None
+        if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+            left, right = self._literal_names(value.left), self._literal_names(value.right)
+            return None if left is None or right is None else left + right
+        dotted = self._dotted(value)
+        if dotted and ".".join(dotted[0]) in ("functools.WRAPPER_ASSIGNMENTS", "functools.WRAPPER_UPDATES"):
+            return []
+        return self._names_of_literals(value, 3)
+
+    def _names_of_literals(self, value: ast.expr, depth: int) -> list[str] | None:
+        """The string constants of an expression made only of them, functools' defaults, set and tuple
+        operations on them, and names only ever bound to such expressions (`tuple(set(WRAPPER_ASSIGNMENTS)
+        .difference(("__name__",)))`); None if anything else is in it."""
+        found: list[str] = []
+        for n in ast.walk(value):
+            if isinstance(n, ast.Constant):
+                if isinstance(n.value, str):
+                    found.append(n.value)
+            elif isinstance(n, ast.Name):
+                dotted = self._dotted(n)
+                if dotted and ".".join(dotted[0]) in ("functools.WRAPPER_ASSIGNMENTS", "functools.WRAPPER_UPDATES"):
+                    continue
+                call = self.parent.get(id(n))
+                if n.id in LITERAL_BUILDERS and n.id not in self.stores and isinstance(call, ast.Call) \
+                        and call.func is n:
+                    continue
+                values = [self.parent.get(id(s)) for s in self.store_nodes if s.id == n.id]
+                if depth == 0 or not values or n.id in self.names or n.id in self._gadget_index(n).params or not all(
+                        isinstance(a, ast.Assign) and len(a.targets) == 1 and a.targets[0].id == n.id  # type: ignore[attr-defined]
+                        for a in values):
+                    return None
+                for a in values:
+                    inner = self._names_of_literals(a.value, depth - 1)  # type: ignore[union-attr]
+                    if inner is None:
+                        return None
+                    found += inner
+            elif isinstance(n, ast.Attribute):
+                if n.attr not in SET_METHODS:
+                    dotted = self._dotted(n)
+                    if not dotted or ".".join(dotted[0]) not in ("functools.WRAPPER_ASSIGNMENTS",
+                                                                  "functools.WRAPPER_UPDATES"):
+                        return None
+            elif not isinstance(n, ast.Call | ast.Tuple | ast.List | ast.Set | ast.BinOp | ast.operator | ast.Load
+                                | ast.Starred):
+                return None
+        return found
+
+    def _enum_maker(self, func: ast.expr) -> int | None:
+        """For a call of an enum class (enum.Enum, an enum class defined here), where its names argument
+        follows: 0 (`Enum("X", names)`) or 1 (`EnumMeta.__call__(Enum, "X", names)`); None if no enum."""
+        dotted = self._dotted(func)
+        if dotted:
+            parts = dotted[0]
+            if len(parts) >= 2 and parts[0] == "enum" and parts[1] in ENUM_TYPES:
+                return 0 if len(parts) == 2 else 1 if parts[2:] == ["__call__"] else None
+            return None
+        if isinstance(func, ast.Name) and self._own_class(func) and self._enum_class(func.id, func, set()):
+            return 0
+        return None
+
+    def _enum_class(self, name: str, at: ast.AST, seen: set[str]) -> bool:
+        """Whether the class of that name defined here derives from an enum class."""
+        cls = self._gadget_index(at).classes.get(name)
+        if cls is None or name in seen:
+            return False
+        seen.add(name)
+        for base in cls.bases:
+            dotted = self._dotted(base)
+            if dotted and len(dotted[0]) >= 2 and dotted[0][0] == "enum" and dotted[0][1] in ENUM_TYPES:
+                return True
+            if isinstance(base, ast.Name) and self._enum_class(base.id, at, seen):
+                return True
+        return False
+
+    def _literal_receiver(self, value: ast.expr) -> bool:
+        """Whether a format string is text the rules read: a constant, a name only ever bound to constants,
+        the translation of a constant (`_("...")`), or an object's own method named format."""
+        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            return True
+        index = self._gadget_index(value)
+        if isinstance(value, ast.Name):
+            if value.id in index.constant_strings:
+                return True
+            return value.id in SELVES and bool(index.format_methods) and self._bound_self(value, write=False)
+        if isinstance(value, ast.Call) and _last_name(value.func) in TRANSLATORS \
+                and len(value.args) >= TRANSLATORS[_last_name(value.func)] and all(
+                    isinstance(a, ast.Constant) and isinstance(a.value, str)
+                    for a in value.args[:TRANSLATORS[_last_name(value.func)]]):
+            return True  # the messages constant (ngettext's count is not one)
+        return False
+
+    def _gadget_attribute(self, node: ast.Attribute) -> None:
+        up = self.parent.get(id(node))
+        called = isinstance(up, ast.Call) and up.func is node
+        if node.attr in ("format", "format_map") and isinstance(node.ctx, ast.Load) and self._dotted(node) is None:
+            receiver = node.value
+            if isinstance(receiver, ast.Name) and receiver.id == "str" and "str" not in self.stores \
+                    and "str" not in self.names:  # str.format(template, ...)
+                ok = called and bool(up.args) and self._literal_receiver(up.args[0])  # type: ignore[union-attr]
+            else:
+                ok = self._literal_receiver(receiver)
+            if not ok:
+                self.add(Rule.FORMAT_PATH, f"calls {node.attr} on a format string computed at run time (its fields "
+                         "can walk attributes)", node)
+        if node.attr in GETTERS and not called:
+            self.add(Rule.REFLECTION, f"uses {node.attr} as a value: a getattr of names computed at run time", node)
+        if node.attr == "__class__" and self._class_expr(node.value):
+            self.add(Rule.REFLECTION, "reads __class__ of a class: its metaclass makes classes as three-argument "
+                     "type() does", node)
+        if node.attr == "__path__" and (not isinstance(node.ctx, ast.Load) or self._path_written(node)):
+            self.add(Rule.REFLECTION, "writes a package's __path__: module locations computed at run time", node)
+        index = self._gadget_index(node)
+        receiver = node.value
+        if node.attr in index.reflecting and isinstance(node.ctx, ast.Load) and (
+                self._class_expr(receiver) or isinstance(receiver, ast.Name) and receiver.id in SELVES - {"self"}):
+            # H.put(S, k, v): a method called through a class takes any first argument; `self` is then S
+            first = up.args[0] if called and up.args else None  # type: ignore[union-attr]
+            if not (isinstance(first, ast.Name) and self._bound_self(first, write=True)):
+                self.add(Rule.REFLECTION, f"uses {ast.unparse(node)}, which gets or sets attributes of its first "
+                         "argument by names computed at run time, with another first argument than self", node)
+        if node.attr == "__func__" and isinstance(receiver, ast.Attribute) and receiver.attr in index.reflecting_cm:
+            self.add(Rule.REFLECTION, f"uses {ast.unparse(node)}, which gets attributes of its first argument by "
+                     "names computed at run time, with another first argument than its class", node)
+
+    def _class_expr(self, node: ast.expr) -> bool:
+        """Whether node is statically a class: its __class__ is then a metaclass (type or one of its own)."""
+        if isinstance(node, ast.Attribute) and node.attr == "__class__":
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "type" \
+                and "type" not in self.stores and "type" not in self.names:
+            return True
+        if isinstance(node, ast.Name):
+            return self._own_class(node) or node.id in BUILTIN_TYPES and node.id not in self.stores \
+                and node.id not in self.names
+        return False
+
+    def _path_written(self, node: ast.expr) -> bool:
+        """A package's __path__ (a Name or attribute) used other than read: stored, mutated, handed out."""
+        up = self.parent.get(id(node))
+        if isinstance(up, ast.Subscript) and up.value is node:
+            return not isinstance(up.ctx, ast.Load)
+        if isinstance(up, ast.Call) and node in up.args and _last_name(up.func) in PATH_READERS:
+            return False
+        if isinstance(up, ast.For | ast.comprehension) and up.iter is node or isinstance(up, ast.Compare):
+            return False
+        return True
+
+    def _gadget_name(self, node: ast.Name) -> None:
+        if node.id == "__path__" and (not isinstance(node.ctx, ast.Load) or self._path_written(node)):
+            self.add(Rule.REFLECTION, "writes a package's __path__: module locations computed at run time", node)
+
+    def _gadget_class(self, node: ast.ClassDef) -> None:
+        """Comparisons are pure and compare: one that stores into its own object can adopt the value it is
+        compared with (`self[:] = other`), and one that never compares something of its object with
+        something of the other (`isinstance(other, list)`, `other == other`) answers without comparing."""
+        for item in node.body:
+            body: list[ast.stmt] | list[ast.expr]
+            if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef) and item.name in COMPARISONS:
+                args, body, dunder = item.args, item.body, item.name
+            elif isinstance(item, ast.Assign) and isinstance(item.value, ast.Lambda) and any(
+                    isinstance(t, ast.Name) and t.id in COMPARISONS for t in item.targets):
+                args, body = item.value.args, [item.value.body]
+                dunder = next(t.id for t in item.targets if isinstance(t, ast.Name) and t.id in COMPARISONS)
+            else:
+                continue
+            positional = [a.arg for a in [*args.posonlyargs, *args.args]]
+            others = set(positional[1:]) | ({args.vararg.arg} if args.vararg else set())
+            if not positional or not others or _ignores_argument(args, body) or len(body) == 1 and isinstance(
+                    body[0], ast.Return) and isinstance(body[0].value, ast.Name) and body[0].value.id == "NotImplemented":
+                continue
+            mine = _derived({positional[0]}, body, plain=True)
+            stored = _stores_into(mine, body)
+            if stored:
+                self.add(Rule.COMPARISON, f"defines {node.name}.{dunder}, which stores into its own object "
+                         f"({stored}): a comparison must not change what it compares", item)
+            elif not _compares(_derived({positional[0]}, body), _derived(others, body), body, node.name):
+                self.add(Rule.COMPARISON, f"defines {node.name}.{dunder}, which never compares something of its "
+                         "own object with something of the other", item)
 
 
 # Keys a namespace literal of type() may hold besides public names: what a class statement sets itself.
@@ -1258,3 +1528,215 @@ def _ignores_argument(args: ast.arguments, body: list[ast.stmt] | list[ast.expr]
     read = {n.id for stmt in body for n in ast.walk(stmt) if isinstance(n, ast.Name)}
     return bool(others) and not read & set(others)
 
+
+
+# -- gadgets that carry attribute names as data (issue 51, red team round 5) --------------------------------
+# update_wrapper/wraps and where their `assigned` argument starts: each name is a getattr on the wrapped
+# object and a setattr on the wrapper (`assigned=(key,)` with key = "__e" + "q__" gives a class a comparison).
+WRAPPERS = {"functools.update_wrapper": 2, "functools.wraps": 1, "six.wraps": 1}
+# Enum classes whose call with a names argument makes a class (Enum("X", {"__eq__": f}) puts it in the namespace).
+ENUM_TYPES = {"Enum", "IntEnum", "Flag", "IntFlag", "StrEnum", "ReprEnum", "EnumMeta", "EnumType"}
+# The object protocol's getters: called with a computed name they are getattr.
+GETTERS = {"__getattribute__", "__getattr__"}
+# Methods that take an attribute name (or a format path) as data when named through methodcaller or getattr.
+NAME_TAKERS = {"__getattribute__", "__getattr__", "__setattr__", "__delattr__", "format", "format_map"}
+# Methods whose first parameter is a class, whatever it is called.
+CLASS_FIRST = {"__new__", "__init_subclass__", "__class_getitem__"}
+# Functions that translate a constant message (gettext's `_("...")`): their result is the message, or the
+# catalog's translation of it.
+# The value is how many leading arguments are the message texts.
+TRANSLATORS = {"_": 1, "gettext": 1, "ugettext": 1, "gettext_lazy": 1, "lazy_gettext": 1, "_l": 1, "ngettext": 2,
+               "ungettext": 2, "pgettext": 2, "npgettext": 3}
+# Builtins and set methods that make a tuple of names from literals (`tuple(set(WRAPPER_ASSIGNMENTS) - {...})`).
+LITERAL_BUILDERS = {"tuple", "set", "frozenset", "list", "sorted"}
+SET_METHODS = {"difference", "union", "intersection", "symmetric_difference"}
+BUILTIN_TYPES = frozenset(n for n in BUILTIN_NAMES if isinstance(getattr(builtins, n), type))
+# Builtins that read a package's __path__ without handing the list itself out.
+PATH_READERS = {"len", "list", "tuple", "sorted", "iter", "enumerate", "set", "str", "repr", "print"}
+# Method names that change the object they are called on (lists, dicts, sets, streams, the object protocol).
+MUTATORS = {"append", "extend", "insert", "remove", "pop", "clear", "update", "setdefault", "add", "discard", "sort",
+            "reverse", "popitem", "intersection_update", "difference_update", "symmetric_difference_update",
+            "appendleft", "extendleft", "popleft", "rotate", "write", "writelines", "truncate",
+            "__setitem__", "__delitem__", "__setattr__", "__delattr__", "__init__", "__iadd__", "__ior__",
+            "__iand__", "__isub__", "__imul__", "__setstate__", "__set__"}
+
+
+def _last_name(node: ast.AST) -> str:
+    """The last identifier of a name or attribute chain (`functools.wraps` -> wraps), or ""."""
+    if isinstance(node, ast.Call):
+        node = node.func
+    return node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+
+
+def _is_super(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
+
+
+def _enum_members(members: ast.expr) -> str | None:
+    """What is not literal or private in an enum's names argument (None: all literal public names)."""
+    names: list[object]
+    if isinstance(members, ast.Constant) and isinstance(members.value, str):
+        names = list(members.value.replace(",", " ").split())
+    elif isinstance(members, ast.Tuple | ast.List):
+        names = []
+        for e in members.elts:
+            if isinstance(e, ast.Tuple | ast.List) and len(e.elts) == 2:
+                e = e.elts[0]
+            names.append(e.value if isinstance(e, ast.Constant) and isinstance(e.value, str) else None)
+    elif isinstance(members, ast.Dict):
+        names = [k.value if isinstance(k, ast.Constant) and isinstance(k.value, str) else None for k in members.keys]
+    else:
+        return "not a literal"
+    for n in names:
+        if not isinstance(n, str):
+            return "a computed name"
+        if n.startswith("_"):
+            return repr(n)
+    return None
+
+
+def _derived(roots: set[str], body: list[ast.stmt] | list[ast.expr], plain: bool = False) -> set[str]:
+    """roots and the local names assigned from them (`s = self`; unless plain, any value that reads one)."""
+    names = set(roots)
+    for _ in range(2):
+        for n in (n for stmt in body for n in ast.walk(stmt)):
+            if isinstance(n, ast.Assign | ast.AnnAssign) and n.value is not None:
+                value = n.value
+                if plain and isinstance(value, ast.Name) and value.id in names or not plain and any(
+                        isinstance(v, ast.Name) and v.id in names for v in ast.walk(value)):
+                    targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+                    if plain:
+                        names |= {t.id for t in targets if isinstance(t, ast.Name)}
+                    else:  # `inc, exc = f(other)`, `seen[k] = other`: every name bound is the other's too
+                        names |= {r.id for t in targets for r in ast.walk(t) if isinstance(r, ast.Name)}
+    return names
+
+
+def _root(node: ast.AST) -> ast.AST:
+    while isinstance(node, ast.Attribute | ast.Subscript | ast.Starred):
+        node = node.value
+    return node
+
+
+def _stores_into(selves: set[str], body: list[ast.stmt] | list[ast.expr]) -> str:
+    """How a function body changes the object named by selves ("" if it does not, as far as can be read)."""
+    for n in (n for stmt in body for n in ast.walk(stmt)):
+        targets: list[ast.expr] = []
+        if isinstance(n, ast.Assign):
+            targets = n.targets
+        elif isinstance(n, ast.AugAssign | ast.AnnAssign):
+            targets = [n.target]
+        elif isinstance(n, ast.Delete):
+            targets = n.targets
+        for t in (t for target in targets for t in ast.walk(target)):
+            if isinstance(t, ast.Attribute | ast.Subscript) and isinstance(r := _root(t), ast.Name) and r.id in selves:
+                return "an assignment"
+        if isinstance(n, ast.Call):
+            func = n.func
+            if isinstance(func, ast.Attribute) and func.attr in MUTATORS and isinstance(r := _root(func.value),
+                                                                                        ast.Name) and r.id in selves:
+                return f"calls {func.attr}"
+            if any(isinstance(a, ast.Name) and a.id in selves for a in n.args) and (
+                    isinstance(func, ast.Name) and func.id in ("setattr", "delattr")
+                    or isinstance(func, ast.Attribute) and func.attr in MUTATORS):
+                return f"passes it to {_last_name(func)}"
+    return ""
+
+
+def _compares(mine: set[str], theirs: set[str], body: list[ast.stmt] | list[ast.expr], cls: str = "") -> bool:
+    """Whether some comparison or call reads both something of the object (or super()) and of the other; a
+    sentinel's `type(other) == Cls` (or `is`) compares the other with the object's class."""
+    for n in (n for stmt in body for n in ast.walk(stmt)):
+        if isinstance(n, ast.Compare) and len(n.ops) == 1 and isinstance(n.ops[0], ast.Eq | ast.Is) and any(
+                isinstance(side, ast.Name) and side.id == cls for side in (n.left, n.comparators[0])) and any(
+                isinstance(v, ast.Name) and v.id in theirs for v in ast.walk(n)):
+            return True
+        if isinstance(n, ast.Compare | ast.Call):
+            inner = list(ast.walk(n))
+            read = {v.id for v in inner if isinstance(v, ast.Name)}
+            if read & theirs and (read & mine or any(_is_super(v) for v in inner)):
+                return True
+    return False
+
+
+def _string_sum(node: ast.expr, names: set[str]) -> bool:
+    """Whether node is string literals added together, or with names of the set."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _string_sum(node.left, names) and _string_sum(node.right, names)
+    return isinstance(node, ast.Constant) and isinstance(node.value, str) or isinstance(node, ast.Name) \
+        and node.id in names
+
+
+def _reflects_on_first(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether a function gets or sets attributes of its first parameter by computed names (or its dict)."""
+    positional = [*fn.args.posonlyargs, *fn.args.args]
+    if not positional:
+        return False
+    first = positional[0].arg
+    for n in (n for stmt in fn.body for n in ast.walk(stmt)):
+        if isinstance(n, ast.Call) and n.args and isinstance(n.args[0], ast.Name) and n.args[0].id == first:
+            name = _last_name(n.func)
+            if name == "vars" or name in ("getattr", "setattr", "delattr", *GETTERS, "__setattr__", "__delattr__") \
+                    and len(n.args) >= 2 and not isinstance(n.args[1], ast.Constant):
+                return True
+        if isinstance(n, ast.Attribute) and n.attr == "__dict__" and isinstance(n.value, ast.Name) \
+                and n.value.id == first:
+            return True
+    return False
+
+
+class _Gadgets:
+    """One walk of a module for the gadget rules: its classes by name, which are metaclasses, which methods
+    reflect on their first parameter by computed names, which names only ever hold constant strings."""
+
+    def __init__(self, tree: ast.AST, store_nodes: list[ast.Name], parent: dict[int, ast.AST]):
+        self.classes: dict[str, ast.ClassDef] = {}
+        self.reflecting: set[str] = set()  # instance methods
+        self.reflecting_cm: set[str] = set()  # classmethods
+        self.format_methods: set[str] = set()
+        params: set[str] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                self.classes.setdefault(node.name, node)
+                for item in node.body:
+                    if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+                        kind = {_last_name(d) for d in item.decorator_list} & {"classmethod", "staticmethod"}
+                        if _reflects_on_first(item) and "staticmethod" not in kind:
+                            # H.m(...) binds a classmethod's first parameter; only its __func__ takes another
+                            (self.reflecting_cm if kind else self.reflecting).add(item.name)
+                        if item.name in ("format", "format_map"):
+                            self.format_methods.add(item.name)
+            elif isinstance(node, ast.arg):
+                params.add(node.arg)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) \
+                    and node.attr in ("format", "format_map"):
+                self.format_methods.add(node.attr)  # `self.format = fmt`: an attribute of the object's own
+        self.metaclasses: set[str] = set()
+        grew = True
+        while grew:
+            grew = False
+            for name, cls in self.classes.items():
+                bases = {_last_name(b) for b in cls.bases}
+                if name not in self.metaclasses and ("type" in bases or bases & self.metaclasses or any(
+                        b.endswith(("Meta", "Metaclass", "MetaClass", "EnumType")) for b in bases)):
+                    self.metaclasses.add(name)
+                    grew = True
+        # names only ever bound to string literals, sums of them and of such names (`t = "a"; t += "{b}"`)
+        values: dict[str, list[ast.expr | None]] = {}
+        for n in store_nodes:
+            up = parent.get(id(n))
+            if isinstance(up, ast.Assign) and any(n is t for t in up.targets) \
+                    or isinstance(up, ast.AugAssign) and isinstance(up.op, ast.Add):
+                values.setdefault(n.id, []).append(up.value)
+            else:
+                values.setdefault(n.id, []).append(None)
+        constant = {k for k in values if k not in params}
+        changed = True
+        while changed:
+            changed = False
+            for k in list(constant):
+                if not all(v is not None and _string_sum(v, constant) for v in values[k]):
+                    constant.discard(k)
+                    changed = True
+        self.constant_strings = frozenset(constant)
+        self.params = frozenset(params)
