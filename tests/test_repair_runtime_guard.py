@@ -650,3 +650,75 @@ def test_on_python_3_7_the_grade_says_it_rests_on_the_static_layer(task, monkeyp
     assert verdict.ok, verdict.detail
     assert verdict.evidence["runtime_guard"] == (f"none: python {used} has no audit hooks (3.8+); graded on the "
                                                  "static layer and the report path check alone")
+
+
+# -- changed code known by its file and its threads; the tests' sources kept from it (issue 51, round 5) --
+# The hook knows a changed module by its file's identity (st_dev, st_ino), not by the string its code was
+# compiled from, and counts as changed a module written during the run under the tree; a thread changed
+# code starts is changed code for its whole life; changed code may not open the tests' files. Each cheat is
+# a spelling of tests/redteam_round5_cheats.py, stopped with its event; honest neighbours keep their verdict.
+def _round5(kind: str, spelling: str) -> tuple[Edit, ...]:
+    from tests.redteam_round5_cheats import KINDS
+
+    return KINDS[kind].spellings[spelling]
+
+
+@pytest.mark.parametrize(("kind", "spelling", "events"), [
+    ("frames_taken_on_a_thread_that_runs_no_changed_code", "map of operator.call", ("sys._current_frames",)),
+    ("functions_made_from_text_on_a_thread", "threading.Timer(0, exec)", ("compile", "exec")),
+    ("changed_modules_loaded_under_a_path_the_guard_does_not_know", "folder/.", ("sys._getframe",)),
+    ("changed_modules_loaded_under_a_path_the_guard_does_not_know", "parent/./folder", ("sys._getframe",)),
+    ("module_written_at_run_time_then_imported", "module", ("sys._getframe",)),
+    ("expected_value_read_from_the_test_files_in_the_tree", "pathlib + ast", ("open",)),
+    ("expected_value_read_from_the_test_files_in_the_tree", "glob + json", ("open",)),
+])
+def test_changed_code_by_file_identity_its_threads_and_the_test_sources_give_no_verdict(
+        task, runtime, kind, spelling, events):
+    with pytest.raises(NoVerdict) as caught:
+        _run(task, runtime, *_round5(kind, spelling))
+    assert caught.value.rule == "audit_denied" and caught.value.event in events, caught.value
+
+
+def test_a_test_file_opened_through_a_hard_link_changed_code_makes_gives_no_verdict(task, runtime):
+    """The tests' files are known by identity: another name for one (a link, a copy's path) is the same."""
+    link = ("\n\nimport os\nimport tempfile\n\n_d = tempfile.mkdtemp()\n"
+            "_p = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'tests', 'test_words.py')\n"
+            "try:\n    os.link(_p, os.path.join(_d, 'x'))\nexcept OSError:\n    os.symlink(_p, os.path.join(_d, 'x'))\n"
+            "with open(os.path.join(_d, 'x')) as _f:\n    _f.read()\n")
+    with pytest.raises(NoVerdict) as caught:
+        _run(task, runtime, *GOLD, append(WORDS, link))
+    assert (caught.value.rule, caught.value.event) == ("audit_denied", "open")
+
+
+WORKER = '''
+
+def _on_a_thread(work, *args):
+    import threading
+    out = []
+    worker = threading.Thread(target=lambda: out.append(work(*args)))
+    worker.start()
+    worker.join()
+    return out[0]
+'''
+
+
+def test_a_changed_module_that_starts_a_worker_thread_doing_honest_work_keeps_its_verdict(task, runtime):
+    run = _run(task, runtime, FIX_CASE, FIX_SORT, append(WORDS, WORKER),
+               replace(WORDS, 'return [w for w in text.split(" ") if w]', "return _on_a_thread(str.split, text)"))
+    assert _solved(run), run.status
+
+
+def test_changed_code_listing_the_tests_and_reading_a_data_file_there_keeps_its_verdict(task, runtime):
+    """Only the tests' sources are kept from changed code: names may be listed, other files read."""
+    data = write("tests/words.txt", "alpha\n")
+    reader = ("\n\nimport os\n\n_here = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'tests')\n"
+              "_names = sorted(os.listdir(_here))\nwith open(os.path.join(_here, 'words.txt')) as _f:\n    _WORD = _f.read()\n")
+    run = _run(task, runtime, *GOLD, data, append(WORDS, reader))
+    assert _solved(run), run.status
+
+
+def test_a_partial_fix_fails_its_tests_with_a_verdict_while_pytest_reads_their_source(task, runtime):
+    """pytest reads the tests' source for its failure reports (linecache, assertion rewriting): not
+    changed code, so a wrong fix gets failed tests, not a denial."""
+    run = _run(task, runtime, FIX_SPLIT)
+    assert run.audited and not _solved(run) and "failed" in run.status.values(), run.status

@@ -29,6 +29,7 @@ import hashlib
 import json
 import os
 import sys
+import time
 
 DENIED, REPORT_PATH, WRITER_REPLACED = 86, 87, 88  # exit codes of a run the guard stopped
 # Standard-library modules changed code may import first (the rest of the standard library is denied: a
@@ -56,7 +57,10 @@ CODE = frozenset(("compile", "exec", "marshal.loads", "marshal.load", "code.__ne
 ALWAYS = frozenset(("gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys.settrace", "sys.setprofile",
                     "sys._settraceallthreads", "sys._setprofileallthreads"))
 PATHS = frozenset(("open", "os.listdir", "os.scandir"))
-WATCHED = FRAMES | CODE | ALWAYS | PATHS | {"import", "codewalk.send", "codewalk.report_path"}
+# A thread started by changed code runs its target with no changed frame on its stack (issue 51, #15 #16):
+# the harness starts every thread (_threads) and marks those changed code starts
+THREADS = frozenset(("codewalk.thread", "codewalk.thread_begins", "codewalk.thread_ends"))
+WATCHED = FRAMES | CODE | ALWAYS | PATHS | THREADS | {"import", "codewalk.send", "codewalk.report_path"}
 HIDDEN = ("/proc", "/dev/fd", "/dev/std")
 
 
@@ -75,7 +79,7 @@ def main():
     del key
     audit = hasattr(sys, "addaudithook")
     if audit:
-        _install(send, frozenset(changed), _tops(config["path"]))
+        _install(send, frozenset(changed), _tops(config["path"]), _files(here, config))
         send = None  # from here on only the hook sends
     import pytest  # noqa: E402 - the tree is not on sys.path yet
 
@@ -158,7 +162,134 @@ def _stdlib():
     return frozenset(names) - {"site-packages", "dist-packages"}
 
 
-def _install(send, changed, tree_tops):
+def _files(here, config):
+    """Which files are changed code and which are the tests' sources, by file identity (issue 51, round 5):
+    (changed_module, guarded, protect, forget), bound here like the hook.
+    - changed_module(paths, running): a module run from one of paths (its code's co_filename, its __file__)
+      is changed code when the file is one the candidate changed, under any name (st_dev, st_ino: a
+      `tally/.` or `../tally` entry of a package's __path__ gives another string for the same file), or
+      when it was written during the run (its ctime is after the runner started: no process can set a
+      ctime) and lies under the tree, or anywhere when changed code imports it (running() says so).
+    - guarded(path): whether path is a test file the harness runs (the protected files, renamed copies
+      among them, and each module pytest's assertion rewriter loads), the folder holding one, or one's
+      compiled copy in __pycache__: changed code may not open it. Names (listdir) may still be read.
+    - forget(): drops the test files from linecache, where pytest leaves the source of a failing test."""
+    import linecache
+
+    stat, realpath, join, dirname, basename, time_ns = (
+        os.stat, os.path.realpath, os.path.join, os.path.dirname, os.path.basename, time.time_ns)
+    str_, isinstance_, tuple_, frozenset_ = str, isinstance, tuple, frozenset
+    oserror, valueerror, typeerror = OSError, ValueError, TypeError
+    start = time_ns()
+    roots = tuple_(frozenset_(realpath(p) + os.sep for p in [here] + list(config["path"])))
+    changed = set()
+    tests, folders, compiled, names = set(), set(), set(), set()  # identities; (folder, stem); path strings
+    cache = linecache.cache
+
+    def ident(path):
+        try:
+            st = stat(path)
+        except (oserror, valueerror, typeerror):
+            return None
+        return st
+
+    for path in config["changed"]:
+        st = ident(join(here, path))
+        if st is not None:
+            changed.add((st.st_dev, st.st_ino))
+
+    def protect(path):
+        if not isinstance_(path, str_):
+            return
+        st = ident(path)
+        if st is None or (st.st_dev, st.st_ino) in changed:
+            return
+        tests.add((st.st_dev, st.st_ino))
+        real = realpath(path)
+        names.update((path, real))
+        folder = ident(dirname(real))
+        if folder is not None:
+            folders.add((folder.st_dev, folder.st_ino))
+        compiled.add((dirname(real), basename(real).rsplit(".", 1)[0]))
+
+    for path in config.get("protected", ()):
+        protect(join(here, path))
+
+    def changed_module(paths, running):
+        for path in paths:
+            st = ident(path) if isinstance_(path, str_) else None
+            if st is None:
+                continue
+            if (st.st_dev, st.st_ino) in changed:
+                return True
+            if changed and st.st_ctime_ns >= start and (realpath(path).startswith(roots) or running()):
+                return True
+        return False
+
+    def guarded(path):
+        st = ident(path)
+        if st is None:
+            return False
+        if (st.st_dev, st.st_ino) in tests or (st.st_dev, st.st_ino) in folders:
+            return True
+        if "__pycache__" in path:
+            real = realpath(path)
+            folder = dirname(real)
+            if basename(folder) == "__pycache__" and (dirname(folder), basename(real).split(".", 1)[0]) in compiled:
+                return True
+        return False
+
+    def forget():
+        for name in tuple_(names):
+            cache.pop(name, None)
+
+    return changed_module, guarded, protect, forget
+
+
+def _threads():
+    """Puts the harness's starter in place of each of the interpreter's (_thread's functions, and wherever a
+    module holds one: threading): {name: the real one}. A starter holds its name only; the hook starts the
+    thread, so a thread changed code starts is known (issue 51: a thread runs with no changed frame)."""
+    import _thread
+    import threading  # noqa: F401 - loaded here so that its binding of the starter is replaced too
+
+    real = {}
+    for name in ("start_new_thread", "start_new", "start_joinable_thread"):
+        if hasattr(_thread, name):
+            real[name] = getattr(_thread, name)
+    for name, function in real.items():
+        starter = _starter(name, sys.audit)
+        for module in list(sys.modules.values()):
+            space = getattr(module, "__dict__", None)
+            if not isinstance(space, dict):
+                continue
+            for attr, value in list(space.items()):
+                if value is function:
+                    space[attr] = starter
+    return real
+
+
+def _starter(name, audit):
+    def start(function, *args, **kwargs):
+        box = []
+        audit("codewalk.thread", name, function, args, kwargs, box)
+        return box[0]
+    start.__name__ = name
+    return start
+
+
+def _marking(function, audit):
+    """function, run at the root of a thread changed code started: the hook marks the thread while it runs."""
+    def run(*args, **kwargs):
+        audit("codewalk.thread_begins")
+        try:
+            return function(*args, **kwargs)
+        finally:
+            audit("codewalk.thread_ends")
+    return run
+
+
+def _install(send, changed, tree_tops, files=None):
     """The audit hook. Its state and every name it uses are bound in this closure: nothing a module holds
     refers to them, and rebinding a module's or the builtins' names changes nothing here."""
     import _thread
@@ -177,6 +308,10 @@ def _install(send, changed, tree_tops):
         os.path.abspath
     isinstance_, hasattr_, str_, len_, dict_, bytes_, getattr_ = isinstance, hasattr, str, len, dict, bytes, getattr
     watched, frames, code, paths, hidden, stdlib_ok = WATCHED, FRAMES, CODE, PATHS, HIDDEN, STDLIB_OK
+    threads, marking, audit_, type_, tuple_, list_, all_ = THREADS, _marking, sys.audit, type, tuple, list, all
+    marking_code = next(c for c in _marking.__code__.co_consts if getattr(c, "co_name", "") == "run")
+    marked = set()  # the threads changed code started (their idents, while they run)
+    starts = _threads()  # the interpreter's thread starters, by name: only this closure holds them
     denied, report_path, value_error, int_, bool_ = DENIED, REPORT_PATH, ValueError, int, bool
     stdlib = _stdlib()
     frozen = [sys.modules[m].__dict__ for m in ("_frozen_importlib", "_frozen_importlib_external")
@@ -249,7 +384,7 @@ def _install(send, changed, tree_tops):
                     return between
             between.append(f)
             f = f.f_back
-        return None
+        return between if get_ident() in marked else None  # a thread changed code started: changed at its root
 
     def frame(depth):
         """The frame depth levels above the caller's, or None (an event raised with no Python code running)."""
@@ -312,6 +447,49 @@ def _install(send, changed, tree_tops):
         return (isinstance_(flags, int_) and bool_(flags & only_ast) and "compile" not in ast_space
                 and builtins_space.get("compile") is builtin_compile)
 
+    def changed_file(code_):
+        """Whether a module's code is changed code by its file's identity (_files): the code's file and the
+        module's __file__ (the import system's frame holds the module's namespace). A module pytest's
+        assertion rewriter runs is a test module: its file joins the tests' sources."""
+        if files is None:
+            return False
+        caller = frame(3)  # changed_file <- check <- hook <- the frame that runs the code
+        space = None
+        if caller is not None and among(caller.f_globals, importing):
+            found = caller.f_locals.get("args", ())
+            space = found[1] if len_(found) > 1 else None
+        elif caller is not None and caller.f_globals is rewriter:
+            space = getattr_(caller.f_locals.get("module"), "__dict__", None)
+        where = space.get("__file__") if isinstance_(space, dict_) else None
+        if files[0]((code_.co_filename, where), lambda: caller is not None and changed_below(caller) is not None):
+            return True
+        if caller is not None and caller.f_globals is rewriter:
+            files[2](code_.co_filename)
+        return False
+
+    def thread_event(event, args):
+        """A thread started through the harness's starter (_threads): marked when changed code starts it
+        (or a marked thread), and so changed for its whole life, its root frame the harness's own."""
+        if event == "codewalk.thread":
+            name, function, rest, kwargs, box = args
+            # nothing of the caller's may run here, where the hook ignores its own events: plain types only
+            if type_(name) is not str_ or type_(rest) is not tuple_ or type_(kwargs) is not dict_ or \
+                    type_(box) is not list_ or not all_(type_(k) is str_ for k in kwargs):
+                deny(event, "not the harness's starter")
+            if changed_below(frame(3)) is not None:  # thread_event <- check <- hook <- the starter
+                function = marking(function, audit_)
+            box.append(starts[name](function, *rest, **kwargs))
+            return
+        f = frame(3)
+        if f is not None and f.f_code is marking_code and f.f_back is None:
+            if event == "codewalk.thread_begins":
+                marked.add(get_ident())
+            else:
+                marked.discard(get_ident())
+
+    def test_source(path):
+        return files is not None and files[1](path)
+
     def among(g, spaces):
         for space in spaces:
             if g is space:
@@ -331,6 +509,8 @@ def _install(send, changed, tree_tops):
             f = f.f_back
         if f is None or not among(f.f_globals, trusted):
             deny("codewalk.send", "a plugin hook not called by pytest")
+        if files is not None:
+            files[3]()  # the test files' source pytest read for this report leaves linecache before code runs
         if "end" in record:
             ended.append(True)
         if checker:
@@ -341,7 +521,8 @@ def _install(send, changed, tree_tops):
         send(record)
 
     def check(event, args):
-        if event == "exec" and args and hasattr_(args[0], "co_filename") and args[0].co_filename in changed:
+        if event == "exec" and args and hasattr_(args[0], "co_filename") and (
+                args[0].co_filename in changed or changed_file(args[0])):
             caller = frame(2)  # the import system's frame that runs a changed module's code
             space = None
             if caller is not None and among(caller.f_globals, importing):
@@ -359,6 +540,9 @@ def _install(send, changed, tree_tops):
                 deny(event, "a second report path")
             checker.append(args[0])
             trusted.extend(m.__dict__ for m in list(sys.modules.values()) if hasattr_(m, "__dict__"))
+            return
+        if event in threads:
+            thread_event(event, args)
             return
         if not tracked:  # no changed module has run: none of its frames can be on the stack
             if event == "codewalk.send":
@@ -388,7 +572,10 @@ def _install(send, changed, tree_tops):
             path = abspath(fsdecode(path))
             if path.startswith(hidden) and changed_below(start) is not None:
                 deny(event, path)
+            if event == "open" and test_source(path) and changed_below(start) is not None:
+                deny(event, path)
             return
+
         between = changed_below(start)
         if between is None:
             return

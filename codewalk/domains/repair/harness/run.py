@@ -44,6 +44,7 @@ def main():
     env["CODEWALK_OUTCOMES_FD"], env["CODEWALK_KEY_FD"] = str(out_w), str(key_r)
     # the tree's entries of sys.path go to the runner's guard, which adds them once pytest has loaded
     env["CODEWALK_GUARD"] = json.dumps({"changed": config.get("changed", []),
+                                        "protected": config.get("protected", []),
                                         "path": [p for p in env.pop("PYTHONPATH", "").split(os.pathsep) if p]})
     uid = config.get("uid")
     protected = _protect(config["cwd"], config.get("protected", []))
