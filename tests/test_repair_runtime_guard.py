@@ -343,7 +343,8 @@ def test_records_sent_through_the_plugins_hook_from_another_thread_give_no_verdi
     with pytest.raises(NoVerdict) as caught:
         _run(task, runtime, append(INIT, FORGE.replace("NODES", repr(nodes))))
     assert (caught.value.rule, caught.value.event) == ("audit_denied", "codewalk.send"), caught.value
-    assert "another thread" in str(caught.value)
+    # the thread is changed code's (it started it), or at least not the main one
+    assert "another thread" in str(caught.value) or "from changed code" in str(caught.value)
 
 
 # -- tests_changed -----------------------------------------------------------------------------------
@@ -362,11 +363,21 @@ for _name in sorted(_os.listdir("tests")):
 '''
 
 
+# The same without reading a test file (changed code may not open one: audit_denied, open): each is
+# replaced by a new file of the same name.
+REWRITE_BLIND = REWRITE.replace("        with open(_path) as _f:\n            _text = _f.read()\n", "").replace(
+    '_text.replace("assert ", "assert True or ")', repr("def test_nothing():\n    pass\n"))
+
+
 def test_test_files_rewritten_by_the_tree_give_no_verdict(task, runtime):
     """The library rewrites every test file the first time it is imported (the files not yet collected
     are then collected as rewritten); the copies too, whose names it reads from the directory. Two of the
-    three bugs are fixed: the rewrite answers for the third."""
-    _stopped(task, runtime, FIX_CASE, FIX_SORT, append(INIT, REWRITE), rule="tests_changed")
+    three bugs are fixed: the rewrite answers for the third. Reading a test file is denied first; one
+    replaced without reading it gives tests_changed."""
+    with pytest.raises(NoVerdict) as caught:
+        _run(task, runtime, FIX_CASE, FIX_SORT, append(INIT, REWRITE))
+    assert (caught.value.rule, caught.value.event) == ("audit_denied", "open"), caught.value
+    _stopped(task, runtime, FIX_CASE, FIX_SORT, append(INIT, REWRITE_BLIND), rule="tests_changed")
     if runtime == "docker":
         return  # a container's run always has the digests; a run in the worktree itself (mining) has none
     with _x_g(task, runtime) as (tree, env, x_g, tests):  # without the guard's digests, the cheat passes

@@ -278,14 +278,15 @@ def _starter(name, audit):
     return start
 
 
-def _marking(function, audit):
-    """function, run at the root of a thread changed code started: the hook marks the thread while it runs."""
+def _marking(function, audit, token):
+    """function, run at the root of each thread the harness starts: the hook knows the thread by the token
+    it issued (changed or not) while it runs."""
     def run(*args, **kwargs):
-        audit("codewalk.thread_begins")
+        audit("codewalk.thread_begins", token)
         try:
             return function(*args, **kwargs)
         finally:
-            audit("codewalk.thread_ends")
+            audit("codewalk.thread_ends", token)
     return run
 
 
@@ -309,8 +310,12 @@ def _install(send, changed, tree_tops, files=None):
     isinstance_, hasattr_, str_, len_, dict_, bytes_, getattr_ = isinstance, hasattr, str, len, dict, bytes, getattr
     watched, frames, code, paths, hidden, stdlib_ok = WATCHED, FRAMES, CODE, PATHS, HIDDEN, STDLIB_OK
     threads, marking, audit_, type_, tuple_, list_, all_ = THREADS, _marking, sys.audit, type, tuple, list, all
+    object_, enumerate_ = object, enumerate
     marking_code = next(c for c in _marking.__code__.co_consts if getattr(c, "co_name", "") == "run")
     marked = set()  # the threads changed code started (their idents, while they run)
+    clean = set()  # the other threads the harness started; any other thread than these and the main one
+    # (started by a starter the harness did not replace: a `_thread` module made afresh) counts as changed
+    issued = []  # [token, whether changed code started it]: tokens handed to a thread's root, not yet used
     starts = _threads()  # the interpreter's thread starters, by name: only this closure holds them
     denied, report_path, value_error, int_, bool_ = DENIED, REPORT_PATH, ValueError, int, bool
     stdlib = _stdlib()
@@ -384,7 +389,8 @@ def _install(send, changed, tree_tops, files=None):
                     return between
             between.append(f)
             f = f.f_back
-        return between if get_ident() in marked else None  # a thread changed code started: changed at its root
+        me = get_ident()  # a thread changed code started, or one the harness did not: changed at its root
+        return between if me in marked or (me != main_thread and me not in clean) else None
 
     def frame(depth):
         """The frame depth levels above the caller's, or None (an event raised with no Python code running)."""
@@ -476,16 +482,23 @@ def _install(send, changed, tree_tops, files=None):
             if type_(name) is not str_ or type_(rest) is not tuple_ or type_(kwargs) is not dict_ or \
                     type_(box) is not list_ or not all_(type_(k) is str_ for k in kwargs):
                 deny(event, "not the harness's starter")
-            if changed_below(frame(3)) is not None:  # thread_event <- check <- hook <- the starter
-                function = marking(function, audit_)
-            box.append(starts[name](function, *rest, **kwargs))
+            token = object_()
+            issued.append([token, changed_below(frame(3)) is not None])  # <- check <- hook <- the starter
+            box.append(starts[name](marking(function, audit_, token), *rest, **kwargs))
             return
         f = frame(3)
-        if f is not None and f.f_code is marking_code and f.f_back is None:
-            if event == "codewalk.thread_begins":
-                marked.add(get_ident())
-            else:
-                marked.discard(get_ident())
+        if f is None or f.f_code is not marking_code or f.f_back is not None or not args:
+            return
+        me = get_ident()
+        if event == "codewalk.thread_ends":
+            marked.discard(me)
+            clean.discard(me)
+            return
+        for n, entry in enumerate_(issued):
+            if entry[0] is args[0]:
+                del issued[n]
+                (marked if entry[1] else clean).add(me)
+                return
 
     def test_source(path):
         return files is not None and files[1](path)
