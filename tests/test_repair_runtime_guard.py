@@ -733,3 +733,27 @@ def test_a_partial_fix_fails_its_tests_with_a_verdict_while_pytest_reads_their_s
     changed code, so a wrong fix gets failed tests, not a denial."""
     run = _run(task, runtime, FIX_SPLIT)
     assert run.audited and not _solved(run) and "failed" in run.status.values(), run.status
+
+
+FRESH_STARTER = '''
+
+def _frame():
+    """The caller's frame, from a thread started by a starter of a `_thread` module made afresh."""
+    import importlib.machinery
+    import importlib.util
+    import operator
+    import sys
+    import time
+
+    fresh = importlib.util.module_from_spec(importlib.machinery.BuiltinImporter.find_spec("_thread"))
+    got = []
+    fresh.start_new_thread(got.extend, (map(operator.call, [sys._current_frames]),))
+    while not got:
+        time.sleep(0.01)
+    return got[0][fresh.get_ident()]
+'''
+
+
+def test_a_thread_started_by_a_starter_the_harness_did_not_replace_counts_as_changed(task, runtime):
+    _stopped(task, runtime, append(WORDS, FRESH_STARTER), *_by_frame("_frame()"), rule="audit_denied",
+             event="sys._current_frames")
