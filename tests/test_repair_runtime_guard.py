@@ -757,3 +757,13 @@ def _frame():
 def test_a_thread_started_by_a_starter_the_harness_did_not_replace_counts_as_changed(task, runtime):
     _stopped(task, runtime, append(WORDS, FRESH_STARTER), *_by_frame("_frame()"), rule="audit_denied",
              event="sys._current_frames")
+
+
+def test_a_first_import_made_by_a_thread_changed_code_starts_gives_no_verdict(task, runtime):
+    """The thread's target is the import function itself: no frame of anyone's is the importer."""
+    starts = ("\n\nimport threading\n\n_t = threading.Thread(target=__import__, args=('timeit',))\n"
+              "_t.start()\n_t.join()\n")
+    with pytest.raises(NoVerdict) as caught:
+        _run(task, runtime, *GOLD, append(WORDS, starts))
+    # the import itself, or the module's code loaded (a compiled copy's marshal.loads) on that thread
+    assert caught.value.rule == "audit_denied" and caught.value.event in ("import", "marshal.loads"), caught.value

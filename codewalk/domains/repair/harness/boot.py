@@ -577,6 +577,8 @@ def _install(send, changed, tree_tops, files=None):
                 importer = importer.f_back
             if importer is not None and among(importer.f_globals, tracked):
                 deny(event, name)
+            if (importer is None or importer.f_code is marking_code) and get_ident() in marked:
+                deny(event, name)  # a thread changed code started with an importer as its target
             return
         if event in paths:
             path = args[0] if args else None
