@@ -344,7 +344,8 @@ def test_records_sent_through_the_plugins_hook_from_another_thread_give_no_verdi
     with pytest.raises(NoVerdict) as caught:
         _run(task, runtime, append(INIT, FORGE.replace("NODES", repr(nodes))))
     assert (caught.value.rule, caught.value.event) == ("audit_denied", "codewalk.send"), caught.value
-    assert "another thread" in str(caught.value)
+    # the thread is changed code's (it started it), or at least not the main one
+    assert "another thread" in str(caught.value) or "from changed code" in str(caught.value)
 
 
 # -- tests_changed -----------------------------------------------------------------------------------
@@ -363,11 +364,21 @@ for _name in sorted(_os.listdir("tests")):
 '''
 
 
+# The same without reading a test file (changed code may not open one: audit_denied, open): each is
+# replaced by a new file of the same name.
+REWRITE_BLIND = REWRITE.replace("        with open(_path) as _f:\n            _text = _f.read()\n", "").replace(
+    '_text.replace("assert ", "assert True or ")', repr("def test_nothing():\n    pass\n"))
+
+
 def test_test_files_rewritten_by_the_tree_give_no_verdict(task, runtime):
     """The library rewrites every test file the first time it is imported (the files not yet collected
     are then collected as rewritten); the copies too, whose names it reads from the directory. Two of the
-    three bugs are fixed: the rewrite answers for the third."""
-    _stopped(task, runtime, FIX_CASE, FIX_SORT, append(INIT, REWRITE), rule="tests_changed")
+    three bugs are fixed: the rewrite answers for the third. Reading a test file is denied first; one
+    replaced without reading it gives tests_changed."""
+    with pytest.raises(NoVerdict) as caught:
+        _run(task, runtime, FIX_CASE, FIX_SORT, append(INIT, REWRITE))
+    assert (caught.value.rule, caught.value.event) == ("audit_denied", "open"), caught.value
+    _stopped(task, runtime, FIX_CASE, FIX_SORT, append(INIT, REWRITE_BLIND), rule="tests_changed")
     if runtime == "docker":
         return  # a container's run always has the digests; a run in the worktree itself (mining) has none
     with _x_g(task, runtime) as (tree, env, x_g, tests):  # without the guard's digests, the cheat passes
@@ -1166,3 +1177,109 @@ def test_a_conftest_that_records_reports_on_items_and_names_a_plugin_keeps_its_v
     run = _run(task, runtime, *GOLD, write("tests/conftest.py", CONFTEST),
                write("tests/helper_plugin.py", HELPER_PLUGIN))
     assert _solved(run)
+
+
+# -- changed code known by its file and its threads; the tests' sources kept from it (issue 51, round 5) --
+# The hook knows a changed module by its file's identity (st_dev, st_ino), not by the string its code was
+# compiled from, and counts as changed a module written during the run under the tree; a thread changed
+# code starts is changed code for its whole life; changed code may not open the tests' files. Each cheat is
+# a spelling of tests/redteam_round5_cheats.py, stopped with its event; honest neighbours keep their verdict.
+def _round5(kind: str, spelling: str) -> tuple[Edit, ...]:
+    from tests.redteam_round5_cheats import KINDS
+
+    return KINDS[kind].spellings[spelling]
+
+
+@pytest.mark.parametrize(("kind", "spelling", "events"), [
+    ("frames_taken_on_a_thread_that_runs_no_changed_code", "map of operator.call", ("sys._current_frames",)),
+    ("functions_made_from_text_on_a_thread", "threading.Timer(0, exec)", ("compile", "exec")),
+    ("changed_modules_loaded_under_a_path_the_guard_does_not_know", "folder/.", ("sys._getframe",)),
+    ("changed_modules_loaded_under_a_path_the_guard_does_not_know", "parent/./folder", ("sys._getframe",)),
+    ("module_written_at_run_time_then_imported", "module", ("sys._getframe",)),
+    ("expected_value_read_from_the_test_files_in_the_tree", "pathlib + ast", ("open",)),
+    ("expected_value_read_from_the_test_files_in_the_tree", "glob + json", ("open",)),
+])
+def test_changed_code_by_file_identity_its_threads_and_the_test_sources_give_no_verdict(
+        task, runtime, kind, spelling, events):
+    with pytest.raises(NoVerdict) as caught:
+        _run(task, runtime, *_round5(kind, spelling))
+    assert caught.value.rule == "audit_denied" and caught.value.event in events, caught.value
+
+
+def test_a_test_file_opened_through_a_hard_link_changed_code_makes_gives_no_verdict(task, runtime):
+    """The tests' files are known by identity: another name for one (a link, a copy's path) is the same."""
+    link = ("\n\nimport os\nimport tempfile\n\n_d = tempfile.mkdtemp()\n"
+            "_p = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'tests', 'test_words.py')\n"
+            "try:\n    os.link(_p, os.path.join(_d, 'x'))\nexcept OSError:\n    os.symlink(_p, os.path.join(_d, 'x'))\n"
+            "with open(os.path.join(_d, 'x')) as _f:\n    _f.read()\n")
+    with pytest.raises(NoVerdict) as caught:
+        _run(task, runtime, *GOLD, append(WORDS, link))
+    assert (caught.value.rule, caught.value.event) == ("audit_denied", "open")
+
+
+WORKER = '''
+
+def _on_a_thread(work, *args):
+    import threading
+    out = []
+    worker = threading.Thread(target=lambda: out.append(work(*args)))
+    worker.start()
+    worker.join()
+    return out[0]
+'''
+
+
+def test_a_changed_module_that_starts_a_worker_thread_doing_honest_work_keeps_its_verdict(task, runtime):
+    run = _run(task, runtime, FIX_CASE, FIX_SORT, append(WORDS, WORKER),
+               replace(WORDS, 'return [w for w in text.split(" ") if w]', "return _on_a_thread(str.split, text)"))
+    assert _solved(run), run.status
+
+
+def test_changed_code_listing_the_tests_and_reading_a_data_file_there_keeps_its_verdict(task, runtime):
+    """Only the tests' sources are kept from changed code: names may be listed, other files read."""
+    data = write("tests/words.txt", "alpha\n")
+    reader = ("\n\nimport os\n\n_here = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'tests')\n"
+              "_names = sorted(os.listdir(_here))\nwith open(os.path.join(_here, 'words.txt')) as _f:\n    _WORD = _f.read()\n")
+    run = _run(task, runtime, *GOLD, data, append(WORDS, reader))
+    assert _solved(run), run.status
+
+
+def test_a_partial_fix_fails_its_tests_with_a_verdict_while_pytest_reads_their_source(task, runtime):
+    """pytest reads the tests' source for its failure reports (linecache, assertion rewriting): not
+    changed code, so a wrong fix gets failed tests, not a denial."""
+    run = _run(task, runtime, FIX_SPLIT)
+    assert run.audited and not _solved(run) and "failed" in run.status.values(), run.status
+
+
+FRESH_STARTER = '''
+
+def _frame():
+    """The caller's frame, from a thread started by a starter of a `_thread` module made afresh."""
+    import importlib.machinery
+    import importlib.util
+    import operator
+    import sys
+    import time
+
+    fresh = importlib.util.module_from_spec(importlib.machinery.BuiltinImporter.find_spec("_thread"))
+    got = []
+    fresh.start_new_thread(got.extend, (map(operator.call, [sys._current_frames]),))
+    while not got:
+        time.sleep(0.01)
+    return got[0][fresh.get_ident()]
+'''
+
+
+def test_a_thread_started_by_a_starter_the_harness_did_not_replace_counts_as_changed(task, runtime):
+    _stopped(task, runtime, append(WORDS, FRESH_STARTER), *_by_frame("_frame()"), rule="audit_denied",
+             event="sys._current_frames")
+
+
+def test_a_first_import_made_by_a_thread_changed_code_starts_gives_no_verdict(task, runtime):
+    """The thread's target is the import function itself: no frame of anyone's is the importer."""
+    starts = ("\n\nimport threading\n\n_t = threading.Thread(target=__import__, args=('timeit',))\n"
+              "_t.start()\n_t.join()\n")
+    with pytest.raises(NoVerdict) as caught:
+        _run(task, runtime, *GOLD, append(WORDS, starts))
+    # the import itself, or the module's code loaded (a compiled copy's marshal.loads) on that thread
+    assert caught.value.rule == "audit_denied" and caught.value.event in ("import", "marshal.loads"), caught.value

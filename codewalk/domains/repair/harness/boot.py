@@ -29,6 +29,7 @@ import hashlib
 import json
 import os
 import sys
+import time
 
 DENIED, REPORT_PATH, WRITER_REPLACED = 86, 87, 88  # exit codes of a run the guard stopped
 # Standard-library modules changed code may import first (the rest of the standard library is denied: a
@@ -56,7 +57,10 @@ CODE = frozenset(("compile", "exec", "marshal.loads", "marshal.load", "code.__ne
 ALWAYS = frozenset(("gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys.settrace", "sys.setprofile",
                     "sys._settraceallthreads", "sys._setprofileallthreads"))
 PATHS = frozenset(("open", "os.listdir", "os.scandir"))
-WATCHED = FRAMES | CODE | ALWAYS | PATHS | {"import", "codewalk.send", "codewalk.report_path"}
+# A thread started by changed code runs its target with no changed frame on its stack (issue 51, #15 #16):
+# the harness starts every thread (_threads) and marks those changed code starts
+THREADS = frozenset(("codewalk.thread", "codewalk.thread_begins", "codewalk.thread_ends"))
+WATCHED = FRAMES | CODE | ALWAYS | PATHS | THREADS | {"import", "codewalk.send", "codewalk.report_path"}
 HIDDEN = ("/proc", "/dev/fd", "/dev/std")
 
 
@@ -78,7 +82,7 @@ def main():
     del key
     audit = hasattr(sys, "addaudithook")
     if audit:
-        _install(send, frozenset(changed), _tops(config["path"]), _places(here, config))
+        _install(send, frozenset(changed), _tops(config["path"]), _places(here, config), _files(here, config))
         send = None  # from here on only the hook sends
     _one_parse_at_a_time()
     import pytest  # noqa: E402 - the tree is not on sys.path yet
@@ -214,7 +218,135 @@ def _one_parse_at_a_time():
     os.register_at_fork(after_in_child=lambda: lock.__setitem__(0, _thread.RLock()))
 
 
-def _install(send, changed, tree_tops, places=((), frozenset(), {})):
+def _files(here, config):
+    """Which files are changed code and which are the tests' sources, by file identity (issue 51, round 5):
+    (changed_module, guarded, protect, forget), bound here like the hook.
+    - changed_module(paths, running): a module run from one of paths (its code's co_filename, its __file__)
+      is changed code when the file is one the candidate changed, under any name (st_dev, st_ino: a
+      `tally/.` or `../tally` entry of a package's __path__ gives another string for the same file), or
+      when it was written during the run (its ctime is after the runner started: no process can set a
+      ctime) and lies under the tree, or anywhere when changed code imports it (running() says so).
+    - guarded(path): whether path is a test file the harness runs (the protected files, renamed copies
+      among them, and each module pytest's assertion rewriter loads), the folder holding one, or one's
+      compiled copy in __pycache__: changed code may not open it. Names (listdir) may still be read.
+    - forget(): drops the test files from linecache, where pytest leaves the source of a failing test."""
+    import linecache
+
+    stat, realpath, join, dirname, basename, time_ns = (
+        os.stat, os.path.realpath, os.path.join, os.path.dirname, os.path.basename, time.time_ns)
+    str_, isinstance_, tuple_, frozenset_ = str, isinstance, tuple, frozenset
+    oserror, valueerror, typeerror = OSError, ValueError, TypeError
+    start = time_ns()
+    roots = tuple_(frozenset_(realpath(p) + os.sep for p in [here] + list(config["path"])))
+    changed = set()
+    tests, folders, compiled, names = set(), set(), set(), set()  # identities; (folder, stem); path strings
+    cache = linecache.cache
+
+    def ident(path):
+        try:
+            st = stat(path)
+        except (oserror, valueerror, typeerror):
+            return None
+        return st
+
+    for path in config["changed"]:
+        st = ident(join(here, path))
+        if st is not None:
+            changed.add((st.st_dev, st.st_ino))
+
+    def protect(path):
+        if not isinstance_(path, str_):
+            return
+        st = ident(path)
+        if st is None or (st.st_dev, st.st_ino) in changed:
+            return
+        tests.add((st.st_dev, st.st_ino))
+        real = realpath(path)
+        names.update((path, real))
+        folder = ident(dirname(real))
+        if folder is not None:
+            folders.add((folder.st_dev, folder.st_ino))
+        compiled.add((dirname(real), basename(real).rsplit(".", 1)[0]))
+
+    for path in config.get("protected", ()):
+        protect(join(here, path))
+
+    def changed_module(paths, running):
+        for path in paths:
+            st = ident(path) if isinstance_(path, str_) else None
+            if st is None:
+                continue
+            if (st.st_dev, st.st_ino) in changed:
+                return True
+            if changed and st.st_ctime_ns >= start and (realpath(path).startswith(roots) or running()):
+                return True
+        return False
+
+    def guarded(path):
+        st = ident(path)
+        if st is None:
+            return False
+        if (st.st_dev, st.st_ino) in tests or (st.st_dev, st.st_ino) in folders:
+            return True
+        if "__pycache__" in path:
+            real = realpath(path)
+            folder = dirname(real)
+            if basename(folder) == "__pycache__" and (dirname(folder), basename(real).split(".", 1)[0]) in compiled:
+                return True
+        return False
+
+    def forget():
+        for name in tuple_(names):
+            cache.pop(name, None)
+
+    return changed_module, guarded, protect, forget
+
+
+def _threads():
+    """Puts the harness's starter in place of each of the interpreter's (_thread's functions, and wherever a
+    module holds one: threading): {name: the real one}. A starter holds its name only; the hook starts the
+    thread, so a thread changed code starts is known (issue 51: a thread runs with no changed frame)."""
+    import _thread
+    import threading  # noqa: F401 - loaded here so that its binding of the starter is replaced too
+
+    real = {}
+    for name in ("start_new_thread", "start_new", "start_joinable_thread"):
+        if hasattr(_thread, name):
+            real[name] = getattr(_thread, name)
+    for name, function in real.items():
+        starter = _starter(name, sys.audit)
+        for module in list(sys.modules.values()):
+            space = getattr(module, "__dict__", None)
+            if not isinstance(space, dict):
+                continue
+            for attr, value in list(space.items()):
+                if value is function:
+                    space[attr] = starter
+    return real
+
+
+def _starter(name, audit):
+    def start(function, *args, **kwargs):
+        box = []
+        audit("codewalk.thread", name, function, args, kwargs, box)
+        return box[0]
+    start.__name__ = name
+    return start
+
+
+def _marking(function, audit, token):
+    """function, run at the root of each thread the harness starts: the hook knows the thread by the token
+    it issued (changed or not) while it runs."""
+    def run(*args, **kwargs):
+        audit("codewalk.thread_begins", token)
+        try:
+            return function(*args, **kwargs)
+        finally:
+            audit("codewalk.thread_ends", token)
+    return run
+
+
+def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None):
     """The audit hook. Its state and every name it uses are bound in this closure: nothing a module holds
     refers to them, and rebinding a module's or the builtins' names changes nothing here."""
     import _thread
@@ -234,6 +366,14 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {})):
         os.path.abspath
     isinstance_, hasattr_, str_, len_, dict_, bytes_, getattr_ = isinstance, hasattr, str, len, dict, bytes, getattr
     watched, frames, code, paths, hidden, stdlib_ok = WATCHED, FRAMES, CODE, PATHS, HIDDEN, STDLIB_OK
+    threads, marking, audit_, type_, tuple_, list_, all_ = THREADS, _marking, sys.audit, type, tuple, list, all
+    object_, enumerate_ = object, enumerate
+    marking_code = next(c for c in _marking.__code__.co_consts if getattr(c, "co_name", "") == "run")
+    marked = set()  # the threads changed code started (their idents, while they run)
+    clean = set()  # the other threads the harness started; any other thread than these and the main one
+    # (started by a starter the harness did not replace: a `_thread` module made afresh) counts as changed
+    issued = []  # [token, whether changed code started it]: tokens handed to a thread's root, not yet used
+    starts = _threads()  # the interpreter's thread starters, by name: only this closure holds them
     denied, report_path, value_error, int_, bool_ = DENIED, REPORT_PATH, ValueError, int, bool
     stdlib = _stdlib()
     frozen = [sys.modules[m].__dict__ for m in ("_frozen_importlib", "_frozen_importlib_external")
@@ -301,7 +441,7 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {})):
     extended, attr_shift = dis.opmap["EXTENDED_ARG"], 1 if sys.version_info >= (3, 12) else 0
     global_shift, module_type, dict_type = 1 if sys.version_info >= (3, 11) else 0, type(sys), dict
     type_type, modules_ = type, sys.modules
-    type_, sep, any_, enumerate_, range_ = type, os.sep, any, enumerate, range
+    sep, any_, range_ = os.sep, any, range
     # Who may send a record: the plugin's own methods, called by pluggy, called by a module loaded before
     # the tree (pytest's runner, an installed plugin), on the main thread, before the final record.
     sender_code = next(c for c in _audited.__code__.co_consts if getattr(c, "co_name", "") == "send")
@@ -335,7 +475,8 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {})):
                     return between
             between.append(f)
             f = f.f_back
-        return None
+        me = get_ident()  # a thread changed code started, or one the harness did not: changed at its root
+        return between if me in marked or (me != main_thread and me not in clean) else None
 
     def frame(depth):
         """The frame depth levels above the caller's, or None (an event raised with no Python code running)."""
@@ -531,6 +672,56 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {})):
                 return False
         return True
 
+    def changed_file(code_):
+        """Whether a module's code is changed code by its file's identity (_files): the code's file and the
+        module's __file__ (the import system's frame holds the module's namespace). A module pytest's
+        assertion rewriter runs is a test module: its file joins the tests' sources."""
+        if files is None:
+            return False
+        caller = frame(3)  # changed_file <- check <- hook <- the frame that runs the code
+        space = None
+        if caller is not None and among(caller.f_globals, importing):
+            found = caller.f_locals.get("args", ())
+            space = found[1] if len_(found) > 1 else None
+        elif caller is not None and caller.f_globals is rewriter:
+            space = getattr_(caller.f_locals.get("module"), "__dict__", None)
+        where = space.get("__file__") if isinstance_(space, dict_) else None
+        if files[0]((code_.co_filename, where), lambda: caller is not None and changed_below(caller) is not None):
+            return True
+        if caller is not None and caller.f_globals is rewriter:
+            files[2](code_.co_filename)
+        return False
+
+    def thread_event(event, args):
+        """A thread started through the harness's starter (_threads): marked when changed code starts it
+        (or a marked thread), and so changed for its whole life, its root frame the harness's own."""
+        if event == "codewalk.thread":
+            name, function, rest, kwargs, box = args
+            # nothing of the caller's may run here, where the hook ignores its own events: plain types only
+            if type_(name) is not str_ or type_(rest) is not tuple_ or type_(kwargs) is not dict_ or \
+                    type_(box) is not list_ or not all_(type_(k) is str_ for k in kwargs):
+                deny(event, "not the harness's starter")
+            token = object_()
+            issued.append([token, changed_below(frame(3)) is not None])  # <- check <- hook <- the starter
+            box.append(starts[name](marking(function, audit_, token), *rest, **kwargs))
+            return
+        f = frame(3)
+        if f is None or f.f_code is not marking_code or f.f_back is not None or not args:
+            return
+        me = get_ident()
+        if event == "codewalk.thread_ends":
+            marked.discard(me)
+            clean.discard(me)
+            return
+        for n, entry in enumerate_(issued):
+            if entry[0] is args[0]:
+                del issued[n]
+                (marked if entry[1] else clean).add(me)
+                return
+
+    def test_source(path):
+        return files is not None and files[1](path)
+
     def among(g, spaces):
         for space in spaces:
             if g is space:
@@ -550,6 +741,8 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {})):
             f = f.f_back
         if f is None or not among(f.f_globals, trusted):
             deny("codewalk.send", "a plugin hook not called by pytest")
+        if files is not None:
+            files[3]()  # the test files' source pytest read for this report leaves linecache before code runs
         if "end" in record:
             ended.append(True)
         if checker:
@@ -561,7 +754,8 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {})):
         send(record)
 
     def check(event, args):
-        if event == "exec" and args and hasattr_(args[0], "co_filename") and args[0].co_filename in changed:
+        if event == "exec" and args and hasattr_(args[0], "co_filename") and (
+                args[0].co_filename in changed or changed_file(args[0])):
             caller = frame(2)  # the import system's frame that runs a changed module's code
             space = None
             if caller is not None and among(caller.f_globals, importing):
@@ -579,6 +773,9 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {})):
                 deny(event, "a second report path")
             checker.append(args[0])
             trusted.extend(m.__dict__ for m in list(sys.modules.values()) if hasattr_(m, "__dict__"))
+            return
+        if event in threads:
+            thread_event(event, args)
             return
         if not tracked:  # no changed module has run: none of its frames can be on the stack
             if event == "codewalk.send":
@@ -605,6 +802,8 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {})):
                 if top in imported_at_x_g.get(importer.f_code.co_filename, ()):
                     return
                 deny(event, name)
+            if (importer is None or importer.f_code is marking_code) and get_ident() in marked:
+                deny(event, name)  # a thread changed code started with an importer as its target
             return
         if event in paths:
             path = args[0] if args else None
@@ -613,7 +812,10 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {})):
             path = abspath(fsdecode(path))
             if path.startswith(hidden) and changed_below(start) is not None:
                 deny(event, path)
+            if event == "open" and test_source(path) and changed_below(start) is not None:
+                deny(event, path)
             return
+
         between = changed_below(start)
         if between is None:
             return
