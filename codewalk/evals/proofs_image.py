@@ -30,15 +30,18 @@ from codewalk.runtime.locks import locked
 
 TIMEOUT = 1200.0  # seconds for one verify call: the domain's own frama-c limit (900 s) and the start
 MEMORY_MB = 8192  # as the domain gives one frama-c run
-# What runs in the container: the domain's V_G on /work/input.json, its verdict as one JSON line.
+INPUT = "verify/input.json"  # in the container, under its root: the task and the candidate
+# What runs in the container: the domain's V_G on the input file named by its argument, its verdict as
+# one JSON line.
 SCRIPT = """
 import json
+import sys
 from codewalk.runtime import sandbox
 sandbox.allow_unisolated()  # the container is the isolation: no bubblewrap inside it
 from codewalk.domains.proofs import ProofsDomain
 from codewalk.errors import InfraError
 from codewalk.records import Composite
-data = json.load(open("/work/input.json"))
+data = json.load(open(sys.argv[1]))
 c = data["composite"]
 try:
     check = ProofsDomain().grade(Composite(c["prompt"], c["reference"], c["verifier"]), data["candidate"])
@@ -60,10 +63,10 @@ def grade_in_container(composite: Composite, candidate: str) -> dict[str, Any]:
     name = runtime.container_name("proofs")
     try:
         container = client.containers.create(
-            image, ["python3", "-c", SCRIPT], name=name, network_disabled=True, working_dir="/work",
+            image, ["python3", "-c", SCRIPT, "/" + INPUT], name=name, network_disabled=True, working_dir="/verify",
             environment={"PYTHONPATH": SOURCE, "HOME": "/tmp", "CODEWALK_HOME": "/tmp/cw-home"},
             **hardened(MEMORY_MB, kind="proofs"))
-        container.put_archive("/", build_context({"work/input.json": json.dumps(
+        container.put_archive("/", build_context({INPUT: json.dumps(
             {"composite": {"prompt": composite.prompt, "reference": composite.reference,
                            "verifier": composite.verifier}, "candidate": candidate}).encode()}))
         container.start()
