@@ -58,3 +58,23 @@ def test_the_agent_under_runtime_docker_verifies_in_containers_and_grades_on_the
     assert (score.value, metadata["verifier_calls"], metadata["ended"]) == (1.0, 2, "verified"), json.dumps(metadata)
     assert "f1_fill_ensures_constant" in metadata["trajectory"][0]["message"]
     assert not docker_runtime.ours()
+
+
+def test_the_verify_container_runs_as_nobody_without_capabilities(proofs_store, monkeypatch):  # noqa: F811
+    """What the daemon was told, read back from it as the container starts (root in a container is root
+    towards the kernel: the candidate's text is read by an unprivileged user with no capabilities)."""
+    from docker.models.containers import Container
+
+    seen: list[dict] = []
+    real_start = Container.start
+
+    def start(self, **kwargs):
+        self.reload()
+        seen.append({"user": self.attrs["Config"]["User"], "cap_drop": self.attrs["HostConfig"]["CapDrop"]})
+        return real_start(self, **kwargs)
+
+    monkeypatch.setattr(Container, "start", start)
+    t = _task(proofs_store)
+    verdict = Verdict(**proofs_image.grade_in_container(Composite(t.prompt, t.reference, t.verifier), t.reference))
+    assert verdict.status == "passed", verdict  # V_G still runs there as nobody
+    assert seen == [{"user": "65534:65534", "cap_drop": ["ALL"]}]

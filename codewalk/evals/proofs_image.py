@@ -30,6 +30,9 @@ from codewalk.runtime.locks import locked
 
 TIMEOUT = 1200.0  # seconds for one verify call: the domain's own frama-c limit (900 s) and the start
 MEMORY_MB = 8192  # as the domain gives one frama-c run
+# The candidate's text is untrusted: V_G runs as nobody with no capabilities (root in a container is still
+# root towards the kernel), reading the input file, writing only under /tmp.
+USER = "65534:65534"
 INPUT = "verify/input.json"  # in the container, under its root: the task and the candidate
 # What runs in the container: the domain's V_G on the input file named by its argument, its verdict as
 # one JSON line.
@@ -65,7 +68,7 @@ def grade_in_container(composite: Composite, candidate: str) -> dict[str, Any]:
         container = client.containers.create(
             image, ["python3", "-c", SCRIPT, "/" + INPUT], name=name, network_disabled=True, working_dir="/verify",
             environment={"PYTHONPATH": SOURCE, "HOME": "/tmp", "CODEWALK_HOME": "/tmp/cw-home"},
-            **hardened(MEMORY_MB, kind="proofs"))
+            user=USER, cap_drop=["ALL"], **hardened(MEMORY_MB, kind="proofs"))
         container.put_archive("/", build_context({INPUT: json.dumps(
             {"composite": {"prompt": composite.prompt, "reference": composite.reference,
                            "verifier": composite.verifier}, "candidate": candidate}).encode()}))
