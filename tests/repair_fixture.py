@@ -363,6 +363,26 @@ def build(root: Path) -> Fixture:
     return fixture
 
 
+def composed(root: Path, home: Path, names: tuple[str, ...] = ("W1", "W2"), check: bool = False):
+    """The atoms `names` of a fixture built under root, composed by the repair domain with CODEWALK_HOME=home
+    (the red-team and guard modules' task); with check, through check (2), which derives PASS_TO_PASS.
+    Returns (fixture, composite)."""
+    import pytest
+
+    from codewalk.domains.repair import RepairDomain
+
+    fixture = build(root)
+    rows = fixture.write_rows(root / "rows.jsonl", names)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CODEWALK_HOME", str(home))
+        domain = RepairDomain()
+        atoms = list(domain.load(rows, {"repos": str(fixture.repos)}))
+        composite = domain.compose(atoms)
+        if check:
+            assert domain.check_reference(composite, atoms).ok
+    return fixture, composite
+
+
 def _row(repo: Path, instance_id: str, step: Step, base: str, fix: str, setup: str, as_strings: bool) -> dict:
     encode = json.dumps if as_strings else list
     return {

@@ -57,15 +57,7 @@ def graded_in(request, monkeypatch) -> str:
 @pytest.fixture(scope="module")
 def task(tmp_path_factory, module_home) -> tuple[repair_fixture.Fixture, Composite]:
     """W1 + W2 composed and through check (2), which derives its PASS_TO_PASS; no graph store needed."""
-    root = tmp_path_factory.mktemp("tally")
-    fixture = repair_fixture.build(root)
-    rows = fixture.write_rows(root / "rows.jsonl", ("W1", "W2"))
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("CODEWALK_HOME", str(module_home))
-        domain = RepairDomain()
-        atoms = list(domain.load(rows, {"repos": str(fixture.repos)}))
-        composite = domain.compose(atoms)
-        assert domain.check_reference(composite, atoms).ok
+    fixture, composite = repair_fixture.composed(tmp_path_factory.mktemp("tally"), module_home, check=True)
     assert composite.verifier["PASS_TO_PASS"]  # grading below must keep these passing too
     return fixture, composite
 

@@ -14,7 +14,6 @@ import re
 
 import pytest
 
-from codewalk.domains.repair import RepairDomain
 from tests import docker_runtime
 from tests.redteam_round5_cheats import KINDS
 from tests.test_repair_redteam import _grade
@@ -37,16 +36,7 @@ def task(tmp_path_factory, module_home):
     """W1 + W2 composed and through check (2), as tests/test_repair_redteam.py has it."""
     from tests import repair_fixture
 
-    root = tmp_path_factory.mktemp("tally")
-    fixture = repair_fixture.build(root)
-    rows = fixture.write_rows(root / "rows.jsonl", ("W1", "W2"))
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("CODEWALK_HOME", str(module_home))
-        domain = RepairDomain()
-        atoms = list(domain.load(rows, {"repos": str(fixture.repos)}))
-        composite = domain.compose(atoms)
-        assert domain.check_reference(composite, atoms).ok
-    return fixture, composite
+    return repair_fixture.composed(tmp_path_factory.mktemp("tally"), module_home, check=True)
 
 
 # Verdicts on main c9d01c7 (this module's base), measured under both runtimes (the same for every

@@ -40,14 +40,7 @@ def runtime(request) -> str:
 
 @pytest.fixture(scope="module")
 def task(tmp_path_factory, module_home) -> tuple[repair_fixture.Fixture, Composite]:
-    root = tmp_path_factory.mktemp("tally")
-    fixture = repair_fixture.build(root)
-    rows = fixture.write_rows(root / "rows.jsonl", ("W1", "W2"))
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("CODEWALK_HOME", str(module_home))
-        domain = RepairDomain()
-        composite = domain.compose(list(domain.load(rows, {"repos": str(fixture.repos)})))
-    return fixture, composite
+    return repair_fixture.composed(tmp_path_factory.mktemp("tally"), module_home)
 
 
 def write(path: str, text: str) -> Edit:
