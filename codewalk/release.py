@@ -50,6 +50,9 @@ from .walk import Walker, WalkExhausted
 
 KEYS = ("domain", "seed", "attempts", "balance", "every_atom_matters", "levels", "pool", "per_program", "splits")
 CLASSES = {"clones": "label"}  # domains whose tasks have a class, and the verifier field that names it
+# The walk option (`cw walk --opt`) that makes every walk of one class: a balanced level walks only the
+# classes it still lacks, not half-and-half walks that keep admitting a class whose quota is met.
+CLASS_WALKS = {"clones": "label"}
 UNITS = {"repair": ("repository",)}  # the units a domain's tasks can be split by; others: the source program
 DEFAULT_UNITS = ("source program",)
 ONE_SPLIT = "test"  # the split of a plan that names no quota (as `cw tasks export --format hf`)
@@ -303,10 +306,17 @@ def _counts(store: GraphStore, domain: str, n: int) -> list[dict[str, Any]]:
 
 def _deficit(plan: Plan, level: Level, tasks: list[Task]) -> int:
     """How many more admitted tasks the level needs: in total, or of its shortest class."""
+    return max((need for _, need in _lacking(plan, level, tasks)), default=0)
+
+
+def _lacking(plan: Plan, level: Level, tasks: list[Task]) -> list[tuple[str, int]]:
+    """(class, admitted tasks still wanted) for each class short of its quota when the plan balances
+    classes, else ("", tasks still wanted); empty when the level's pool is full."""
     if not plan.balance:
-        return max(level.pool - len(tasks), 0)
+        need = level.pool - len(tasks)
+        return [("", need)] if need > 0 else []
     have = Counter(_class(plan.domain, t) for t in tasks)
-    return max(want - have[c] for c, want in _class_quotas(plan.domain, level.pool).items())
+    return [(c, want - have[c]) for c, want in _class_quotas(plan.domain, level.pool).items() if want > have[c]]
 
 
 def _class_quotas(domain: str, total: int) -> dict[str, int]:
@@ -320,31 +330,37 @@ def fill_level(store: GraphStore, plan: Plan, level: Level, *, workers: int = 1,
                matters: LeaveOneOut | None = None,
                on_task: Callable[[Task, WalkSummary], None] | None = None) -> tuple[LevelAccount, list[Task]]:
     """Walk level N until the store holds the plan's pool of eligible admitted tasks (or the graph gives no
-    more), then draw the level's tasks from them. Each round asks the walk for what is still missing; the walk
-    skips groups attempted before, so a rerun after Ctrl-C continues where the last one stopped."""
+    more), then draw the level's tasks from them. Each round asks the walk for what is still missing, and a
+    balanced level walks one class it lacks at a time (CLASS_WALKS); the walk skips groups attempted before,
+    so a rerun after Ctrl-C continues where the last one stopped. A class the graph gives no more of is
+    not walked again: the level stops with an account of it instead of looping."""
     atoms = {} if atoms is None else atoms
     account = LevelAccount(level.n, level.tasks, level.pool)
     budget = plan.attempts * level.pool  # attempts this build may make at this level
-    while (need := _deficit(plan, level, eligible := _eligible(store, plan, level, atoms, matters))) > 0:
+    spent: dict[str, str] = {}  # class ("" : the whole level) -> why the graph gives no more of it
+    while lacking := [(c, need) for c, need in _lacking(plan, level, _eligible(store, plan, level, atoms, matters))
+                      if c not in spent]:
         if account.walked >= budget:
             account.short = (f"stopped after {account.walked} attempts this build (plan key attempts = "
                              f"{plan.attempts} per task of the pool of {level.pool})")
             break
+        cls, need = lacking[0]
+        of = f" of class {cls}" if cls else ""
+        options = {CLASS_WALKS[plan.domain]: cls} if cls and plan.domain in CLASS_WALKS else None
         try:
             summary = walk_and_admit(store, plan.domain, level.n, need, seed=plan.seed + level.n,
                                      max_attempts=budget - account.walked, workers=workers, on_task=on_task,
-                                     executor=executor, runtime=runtime, pull=pull)
+                                     executor=executor, options=options, runtime=runtime, pull=pull)
         except WalkExhausted as e:  # the walks found no group of N atoms: what was admitted is stored
-            eligible = _eligible(store, plan, level, atoms, matters)
-            account.short = f"the walks find no group of N={level.n} atoms ({e})"
-            break
+            spent[cls] = f"the walks find no group{of} of N={level.n} atoms ({e})"
+            continue
         account.walked += summary.attempted
         if summary.used_up:
-            eligible = _eligible(store, plan, level, atoms, matters)
-            if _deficit(plan, level, eligible):
-                account.short = (f"the graph is used up at N={level.n}: every group the walks find has been "
-                                 f"attempted ({summary.redrawn:,} redraws)")
-            break
+            spent[cls] = (f"the graph is used up at N={level.n}{of}: every group the walks find has been "
+                          f"attempted ({summary.redrawn:,} redraws)")
+    eligible = _eligible(store, plan, level, atoms, matters)
+    if not account.short:  # why the classes still short of their quota stopped
+        account.short = "; ".join(spent[c] for c, _ in _lacking(plan, level, eligible) if c in spent)
     account.admitted = len(eligible)
     if matters is not None and level.n >= 2:
         ids = {t.id for t in _current(plan.domain, [Task.from_row(r) for r in
