@@ -40,7 +40,7 @@ from typing import Any
 from . import __version__, card, export, gitsafe
 from .admission import WalkSummary, walk_and_admit
 from .domain import Settings, domain_class, get_domain
-from .errors import CodewalkError, InputError, RuntimeUnavailable, UsageError
+from .errors import CodewalkError, InfraError, InputError, RuntimeUnavailable, UsageError
 from .grading import verdict
 from .records import Atom, Composite, Task
 from .runtime import client, ready, resolve
@@ -256,12 +256,12 @@ class LeaveOneOut:
             ordered = [atoms[a] for a in task.atoms]
             self.needed[task.id] = ""
             for position, atom in enumerate(ordered):
-                without = self.plugin.reference_without(composite, ordered, position)
-                if without is None:
+                try:
+                    check = self.plugin.check_without(composite, ordered, position)
+                except InfraError:  # no verdict: the atom counts as needed, and the run is counted
+                    self.errors[task.id] += 1
                     continue
-                status, _, _ = verdict(self.plugin, composite, without)
-                self.errors[task.id] += status == "error"
-                if status == "passed":
+                if check is not None and check.ok:
                     self.needed[task.id] = atom.id
                     break
         return not self.needed[task.id]
