@@ -75,7 +75,7 @@ def main() -> None:
                                 workers=args.workers, runtime=args.runtime, on_level=on_level, on_task=on_task)
     seconds = time.monotonic() - started
     mark = time.monotonic()
-    verified = release.verify(Path(summary.out), runtime=args.runtime)
+    verified = release.verify(Path(summary.out), runtime=args.runtime, workers=args.workers)
     verify_seconds = time.monotonic() - mark
     cost: dict[int, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     for w in walks.values():

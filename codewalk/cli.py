@@ -779,6 +779,7 @@ def release_verify(
     runtime: RuntimeOpt = None,
     pull: PullOpt = True,
     as_json: JsonOpt = False,
+    workers: WorkersOpt = 1,
 ) -> None:
     """Every file against manifest.json (missing, changed or unlisted: a mismatch); with --store (or
     CODEWALK_STORE), the input graph loaded there against the manifest's digest; and every task's reference
@@ -789,7 +790,7 @@ def release_verify(
 
     inputs = _store(ctx, reads=True) if ctx.obj["store"] else nullcontext()
     with inputs as store, _Bar("verify", interrupted="interrupted: nothing was changed") as on_task:
-        report = verify(folder, runtime=runtime, pull=pull, store=store, on_task=on_task)
+        report = verify(folder, runtime=runtime, pull=pull, store=store, on_task=on_task, workers=workers)
     if as_json:
         print_json(report.as_dict())
     else:

@@ -205,6 +205,14 @@ class Domain(ABC):
         cannot be put together (then that atom is needed). Only for a domain with `leave_one_out`."""
         raise UsageError(f"domain {self.name!r} cannot leave one atom's solution out of a reference")
 
+    def check_without(self, composite: Composite, atoms: Sequence[Atom], position: int) -> Check | None:
+        """V_G on Ref(G) with the atom at `position` left out (ok=True: that atom is not needed); None when
+        that text cannot be put together (the atom is needed). Default: the grading path on
+        reference_without. A domain whose admission already verified that very program overrides it to
+        verify the same input again, which its verdict cache answers. May raise InfraError (no verdict)."""
+        without = self.reference_without(composite, atoms, position)
+        return None if without is None else self.grade(composite, without)
+
 
 _registered: dict[str, type[Domain]] = {}
 

@@ -209,6 +209,24 @@ def test_verify_catches_a_tampered_reference_and_a_tampered_data_file(capsys, tm
     assert code == 1 and "1 file(s) and 1 reference(s)" in err and "NO" in out
 
 
+def test_verify_in_two_workers_gives_the_one_worker_table_in_the_same_order_and_catches_a_tampered_reference(
+        capsys, tmp_path):
+    plan = _plan(tmp_path, "[levels]\n1 = 3\n2 = 2\n")
+    with _demo_store(tmp_path / "g.lbug") as store:
+        release.build(store, release.read_plan("demo", plan), tmp_path / "out")
+    data = next((tmp_path / "out" / "demo").glob("*.parquet"))
+    table = pq.read_table(data)
+    rows = table.to_pylist()
+    rows[3]["reference"] = rows[3]["reference"].replace("\n    return ", "\n    return 0 and ", 1)
+    pq.write_table(table.from_pylist(rows, schema=table.schema), data)
+    one = release.verify(tmp_path / "out")
+    two = release.verify(tmp_path / "out", workers=2)
+    assert two.tasks == one.tasks and len(one.tasks) == 5
+    assert [t["task"] for t in two.tasks if not t["ok"]] == [rows[3]["id"]]
+    code, out, _ = cw(capsys, "release", "verify", str(tmp_path / "out"), "--workers", "2", "--json")
+    assert code == 1 and json.loads(out)["tasks"] == one.tasks
+
+
 def test_the_class_balance_draws_half_of_each_class_and_the_draw_is_seeded():
     def task(i: int, label: str) -> Task:
         return Task(id=f"t{i:03d}", domain="clones", atoms=("a",), status="admitted", reason="admitted", seed=0,

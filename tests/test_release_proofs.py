@@ -12,7 +12,7 @@ import shutil
 import pytest
 
 from codewalk import release
-from codewalk.domains.proofs import ProofsDomain, acsl_guard, read, verus_guard
+from codewalk.domains.proofs import ProofsDomain, acsl, acsl_guard, read, verus_guard
 from codewalk.grading import verdict
 from codewalk.loading import load
 from codewalk.store import open_store
@@ -88,6 +88,25 @@ def test_acsl_reference_without_either_atom_fails_v_g(acsl_chain):
     for position in range(2):
         status, detail, _ = verdict(d, c, d.reference_without(c, atoms, position))
         assert status == "failed", (position, detail)
+
+
+@needs_frama_c
+def test_acsl_leave_one_out_verifies_check_one_s_program_so_admission_s_runs_answer_it(acsl_chain, monkeypatch):
+    atoms, c = acsl_chain
+    d = ProofsDomain()
+    assert d.check_reference(c, atoms).ok
+    for position in range(2):  # admission's check (1), each position's run kept by the verdict cache
+        assert d.check_unsolved(c, atoms, position).ok
+    runs = []
+    monkeypatch.setattr(acsl, "_run", lambda *a, **k: runs.append(a) or pytest.fail("frama-c ran again"))
+    for position in range(2):
+        check = d.check_without(c, atoms, position)
+        assert check is not None and not check.ok, (position, check and check.detail)
+    # a position whose annotations the task kept (here: a task that is its reference) is not needed
+    whole = c.__class__(c.reference, c.reference, c.verifier)
+    check = d.check_without(whole, atoms, 0)
+    assert check is not None and check.ok, check and check.detail
+    assert runs == []
 
 
 @needs_frama_c

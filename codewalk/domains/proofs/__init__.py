@@ -202,6 +202,13 @@ class ProofsDomain(Domain):
             return acsl.reference_without(composite, position)
         return verus.reference_without(composite, atoms[position], position)
 
+    def check_without(self, composite: Composite, atoms: Sequence[Atom], position: int) -> Check | None:
+        """ACSL: check (1)'s own program for that position (acsl.check_without), from the verdict cache where
+        admission ran it; Verus, whose check (1) strips the whole task: the grading path."""
+        if composite.verifier["backend"] == "acsl":
+            return acsl.check_without(composite, position)
+        return super().check_without(composite, atoms, position)
+
     @staticmethod
     def _backend(composite: Composite) -> ModuleType:
         return BACKENDS[composite.verifier["backend"]]

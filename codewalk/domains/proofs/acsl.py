@@ -487,16 +487,9 @@ def check_unsolved(composite: Composite, position: int) -> Check:
     another position's, and the whole task failing says nothing about this one.
     """
     spec, i = composite.verifier, position + 1
-    text = composite.prompt
-    for k, component in enumerate(spec["components"], 1):
-        if k == i:
-            continue
-        task, ref = candidate_component(text, component["name"]), candidate_component(composite.reference,
-                                                                                   component["name"])
-        if isinstance(task, str) or isinstance(ref, str):
-            return Check(False, f"the task cannot be read: {task if isinstance(task, str) else ref}", {},
-                         Reason.TASK_ILL_FORMED)
-        text = f"{text[:task[2]]}{ref[0]}\n{ref[1]}{text[task[3]:]}"
+    text, unreadable = others_restored(composite, position)
+    if unreadable:
+        return Check(False, f"the task cannot be read: {unreadable}", {}, Reason.TASK_ILL_FORMED)
     run = verify(text, spec)
     mine = [g for g in run.failed
             if g.startswith((f"f{i}_", f"chain_driver:f{i}_")) or g == f"chain_driver_assert_S{i}"]
@@ -511,6 +504,42 @@ def check_unsolved(composite: Composite, position: int) -> Check:
                      f"restored; unproved elsewhere: {', '.join(run.failed[:5])})", evidence, Reason.ATOM_SOLVED)
     return Check(True, f"without its annotations step {i} fails {len(mine)} of its goals "
                  f"({len(run.failed)}/{run.total} unproved, the other steps' annotations restored)", evidence)
+
+
+def others_restored(composite: Composite, position: int) -> tuple[str, str]:
+    """(the task with every component but the one at `position` restored to the reference's, "") or ("",
+    why a component cannot be read): the program check (1) verifies for that position."""
+    text = composite.prompt
+    for k, component in enumerate(composite.verifier["components"]):
+        if k == position:
+            continue
+        task, ref = candidate_component(text, component["name"]), candidate_component(composite.reference,
+                                                                                   component["name"])
+        if isinstance(task, str) or isinstance(ref, str):
+            return "", task if isinstance(task, str) else str(ref)
+        text = f"{text[:task[2]]}{ref[0]}\n{ref[1]}{text[task[3]:]}"
+    return text, ""
+
+
+def check_without(composite: Composite, position: int) -> Check | None:
+    """V_G on Ref(G) with the component at `position` as x_G has it, the others' proofs kept (`cw release`'s
+    leave-one-out; ok=True: that atom is not needed). That program is the one check (1) verified for this
+    position (others_restored: the task with the other components' reference annotations restored, the
+    reference_without text with the task's header comment), verified here by the same command, so the
+    verdict cache answers with admission's run and no Frama-C runs where the cache holds it. It passes as a
+    graded candidate does: every goal proved and the task's goal set there. The smoke tests a graded run
+    adds are left out: they try to derive \\false from the requires, the task's own, which only refuses more,
+    so without them the check drops a task at least as often. None when a component cannot be read."""
+    text, unreadable = others_restored(composite, position)
+    if unreadable:
+        return None
+    run = verify(text, composite.verifier)
+    if not run.well_formed:
+        return Check(False, f"not well formed: {run.message}", {"wp": run.summary()}, Reason.ILL_FORMED)
+    missing = missing_goals(run, task_goals(composite)) if run.proved else []
+    ok = run.proved and not missing
+    return Check(ok, f"{run.valid}/{run.total} goals proved" + (f"; lacks {', '.join(missing[:5])}" if missing else ""),
+                 {"wp": run.summary()})
 
 
 def reference_without(composite: Composite, position: int) -> str | None:
