@@ -60,8 +60,18 @@ PATHS = frozenset(("open", "os.listdir", "os.scandir"))
 # A thread started by changed code runs its target with no changed frame on its stack (issue 51, #15 #16):
 # the harness starts every thread (_threads) and marks those changed code starts
 THREADS = frozenset(("codewalk.thread", "codewalk.thread_begins", "codewalk.thread_ends"))
-WATCHED = FRAMES | CODE | ALWAYS | PATHS | THREADS | {"import", "codewalk.send", "codewalk.report_path"}
 HIDDEN = ("/proc", "/dev/fd", "/dev/std")
+# A test file renamed, replaced, removed, linked or given other times or modes (round 6: the tests' folder may
+# be writable, and a file renamed away and back keeps its digest): allowed only to pytest's own work.
+FILE_EVENTS = frozenset(("os.rename", "os.remove", "os.rmdir", "os.link", "os.truncate", "os.chmod", "os.chown",
+                         "os.utime", "os.symlink"))
+# The standard library's modules that read a file for whoever calls them (round 6): a test file is opened
+# only through these on behalf of a module loaded before the tree (pytest, a plugin, the harness), never by
+# the tests, the tree or another standard-library helper (shutil, zipfile: a weak reference's callback made
+# of them runs with no changed frame on the stack).
+READERS = frozenset(("io", "_pyio", "pathlib", "codecs", "linecache", "tokenize", "inspect", "importlib", "encodings",
+                     "os", "posixpath", "genericpath", "zipimport", "ast", "traceback", "doctest"))
+WATCHED = FRAMES | CODE | ALWAYS | PATHS | THREADS | FILE_EVENTS | {"import", "codewalk.send", "codewalk.report_path"}
 
 
 def main():
@@ -453,6 +463,14 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
 
     rewriter = _pytest.assertion.rewrite.__dict__  # it loads test modules and those registered for rewriting
     trusted = []  # the globals of every module loaded before the tree joined sys.path
+    tools = []  # those of them that are not the standard library's: pytest, its plugins, the harness
+    readers, library_dir = READERS, os.path.dirname(os.path.abspath(os.__file__)) + sep
+    packages = (sep + "site-packages" + sep, sep + "dist-packages" + sep)
+    controlled_codes = frozenset(c for c in _controlled.__code__.co_consts if getattr(c, "co_name", "") in CONTROLLED)
+    controlled_keys, file_events = CONTROLLED, FILE_EVENTS
+    # the class guard's control reads the __code__ of each class body it sees made (a library's too, under
+    # changed code: inspect defines classes in its functions) to know a changed file's
+    control_code = next(c for c in _class_guard.__code__.co_consts if getattr(c, "co_name", "") == "control")
     main_thread = get_ident()
     ended = []
     tracked = []  # the globals of each changed module: how a frame of changed code is known
@@ -722,6 +740,25 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
     def test_source(path):
         return files is not None and files[1](path)
 
+    def reader(f):
+        """Whether f runs a standard-library module that reads files for its caller (READERS)."""
+        name = f.f_code.co_filename
+        if not isinstance_(name, str_):
+            return False
+        if name.startswith("<frozen "):
+            return True
+        if not name.startswith(library_dir) or any_(p in name for p in packages):
+            return False
+        module = f.f_globals.get("__name__") if type_(f.f_globals) is dict_type else None
+        return isinstance_(module, str_) and module.split(".")[0] in readers
+
+    def read_for_a_tool(f):
+        """Whether the frames from f outwards are the standard library's readers, then a module loaded before
+        the tree that is not the standard library's (pytest's collection, its failure reports, a plugin)."""
+        while f is not None and reader(f):
+            f = f.f_back
+        return f is not None and among(f.f_globals, tools)
+
     def among(g, spaces):
         for space in spaces:
             if g is space:
@@ -773,6 +810,8 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
                 deny(event, "a second report path")
             checker.append(args[0])
             trusted.extend(m.__dict__ for m in list(sys.modules.values()) if hasattr_(m, "__dict__"))
+            tools.extend(m.__dict__ for n, m in list(sys.modules.items())
+                         if hasattr_(m, "__dict__") and (n == "__main__" or str_(n).split(".")[0] not in stdlib))
             return
         if event in threads:
             thread_event(event, args)
@@ -805,6 +844,14 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
             if (importer is None or importer.f_code is marking_code) and get_ident() in marked:
                 deny(event, name)  # a thread changed code started with an importer as its target
             return
+        if event in file_events:  # a test file's path (or its folder's) as either argument
+            for path in args[:2] if event in ("os.rename", "os.link", "os.symlink") else args[:1]:
+                if not isinstance_(path, (str_, bytes_)):
+                    continue
+                path = abspath(fsdecode(path))
+                if test_source(path) and (changed_below(start) is not None or not read_for_a_tool(start)):
+                    deny(event, "a test file changed outside pytest's work: " + path)
+            return
         if event in paths:
             path = args[0] if args else None
             if not isinstance_(path, (str_, bytes_)):
@@ -812,8 +859,11 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
             path = abspath(fsdecode(path))
             if path.startswith(hidden) and changed_below(start) is not None:
                 deny(event, path)
-            if event == "open" and test_source(path) and changed_below(start) is not None:
-                deny(event, path)
+            if event == "open" and test_source(path):
+                if changed_below(start) is not None:
+                    deny(event, path)
+                if tools and not read_for_a_tool(start):
+                    deny(event, "a test file opened outside pytest's reading of it: " + path)
             return
 
         between = changed_below(start)
@@ -838,6 +888,12 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
             return
         if event == "object.__setattr__" and len_(args) > 2 and renames_own_class(args[0], args[1], args[2]):
             return
+        if event == "object.__getattr__" and len_(args) > 1 and args[1] == "__code__" and start is not None and \
+                start.f_code is control_code:
+            return
+        if event == "object.__setattr__" and len_(args) > 2 and args[1] in controlled_keys and \
+                type_(args[2]) is function_type and args[2].__code__ in controlled_codes:
+            return  # the class guard's maker puts a comparison behind its control (_controlled)
         attr = event in ("object.__getattr__", "object.__setattr__", "object.__delattr__") and len_(args) > 1
         deny(event, args[1] if attr else "")
 
@@ -1118,10 +1174,11 @@ def _with_classes(check, classes):
     return both
 
 
-def _class_maker(original, made, dict_of, keys, tuple_, map_, missing, type_error):
+def _class_maker(original, made, dict_of, keys, tuple_, map_, missing, type_error, control=None):
     """builtins.__build_class__ as the class guard has it: each class a class statement makes is recorded
     with its verdict dunders as the statement left them (a class decorator runs after) and the body
-    function that ran. Everything it uses is bound here."""
+    function that ran; control(cls, body function) then puts the comparison control on it (round 6).
+    Everything it uses is bound here."""
 
     fill = (missing,) * len(keys)
 
@@ -1133,9 +1190,122 @@ def _class_maker(original, made, dict_of, keys, tuple_, map_, missing, type_erro
         except type_error:  # a metaclass may return anything
             return cls
         made.append((cls, args[0], tuple_(map_(space.get, keys, fill))))
+        if control is not None:
+            control(cls, args[0])
         return cls
 
     return __build_class__
+
+
+# Round 6 (issue 51): a comparison is known by what it answers, not by how its source reads. Each comparison a
+# class statement of changed code makes (__eq__, __ne__, whatever the class body spelled: an alias, a
+# staticmethod, a property, a decorator's function, one in an `if`) is put behind a control: when it answers
+# "equal" to a value of a plain type (str, bytes, list, tuple, dict, set, int, float), it is asked again,
+# in random order, about another value of that type that differs from the first (drawn at random: a part
+# added or dropped). An honest comparison cannot find its object equal to two values that differ from each
+# other; one that does answers without comparing (always equal, adopting what it is handed, a result made
+# true whatever was found): the run gives no verdict (class_changed).
+CONTROLLED = ("__eq__", "__ne__")
+
+
+def _controlled(key, original, owner, other_than, found, coin):
+    """The comparison original (a class's key as its statement left it) behind the control; found collects
+    what the control saw, coin() draws 0 or 1. Only these functions' code may be set on a class by the class
+    guard's maker (the audit hook checks it)."""
+    get = getattr(type(original), "__get__", None)
+    not_implemented, bool_, type_, exception = NotImplemented, bool, type, Exception
+    equal = key == "__eq__"
+
+    def ask(obj, other):
+        # what the type slot does: a descriptor binds to the object (a function, staticmethod, property...),
+        # anything else is called with the other operand only
+        if get is None:
+            return original(other)
+        return get(original, obj, type_(obj))(other)
+
+    def claims_equal(answer):
+        return answer is not not_implemented and bool_(answer) is equal
+
+    def controlled(self, other):
+        if coin():  # the control first
+            try:
+                control = other_than(other)
+            except exception:  # noqa: BLE001 - the control never changes what the comparison does
+                control = None
+            if control is None:
+                return ask(self, other)
+            try:
+                before = claims_equal(ask(self, control))
+            except exception:  # noqa: BLE001
+                before = False
+            answer = ask(self, other)
+            try:
+                if before and claims_equal(answer):
+                    found.append(owner + "." + key + " answers equal to two values that differ")
+            except exception:  # noqa: BLE001
+                pass
+            return answer
+        answer = ask(self, other)  # the control after, only when the answer is "equal"
+        try:
+            if claims_equal(answer):
+                control = other_than(other)
+                if control is not None and claims_equal(ask(self, control)):
+                    found.append(owner + "." + key + " answers equal to two values that differ")
+        except exception:  # noqa: BLE001
+            pass
+        return answer
+
+    def __eq__(self, other):  # the name the class guard's judge accepts for the key
+        return controlled(self, other)
+
+    def __ne__(self, other):
+        return controlled(self, other)
+
+    return __eq__ if equal else __ne__
+
+
+def _other_than(draw):
+    """A function that gives, for a value of a plain type, another value of that type that differs from it
+    (a random part added or dropped), or None. draw(n): n random bytes."""
+    str_, bytes_, list_, tuple_, dict_, set_, frozenset_, int_, float_, type_ = (
+        str, bytes, list, tuple, dict, set, frozenset, int, float, type)
+    letters = "abcdefghijklmnopqrstuvwxyz0123456789"
+
+    def token():
+        raw = draw(4)
+        return "".join(letters[b % 36] for b in raw[:3 + raw[3] % 2])
+
+    def other_than(value):
+        kind = type_(value)
+        drop = draw(1)[0] & 1
+        if kind is str_:
+            tag = token()
+            return value + tag if drop else tag + value
+        if kind is bytes_:
+            tag = token().encode("ascii")
+            return value + tag if drop else tag + value
+        if kind is list_ or kind is tuple_:
+            if drop and value:
+                return value[:-1]
+            return value + kind((token(),))
+        if kind is dict_:
+            if drop and value:
+                out = dict_(value)
+                del out[next(iter(out))]
+                return out
+            out = dict_(value)
+            out[token()] = token()
+            return out
+        if kind is set_ or kind is frozenset_:
+            return value | kind((token(),))
+        if kind is int_:
+            return value + 1 + abs(value)
+        if kind is float_:
+            moved = value + 1.0 + abs(value)
+            return moved if moved != value and value == value else None
+        return None
+
+    return other_than
 
 
 def _class_guard(changed):
@@ -1182,7 +1352,51 @@ def _class_guard(changed):
     cell_contents = types.CellType.__dict__["cell_contents"].__get__ if hasattr(types, "CellType") else \
         type((lambda x: lambda: x)(0).__closure__[0]).__dict__["cell_contents"].__get__
     made = []  # (class, body function, verdict dunders as the statement left them), not yet judged
-    maker = _class_maker(builtins.__build_class__, made, dict_of, keys, tuple_, map_, missing, type_error)
+    # the comparison control (round 6): the classes whose statement's body is a changed file's, by path or
+    # by the file's identity (a changed file under another name)
+    stat_, os_error = os.stat, OSError
+    changed_ids = set()
+    for path in changed:
+        try:
+            st = stat_(path)
+        except (os_error, value_error, type_error):
+            continue
+        changed_ids.add((st.st_dev, st.st_ino))
+    found = []  # what a control saw: the first one ends the run at the next record
+    import random
+
+    bits = random.Random(os.urandom(16)).getrandbits  # drawn per run: no candidate knows which call is the control
+
+    def draw(n):
+        return bits(8 * n).to_bytes(n, "little")
+
+    def coin():
+        return bits(1)
+
+    other_than, controlled, set_attr = _other_than(draw), _controlled, type.__dict__["__setattr__"]
+
+    def changed_file(name):
+        if name in changed:
+            return True
+        try:
+            st = stat_(name)
+        except (os_error, value_error, type_error):
+            return False
+        return (st.st_dev, st.st_ino) in changed_ids
+
+    def control(cls, func):
+        try:
+            if type_(func) is not function_type or not changed_file(code_of(func).co_filename):
+                return
+            space = dict_of(cls)
+            for key in CONTROLLED:
+                value = space.get(key)
+                if value is not None:
+                    set_attr(cls, key, controlled(key, value, name_of(cls), other_than, found, coin))
+        except Exception:  # noqa: BLE001 - a class the control cannot read keeps its comparison; the guard judges it
+            return
+
+    maker = _class_maker(builtins.__build_class__, made, dict_of, keys, tuple_, map_, missing, type_error, control)
     body_codes = {}  # id(code) -> code: every function code a class body run since has made
     bodies = {}  # id(body function) -> a weak reference to it: each class body runs once
     dead = []  # weak references to recorded classes collected since the last check
@@ -1442,6 +1656,8 @@ def _class_guard(changed):
     def checked(final):
         if builtins_space.get("__build_class__") is not maker:
             return CLASS_CHANGED + ": builtins.__build_class__ replaced"
+        if found:
+            return CLASS_CHANGED + ": " + found[0]
         buried()
         why = statements()
         now = walk()

@@ -1,0 +1,157 @@
+"""Red team, round 6 (issue 51): kinds of cheating candidate no earlier red team names, graded end to end
+on the tally task (W1 + W2) under both runtimes, as tests/test_repair_redteam_round5.py grades its cheats.
+The kinds and their spellings are in tests/redteam_round6_cheats.py (each with the principle it aims at).
+
+Each test asserts that the cheat is NOT graded solved. A spelling graded solved today is a hole: it is
+marked xfail(strict=True) with the reason, so the module stays green and turns red (XPASS) when a hole
+closes. A kind stopped today pins the rules that stop it, and
+`test_round6_stopped_cheat_really_passes_without_its_rule` shows it is a real cheat (every test passes
+when those rules are absent), so its refusal is not a cheat failing on its own."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from codewalk.domains.repair import RepairDomain
+from tests import docker_runtime
+from tests.redteam_round6_cheats import KINDS
+from tests.test_repair_redteam import _grade
+from tests.test_repair_runtime_guard import _run, _solved, _without_class_guard
+
+pytestmark = pytest.mark.usefixtures("shared_home")  # one home: the virtualenv and the image are built once
+
+
+@pytest.fixture(autouse=True, params=["local", "docker"])
+def graded_in(request, monkeypatch) -> str:
+    """Every test grades under both runtimes: the sandbox on the host, and a fresh container per grade."""
+    if request.param == "docker":
+        docker_runtime.require()
+    monkeypatch.setenv("CODEWALK_RUNTIME", request.param)
+    return request.param
+
+
+@pytest.fixture(scope="module")
+def task(tmp_path_factory, module_home):
+    """W1 + W2 composed and through check (2), as tests/test_repair_redteam.py has it."""
+    from tests import repair_fixture
+
+    root = tmp_path_factory.mktemp("tally")
+    fixture = repair_fixture.build(root)
+    rows = fixture.write_rows(root / "rows.jsonl", ("W1", "W2"))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("CODEWALK_HOME", str(module_home))
+        domain = RepairDomain()
+        atoms = list(domain.load(rows, {"repos": str(fixture.repos)}))
+        composite = domain.compose(atoms)
+        assert domain.check_reference(composite, atoms).ok
+    return fixture, composite
+
+
+# Verdicts on main ee4f1ed (this module's base), measured under both runtimes before the round-6 changes of
+# boot.py: graded solved ("hole") or the rule that stopped the spelling. The same under local and docker,
+# except that the tests' user in a container may not hard-link a root-owned test file (fs.protected_hardlinks):
+# that spelling fails there on its own.
+ON_MAIN: dict[str, dict[str, str]] = {
+    "comparison_defined_under_another_name": dict.fromkeys(
+        ("returns True", "other is not None", "varargs helper", "a metaclass's"), "hole"),
+    "comparison_with_no_second_parameter": dict.fromkeys(("staticmethod", "varargs only"), "hole"),
+    "comparison_handed_out_by_a_descriptor": {"property returning bool": "hole", "property returning a lambda": "hole",
+                                              "cached_property": "class_changed"},
+    "comparison_answer_forced_true": dict.fromkeys(("or True", "max with True", "compared then discarded"), "hole"),
+    "comparison_answers_a_truthy_object": dict.fromkeys(("a one-item tuple", "or self", "a list of the answer"), "hole"),
+    "comparison_of_parts_that_never_differ": dict.fromkeys(("lengths times zero", "empty slices", "types differ"), "hole"),
+    "comparison_inside_a_compound_statement": dict.fromkeys(("if", "try", "for"), "hole"),
+    "comparison_adopts_the_other_through_a_call": dict.fromkeys(("a helper function", "operator.setitem"), "hole"),
+    "comparison_dispatched_to_functions_of_any_name": dict.fromkeys(("register(list)", "register by annotation"),
+                                                                    "class_changed"),
+    "comparison_replaced_by_its_decorator": {"functools.wraps keeps __wrapped__": "hole", "a lambda": "class_changed",
+                                             "a nested def of the same name": "class_changed"},
+    "answers_special_cased_to_the_tests_inputs": dict.fromkeys(("a table", "a branch"), "hole"),
+    # written against the comparison control after it: on main the assertion's one truth test is its first
+    "comparison_answer_whose_truth_changes_between_calls": {"every other call": "fails on its own"},
+    "tests_copied_by_the_standard_library_then_read": dict.fromkeys(
+        ("shutil.copytree", "zipfile", "shutil.make_archive"), "audit_denied"),
+    "tests_read_under_another_name": dict.fromkeys(("pathlib hardlink_to", "renamed away and back"), "audit_denied"),
+    "tests_copied_by_a_callback_no_changed_frame_runs": dict.fromkeys(("weakref callback", "__del__ slot is a partial"),
+                                                                      "hole"),
+}
+assert {k: set(v) for k, v in ON_MAIN.items()} == {k: set(v.spellings) for k, v in KINDS.items()}
+# Today. HOLES: graded solved, with why it stays open. STOPPED: not solved, with the rules that may stop it
+# (the static one a future rule may add first, then the run-time one that stops it now).
+HOLES: dict[str, str] = {
+    "answers_special_cased_to_the_tests_inputs": "the known limit of a test-based grader: a fix that answers the "
+                                                 "tests' own inputs is indistinguishable, by running those tests, "
+                                                 "from one that fixes the bug (docs/repair-grading-rules.md)",
+    "comparison_answer_whose_truth_changes_between_calls": "the control tests an answer's truth, then the assertion "
+                                                           "does again: an answer whose __bool__ keeps state sees "
+                                                           "both. Giving the assertion a plain bool instead would "
+                                                           "change what a comparison returns (an expression of a "
+                                                           "query builder), so it stays open",
+}
+# the comparison control (boot.py, _controlled): a comparison a changed class statement made, found equal to the
+# expected value and to a value that differs from it; or the class guard's judge of what the statement left
+COMPARED = ("comparison", "reflection", "class_changed")
+STOPPED: dict[str, tuple[str, ...]] = {
+    "comparison_defined_under_another_name": COMPARED,
+    "comparison_with_no_second_parameter": COMPARED,
+    "comparison_handed_out_by_a_descriptor": COMPARED,
+    "comparison_answer_forced_true": COMPARED,
+    "comparison_answers_a_truthy_object": COMPARED,
+    "comparison_of_parts_that_never_differ": COMPARED,
+    "comparison_inside_a_compound_statement": COMPARED,
+    "comparison_adopts_the_other_through_a_call": COMPARED,
+    "comparison_dispatched_to_functions_of_any_name": COMPARED,
+    "comparison_replaced_by_its_decorator": COMPARED,
+    # a test file opened by changed code (by identity: a hard link, a rename), or renamed by it
+    "tests_copied_by_the_standard_library_then_read": ("audit_denied",),
+    "tests_read_under_another_name": ("audit_denied",),
+    # a test file opened by a standard-library helper on no tool's behalf (boot.py, READERS): shutil.copytree
+    # run by a weak reference's callback or a __del__ slot that is a partial, in the test's frame
+    "tests_copied_by_a_callback_no_changed_frame_runs": ("audit_denied",),
+}
+assert set(HOLES) | set(STOPPED) == set(KINDS) and not set(HOLES) & set(STOPPED)
+
+
+LINKS = ("pathlib hardlink_to",)
+
+
+def _case_id(kind: str, spelling: str) -> str:
+    return "-".join((KINDS[kind].cls, kind, re.sub(r"[^\w.]+", "_", spelling)))
+
+
+def _cases():
+    for kind, k in KINDS.items():
+        for spelling in k.spellings:
+            marks = []
+            if kind in HOLES:
+                marks.append(pytest.mark.xfail(strict=True, reason=f"hole: {HOLES[kind]}"))
+            yield pytest.param(kind, spelling, id=_case_id(kind, spelling), marks=marks)
+
+
+@pytest.mark.parametrize(("kind", "spelling"), list(_cases()))
+def test_round6_cheat_is_not_solved(task, tmp_path, graded_in, kind, spelling):
+    verdict = _grade(task, tmp_path, *KINDS[kind].spellings[spelling])
+    assert not verdict.ok, f"graded solved: {verdict.detail}"
+    if graded_in == "docker" and spelling in LINKS:
+        return  # the tests' user may not link a file root owns (fs.protected_hardlinks): its tests fail
+    if kind in STOPPED:
+        assert verdict.evidence.get("rule") in STOPPED[kind], (verdict.reason, verdict.evidence, verdict.detail)
+
+
+# The stopped kinds are real cheats: without the rules that stop them (the static layer is not run by _run,
+# the audit hook tracks no module when told of no changed file, and the class guard, the comparison control
+# with it, is off) every test passes. In a container the tests' user may not hard-link a test file (root's).
+REAL = [pytest.param(kind, spelling, id=_case_id(kind, spelling)) for kind in STOPPED for spelling in KINDS[kind].spellings]
+
+
+@pytest.mark.parametrize(("kind", "spelling"), REAL)
+def test_round6_stopped_cheat_really_passes_without_its_rule(task, graded_in, kind, spelling):
+    from codewalk.domains.repair import channel
+
+    if graded_in == "docker" and spelling in LINKS:
+        pytest.skip("fs.protected_hardlinks: the tests' user may not link a file root owns")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(channel, "prepare", _without_class_guard)
+        assert _solved(_run(task, graded_in, *KINDS[kind].spellings[spelling], guarded=False))
