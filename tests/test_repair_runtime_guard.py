@@ -1337,3 +1337,29 @@ def test_a_test_file_copied_by_a_callback_no_changed_frame_runs_gives_no_verdict
     with pytest.raises(NoVerdict) as caught:
         _run(task, runtime, *deferred("weakref callback"))
     assert caught.value.rule == "audit_denied" and "outside pytest's reading" in str(caught.value), caught.value
+
+
+# -- unittest-style tests (found by the repair release on cachetools) -----------------------------------------
+UNIT_STYLE = '''import unittest
+
+from tally.words import split_words
+
+
+class SplitWords(unittest.TestCase):
+    def test_tab(self):
+        self.assertEqual(split_words("a\\tb"), ["a", "b"])
+'''
+
+
+def test_a_failing_unittest_style_test_is_graded_failed_not_left_without_a_verdict(task, runtime):
+    """pytest keeps a unittest failure on the item (`_excinfo`, appended as the case fails, popped when the
+    report is made): its own bookkeeping, no change of the report path. Every FAIL_TO_PASS test fails at x_G,
+    so a unittest-style repository gave no task at all while this was counted as one."""
+    unit = "tests/test_unit_style.py::SplitWords::test_tab"
+    with _x_g(task, runtime) as (tree, env, x_g, tests):
+        (tree.path / "tests" / "test_unit_style.py").write_text(UNIT_STYLE)
+        failing = run_tests(env, tree, [*tests, unit], "pytest -rA", 300, config_from=x_g)
+        FIX_SPLIT(tree.path)
+        fixed = run_tests(env, tree, [*tests, unit], "pytest -rA", 300, config_from=x_g,
+                          changed=_changed(tree.path, x_g))
+    assert (failing.status[unit], fixed.status[unit]) == ("failed", "passed")

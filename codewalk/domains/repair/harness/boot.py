@@ -1687,8 +1687,10 @@ CONFIG_MUTABLE = frozenset(("_inicache", "_opt2dest", "_cleanup_stack", "_cleanu
 # user properties.
 ITEM_MUTABLE = frozenset(("funcargs", "_request", "_report_sections", "user_properties"))
 # A unittest item's test case (`_instance`, made at setup, dropped at teardown: it must be one of the item's
-# class's) and its bound method.
-UNITTEST_MUTABLE = frozenset(("_obj", "_instance", "_explicit_tearDown", "_cached_errors_and_skips"))
+# class's), its bound method, and the failures pytest keeps on it (`_excinfo`: appended as the case fails,
+# popped when the report is made; reaching the item from changed code takes a frame, a gc walk or a private
+# name of an object the repository does not define, each refused).
+UNITTEST_MUTABLE = frozenset(("_obj", "_instance", "_explicit_tearDown", "_cached_errors_and_skips", "_excinfo"))
 
 
 def _fields(obj):
