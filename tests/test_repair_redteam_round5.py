@@ -14,29 +14,15 @@ import re
 
 import pytest
 
-from tests import docker_runtime
 from tests.redteam_round5_cheats import KINDS
-from tests.test_repair_redteam import _grade
+from tests.test_repair_redteam import (  # noqa: F401  (fixtures: both runtimes, the W1 + W2 task)
+    _grade,
+    graded_in,
+    task,
+)
 from tests.test_repair_runtime_guard import _run, _solved, _without_class_guard
 
 pytestmark = pytest.mark.usefixtures("shared_home")  # one home: the virtualenv and the image are built once
-
-
-@pytest.fixture(autouse=True, params=["local", "docker"])
-def graded_in(request, monkeypatch) -> str:
-    """Every test grades under both runtimes: the sandbox on the host, and a fresh container per grade."""
-    if request.param == "docker":
-        docker_runtime.require()
-    monkeypatch.setenv("CODEWALK_RUNTIME", request.param)
-    return request.param
-
-
-@pytest.fixture(scope="module")
-def task(tmp_path_factory, module_home):
-    """W1 + W2 composed and through check (2), as tests/test_repair_redteam.py has it."""
-    from tests import repair_fixture
-
-    return repair_fixture.composed(tmp_path_factory.mktemp("tally"), module_home, check=True)
 
 
 # Verdicts on main c9d01c7 (this module's base), measured under both runtimes (the same for every
@@ -91,7 +77,7 @@ def _cases():
 
 
 @pytest.mark.parametrize(("kind", "spelling"), list(_cases()))
-def test_round5_cheat_is_not_solved(task, tmp_path, kind, spelling):
+def test_round5_cheat_is_not_solved(task, tmp_path, kind, spelling):  # noqa: F811
     verdict = _grade(task, tmp_path, *KINDS[kind].spellings[spelling])
     assert not verdict.ok, f"graded solved: {verdict.detail}"
     if kind in STOPPED:
@@ -107,7 +93,7 @@ REAL = [pytest.param(kind, spelling, id=_case_id(kind, spelling))
 
 
 @pytest.mark.parametrize(("kind", "spelling"), REAL)
-def test_round5_stopped_cheat_really_passes_without_its_rule(task, graded_in, kind, spelling):
+def test_round5_stopped_cheat_really_passes_without_its_rule(task, graded_in, kind, spelling):  # noqa: F811
     from codewalk.domains.repair import channel
 
     with pytest.MonkeyPatch.context() as patch:

@@ -14,39 +14,15 @@ import re
 
 import pytest
 
-from codewalk.domains.repair import RepairDomain
-from tests import docker_runtime
 from tests.redteam_round6_cheats import KINDS
-from tests.test_repair_redteam import _grade
+from tests.test_repair_redteam import (  # noqa: F401  (fixtures: both runtimes, the W1 + W2 task)
+    _grade,
+    graded_in,
+    task,
+)
 from tests.test_repair_runtime_guard import _run, _solved, _without_class_guard
 
 pytestmark = pytest.mark.usefixtures("shared_home")  # one home: the virtualenv and the image are built once
-
-
-@pytest.fixture(autouse=True, params=["local", "docker"])
-def graded_in(request, monkeypatch) -> str:
-    """Every test grades under both runtimes: the sandbox on the host, and a fresh container per grade."""
-    if request.param == "docker":
-        docker_runtime.require()
-    monkeypatch.setenv("CODEWALK_RUNTIME", request.param)
-    return request.param
-
-
-@pytest.fixture(scope="module")
-def task(tmp_path_factory, module_home):
-    """W1 + W2 composed and through check (2), as tests/test_repair_redteam.py has it."""
-    from tests import repair_fixture
-
-    root = tmp_path_factory.mktemp("tally")
-    fixture = repair_fixture.build(root)
-    rows = fixture.write_rows(root / "rows.jsonl", ("W1", "W2"))
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("CODEWALK_HOME", str(module_home))
-        domain = RepairDomain()
-        atoms = list(domain.load(rows, {"repos": str(fixture.repos)}))
-        composite = domain.compose(atoms)
-        assert domain.check_reference(composite, atoms).ok
-    return fixture, composite
 
 
 # Verdicts on main ee4f1ed (this module's base), measured under both runtimes before the round-6 changes of
@@ -131,7 +107,7 @@ def _cases():
 
 
 @pytest.mark.parametrize(("kind", "spelling"), list(_cases()))
-def test_round6_cheat_is_not_solved(task, tmp_path, graded_in, kind, spelling):
+def test_round6_cheat_is_not_solved(task, tmp_path, graded_in, kind, spelling):  # noqa: F811
     verdict = _grade(task, tmp_path, *KINDS[kind].spellings[spelling])
     assert not verdict.ok, f"graded solved: {verdict.detail}"
     if graded_in == "docker" and spelling in LINKS:
@@ -147,7 +123,7 @@ REAL = [pytest.param(kind, spelling, id=_case_id(kind, spelling)) for kind in ST
 
 
 @pytest.mark.parametrize(("kind", "spelling"), REAL)
-def test_round6_stopped_cheat_really_passes_without_its_rule(task, graded_in, kind, spelling):
+def test_round6_stopped_cheat_really_passes_without_its_rule(task, graded_in, kind, spelling):  # noqa: F811
     from codewalk.domains.repair import channel
 
     if graded_in == "docker" and spelling in LINKS:
