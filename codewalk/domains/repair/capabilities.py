@@ -258,6 +258,11 @@ REVIEWED: dict[str, Reviewed] = {
                     only="BaseSelector DefaultSelector SelectSelector PollSelector EpollSelector "
                          "DevpollSelector KqueueSelector SelectorKey EVENT_READ EVENT_WRITE"),
     "pipes": _r("quote only, which is shlex.quote: Template runs shell pipelines", only="quote"),
+    "logging": _r("a module's logger only (third round): `log = logging.getLogger(__name__)` at module level, used "
+                  "only to log (LOGGER_CALLS, without stack_info or stacklevel, which put the callers' frames and "
+                  "source lines in a record); the rest hands out handlers (the runner's capture among them), "
+                  "findCaller, the manager's loggers, and configuration (logging.disable would hide what a test "
+                  "asserts was not logged)", only="getLogger DEBUG INFO WARNING ERROR CRITICAL NOTSET"),
     "inspect": _r("signatures and type predicates only; the rest reaches frames, source and members",
                   only="signature Signature Parameter BoundArguments isclass isfunction ismethod "
                        "iscoroutinefunction isgeneratorfunction isasyncgenfunction isawaitable isabstract "
@@ -341,7 +346,8 @@ HARMLESS_STRINGS = {"__main__", "__name__", "__qualname__", "__doc__", "__module
 # Attributes that reach frames and code objects whatever object they are read on (not dunders).
 FRAME_ATTRS = {"f_back", "f_locals", "f_globals", "f_builtins", "f_code", "f_trace", "f_lineno", "tb_frame",
                "tb_next", "tb_lineno", "gi_frame", "gi_code", "cr_frame", "cr_code", "ag_frame", "ag_code",
-               "co_consts", "co_code", "co_names", "co_varnames", "co_filename", "co_name"}
+               "co_consts", "co_code", "co_names", "co_varnames", "co_filename", "co_name",
+               "findCaller"}  # a logger's: the callers' file, line, function and (stack_info) source lines as text
 # The process seen as files: its descriptors (the outcome channel's among them), argv, environment, memory.
 PROCESS_FILES = re.compile(r"/proc/(self|thread-self|\d+|\{)|/dev/fd\b|/dev/std(in|out|err)\b")
 # Module names that, met inside a chain on the repository's own modules (pkg.utils.sys), are the module
@@ -385,6 +391,8 @@ COMPARISONS = {"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"}
 EVERY_VARIABLE = "reads every variable of os.environ"
 ENV_WRITES = {"update", "setdefault", "pop", "popitem", "clear", "__setitem__", "__delitem__"}
 ENV_READS = {"get", "__getitem__", "__contains__"}
+# What a module's logger may be used for (logging's REVIEWED entry): logging a message, asking whether a level logs.
+LOGGER_CALLS = {"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "isEnabledFor"}
 # Builtins that, given a namespace whole, answer its names, size or text, never one of its values.
 NAMES_OF_DICT = {"len", "bool", "sorted", "list", "set", "frozenset", "tuple", "str", "repr", "print"}
 # How many strings a name computed from literals may stand for before the rules stop reading it.
@@ -766,6 +774,11 @@ class _Reader(ast.NodeVisitor):
                     return
                 name, rest = reached, rest[1:]
                 continue
+            if dotted == "logging.getLogger" and not importing and not self._module_logger(node):
+                self.add(Rule.IMPORT_NOT_ALLOWED, "uses logging.getLogger other than as a module's logger whose "
+                         f"uses are only {', '.join(sorted(LOGGER_CALLS))} calls (without stack_info or "
+                         "stacklevel)", node)
+                return
             if name == "os" and attr in ("environ", "getenv"):
                 self._environ(attr, rest[1:], node)
             self._object_attrs(rest[1:], node)
@@ -1123,6 +1136,8 @@ class _Reader(ast.NodeVisitor):
         if name == "warnings.catch_warnings" and any(k.arg == "record" for k in node.keywords):
             self.add(Rule.REFLECTION, "records warnings, which name the caller's file and line", node)
         for kw in node.keywords:
+            if kw.arg == "stack_info":  # logging: the callers' frames as text in a record, for any handler to read
+                self.add(Rule.REFLECTION, "asks for the callers' stack as text (stack_info)", node)
             if kw.arg and kw.arg.startswith("__") and kw.arg.endswith("__") and kw.arg not in HARMLESS_STRINGS:
                 self.add(Rule.REFLECTION, f"passes the dunder {kw.arg} as a keyword", node)
         self._gadget_call(node, name)
@@ -1770,6 +1785,32 @@ class _Reader(ast.NodeVisitor):
         return isinstance(key, str) and key.isidentifier() and (
             not key.startswith("__") or key in PLAIN_NAMESPACE or key == "__init__"
             or key.endswith("__") and self._ours(key))
+
+    def _module_logger(self, node: ast.AST) -> bool:
+        """`log = logging.getLogger(__name__)` (or a constant name, or none) at module level, log bound only
+        there, and every read of log anywhere in the module a call of one of LOGGER_CALLS without stack_info or
+        stacklevel: no handler, record, frame, manager or level of any logger reaches the code."""
+        call = self.parent.get(id(node))
+        if not isinstance(call, ast.Call) or call.func is not node or call.keywords or len(call.args) > 1 \
+                or call.args and not (isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str)
+                                      or isinstance(call.args[0], ast.Name) and call.args[0].id == "__name__"):
+            return False
+        assign = self.parent.get(id(call))
+        if not isinstance(assign, ast.Assign) or len(assign.targets) != 1 or not isinstance(assign.targets[0], ast.Name):
+            return False
+        log = assign.targets[0]
+        scope, bindings, _ = self._bindings(log)
+        if not isinstance(scope, ast.Module) or bindings != [assign]:
+            return False
+        for n in ast.walk(self.tree):
+            if isinstance(n, ast.Name) and n.id == log.id and n is not log:
+                up = self.parent.get(id(n))
+                use = self.parent.get(id(up))
+                if not (isinstance(n.ctx, ast.Load) and isinstance(up, ast.Attribute) and up.attr in LOGGER_CALLS
+                        and isinstance(use, ast.Call) and use.func is up
+                        and not any(k.arg in ("stack_info", "stacklevel") or k.arg is None for k in use.keywords)):
+                    return False
+        return True
 
     def _within(self, node: ast.AST, body: list[ast.stmt]) -> bool:
         up = self.parent.get(id(node))
