@@ -347,3 +347,10 @@ def test_a_modules_logger_used_only_to_log_is_allowed(source):
 ])
 def test_a_logger_used_otherwise_stays_refused(source, rule):
     assert rule in rules(source)
+
+
+def test_the_in_place_operators_are_protocol_as_the_others_are():
+    source = "class M(dict):\n    def __ior__(self, other):\n        return super().__ior__(other)\n"
+    assert rules(source) == set()
+    # what is not protocol stays refused on another object
+    assert rules("def f(fn):\n    return fn.__globals__\n") == {"reflection"}

@@ -321,6 +321,10 @@ PROTOCOL = {
     # plain data of enums, generics and weak-referenceable instances
     "__members__", "__origin__", "__args__", "__parameters__", "__weakref__", "__forward_arg__",
     "__abstractmethods__", "__isabstractmethod__",  # abstract classes' names of abstract methods, and the flag
+    # the rest of the numeric protocol (third round: `super().__ior__(other)`), as __iadd__ and __or__ above
+    "__ior__", "__iand__", "__ixor__", "__itruediv__", "__ifloordiv__", "__imod__", "__ipow__", "__ilshift__",
+    "__irshift__", "__imatmul__", "__rmatmul__", "__rlshift__", "__rrshift__", "__divmod__", "__rdivmod__",
+    "__trunc__", "__floor__", "__ceil__",
 }
 # The dunders Python's own objects have (builtin types, the types module's, functions, methods, modules, frames,
 # generators): measured, not listed. A dunder the change itself defines is the repository's new protocol only
