@@ -1142,6 +1142,9 @@ class _Reader(ast.NodeVisitor):
         for kw in node.keywords:
             if kw.arg == "stack_info":  # logging: the callers' frames as text in a record, for any handler to read
                 self.add(Rule.REFLECTION, "asks for the callers' stack as text (stack_info)", node)
+            if kw.arg == "stacklevel" and _last_name(func) in LOGGER_CALLS | {"warn"} and name != "warnings.warn":
+                # a record made for an outer frame names its function (the running test) for any handler
+                self.add(Rule.REFLECTION, "logs with a stacklevel: the record names an outer frame's function", node)
             if kw.arg and kw.arg.startswith("__") and kw.arg.endswith("__") and kw.arg not in HARMLESS_STRINGS:
                 self.add(Rule.REFLECTION, f"passes the dunder {kw.arg} as a keyword", node)
         self._gadget_call(node, name)
@@ -1672,8 +1675,7 @@ class _Reader(ast.NodeVisitor):
             values = self._literal_collection(binding.iter, depth)
         elif isinstance(binding, ast.Assign) and len(binding.targets) == 1 and isinstance(binding.targets[0], ast.Name):
             values = self._literal_values(binding.value, depth - 1)
-        # a module-level name one of whose values is its own name could rebind itself (setattr(me, name, v))
-        return None if values is None or isinstance(scope, ast.Module) and node.id in values else values
+        return values
 
     def _super_of_instance(self, node: ast.AST) -> bool:
         """Whether a zero-argument super() call at node (`super().__setattr__(name, value)`) is bound to the
@@ -1803,10 +1805,11 @@ class _Reader(ast.NodeVisitor):
         if not isinstance(assign, ast.Assign) or len(assign.targets) != 1 or not isinstance(assign.targets[0], ast.Name):
             return False
         log = assign.targets[0]
-        scope, bindings, _ = self._bindings(log)
-        if not isinstance(scope, ast.Module) or bindings != [assign]:
+        if self.parent.get(id(assign)) is not self.tree:  # module level, bound only here
             return False
         for n in ast.walk(self.tree):
+            if isinstance(n, ast.Global | ast.Nonlocal) and log.id in n.names:
+                return False
             if isinstance(n, ast.Name) and n.id == log.id and n is not log:
                 up = self.parent.get(id(n))
                 use = self.parent.get(id(up))
@@ -1858,11 +1861,8 @@ class _Reader(ast.NodeVisitor):
             if isinstance(up, ast.FunctionDef | ast.AsyncFunctionDef) and any(child is b for b in up.body):
                 scope = up
                 break
-            if isinstance(up, ast.Module):
-                scope = up
-                break
             child, up = up, self.parent.get(id(up))
-        if scope is None:
+        if scope is None:  # a module's (or class body's) name: another module can rebind it meanwhile
             return None, [], False
         name = node.id
         param = False
@@ -1892,8 +1892,6 @@ class _Reader(ast.NodeVisitor):
                     bindings.append(self._binder(n))
                 continue
             stack.extend(ast.iter_child_nodes(n))
-        if isinstance(scope, ast.Module) and self._module_rebinds(name):
-            return None, [], False
         return scope, bindings, param
 
     def _comprehension_target(self, node: ast.Name) -> bool:
@@ -1911,32 +1909,6 @@ class _Reader(ast.NodeVisitor):
         if isinstance(up, ast.Assign) and any(t is node for t in up.targets):
             return up
         return node  # a tuple target, augmented assignment, walrus, with, del: not read
-
-    def _module_rebinds(self, name: str) -> bool:
-        """Whether code anywhere in the module could rebind a module-level name other than by a plain
-        assignment to it: `global name`, an attribute of that name stored (the module imported as `me`,
-        `me.name = ...`), setattr or a namespace (`globals()`, `vars()`, `x.__dict__`) written by a computed
-        key or by that name."""
-        for n in ast.walk(self.tree):
-            if isinstance(n, ast.Attribute) and n.attr == name and not isinstance(n.ctx, ast.Load):
-                return True
-            if isinstance(n, ast.Subscript) and not isinstance(n.ctx, ast.Load) and (
-                    not isinstance(n.slice, ast.Constant) or n.slice.value == name) and self._namespace(n.value):
-                return True
-            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("update", "setdefault") \
-                    and self._namespace(n.func.value):
-                return True
-            if isinstance(n, ast.Call) and _last_name(n.func) in ("setattr", "__setattr__") and (
-                    len(n.args) < 2 or not isinstance(n.args[1], ast.Constant | ast.Name)
-                    or isinstance(n.args[1], ast.Constant) and n.args[1].value == name
-                    or isinstance(n.args[1], ast.Name) and n.args[1].id != name):
-                return True  # setattr(X, name, v) by the name itself: _name_values refuses it among its values
-        return False
-
-    def _namespace(self, node: ast.AST) -> bool:
-        return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) \
-            and node.func.id in ("globals", "vars", "locals") \
-            or isinstance(node, ast.Attribute) and node.attr == "__dict__"
 
 
 # Keys a namespace literal of type() may hold besides public names: what a class statement sets itself.
