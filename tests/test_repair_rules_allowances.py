@@ -359,3 +359,13 @@ def test_the_in_place_operators_are_protocol_as_the_others_are():
 def test_warnings_keep_their_stacklevel():
     assert rules("import warnings\nwarnings.warn('x', DeprecationWarning, stacklevel=2)\n") == set()
     assert rules("from warnings import warn\nwarn('x', stacklevel=2)\n") == set()
+
+
+def test_a_module_that_used_logging_at_x_g_keeps_it_and_a_module_new_to_it_gets_the_logger_only():
+    before = "import logging\n\nlogging.basicConfig()\n"
+    after = "import logging\n\nlogging.basicConfig()\nh = logging.StreamHandler()\nlogging.getLogger('x').setLevel(1)\n"
+    assert rules(after, before) == set()
+    assert rules(after) == {"import_not_allowed"}
+    # what reaches frames or another module stays refused whatever x_G did
+    assert rules("import logging\n\nlogging.basicConfig()\nf = logging.currentframe()\n", before) == {"import_not_allowed"}
+    assert rules("import logging\n\nlogging.basicConfig()\nm = logging.sys.modules\n", before) == {"import_not_allowed"}

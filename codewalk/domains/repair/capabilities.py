@@ -397,6 +397,9 @@ ENV_WRITES = {"update", "setdefault", "pop", "popitem", "clear", "__setitem__", 
 ENV_READS = {"get", "__getitem__", "__contains__"}
 # What a module's logger may be used for (logging's REVIEWED entry): logging a message, asking whether a level logs.
 LOGGER_CALLS = {"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "isEnabledFor"}
+# One capability for every other use of logging: a module that used logging so at x_G may go on (logging was
+# outside REVIEWED until the third round, so such modules used all of it), a module new to logging may not.
+LOGGING_BEYOND = "uses logging beyond a module's logger"
 # Builtins that, given a namespace whole, answer its names, size or text, never one of its values.
 NAMES_OF_DICT = {"len", "bool", "sorted", "list", "set", "frozenset", "tuple", "str", "repr", "print"}
 # How many strings a name computed from literals may stand for before the rules stop reading it.
@@ -764,8 +767,13 @@ class _Reader(ast.NodeVisitor):
             if (entry.only is not None and attr not in entry.only and attr not in MODULE_DUNDERS) \
                     or attr in entry.without:
                 rule = Rule.DYNAMIC_IMPORT if dotted in DYNAMIC else Rule.IMPORT_NOT_ALLOWED
-                self.add(rule, f"uses {dotted}, which is not in the allow-list's part of {name}{route}", node,
-                         key=f"import:{dotted}" if importing else None)
+                what = f"uses {dotted}, which is not in the allow-list's part of {name}{route}"
+                reached = getattr(_module(name), attr, None)
+                if isinstance(reached, types.ModuleType) and not reached.__name__.startswith(name.split(".")[0]):
+                    what = f"reaches the module {reached.__name__} as {dotted}"  # logging.sys: never a logging part
+                elif name.split(".")[0] == "logging" and rule == Rule.IMPORT_NOT_ALLOWED:
+                    what = f"{LOGGING_BEYOND} (as {'.'.join(parts)})"
+                self.add(rule, what, node, key=f"import:{dotted}" if importing else None)
                 return
             value = getattr(_module(name), attr, None)
             if isinstance(value, types.ModuleType):
@@ -779,9 +787,9 @@ class _Reader(ast.NodeVisitor):
                 name, rest = reached, rest[1:]
                 continue
             if dotted == "logging.getLogger" and not importing and not self._module_logger(node):
-                self.add(Rule.IMPORT_NOT_ALLOWED, "uses logging.getLogger other than as a module's logger whose "
-                         f"uses are only {', '.join(sorted(LOGGER_CALLS))} calls (without stack_info or "
-                         "stacklevel)", node)
+                self.add(Rule.IMPORT_NOT_ALLOWED, f"{LOGGING_BEYOND} (as logging.getLogger, other than "
+                         f"`log = logging.getLogger(__name__)` used only for {', '.join(sorted(LOGGER_CALLS))} calls "
+                         "without stack_info or stacklevel)", node)
                 return
             if name == "os" and attr in ("environ", "getenv"):
                 self._environ(attr, rest[1:], node)
