@@ -341,9 +341,11 @@ def test_a_modules_logger_used_only_to_log_is_allowed(source):
     # the callers' frames as text: refused on any logger, the repository's own included
     ("import logging\nlog = logging.getLogger(__name__)\n\n\ndef f():\n    log.info('x', stacklevel=3)\n",
      "import_not_allowed"),
-    ("from pkg.m import log\nlog.info('x', stacklevel=3)\n", "reflection"),
-    ("from pkg.m import log\nt = log.findCaller(True)\n", "reflection"),
-    ("from pkg.m import log\nlog.info('x', stack_info=True)\n", "reflection"),
+    ("from pkg.m import log\nlog.info('x', stacklevel=3)\n", "import_not_allowed"),
+    ("from pkg.m import log\nt = log.findCaller(True)\n", "import_not_allowed"),
+    ("from pkg.m import log\nlog.info('x', stack_info=True)\n", "import_not_allowed"),
+    ("import operator\nfrom pkg.m import log\nf = operator.methodcaller('findCaller', True)(log)\n",
+     "import_not_allowed"),
 ])
 def test_a_logger_used_otherwise_stays_refused(source, rule):
     assert rule in rules(source)

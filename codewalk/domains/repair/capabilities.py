@@ -350,8 +350,7 @@ HARMLESS_STRINGS = {"__main__", "__name__", "__qualname__", "__doc__", "__module
 # Attributes that reach frames and code objects whatever object they are read on (not dunders).
 FRAME_ATTRS = {"f_back", "f_locals", "f_globals", "f_builtins", "f_code", "f_trace", "f_lineno", "tb_frame",
                "tb_next", "tb_lineno", "gi_frame", "gi_code", "cr_frame", "cr_code", "ag_frame", "ag_code",
-               "co_consts", "co_code", "co_names", "co_varnames", "co_filename", "co_name",
-               "findCaller"}  # a logger's: the callers' file, line, function and (stack_info) source lines as text
+               "co_consts", "co_code", "co_names", "co_varnames", "co_filename", "co_name"}
 # The process seen as files: its descriptors (the outcome channel's among them), argv, environment, memory.
 PROCESS_FILES = re.compile(r"/proc/(self|thread-self|\d+|\{)|/dev/fd\b|/dev/std(in|out|err)\b")
 # Module names that, met inside a chain on the repository's own modules (pkg.utils.sys), are the module
@@ -400,6 +399,9 @@ LOGGER_CALLS = {"debug", "info", "warning", "warn", "error", "exception", "criti
 # One capability for every other use of logging: a module that used logging so at x_G may go on (logging was
 # outside REVIEWED until the third round, so such modules used all of it), a module new to logging may not.
 LOGGING_BEYOND = "uses logging beyond a module's logger"
+# A logger's parts that put the callers' frames in a record or a result, on any logger (the repository's own
+# included, reached as pkg.m.logger): never allowed, never kept from x_G.
+A_LOGGERS = "uses a logger's"
 # Builtins that, given a namespace whole, answer its names, size or text, never one of its values.
 NAMES_OF_DICT = {"len", "bool", "sorted", "list", "set", "frozenset", "tuple", "str", "repr", "print"}
 # How many strings a name computed from literals may stand for before the rules stop reading it.
@@ -449,7 +451,7 @@ FRAMEY = {"sys._getframe", "sys._current_frames", "sys.settrace", "sys.setprofil
           "inspect.getinnerframes", "inspect.getframeinfo", "traceback", "gc", "ctypes", "builtins", "_pytest",
           "pluggy", "logging.currentframe", "_getframe"}
 NEVER_REUSED = re.compile(r"(?<![\w.])(" + "|".join(re.escape(w) for w in sorted(
-    {*FRAMEY, *CODE_DUNDERS, *FRAME_ATTRS, "three-argument", "borrows", "records warnings", "computed",
+    {*FRAMEY, *CODE_DUNDERS, *FRAME_ATTRS, "three-argument", "borrows", "records warnings", "computed", "a logger's",
      "passes the dunder", "names '"}, key=len, reverse=True)) + r")(?![\w])")
 
 
@@ -838,7 +840,9 @@ class _Reader(ast.NodeVisitor):
         expression that reads it (`x.__dict__`, or getattr(x, "__dict__")), where its use can be judged."""
         if attr == "__dict__" and not receiver_own and at is not None and self._plain_dict_use(at, node):
             return
-        if attr in FRAME_ATTRS:
+        if attr == "findCaller":  # a logger's: the callers' file, line, function and source lines as text
+            self.add(Rule.IMPORT_NOT_ALLOWED, f"{A_LOGGERS} findCaller: the callers' frames as text", node)
+        elif attr in FRAME_ATTRS:
             self.add(Rule.REFLECTION, f"reads the attribute {attr}, which reaches frames or code", node)
         elif attr.startswith("__") and attr.endswith("__"):
             if (attr != "__dict__" or not receiver_own) and (
@@ -1149,10 +1153,11 @@ class _Reader(ast.NodeVisitor):
             self.add(Rule.REFLECTION, "records warnings, which name the caller's file and line", node)
         for kw in node.keywords:
             if kw.arg == "stack_info":  # logging: the callers' frames as text in a record, for any handler to read
-                self.add(Rule.REFLECTION, "asks for the callers' stack as text (stack_info)", node)
+                self.add(Rule.IMPORT_NOT_ALLOWED, f"{A_LOGGERS} stack_info: the callers' stack as text", node)
             if kw.arg == "stacklevel" and _last_name(func) in LOGGER_CALLS | {"warn"} and name != "warnings.warn":
                 # a record made for an outer frame names its function (the running test) for any handler
-                self.add(Rule.REFLECTION, "logs with a stacklevel: the record names an outer frame's function", node)
+                self.add(Rule.IMPORT_NOT_ALLOWED, f"{A_LOGGERS} stacklevel: the record names an outer frame's "
+                         "function", node)
             if kw.arg and kw.arg.startswith("__") and kw.arg.endswith("__") and kw.arg not in HARMLESS_STRINGS:
                 self.add(Rule.REFLECTION, f"passes the dunder {kw.arg} as a keyword", node)
         self._gadget_call(node, name)
@@ -1168,6 +1173,8 @@ class _Reader(ast.NodeVisitor):
         text = node.value
         if text in FRAME_ATTRS or text in CODE_DUNDERS and text != "__dict__":
             self.add(Rule.REFLECTION, f"names {text!r} in a string", node)
+        if text in ("findCaller", "stack_info"):  # getattr(log, name), methodcaller(name), log.info(**{name: True})
+            self.add(Rule.IMPORT_NOT_ALLOWED, f"{A_LOGGERS} {text}, named in a string", node)
         if "{" in text:
             self._format(text, node)
         if PROCESS_FILES.search(text):
