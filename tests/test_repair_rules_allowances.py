@@ -371,3 +371,13 @@ def test_a_module_that_used_logging_at_x_g_keeps_it_and_a_module_new_to_it_gets_
     # what reaches frames or another module stays refused whatever x_G did
     assert rules("import logging\n\nlogging.basicConfig()\nf = logging.currentframe()\n", before) == {"import_not_allowed"}
     assert rules("import logging\n\nlogging.basicConfig()\nm = logging.sys.modules\n", before) == {"import_not_allowed"}
+
+
+def test_a_spelling_allowed_now_still_counts_as_the_capability_it_used_at_x_g():
+    # getattr with a name of literal values was a reusable finding before this round: a module that had one at
+    # x_G may use getattr in a new node, as before; a constant name never was one
+    before = 'def g(attrs, pop):\n    return getattr(attrs, "pop" if pop else "get")\n'
+    after = 'def g(attrs, pop, k):\n    return getattr(attrs, "pop" if pop else "get"), getattr(attrs, k)\n'
+    assert rules(after, before) == set()
+    assert rules('def g(a, k):\n    return getattr(a, "x"), getattr(a, k)\n', 'def g(a, k):\n    return getattr(a, "x")\n') \
+        == {"reflection"}

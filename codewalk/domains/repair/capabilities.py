@@ -491,8 +491,8 @@ def new_refusals(changed: Iterable[tuple[str, bytes | str | None, bytes | str | 
     before: set[str] = set()
     for path, old, _, _, _ in items:
         if old is not None:
-            for f in _Reader(path, own, tests, defined, indexes[id(old)], absent, added,
-                             before_defined).read(old):
+            reader = _Reader(path, own, tests, defined, indexes[id(old)], absent, added, before_defined)
+            for f in reader.read(old) + reader.allowed:
                 before.add(f.key)
                 before.add(_capability(f))
     every_variable = f"{Rule.ENVIRONMENT}|{EVERY_VARIABLE}" in before
@@ -616,6 +616,10 @@ class _Reader(ast.NodeVisitor):
         self.outer: frozenset[str] | None = None  # _outer_stores, once
         self.gadgets: _Gadgets | None = None  # _gadget_index, once
         self.tree: ast.Module = ast.Module(body=[], type_ignores=[])  # the module read (read())
+        # what the third round allows that was a reusable finding before: at x_G it still counts as the
+        # capability used (a module whose x_G read `getattr(o, "pop" if pop else "get")` may use getattr again)
+        self.allowed: list[Finding] = []
+        self.literal_key = False  # _plain_dict_use read a key of literal names
 
     def read(self, tree: ast.Module) -> list[Finding]:
         self.tree = tree
@@ -897,6 +901,7 @@ class _Reader(ast.NodeVisitor):
             return True
         values = self._literal_values(key) if key is not None else None  # a key of a few literal names
         if values and all(v.isidentifier() for v in values):
+            self.literal_key = True
             start = len(self.found)
             for v in sorted(values):
                 self._attr_name(v, node)
@@ -991,7 +996,11 @@ class _Reader(ast.NodeVisitor):
                                                   or self._own_class(arg)) \
                 or self._plain_namespace(call, writes=True)
         if node.id in ("globals", "locals") and not call.args and not call.keywords:
-            return self._plain_namespace(call, writes=node.id == "globals")
+            self.literal_key = False
+            plain = self._plain_namespace(call, writes=node.id == "globals")
+            if plain and self.literal_key:
+                self._note_allowed(f"uses {node.id}", node)
+            return plain
         if node.id not in ("getattr", "setattr", "delattr") or len(call.args) < 2:
             return False
         first, name = call.args[0], call.args[1]
@@ -1007,8 +1016,10 @@ class _Reader(ast.NodeVisitor):
                                                                      and first.id in self.names):
             for v in sorted(values):
                 self._spelled(node.id, v, first, call)
+            self._note_allowed(f"uses {node.id}", node)
             return True
         if node.id == "getattr" and self._forwarded(name, first):
+            self._note_allowed(f"uses {node.id}", node)
             return True
         # a computed name on the object at hand: reading self's or cls's own attributes, or writing an
         # instance's (not a class's: setattr(cls, ...) could give it a comparison the rules never read)
@@ -1833,6 +1844,13 @@ class _Reader(ast.NodeVisitor):
                         and not any(k.arg in ("stack_info", "stacklevel") or k.arg is None for k in use.keywords)):
                     return False
         return True
+
+    def _note_allowed(self, what: str, node: ast.AST) -> None:
+        """Keep what the rules before the third round found here (reflection, `what`) as a capability used."""
+        start = len(self.found)
+        self.add(Rule.REFLECTION, what, node)
+        self.allowed += self.found[start:]
+        del self.found[start:]
 
     def _within(self, node: ast.AST, body: list[ast.stmt]) -> bool:
         up = self.parent.get(id(node))
