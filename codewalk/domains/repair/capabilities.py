@@ -19,6 +19,9 @@ harmless, and anything else is refused with the rule it breaks (rules.Rule):
   name in getattr/setattr/delattr as the attribute it spells, hasattr's name as a string (it answers a bool),
   a namespace (`x.__dict__`, vars(x), globals(), locals()) read by a constant key as that attribute, and its
   membership tests, keys() and writes as what they are (no value by a computed key; a class's dict is read-only).
+  Third round (issue 51): a name that can hold only literal strings is judged as those constants; a proxy's
+  __getattr__, super().__setattr__ in an instance method, a namespace's names or text, three-argument type()
+  with a namespace read whole and a module's logger are allowed (each with why, at its code and in the docs).
 - format_path: a string constant whose format fields walk attributes or indexes (`"{0.__globals__}"`,
   `"{x[k]}"`), used with str.format/format_map or anywhere in the new code. An f-string is code: its
   fields are AST nodes, judged by the rules above like any other expression.
