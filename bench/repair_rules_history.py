@@ -441,6 +441,11 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=RESULTS, help="results stem (.txt and .json are written)")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--judgements", type=Path, help="the refused commits judged (default: OUT.judged.tsv)")
+    parser.add_argument("--recheck", type=Path, metavar="RECORD.json",
+                        help="judge only the commits RECORD refused and those a change of the rules can newly refuse "
+                             "(an added line matching --tokens); every other commit keeps RECORD's verdict (admitted)")
+    parser.add_argument("--tokens", default=RECHECK_TOKENS,
+                        help="with --recheck: what the tightened rules read, as a regular expression over added lines")
     parser.add_argument("--render", action="store_true",
                         help="only attach --judgements to the results at --out and write them again (no rules run)")
     args = parser.parse_args()
@@ -475,15 +480,19 @@ def main() -> None:
     jobs = [(c, corpus.changed(c), c.tops, c.tests) for corpus in corpora for c in corpus.commits]
     repos = [corpus.repo for corpus in corpora for _ in corpus.commits]
     work = [(changed, tops, tests, repo) for (_, changed, tops, tests), repo in zip(jobs, repos, strict=True)]
+    kept = rechecked(args.recheck, args.tokens, jobs, repos) if args.recheck else [False] * len(work)
+    todo = [w for w, keep in zip(work, kept, strict=True) if not keep]
     t = time.monotonic()
-    judged: list[tuple[list[dict[str, Any]], str]] = []
+    fresh: list[tuple[list[dict[str, Any]], str]] = []
     with ProcessPoolExecutor(args.workers, initializer=_init, initargs=(str(code),)) if args.workers > 1 \
             else contextlib.nullcontext() as pool:
-        for batch in (pool.map(_judge_batch, batches(work, 50)) if pool else map(_judge_batch, batches(work, 50))):
-            judged += batch
-            if len(judged) % 500 == 0:
-                print(f"{len(judged)} of {len(work)} commits judged, {time.monotonic() - t:.0f} s", file=sys.stderr)
+        for batch in (pool.map(_judge_batch, batches(todo, 50)) if pool else map(_judge_batch, batches(todo, 50))):
+            fresh += batch
+            if len(fresh) % 500 == 0:
+                print(f"{len(fresh)} of {len(todo)} commits judged, {time.monotonic() - t:.0f} s", file=sys.stderr)
     rules_seconds = time.monotonic() - t
+    answers = iter(fresh)
+    judged = [([], "") if keep else next(answers) for keep in kept]  # kept: admitted in the earlier record
     judged_with = [(found, unreadable(commit, errors), error)
                    for (commit, *_), (found, error) in zip(jobs, judged, strict=True)]
 
@@ -492,7 +501,41 @@ def main() -> None:
         {str(args.mirrors): "MIRRORS", str(args.code): "CODE"}.get(a, a) for a in map(shlex.quote, sys.argv[1:]))
     record = report(corpora, jobs, judged_with, command=command, code=f"--code ({version})", kind=kind,
                     env_size=len(_ENV), seconds=(extract_seconds, rules_seconds))
+    if args.recheck:
+        record["rechecked"] = {"record": str(args.recheck.name), "tokens": args.tokens, "judged": len(todo),
+                               "kept": len(work) - len(todo)}
     write(attach(record, args.judgements), args.out)
+
+
+# What the third round's tightenings read (issue 51): a namespace of `cls`/`self`, a dunder from-imported from
+# the repository, a logger's stack_info/stacklevel/findCaller, logging beyond a module's logger; and what its
+# allowances read, since a spelling allowed now no longer excuses a new node of the same capability at x_G
+# (getattr & co, namespaces, three-argument type(), __setattr__).
+RECHECK_TOKENS = (r"__dict__|stacklevel|stack_info|findCaller|import\s+__|logging|getattr|setattr|delattr|globals"
+                  r"|locals|vars\(|type\(|__getattr__|__setattr__|__delattr__|super\(")
+
+
+def rechecked(path: Path, tokens: str, jobs: list[tuple[Commit, list[Changed], list[str], list[str]]],
+              repos: list[str]) -> list[bool]:
+    """For --recheck: per commit, whether it keeps the earlier record's verdict (admitted there, and no added
+    line matches tokens; a module holding `logging` with an added line naming a logger counts as matching,
+    since the module-logger rule reads every use in the module)."""
+    earlier = json.loads(path.read_text())
+    refused = {(x["repo"], x["sha"]) for x in earlier["refused"]}
+    pattern, logger = re.compile(tokens.encode()), re.compile(rb"log", re.IGNORECASE)
+
+    def touched(changed: list[Changed]) -> bool:
+        for _, old, new in changed:
+            if new is None:
+                continue
+            before = set((old or b"").splitlines())
+            for line in new.splitlines():
+                if line not in before and (pattern.search(line) or b"logging" in new and logger.search(line)):
+                    return True
+        return False
+
+    return [(repo, commit.sha) not in refused and not touched(changed)
+            for (commit, changed, _, _), repo in zip(jobs, repos, strict=True)]
 
 
 def write(record: dict[str, Any], out: Path) -> None:

@@ -19,6 +19,9 @@ harmless, and anything else is refused with the rule it breaks (rules.Rule):
   name in getattr/setattr/delattr as the attribute it spells, hasattr's name as a string (it answers a bool),
   a namespace (`x.__dict__`, vars(x), globals(), locals()) read by a constant key as that attribute, and its
   membership tests, keys() and writes as what they are (no value by a computed key; a class's dict is read-only).
+  Third round (issue 51): a name that can hold only literal strings is judged as those constants; a proxy's
+  __getattr__, super().__setattr__ in an instance method, a namespace's names or text, three-argument type()
+  with a namespace read whole and a module's logger are allowed (each with why, at its code and in the docs).
 - format_path: a string constant whose format fields walk attributes or indexes (`"{0.__globals__}"`,
   `"{x[k]}"`), used with str.format/format_map or anywhere in the new code. An f-string is code: its
   fields are AST nodes, judged by the rules above like any other expression.
@@ -258,6 +261,11 @@ REVIEWED: dict[str, Reviewed] = {
                     only="BaseSelector DefaultSelector SelectSelector PollSelector EpollSelector "
                          "DevpollSelector KqueueSelector SelectorKey EVENT_READ EVENT_WRITE"),
     "pipes": _r("quote only, which is shlex.quote: Template runs shell pipelines", only="quote"),
+    "logging": _r("a module's logger only (third round): `log = logging.getLogger(__name__)` at module level, used "
+                  "only to log (LOGGER_CALLS, without stack_info or stacklevel, which put the callers' frames and "
+                  "source lines in a record); the rest hands out handlers (the runner's capture among them), "
+                  "findCaller, the manager's loggers, and configuration (logging.disable would hide what a test "
+                  "asserts was not logged)", only="getLogger DEBUG INFO WARNING ERROR CRITICAL NOTSET"),
     "inspect": _r("signatures and type predicates only; the rest reaches frames, source and members",
                   only="signature Signature Parameter BoundArguments isclass isfunction ismethod "
                        "iscoroutinefunction isgeneratorfunction isasyncgenfunction isawaitable isabstract "
@@ -316,6 +324,10 @@ PROTOCOL = {
     # plain data of enums, generics and weak-referenceable instances
     "__members__", "__origin__", "__args__", "__parameters__", "__weakref__", "__forward_arg__",
     "__abstractmethods__", "__isabstractmethod__",  # abstract classes' names of abstract methods, and the flag
+    # the rest of the numeric protocol (third round: `super().__ior__(other)`), as __iadd__ and __or__ above
+    "__ior__", "__iand__", "__ixor__", "__itruediv__", "__ifloordiv__", "__imod__", "__ipow__", "__ilshift__",
+    "__irshift__", "__imatmul__", "__rmatmul__", "__rlshift__", "__rrshift__", "__divmod__", "__rdivmod__",
+    "__trunc__", "__floor__", "__ceil__",
 }
 # The dunders Python's own objects have (builtin types, the types module's, functions, methods, modules, frames,
 # generators): measured, not listed. A dunder the change itself defines is the repository's new protocol only
@@ -385,6 +397,39 @@ COMPARISONS = {"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"}
 EVERY_VARIABLE = "reads every variable of os.environ"
 ENV_WRITES = {"update", "setdefault", "pop", "popitem", "clear", "__setitem__", "__delitem__"}
 ENV_READS = {"get", "__getitem__", "__contains__"}
+# What a module's logger may be used for (logging's REVIEWED entry): logging a message, asking whether a level logs.
+LOGGER_CALLS = {"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "isEnabledFor"}
+# One capability for every other use of logging: a module that used logging so at x_G may go on (logging was
+# outside REVIEWED until the third round, so such modules used all of it), a module new to logging may not.
+LOGGING_BEYOND = "uses logging beyond a module's logger"
+# A logger's parts that put the callers' frames in a record or a result, on any logger (the repository's own
+# included, reached as pkg.m.logger): never allowed, never kept from x_G.
+A_LOGGERS = "uses a logger's"
+# Builtins that, given a namespace whole, answer its names, size or text, never one of its values.
+NAMES_OF_DICT = {"len", "bool", "sorted", "list", "set", "frozenset", "tuple", "str", "repr", "print"}
+# How many strings a name computed from literals may stand for before the rules stop reading it.
+LITERAL_LIMIT = 64
+
+
+def _refuses_a_class(t: type) -> bool:
+    """Whether a type's own __setattr__ and __delattr__ refuse a class as their object (TypeError): then they
+    write an instance's attributes only, as object's do (BaseException.__setattr__ wants a BaseException)."""
+    probe = type("probe", (), {"x": 1})
+    for how, args in (("__setattr__", (probe, "x", 2)), ("__delattr__", (probe, "x"))):
+        try:
+            getattr(t, how)(*args)
+        except TypeError:
+            continue
+        except Exception:  # noqa: BLE001 - anything else: not known to refuse
+            return False
+        return False
+    return True
+
+
+# The builtin types whose __setattr__/__delattr__, called as `T.__setattr__(obj, name, v)`, cannot write a class
+# (measured: `type` can, so it is not here).
+INSTANCE_SETATTR = frozenset(n for n, t in vars(builtins).items() if isinstance(t, type) and not n.startswith("_")
+                             and _refuses_a_class(t))
 
 
 class Finding(NamedTuple):
@@ -409,7 +454,7 @@ FRAMEY = {"sys._getframe", "sys._current_frames", "sys.settrace", "sys.setprofil
           "inspect.getinnerframes", "inspect.getframeinfo", "traceback", "gc", "ctypes", "builtins", "_pytest",
           "pluggy", "logging.currentframe", "_getframe"}
 NEVER_REUSED = re.compile(r"(?<![\w.])(" + "|".join(re.escape(w) for w in sorted(
-    {*FRAMEY, *CODE_DUNDERS, *FRAME_ATTRS, "three-argument", "borrows", "records warnings", "computed",
+    {*FRAMEY, *CODE_DUNDERS, *FRAME_ATTRS, "three-argument", "borrows", "records warnings", "computed", "a logger's",
      "passes the dunder", "names '"}, key=len, reverse=True)) + r")(?![\w])")
 
 
@@ -449,8 +494,8 @@ def new_refusals(changed: Iterable[tuple[str, bytes | str | None, bytes | str | 
     before: set[str] = set()
     for path, old, _, _, _ in items:
         if old is not None:
-            for f in _Reader(path, own, tests, defined, indexes[id(old)], absent, added,
-                             before_defined).read(old):
+            reader = _Reader(path, own, tests, defined, indexes[id(old)], absent, added, before_defined)
+            for f in reader.read(old) + reader.allowed:
                 before.add(f.key)
                 before.add(_capability(f))
     every_variable = f"{Rule.ENVIRONMENT}|{EVERY_VARIABLE}" in before
@@ -573,8 +618,14 @@ class _Reader(ast.NodeVisitor):
         self.store_nodes = index.store_nodes
         self.outer: frozenset[str] | None = None  # _outer_stores, once
         self.gadgets: _Gadgets | None = None  # _gadget_index, once
+        self.tree: ast.Module = ast.Module(body=[], type_ignores=[])  # the module read (read())
+        # what the third round allows that was a reusable finding before: at x_G it still counts as the
+        # capability used (a module whose x_G read `getattr(o, "pop" if pop else "get")` may use getattr again)
+        self.allowed: list[Finding] = []
+        self.literal_key = False  # _plain_dict_use read a key of literal names
 
     def read(self, tree: ast.Module) -> list[Finding]:
+        self.tree = tree
         for node in self.imports:  # imports first: a name may be used above a function-level import
             if self._type_checking_only(node):
                 for alias in node.names:  # names for annotations: the import never runs
@@ -632,6 +683,8 @@ class _Reader(ast.NodeVisitor):
                 if self._is_test(full):
                     self.add(Rule.TEST_CODE, f"imports {full}, which is under a test directory", node,
                              key=f"import:{full}")
+                if alias.name in CODE_DUNDERS:  # `from .m import __builtins__`: every module's globals hold it
+                    self.add(Rule.REFLECTION, f"imports the dunder {alias.name} of {module}", node)
             else:
                 self._chain(full.split("."), node, importing=True)
             self.names[alias.asname or alias.name] = full
@@ -723,8 +776,13 @@ class _Reader(ast.NodeVisitor):
             if (entry.only is not None and attr not in entry.only and attr not in MODULE_DUNDERS) \
                     or attr in entry.without:
                 rule = Rule.DYNAMIC_IMPORT if dotted in DYNAMIC else Rule.IMPORT_NOT_ALLOWED
-                self.add(rule, f"uses {dotted}, which is not in the allow-list's part of {name}{route}", node,
-                         key=f"import:{dotted}" if importing else None)
+                what = f"uses {dotted}, which is not in the allow-list's part of {name}{route}"
+                reached = getattr(_module(name), attr, None)
+                if isinstance(reached, types.ModuleType) and not reached.__name__.startswith(name.split(".")[0]):
+                    what = f"reaches the module {reached.__name__} as {dotted}"  # logging.sys: never a logging part
+                elif name.split(".")[0] == "logging" and rule == Rule.IMPORT_NOT_ALLOWED:
+                    what = f"{LOGGING_BEYOND} (as {'.'.join(parts)})"
+                self.add(rule, what, node, key=f"import:{dotted}" if importing else None)
                 return
             value = getattr(_module(name), attr, None)
             if isinstance(value, types.ModuleType):
@@ -737,6 +795,11 @@ class _Reader(ast.NodeVisitor):
                     return
                 name, rest = reached, rest[1:]
                 continue
+            if dotted == "logging.getLogger" and not importing and not self._module_logger(node):
+                self.add(Rule.IMPORT_NOT_ALLOWED, f"{LOGGING_BEYOND} (as logging.getLogger, other than "
+                         f"`log = logging.getLogger(__name__)` used only for {', '.join(sorted(LOGGER_CALLS))} calls "
+                         "without stack_info or stacklevel)", node)
+                return
             if name == "os" and attr in ("environ", "getenv"):
                 self._environ(attr, rest[1:], node)
             self._object_attrs(rest[1:], node)
@@ -784,7 +847,9 @@ class _Reader(ast.NodeVisitor):
         expression that reads it (`x.__dict__`, or getattr(x, "__dict__")), where its use can be judged."""
         if attr == "__dict__" and not receiver_own and at is not None and self._plain_dict_use(at, node):
             return
-        if attr in FRAME_ATTRS:
+        if attr == "findCaller":  # a logger's: the callers' file, line, function and source lines as text
+            self.add(Rule.IMPORT_NOT_ALLOWED, f"{A_LOGGERS} findCaller: the callers' frames as text", node)
+        elif attr in FRAME_ATTRS:
             self.add(Rule.REFLECTION, f"reads the attribute {attr}, which reaches frames or code", node)
         elif attr.startswith("__") and attr.endswith("__"):
             if (attr != "__dict__" or not receiver_own) and (
@@ -808,8 +873,14 @@ class _Reader(ast.NodeVisitor):
           look up, or a module's globals (`globals()`: this module's), which `x.name = v` on a variable and
           `global name` write as plainly. Not `locals()`: in a class body it is the class's namespace, where a
           computed key could be `__eq__`.
-        Anything else (iterating, copying, passing it on, a computed key read) is refused as before."""
+        Anything else (copying, passing it on, a computed key read) is refused as before; but (third round)
+        text and names come out of it without a value: iterating (keys), `len`, `sorted`, `list`, `str`,
+        `print` of it; and a function's local bound once to it is judged by each of its reads."""
         up = self.parent.get(id(at))
+        if self._names_only(at, up):
+            return True
+        if isinstance(up, ast.Assign) and up.value is at and len(up.targets) == 1 and isinstance(up.targets[0], ast.Name):
+            return self._plain_alias(up, node, writes)
         if isinstance(up, ast.Compare) and any(at is c for c in up.comparators) \
                 and all(isinstance(op, ast.In | ast.NotIn) for op in up.ops):
             return True
@@ -830,6 +901,15 @@ class _Reader(ast.NodeVisitor):
                 key = call.args[0]
         if isinstance(key, ast.Constant) and isinstance(key.value, str) and key.value.isidentifier():
             self._attr_name(key.value, node)
+            return True
+        values = self._literal_values(key) if key is not None else None  # a key of a few literal names
+        if values and all(v.isidentifier() for v in values):
+            self.literal_key = True
+            start = len(self.found)
+            for v in sorted(values):
+                self._attr_name(v, node)
+            self.found[start:] = [f._replace(what=f"reads a namespace (__dict__, vars(), globals()) by a key the rules "
+                                              f"read: {f.what}") for f in self.found[start:]]
             return True
         return False
 
@@ -869,9 +949,13 @@ class _Reader(ast.NodeVisitor):
         # obj.__dict__ only on the object at hand or a class this code defines: a variable may hold any class
         # (`t = type`, `t = len.__class__`), whose dict hands out __subclasses__ and the descriptor of a builtin's
         # __self__ (the builtins module) by a computed key
-        plain = self._own_class(inner) or root_own
+        # (a name `cls` or `self` is the object at hand only as a method's bound first parameter: `def f(cls, k):
+        # return cls.__dict__[k]` at module level takes `type`, whose dict gives __subclasses__ by a computed key)
+        plain = self._own_class(inner) or root_own and (not isinstance(inner, ast.Name)
+                                                        or self._bound_self(inner, write=False))
         for k, a in enumerate(reversed(chain)):
-            self._attr_name(a.attr, node, receiver_own=(root_own or plain and a.attr == "__dict__") and k == 0, at=a)
+            self._attr_name(a.attr, node, receiver_own=(root_own and a.attr != "__dict__"
+                                                        or plain and a.attr == "__dict__") and k == 0, at=a)
         self.visit(inner)
 
     def visit_Name(self, node: ast.Name) -> None:
@@ -915,7 +999,11 @@ class _Reader(ast.NodeVisitor):
                                                   or self._own_class(arg)) \
                 or self._plain_namespace(call, writes=True)
         if node.id in ("globals", "locals") and not call.args and not call.keywords:
-            return self._plain_namespace(call, writes=node.id == "globals")
+            self.literal_key = False
+            plain = self._plain_namespace(call, writes=node.id == "globals")
+            if plain and self.literal_key:
+                self._note_allowed(f"uses {node.id}", node)
+            return plain
         if node.id not in ("getattr", "setattr", "delattr") or len(call.args) < 2:
             return False
         first, name = call.args[0], call.args[1]
@@ -925,6 +1013,16 @@ class _Reader(ast.NodeVisitor):
             if isinstance(first, ast.Name) and first.id in self.names:
                 return node.id == "getattr"  # a module's attribute: judged as the chain (visit_Name)
             self._spelled(node.id, name.value, first, call)
+            return True
+        values = self._literal_values(name)  # a few literal names: each judged as its constant spelling
+        if values and all(v.isidentifier() for v in values) and not (isinstance(first, ast.Name)
+                                                                     and first.id in self.names):
+            for v in sorted(values):
+                self._spelled(node.id, v, first, call)
+            self._note_allowed(f"uses {node.id}", node)
+            return True
+        if node.id == "getattr" and self._forwarded(name, first):
+            self._note_allowed(f"uses {node.id}", node)
             return True
         # a computed name on the object at hand: reading self's or cls's own attributes, or writing an
         # instance's (not a class's: setattr(cls, ...) could give it a comparison the rules never read)
@@ -944,7 +1042,8 @@ class _Reader(ast.NodeVisitor):
         """getattr/setattr/delattr(obj, attr) judged as obj.attr (visit_Attribute's rules for one attribute)."""
         own = isinstance(obj, ast.Name) and obj.id in SELVES or isinstance(obj, ast.Call) \
             and isinstance(obj.func, ast.Name) and obj.func.id == "super"
-        plain = self._own_class(obj)
+        plain = self._own_class(obj) or own and (not isinstance(obj, ast.Name) or self._bound_self(obj, write=False))
+        own = own and attr != "__dict__"  # the dict of a `cls` that is no bound first parameter: judged by its use
         start = len(self.found)
         if how != "getattr" and attr in OUTSIDE:
             self.add(Rule.REFLECTION, f"sets {attr} from outside a class body", call)
@@ -1024,22 +1123,24 @@ class _Reader(ast.NodeVisitor):
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr in ("__setattr__", "__delattr__") and len(node.args) >= 2 \
                 and not (isinstance(node.args[0], ast.Name) and node.args[0].id == "self"
-                         and self._bound_self(node.args[0], write=True)):
+                         and self._bound_self(node.args[0], write=True)) \
+                and not (_is_super(func.value) and self._super_of_instance(node)):
             key = node.args[1]  # object.__setattr__(inst, "x", v) is an assignment; a computed or dunder name is not
-            name = key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
+            names = self._literal_values(key)  # a constant, or a few literal names (`name in ("__cause__",)`)
             # object's own __setattr__ refuses a class ("can't apply this __setattr__ to type object"): it only
             # writes an instance's attributes, which give no behaviour (dunders are looked up on the type);
-            # __class__ and the like stay refused, and assigning __class__ is audited at run time
-            if isinstance(func.value, ast.Name) and func.value.id == "object" and "object" not in self.stores \
-                    and "object" not in self.names:
-                refused = name in OUTSIDE or name in CODE_DUNDERS
+            # __class__ and the like stay refused, and assigning __class__ is audited at run time. So do the
+            # builtin types' (BaseException.__setattr__ wants a BaseException): INSTANCE_SETATTR, measured
+            if isinstance(func.value, ast.Name) and func.value.id in INSTANCE_SETATTR \
+                    and func.value.id not in self.stores and func.value.id not in self.names:
+                refused = names is not None and any(n in OUTSIDE or n in CODE_DUNDERS for n in names)
             else:
-                refused = name is None or name in OUTSIDE or name.startswith("__")
+                refused = names is None or any(n in OUTSIDE or n.startswith("__") for n in names)
             if refused:
                 self.add(Rule.REFLECTION, f"calls {func.attr} on an object other than self with a computed or "
                          "dunder name", node)
         if isinstance(func, ast.Name) and func.id == "type" and len(node.args) == 3 and "type" not in self.names \
-                and not _plain_class(node.args[1], node.args[2]):
+                and not _plain_class(node.args[1], node.args[2]) and not self._readable_class(node.args[1], node.args[2]):
             self.add(Rule.REFLECTION, "makes a class with three-argument type()", node)
         if len(node.args) == 3 and self._builtins_type(func):
             self.add(Rule.REFLECTION, "makes a class with three-argument type() (as builtins.type)", node)
@@ -1065,6 +1166,12 @@ class _Reader(ast.NodeVisitor):
         if name == "warnings.catch_warnings" and any(k.arg == "record" for k in node.keywords):
             self.add(Rule.REFLECTION, "records warnings, which name the caller's file and line", node)
         for kw in node.keywords:
+            if kw.arg == "stack_info":  # logging: the callers' frames as text in a record, for any handler to read
+                self.add(Rule.IMPORT_NOT_ALLOWED, f"{A_LOGGERS} stack_info: the callers' stack as text", node)
+            if kw.arg == "stacklevel" and _last_name(func) in LOGGER_CALLS | {"warn"} and name != "warnings.warn":
+                # a record made for an outer frame names its function (the running test) for any handler
+                self.add(Rule.IMPORT_NOT_ALLOWED, f"{A_LOGGERS} stacklevel: the record names an outer frame's "
+                         "function", node)
             if kw.arg and kw.arg.startswith("__") and kw.arg.endswith("__") and kw.arg not in HARMLESS_STRINGS:
                 self.add(Rule.REFLECTION, f"passes the dunder {kw.arg} as a keyword", node)
         self._gadget_call(node, name)
@@ -1080,6 +1187,8 @@ class _Reader(ast.NodeVisitor):
         text = node.value
         if text in FRAME_ATTRS or text in CODE_DUNDERS and text != "__dict__":
             self.add(Rule.REFLECTION, f"names {text!r} in a string", node)
+        if text in ("findCaller", "stack_info"):  # getattr(log, name), methodcaller(name), log.info(**{name: True})
+            self.add(Rule.IMPORT_NOT_ALLOWED, f"{A_LOGGERS} {text}, named in a string", node)
         if "{" in text:
             self._format(text, node)
         if PROCESS_FILES.search(text):
@@ -1479,6 +1588,363 @@ class _Reader(ast.NodeVisitor):
             elif not _compares(_derived({positional[0]}, body), _derived(others, body), body, node.name):
                 self.add(Rule.COMPARISON, f"defines {node.name}.{dunder}, which never compares something of its "
                          "own object with something of the other", item)
+
+    # -- names whose values the rules can read (issue 51, third round of allowances) ---------------------------
+    # A name computed at run time is refused where it names an attribute or a namespace key (getattr, setattr,
+    # globals()[k]): the rules cannot read its value. A name that can only hold a few literal strings is that
+    # many constant names, each judged as its constant spelling is (`setattr(C, name, f)` over a literal tuple
+    # is `C.clear = f; C.copy = f`; `globals()[f"_{name}"]` under `if name in {"LazyFile"}` is `_LazyFile`).
+    # Read: the variable of a `for` over a literal collection (or a comprehension's), a parameter never rebound
+    # and tested by an enclosing `if name in {...}:`/`if name == "...":`, a local bound once to such a value,
+    # and f-strings, sums and conditional expressions of them. A function's locals cannot be written from
+    # outside it (frames are refused); a module-level name only when nothing in the module can rebind it
+    # (`global`, an attribute store of that name, a namespace written by a computed key).
+    def _literal_values(self, node: ast.AST, depth: int = 3) -> frozenset[str] | None:
+        """Every string node can evaluate to, when the rules can read them all (at most LITERAL_LIMIT)."""
+        if depth < 0:
+            return None
+        values: frozenset[str] | None
+        if isinstance(node, ast.Constant):
+            return frozenset({node.value}) if isinstance(node.value, str) else None
+        if isinstance(node, ast.JoinedStr | ast.BinOp):
+            parts = node.values if isinstance(node, ast.JoinedStr) else [node.left, node.right]
+            if isinstance(node, ast.BinOp) and not isinstance(node.op, ast.Add):
+                return None
+            values = frozenset({""})
+            for part in parts:
+                if isinstance(part, ast.FormattedValue):
+                    if part.conversion != -1 or part.format_spec is not None:
+                        return None
+                    part = part.value
+                more = self._literal_values(part, depth)
+                if more is None:
+                    return None
+                values = frozenset(a + b for a in values for b in more)
+                if len(values) > LITERAL_LIMIT:
+                    return None
+            return values
+        if isinstance(node, ast.IfExp):
+            a, b = self._literal_values(node.body, depth), self._literal_values(node.orelse, depth)
+            return None if a is None or b is None else a | b
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            return self._name_values(node, depth)
+        return None
+
+    def _literal_collection(self, node: ast.AST, depth: int) -> frozenset[str] | None:
+        """The strings a literal tuple, list, set or dict (its keys) holds, or a local name bound once to one
+        and only read (membership, items, iteration)."""
+        if isinstance(node, ast.Tuple | ast.List | ast.Set):
+            values: frozenset[str] = frozenset()
+            for e in node.elts:
+                more = self._literal_values(e, depth - 1)
+                if more is None:
+                    return None
+                values |= more
+            return values
+        if isinstance(node, ast.Dict):
+            keys = [k for k in node.keys if k is not None]  # None: a **spread
+            return self._literal_collection(ast.Tuple(elts=keys, ctx=ast.Load()), depth) \
+                if len(keys) == len(node.keys) else None
+        if isinstance(node, ast.Name) and depth > 0:
+            scope, bindings, param = self._bindings(node)
+            if scope is None or param or len(bindings) != 1 or not isinstance(bindings[0], ast.Assign) \
+                    or not isinstance(bindings[0].value, ast.Tuple | ast.List | ast.Set | ast.Dict):
+                return None
+            if not all(self._read_only(n) for n in ast.walk(scope)
+                       if isinstance(n, ast.Name) and n.id == node.id and isinstance(n.ctx, ast.Load)):
+                return None
+            return self._literal_collection(bindings[0].value, depth - 1)
+        return None
+
+    def _read_only(self, name: ast.Name) -> bool:
+        """A use of a collection that cannot change it: a membership test, an item read, .get/.keys/.items/
+        .values, iteration."""
+        up = self.parent.get(id(name))
+        if isinstance(up, ast.Compare):
+            return any(name is c for c in up.comparators) and all(isinstance(o, ast.In | ast.NotIn) for o in up.ops)
+        if isinstance(up, ast.Subscript):
+            return up.value is name and isinstance(up.ctx, ast.Load)
+        if isinstance(up, ast.Attribute):
+            call = self.parent.get(id(up))
+            return up.attr in ("get", "keys", "items", "values") and isinstance(call, ast.Call) and call.func is up
+        return isinstance(up, ast.For | ast.comprehension) and up.iter is name
+
+    def _name_values(self, node: ast.Name, depth: int) -> frozenset[str] | None:
+        guard: frozenset[str] | None = None
+        child: ast.AST = node
+        up = self.parent.get(id(node))
+        while up is not None:
+            if isinstance(up, ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
+                binders = [g for g in up.generators if any(isinstance(t, ast.Name) and t.id == node.id
+                                                           for t in ast.walk(g.target))]
+                if binders and child is not up.generators[0].iter:
+                    g = binders[0]
+                    if len(binders) != 1 or not isinstance(g.target, ast.Name):
+                        return None
+                    return self._literal_collection(g.iter, depth)
+            elif isinstance(up, ast.If) and any(child is b for b in up.body) and guard is None:
+                guard = self._guard(up.test, node.id, depth)
+            elif isinstance(up, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef | ast.Module):
+                inside = isinstance(up, ast.Module) or (child is up.body if isinstance(up, ast.Lambda)
+                                                        else any(child is b for b in up.body))
+                if inside:
+                    break
+            child, up = up, self.parent.get(id(up))
+        scope, bindings, param = self._bindings(node)
+        if scope is None:
+            return None
+        if param:
+            return guard if not bindings else None
+        if len(bindings) != 1:
+            return None
+        binding = bindings[0]
+        values = None
+        if isinstance(binding, ast.For) and isinstance(binding.target, ast.Name) \
+                and self._within(node, binding.body):
+            values = self._literal_collection(binding.iter, depth)
+        elif isinstance(binding, ast.Assign) and len(binding.targets) == 1 and isinstance(binding.targets[0], ast.Name):
+            values = self._literal_values(binding.value, depth - 1)
+        return values
+
+    def _super_of_instance(self, node: ast.AST) -> bool:
+        """Whether a zero-argument super() call at node (`super().__setattr__(name, value)`) is bound to the
+        instance at hand: its function is a method whose first parameter _bound_self takes for a write, so
+        the call is setattr(self, name, value), which the rules allow."""
+        call = node.func.value if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) else None
+        if not isinstance(call, ast.Call) or call.args or call.keywords:
+            return False
+        up = self.parent.get(id(node))
+        while up is not None and not isinstance(up, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+            up = self.parent.get(id(up))
+        if not isinstance(up, ast.FunctionDef | ast.AsyncFunctionDef):
+            return False
+        positional = [*up.args.posonlyargs, *up.args.args]
+        if not positional:
+            return False
+        probe = ast.Name(id=positional[0].arg, ctx=ast.Load())  # the first parameter, read at the body's start
+        self.parent[id(probe)] = up.body[0]
+        try:
+            return self._bound_self(probe, write=True)
+        finally:
+            del self.parent[id(probe)]
+
+    def _forwarded(self, name: ast.expr, first: ast.expr) -> bool:
+        """getattr(self.<attr>, name) in a class's `def __getattr__(self, name)`: a proxy handing a failed
+        attribute lookup on to an object it holds. The name is the one the lookup spelled where it was made,
+        judged there as on any object (`proxy._x`, `proxy.__globals__` are refused), or a computed getattr,
+        refused there; calling __getattr__ itself with a computed name or taking it as a value is refused
+        (_gadget_call, _gadget_attribute). So the proxy reads no name its caller could not spell. The object
+        must be an attribute chain on the bound self: not a module, whose names the rules judge by its parts."""
+        if not isinstance(name, ast.Name):
+            return False
+        scope, bindings, param = self._bindings(name)
+        if not isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef) or scope.name != "__getattr__" \
+                or not param or bindings or not isinstance(self.parent.get(id(scope)), ast.ClassDef):
+            return False
+        positional = [*scope.args.posonlyargs, *scope.args.args]
+        if len(positional) != 2 or positional[1].arg != name.id:
+            return False
+        root = first
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        return first is not root and isinstance(root, ast.Name) and root.id == positional[0].arg \
+            and self._bound_self(root, write=False)
+
+    def _names_only(self, at: ast.AST, up: ast.AST | None) -> bool:
+        """A namespace iterated (its keys) or given whole to a builtin that answers its names, size or text
+        (`print(x.__dict__)`, `sorted(vars(o))`): no value comes out to the code."""
+        if isinstance(up, ast.For | ast.comprehension) and up.iter is at:
+            return True
+        return isinstance(up, ast.Call) and len(up.args) == 1 and up.args[0] is at and not up.keywords \
+            and isinstance(up.func, ast.Name) and up.func.id in NAMES_OF_DICT and up.func.id not in self.stores \
+            and up.func.id not in self.names
+
+    def _plain_alias(self, assign: ast.Assign, node: ast.AST, writes: bool) -> bool:
+        """`d = getattr(base, "__dict__", {})` in a function, d bound only there: plain when each read of d is
+        (`"__weakref__" in d`, `d.get("__slots__")`)."""
+        alias = assign.targets[0]
+        assert isinstance(alias, ast.Name)
+        scope, bindings, param = self._bindings(alias)
+        if not isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef) or param or bindings != [assign]:
+            return False
+        start = len(self.found)
+        if all(self._plain_dict_use(n, node, writes) for n in ast.walk(scope)
+               if isinstance(n, ast.Name) and n.id == alias.id and isinstance(n.ctx, ast.Load)):
+            return True
+        del self.found[start:]
+        return False
+
+    def _readable_class(self, bases: ast.expr, namespace: ast.expr) -> bool:
+        """type(name, bases, ns) whose namespace the rules read whole: a dict display with constant keys, a
+        conditional between such displays, or a function's local bound once to one and afterwards only given
+        more constant keys, read, tested, popped or deleted from; every key a public name, what a class
+        statement sets itself, `__init__`, or a dunder of the repository's own protocol (`__attrs_post_init__`):
+        no comparison, truth, iteration or other behaviour of Python's can be put in a class made without a
+        class statement. Bases: a name or attribute chain (`bases`, `cls.__bases__`; `class X(*bases):` spells
+        the same, and what a class inherits is judged by the class guard at run time as a base's) or a tuple
+        of them (a call, `type(mock.ANY)`, stays refused as in _plain_class)."""
+        chain = bases
+        while isinstance(chain, ast.Attribute):
+            chain = chain.value
+        if not isinstance(chain, ast.Name) and not _plain_class(bases, ast.Dict(keys=[], values=[])):
+            return False
+        if isinstance(namespace, ast.IfExp):
+            return self._readable_class(bases, namespace.body) and self._readable_class(bases, namespace.orelse)
+        if isinstance(namespace, ast.Dict):
+            return all(isinstance(k, ast.Constant) and self._namespace_key(k.value) for k in namespace.keys)
+        if not isinstance(namespace, ast.Name):
+            return False
+        scope, bindings, param = self._bindings(namespace)
+        if not isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef) or param or len(bindings) != 1 \
+                or not isinstance(bindings[0], ast.Assign) or not self._readable_class(bases, bindings[0].value):
+            return False
+        for n in ast.walk(scope):
+            if not (isinstance(n, ast.Name) and n.id == namespace.id and isinstance(n.ctx, ast.Load)) \
+                    or n is namespace:
+                continue
+            up = self.parent.get(id(n))
+            if isinstance(up, ast.Subscript) and up.value is n:
+                if isinstance(up.ctx, ast.Store) and not (isinstance(up.slice, ast.Constant)
+                                                          and self._namespace_key(up.slice.value)):
+                    return False
+            elif isinstance(up, ast.Attribute) and up.value is n:
+                call = self.parent.get(id(up))
+                if up.attr not in ("get", "pop", "keys", "items", "values", "copy") \
+                        or not (isinstance(call, ast.Call) and call.func is up):
+                    return False
+            elif not (isinstance(up, ast.Compare) and any(n is c for c in up.comparators)):
+                return False
+        return True
+
+    def _namespace_key(self, key: object) -> bool:
+        return isinstance(key, str) and key.isidentifier() and (
+            not key.startswith("__") or key in PLAIN_NAMESPACE or key == "__init__"
+            or key.endswith("__") and self._ours(key))
+
+    def _module_logger(self, node: ast.AST) -> bool:
+        """`log = logging.getLogger(__name__)` (or a constant name, or none) at module level, log bound only
+        there, and every read of log anywhere in the module a call of one of LOGGER_CALLS without stack_info or
+        stacklevel: no handler, record, frame, manager or level of any logger reaches the code."""
+        call = self.parent.get(id(node))
+        if not isinstance(call, ast.Call) or call.func is not node or call.keywords or len(call.args) > 1 \
+                or call.args and not (isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str)
+                                      or isinstance(call.args[0], ast.Name) and call.args[0].id == "__name__"):
+            return False
+        assign = self.parent.get(id(call))
+        if not isinstance(assign, ast.Assign) or len(assign.targets) != 1 or not isinstance(assign.targets[0], ast.Name):
+            return False
+        log = assign.targets[0]
+        if self.parent.get(id(assign)) is not self.tree:  # module level, bound only here
+            return False
+        for n in ast.walk(self.tree):
+            if isinstance(n, ast.Global | ast.Nonlocal) and log.id in n.names:
+                return False
+            if isinstance(n, ast.Name) and n.id == log.id and n is not log:
+                up = self.parent.get(id(n))
+                use = self.parent.get(id(up))
+                if not (isinstance(n.ctx, ast.Load) and isinstance(up, ast.Attribute) and up.attr in LOGGER_CALLS
+                        and isinstance(use, ast.Call) and use.func is up
+                        and not any(k.arg in ("stack_info", "stacklevel") or k.arg is None for k in use.keywords)):
+                    return False
+        return True
+
+    def _note_allowed(self, what: str, node: ast.AST) -> None:
+        """Keep what the rules before the third round found here (reflection, `what`) as a capability used."""
+        start = len(self.found)
+        self.add(Rule.REFLECTION, what, node)
+        self.allowed += self.found[start:]
+        del self.found[start:]
+
+    def _within(self, node: ast.AST, body: list[ast.stmt]) -> bool:
+        up = self.parent.get(id(node))
+        while up is not None:
+            if any(node is b for b in body):
+                return True
+            node, up = up, self.parent.get(id(up))
+        return False
+
+    def _guard(self, test: ast.expr, name: str, depth: int) -> frozenset[str] | None:
+        """The values `if name in {...}` / `if name == "..."` (or a conjunct of one) lets into its body."""
+        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+            for part in test.values:
+                found = self._guard(part, name, depth)
+                if found is not None:
+                    return found
+            return None
+        if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+            return None
+        left, op, right = test.left, test.ops[0], test.comparators[0]
+        if isinstance(op, ast.In) and isinstance(left, ast.Name) and left.id == name:
+            return self._literal_collection(right, depth)
+        if isinstance(op, ast.Eq):
+            for a, b in ((left, right), (right, left)):
+                if isinstance(a, ast.Name) and a.id == name and isinstance(b, ast.Constant) and isinstance(b.value, str):
+                    return frozenset({b.value})
+        return None
+
+    def _bindings(self, node: ast.Name) -> tuple[ast.AST | None, list[ast.AST], bool]:
+        """The scope a name read belongs to (a function, or the module; None: one the rules do not read, such
+        as a class body or a name declared global or nonlocal), the statements that bind it there, and whether
+        it is a parameter there."""
+        child: ast.AST = node
+        up = self.parent.get(id(node))
+        scope: ast.AST | None = None
+        while up is not None:
+            if isinstance(up, ast.ClassDef) and any(child is b for b in up.body):
+                return None, [], False
+            if isinstance(up, ast.Lambda) and child is up.body:
+                return None, [], False
+            if isinstance(up, ast.FunctionDef | ast.AsyncFunctionDef) and any(child is b for b in up.body):
+                scope = up
+                break
+            child, up = up, self.parent.get(id(up))
+        if scope is None:  # a module's (or class body's) name: another module can rebind it meanwhile
+            return None, [], False
+        name = node.id
+        param = False
+        if isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef):
+            a = scope.args
+            param = name in {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, *(v for v in (a.vararg, a.kwarg)
+                                                                                       if v is not None)]}
+        bindings: list[ast.AST] = []
+        stack: list[ast.AST] = list(scope.body)  # type: ignore[attr-defined]
+        while stack:
+            n = stack.pop()
+            if isinstance(n, ast.Global | ast.Nonlocal) and name in n.names:
+                return None, [], False
+            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+                if not isinstance(n, ast.Lambda) and n.name == name:
+                    return None, [], False
+                # a nested scope may declare the name nonlocal (or global, for a module's name)
+                if any(isinstance(m, ast.Global | ast.Nonlocal) and name in m.names for m in ast.walk(n)):
+                    return None, [], False
+                continue
+            if isinstance(n, ast.alias) and (n.asname or n.name.split(".")[0]) == name \
+                    or isinstance(n, ast.ExceptHandler) and n.name == name \
+                    or isinstance(n, ast.MatchAs | ast.MatchStar) and n.name == name:
+                return None, [], False
+            if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store | ast.Del):
+                if not self._comprehension_target(n):
+                    bindings.append(self._binder(n))
+                continue
+            stack.extend(ast.iter_child_nodes(n))
+        return scope, bindings, param
+
+    def _comprehension_target(self, node: ast.Name) -> bool:
+        child: ast.AST = node
+        up = self.parent.get(id(node))
+        while isinstance(up, ast.Tuple | ast.List | ast.Starred):
+            child, up = up, self.parent.get(id(up))
+        return isinstance(up, ast.comprehension) and up.target is child
+
+    def _binder(self, node: ast.Name) -> ast.AST:
+        """The statement that binds a Name (a For, an Assign with it as a whole target, anything else)."""
+        up = self.parent.get(id(node))
+        if isinstance(up, ast.For) and up.target is node:
+            return up
+        if isinstance(up, ast.Assign) and any(t is node for t in up.targets):
+            return up
+        return node  # a tuple target, augmented assignment, walrus, with, del: not read
 
 
 # Keys a namespace literal of type() may hold besides public names: what a class statement sets itself.
