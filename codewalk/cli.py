@@ -334,9 +334,14 @@ def _interrupted(summary, total: int | None) -> str:
 # -- mine ---------------------------------------------------------------------------------------
 @mine_app.command("repair")
 def mine_repair(
-    repo: Annotated[str, typer.Argument(metavar="REPO", help="A git clone (path) or a URL git can clone.")],
     out_path: Annotated[Path, typer.Option("--out", help="Rows (JSON lines) to append to; OUT.state records "
                                                          "every commit decided, so a re-run resumes.")],
+    repos: Annotated[list[str] | None, typer.Argument(
+        metavar="REPO...", help="Git clones (paths) or URLs git can clone; several are mined in one run.",
+        show_default=False)] = None,
+    repos_file: Annotated[Path | None, typer.Option(
+        "--repos", help="A file listing repositories to mine too: one a line (a path or URL, optionally "
+                        "followed by its owner/name); '#' comments and blank lines are skipped.")] = None,
     since: Annotated[str, typer.Option(help="Only main-line commits from this date (ISO 8601).")] = "",
     until: Annotated[str, typer.Option(help="Only main-line commits up to this date (ISO 8601).")] = "",
     install_config: Annotated[str, typer.Option(
@@ -346,28 +351,42 @@ def mine_repair(
                                            "whose outcome changes is dropped as flaky.")] = 3,
     runtime: RuntimeOpt = None,
     pull: PullOpt = True,
-    name: Annotated[str, typer.Option(help="owner/name for the rows (default: from the origin URL, else "
-                                           "local/FOLDER).")] = "",
+    name: Annotated[str, typer.Option(help="owner/name for the rows of a single REPO (default: from the "
+                                           "origin URL, else local/FOLDER).")] = "",
     workers: WorkersOpt = CORES,
+    executor: Annotated[str | None, typer.Option(help="Where the candidates' tests run, as `cw walk "
+                                                      "--executor` (local, dask-local, dask://HOST:PORT).")] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Bug instances from REPO's main line: merges and direct commits touching tests and Python source (or a
+    """Bug instances from each REPO's main line: merges and direct commits touching tests and Python source (or a
     test-only commit with its author's source-only commits just before it), each split into gold and test
     patch and kept only if its tests fail before the gold patch and pass after it (each state run --runs
     times). Writes SWE-rebench rows that `cw load repair OUT` loads as they are; ends with what limited the
-    yield and the largest level N a walk of the mined atoms can reach (no walk suggested below 2)."""
-    from .domains.repair.mine import mine
+    yield and the largest level N a walk of the mined atoms can reach (no walk suggested below 2). Several
+    repositories (REPO... and --repos) share the executor and end with one table, a line per repository."""
+    from .domains.repair.mine import Source, mine_many, read_repos
 
-    if ":" not in repo and not Path(repo).expanduser().exists():  # not a URL: a missing path, as cw load says
-        raise UsageError(f"repository not found: {repo} (a path to a git clone, or a URL)")
+    for repo in repos or []:  # not a URL: a missing path, as cw load says
+        if ":" not in repo and not Path(repo).expanduser().exists():
+            raise UsageError(f"repository not found: {repo} (a path to a git clone, or a URL)")
+    sources = [Source(repo) for repo in repos or []] + (read_repos(repos_file) if repos_file else [])
+    if not sources:
+        raise UsageError("no repository to mine: give REPO or --repos FILE")
+    if name:
+        if len(sources) > 1:
+            raise UsageError("--name names a single REPO; with several, write each one's owner/name after it "
+                             "in --repos")
+        sources = [Source(sources[0].source, name)]
     with _Bar("mine", interrupted="interrupted: every commit decided so far is saved; run the same command "
                                   "again to continue") as on_count:
-        summary = mine(repo, out_path, name=name, since=since, until=until, install_config=install_config,
-                       runs=runs, runtime=runtime, pull=pull, workers=workers,
-                       on_progress=lambda done, total, _: on_count(done, total))
+        summaries = mine_many(sources, out_path, since=since, until=until, install_config=install_config,
+                              runs=runs, runtime=runtime, pull=pull, workers=workers, executor=executor,
+                              on_progress=lambda done, total, _: on_count(done, total))
+    if len(summaries) > 1:
+        return _mined_many(summaries, as_json)
     if as_json:
-        return print_json(summary.as_dict())
-    s = summary
+        return print_json(summaries[0].as_dict())
+    s = summaries[0]
     account = s.account()
     for repository in dict.fromkeys(r["repository"] for r in account):  # what limited the yield, per repository
         title = (f"Mined {s.repo} into {s.out} ({s.seconds:.1f}s): what limited the yield" if repository == s.repo
@@ -375,6 +394,18 @@ def mine_repair(
         out.print(table(title, [{k: v for k, v in r.items() if k != "repository"} for r in account
                                 if r["repository"] == repository]))
     out.print(s.next_step())
+
+
+def _mined_many(summaries: list[Any], as_json: bool) -> None:
+    """Several repositories mined at once: one line each (--json: each one's whole summary)."""
+    first = summaries[0]
+    if as_json:
+        return print_json({"out": first.out, "seconds": round(first.seconds, 1),
+                           "repositories": [s.as_dict() for s in summaries]})
+    out.print(table(f"Mined {len(summaries)} repositories into {first.out} ({first.seconds:.1f}s): kept atoms and "
+                    "drops per repository", [s.line() for s in summaries]))
+    best = max(summaries, key=lambda s: s.line()["largest N"])  # a walk stays in one repository
+    out.print(best.next_step())
 
 
 # -- tasks --------------------------------------------------------------------------------------

@@ -33,6 +33,10 @@ in OUT (what limited the yield, `account`) and the largest level N the mined ato
 `cw walk` applies (codewalk.relations.largest_level over the repair domain's own edges, minegraph.py): no
 walk is worth suggesting below N = 2. Mining is resumable: every commit decided is appended to OUT.state,
 rows to OUT, both flushed at once; a re-run skips what either file holds.
+
+Several repositories mine into one OUT in one run (`mine_many`): their candidates share one executor, taken
+in turn from each repository so their test runs overlap, and each state line names its repository, so a
+re-run resumes each one where it stopped.
 """
 
 from __future__ import annotations
@@ -229,6 +233,14 @@ class MineSummary:
         return (f"No walk: {why}, and a walk needs N >= 2. Mine a longer window (an earlier --since) or another "
                 "repository into the same --out, then load and walk.")
 
+    def line(self) -> dict[str, Any]:
+        """This repository's line of the table of several mined at once."""
+        own = self.graph.get(self.repo, Level(0, 0, 0, ""))
+        return {"repository": self.repo, "commits decided": self.scanned, "resumed": self.resumed,
+                "candidates": self.candidates, "kept": self.kept,
+                "drops": ", ".join(f"{reason} {n}" for reason, n in sorted(self.dropped.items())) or "-",
+                "largest N": own.level}
+
     def as_dict(self) -> dict[str, Any]:
         best = self.largest_level
         return {"repo": self.repo, "out": self.out, "window": self.window, "runs": self.runs,
@@ -241,69 +253,139 @@ class MineSummary:
                 "account": self.account(), "next": self.next_step()}
 
 
-Progress = Callable[[int, int, MineSummary], None]  # (commits decided, commits in the window, summary)
+Progress = Callable[[int, int, MineSummary], None]  # (commits decided, commits in the window(s), that summary)
+
+
+@dataclass(frozen=True)
+class Source:
+    """A repository to mine: where git reads it from, and the owner/name its rows carry ("": inferred)."""
+
+    source: str
+    name: str = ""
 
 
 def mine(source: str, out: Path, *, name: str = "", since: str = "", until: str = "",
          install_config: str = "", runs: int = 3, runtime: Runtime | str | None = None, pull: bool = True, workers: int = 1,
-         cache: Path | None = None, test_timeout: float = 900.0, on_progress: Progress | None = None) -> MineSummary:
+         cache: Path | None = None, test_timeout: float = 900.0, on_progress: Progress | None = None,
+         executor: str | None = None) -> MineSummary:
     """Mine source's main line into SWE-rebench rows appended to out; the summary of the whole window."""
+    return mine_many([Source(source, name)], out, since=since, until=until, install_config=install_config,
+                     runs=runs, runtime=runtime, pull=pull, workers=workers, cache=cache,
+                     test_timeout=test_timeout, on_progress=on_progress, executor=executor)[0]
+
+
+def mine_many(sources: list[Source], out: Path, *, since: str = "", until: str = "", install_config: str = "",
+              runs: int = 3, runtime: Runtime | str | None = None, pull: bool = True, workers: int = 1,
+              cache: Path | None = None, test_timeout: float = 900.0, on_progress: Progress | None = None,
+              executor: str | None = None) -> list[MineSummary]:
+    """Mine each source's main line into out, the candidates of all of them on one executor (taken in turn
+    from each repository, so their test runs overlap); one summary per source, in the order given. Every
+    source is read (and its mirror made) before anything is written: a bad one stops the run unwritten."""
     started = time.monotonic()
     if runs < 1:
         raise UsageError(f"--runs must be at least 1, got {runs}")
+    if not sources:
+        raise UsageError("no repository to mine")
     where = ready(runtime, RepairDomain.name, RepairDomain.runtimes, pull=pull)  # no daemon: one error now
     window = {"since": _date(since, "--since"), "until": _date(until, "--until")}
     config = read_install_config(install_config) if install_config else None
-    origin = _origin(source)
-    name = name or default_name(origin)
-    if not NAME.match(name):
-        raise UsageError(f"--name {name!r} is not owner/name (letters, digits, '_', '.', '-')")
     domain = RepairDomain(cache, Settings(runtime=where))
-    try:
-        head = _head(origin)
-        mirror = domain.mirrors.ensure(name, origin, [head])
-    except InfraError as e:
-        raise InputError(source, None, f"cannot read the repository: {e}") from None
-    miner = Miner(name, origin, str(mirror), cache, config, runs, test_timeout, where)
-    commits = miner.main_line(head, window)
-    summary = MineSummary(name, str(out), {k: v for k, v in window.items() if v}, runs)
+    miners: list[tuple[Miner, list[str], MineSummary]] = []
+    for s in sources:
+        origin = _origin(s.source)
+        name = s.name or default_name(origin)
+        if not NAME.match(name):
+            raise UsageError(f"--name {name!r} is not owner/name (letters, digits, '_', '.', '-')")
+        if any(m.repo == name for m, _, _ in miners):
+            raise UsageError(f"{s.source}: the repository {name} is given twice (name one with --name, or a "
+                             "second field in --repos)")
+        try:
+            head = _head(origin)
+            mirror = domain.mirrors.ensure(name, origin, [head])
+        except InfraError as e:
+            raise InputError(s.source, None, f"cannot read the repository: {e}") from None
+        miner = Miner(name, origin, str(mirror), cache, config, runs, test_timeout, where)
+        miners.append((miner, miner.main_line(head, window),
+                       MineSummary(name, str(out), {k: v for k, v in window.items() if v}, runs)))
     store = Rows(out)
     done = store.decided()
-    todo: list[str] = []
-    for commit in commits:
-        if commit in done:
-            summary.add(done[commit])
-            summary.resumed += 1
-        else:
-            todo.append(commit)
+    total = sum(len(commits) for _, commits, _ in miners)
+    todo: list[list[tuple[Miner, str, MineSummary]]] = []
+    for miner, commits, summary in miners:
+        todo.append([])
+        for commit in commits:
+            earlier = done.get((miner.repo, commit)) or done.get(("", commit))
+            if earlier:
+                summary.add(earlier)
+                summary.resumed += 1
+            else:
+                todo[-1].append((miner, commit, summary))
+    count = sum(summary.scanned for _, _, summary in miners)
 
-    def decided(outcome: Outcome) -> None:
-        store.write(outcome)
+    def decided(miner: Miner, summary: MineSummary, outcome: Outcome) -> None:
+        nonlocal count
+        store.write(outcome, miner.repo)
         summary.add(outcome)
+        count += 1
         if on_progress:
-            on_progress(summary.scanned, len(commits), summary)
+            on_progress(count, total, summary)
 
     if on_progress:
-        on_progress(summary.scanned, len(commits), summary)
-    executor, ahead = open_executor("local", workers)
+        on_progress(count, total, miners[0][2])
+    pool, ahead = open_executor(executor or "local", workers)
     try:
-        pending: list[Future[Outcome]] = []
-        for commit in todo:
+        pending: list[tuple[Miner, MineSummary, Future[Outcome]]] = []
+        for miner, commit, summary in _in_turn(todo):
             candidate = miner.candidate(commit)
             if isinstance(candidate, Outcome):
-                decided(candidate)
+                decided(miner, summary, candidate)
                 continue
-            pending.append(executor.submit(miner.examine, candidate))
+            pending.append((miner, summary, pool.submit(miner.examine, candidate)))
             while len(pending) >= ahead:
-                decided(pending.pop(0).result())
-        for future in pending:
-            decided(future.result())
+                m, of, future = pending.pop(0)
+                decided(m, of, future.result())
+        for m, of, future in pending:
+            decided(m, of, future.result())
     finally:
-        executor.shutdown(wait=True, cancel_futures=True)
+        pool.shutdown(wait=True, cancel_futures=True)
         where.release()  # the end of the mining, as of a walk: containers started ahead go too
-    summary.graph = mined_levels(out, domain, compose=name)
-    summary.seconds = time.monotonic() - started
-    return summary
+    for miner, _, summary in miners:
+        summary.graph = mined_levels(out, domain, compose=miner.repo)  # its own pairs composed, others counted
+        summary.seconds = time.monotonic() - started
+    return [summary for _, _, summary in miners]
+
+
+def _in_turn(lists: list[list[Any]]) -> Iterable[Any]:
+    """One item of each list in turn (a, b, a, b, ..., then the rest of the longer)."""
+    for i in range(max(map(len, lists), default=0)):
+        for items in lists:
+            if i < len(items):
+                yield items[i]
+
+
+def read_repos(path: Path) -> list[Source]:
+    """--repos FILE: one repository a line (a path or URL, optionally followed by its owner/name); `#` starts
+    a comment, blank lines are skipped. A bad line is a usage error naming FILE:LINE."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise UsageError(f"--repos {path}: cannot read it ({getattr(e, 'strerror', None) or e})") from None
+    found: list[Source] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        fields = line.split("#", 1)[0].split()
+        if not fields:
+            continue
+        where = f"{path}:{number}"
+        if len(fields) > 2:
+            raise UsageError(f"{where}: expected a repository and at most its owner/name, got {len(fields)} fields")
+        if len(fields) == 2 and not NAME.match(fields[1]):
+            raise UsageError(f"{where}: {fields[1]!r} is not owner/name (letters, digits, '_', '.', '-')")
+        if not _url(fields[0]) and not Path(fields[0]).expanduser().exists():
+            raise UsageError(f"{where}: repository not found: {fields[0]} (a path to a git clone, or a URL)")
+        if any(s.source == fields[0] for s in found):
+            raise UsageError(f"{where}: {fields[0]} is listed twice")
+        found.append(Source(*fields))
+    return found
 
 
 # -- the miner: scanning in the main process, examining in workers ---------------------------------
@@ -674,19 +756,21 @@ class Rows:
     def __init__(self, out: Path):
         self.out, self.state = out, out.with_name(out.name + ".state")
 
-    def decided(self) -> dict[str, Outcome]:
-        """Commits decided by an earlier run: from the state file, and kept rows whose state line was lost."""
-        found: dict[str, Outcome] = {}
+    def decided(self) -> dict[tuple[str, str], Outcome]:
+        """Commits decided by an earlier run, by (repository, commit): from the state file, and kept rows whose
+        state line was lost. A state line written before lines named their repository has repository ""."""
+        found: dict[tuple[str, str], Outcome] = {}
         for path in (self.state, self.out):
             self._drop_partial_line(path)
         if self.state.is_file():
             for number, line in enumerate(self.state.read_text(encoding="utf-8").splitlines(), 1):
                 try:
                     data = json.loads(line)
+                    key = (str(data.get("repo", "")), data["commit"])
                     if data["status"] == "error":
-                        found.pop(data["commit"], None)
+                        found.pop(key, None)
                         continue
-                    found[data["commit"]] = Outcome(data["commit"], data["status"], data["reason"],
+                    found[key] = Outcome(data["commit"], data["status"], data["reason"],
                                                     data.get("detail", ""), tuple(data.get("flaky", ())),
                                                     kind=data.get("kind", ""))
                 except (ValueError, KeyError, TypeError):
@@ -695,19 +779,20 @@ class Rows:
         if self.out.is_file():
             for number, line in enumerate(self.out.read_text(encoding="utf-8").splitlines(), 1):
                 try:
-                    commit = json.loads(line)["fix_commit"]
-                except (ValueError, KeyError, TypeError):
+                    row = json.loads(line)
+                    key = (str(row.get("repo", "")), row["fix_commit"])
+                except (ValueError, KeyError, TypeError, AttributeError):
                     raise InputError(str(self.out), number, "not a row `cw mine repair` wrote (no fix_commit): "
                                      "mine into a new file") from None
-                earlier = found.get(commit)
-                found[commit] = Outcome(commit, "kept", "", flaky=earlier.flaky if earlier else (),
+                earlier = found.get(key) or found.get(("", key[1]))
+                found[key] = Outcome(key[1], "kept", "", flaky=earlier.flaky if earlier else (),
                                         kind=earlier.kind if earlier else "")
         return found
 
-    def write(self, outcome: Outcome) -> None:
+    def write(self, outcome: Outcome, repo: str) -> None:
         if outcome.row is not None:  # the row first: a kill between the two lines leaves it decided
             self._append(self.out, outcome.row)
-        self._append(self.state, outcome.state())
+        self._append(self.state, {"repo": repo, **outcome.state()})
 
     @staticmethod
     def _append(path: Path, data: dict[str, Any]) -> None:
@@ -730,7 +815,7 @@ class Rows:
 # -- helpers ----------------------------------------------------------------------------------------
 def _origin(source: str) -> str:
     """Where to clone from: a local repository's absolute path, or a URL as given."""
-    if re.match(r"^[a-z][a-z0-9+.-]*://", source) or re.match(r"^[\w.-]+@[\w.-]+:", source):
+    if _url(source):
         return source
     path = Path(source).expanduser().resolve()
     if not path.exists():
@@ -739,6 +824,10 @@ def _origin(source: str) -> str:
     if done.returncode != 0:
         raise InputError(source, None, "not a git repository")
     return str(path)
+
+
+def _url(source: str) -> bool:
+    return bool(re.match(r"^[a-z][a-z0-9+.-]*://", source) or re.match(r"^[\w.-]+@[\w.-]+:", source))
 
 
 def _head(origin: str) -> str:
