@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import sys
 import tempfile
 import time
@@ -30,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from codewalk import release  # noqa: E402
 from codewalk.admission import WalkSummary  # noqa: E402
+from codewalk.cli import _on_sigterm  # noqa: E402
 from codewalk.loaders.demo import CATALOGUE  # noqa: E402
 from codewalk.loading import load  # noqa: E402
 from codewalk.store import open_store  # noqa: E402
@@ -46,6 +48,9 @@ def main() -> None:
     ap.add_argument("--out", type=Path)
     ap.add_argument("--results", type=Path, default=ROOT / "bench" / "results" / "release.json")
     args = ap.parse_args()
+    # as `cw release` takes it: SIGTERM is Ctrl-C (finished tasks saved), passed on to the verifier processes
+    # as SIGINT, so no pool worker outlives a stopped build
+    signal.signal(signal.SIGTERM, _on_sigterm)
     scratch = Path(tempfile.mkdtemp(prefix="codewalk-release-bench-"))
     if args.store is None and args.domain != "demo":
         ap.error("--store: only the demo domain is loaded by this script")
@@ -117,4 +122,7 @@ def _measured(account: dict, seconds: float, cost: dict[str, float], load: str, 
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the tasks admitted so far are in the store; a rerun resumes
+        sys.exit("interrupted: the tasks admitted so far are stored; the same command resumes the build")
