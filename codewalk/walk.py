@@ -124,7 +124,7 @@ class Walker:
         chain = not self.domain.symmetric
         step = self._cypher_step if self.neighbours is None else self._frontier_step
         walks = [self._new() for _ in range(self.batch)]
-        restarts = 0
+        restarts = longest = 0
         while True:
             for w, walk in enumerate(walks):
                 if len(walk.ids) == self.n:
@@ -139,11 +139,14 @@ class Walker:
                     walks[w].ids.append(pick)
                 else:  # dead end: start over
                     restarts += 1
+                    longest = max(longest, len(walks[w].ids))
                     self._start(walks[w])
             if restarts > self.max_restarts:
+                # the graph may still hold such groups: random extension reaches them too rarely to find one
                 raise WalkExhausted(
                     f"no group of {self.n} atoms found in domain {self.domain.name!r} after {restarts} "
-                    "restarts: the graph may not support this level (see `cw explore`)"
+                    f"restarts: the longest walk reached {longest} atom(s) before a dead end; the graph does not "
+                    "support this level, or random extension reaches its groups too rarely (see `cw explore`)"
                 )
 
     def _cypher_step(self, walks: list[_Walk], growing: list[int], us: list[float]) -> list[int | None]:
