@@ -91,8 +91,9 @@ def assign(task_units: Mapping[str, Collection[str]], quotas: Mapping[str, int],
         if not room:
             left_out += group_tasks
             continue
-        # the split furthest below its quota (ties: the order the quotas were given in)
-        name = max(room, key=lambda s: (quotas[s] - taken[s], -list(quotas).index(s)))
+        # the split least filled for its quota (ties: the order the quotas were given in): a graph smaller than
+        # the quotas still gets every split, in their proportions, not all in the first
+        name = min(room, key=lambda s: (taken[s] / quotas[s], list(quotas).index(s)))
         taken[name] += len(group_tasks)
         tasks[name] += group_tasks
         units[name] |= group_units

@@ -82,3 +82,12 @@ def test_a_repair_atom_splits_by_its_repository_and_others_by_their_source_progr
     assert unit_of(Atom("a1", "repair", summary={"repo": "org/x", "source": "s"}), "repository") == "org/x"
     assert unit_of(Atom("p1", "proofs", summary={"source": "acsl:find.c"}), "source program") == "acsl:find.c"
     assert unit_of(Atom("c7", "complexity", summary={}), "source program") == "c7"
+
+
+def test_a_graph_smaller_than_the_quotas_still_fills_every_split_in_proportion():
+    """The repair release of four mined repositories (58 tasks against 161 / 53 / 54) put every task in train:
+    the split with the most room took each group. Filled by share of quota, each split gets a repository."""
+    tasks = {f"{repo}-{i}": {repo} for repo, n in (("sqlparse", 20), ("boltons", 24), ("cachetools", 4))
+             for i in range(n)}
+    s = assign(tasks, PAPER_REPAIR, seed=0)
+    assert all(s.tasks[name] for name in PAPER_REPAIR) and not s.leaks() and not s.left_out
