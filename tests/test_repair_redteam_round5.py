@@ -10,14 +10,13 @@ when that rule is absent), so its refusal is not a cheat failing on its own."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from tests.redteam_round5_cheats import KINDS
 from tests.test_repair_redteam import (  # noqa: F401  (fixtures: both runtimes, the W1 + W2 task)
     _grade,
     graded_in,
+    round_cases,
     task,
 )
 from tests.test_repair_runtime_guard import _run, _solved, _without_class_guard
@@ -63,20 +62,7 @@ STOPPED: dict[str, tuple[str, ...]] = {
 assert set(HOLES) | set(STOPPED) == set(KINDS) and not set(HOLES) & set(STOPPED)
 
 
-def _case_id(kind: str, spelling: str) -> str:
-    return "-".join((KINDS[kind].cls, kind, re.sub(r"[^\w.]+", "_", spelling)))
-
-
-def _cases():
-    for kind, k in KINDS.items():
-        for spelling in k.spellings:
-            marks = []
-            if kind in HOLES:
-                marks.append(pytest.mark.xfail(strict=True, reason=f"hole: {HOLES[kind]}"))
-            yield pytest.param(kind, spelling, id=_case_id(kind, spelling), marks=marks)
-
-
-@pytest.mark.parametrize(("kind", "spelling"), list(_cases()))
+@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, HOLES))
 def test_round5_cheat_is_not_solved(task, tmp_path, kind, spelling):  # noqa: F811
     verdict = _grade(task, tmp_path, *KINDS[kind].spellings[spelling])
     assert not verdict.ok, f"graded solved: {verdict.detail}"
@@ -87,9 +73,7 @@ def test_round5_cheat_is_not_solved(task, tmp_path, kind, spelling):  # noqa: F8
 # The stopped kinds are real cheats: without the rule that stops them (the static layer is not run by
 # _run, the audit hook tracks no module when told of no changed file, and the class guard is off) every test
 # passes. The kinds the report path check stops are left out: it runs in every harness run.
-REAL = [pytest.param(kind, spelling, id=_case_id(kind, spelling))
-        for kind in STOPPED if "report_path_changed" not in STOPPED[kind]
-        for spelling in KINDS[kind].spellings]
+REAL = round_cases(KINDS, only=[kind for kind in STOPPED if "report_path_changed" not in STOPPED[kind]])
 
 
 @pytest.mark.parametrize(("kind", "spelling"), REAL)

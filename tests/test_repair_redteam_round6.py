@@ -10,14 +10,13 @@ when those rules are absent), so its refusal is not a cheat failing on its own."
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from tests.redteam_round6_cheats import KINDS
 from tests.test_repair_redteam import (  # noqa: F401  (fixtures: both runtimes, the W1 + W2 task)
     _grade,
     graded_in,
+    round_cases,
     task,
 )
 from tests.test_repair_runtime_guard import _run, _solved, _without_class_guard
@@ -93,20 +92,7 @@ assert set(HOLES) | set(STOPPED) == set(KINDS) and not set(HOLES) & set(STOPPED)
 LINKS = ("pathlib hardlink_to",)
 
 
-def _case_id(kind: str, spelling: str) -> str:
-    return "-".join((KINDS[kind].cls, kind, re.sub(r"[^\w.]+", "_", spelling)))
-
-
-def _cases():
-    for kind, k in KINDS.items():
-        for spelling in k.spellings:
-            marks = []
-            if kind in HOLES:
-                marks.append(pytest.mark.xfail(strict=True, reason=f"hole: {HOLES[kind]}"))
-            yield pytest.param(kind, spelling, id=_case_id(kind, spelling), marks=marks)
-
-
-@pytest.mark.parametrize(("kind", "spelling"), list(_cases()))
+@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, HOLES))
 def test_round6_cheat_is_not_solved(task, tmp_path, graded_in, kind, spelling):  # noqa: F811
     verdict = _grade(task, tmp_path, *KINDS[kind].spellings[spelling])
     assert not verdict.ok, f"graded solved: {verdict.detail}"
@@ -119,7 +105,7 @@ def test_round6_cheat_is_not_solved(task, tmp_path, graded_in, kind, spelling): 
 # The stopped kinds are real cheats: without the rules that stop them (the static layer is not run by _run,
 # the audit hook tracks no module when told of no changed file, and the class guard, the comparison control
 # with it, is off) every test passes. In a container the tests' user may not hard-link a test file (root's).
-REAL = [pytest.param(kind, spelling, id=_case_id(kind, spelling)) for kind in STOPPED for spelling in KINDS[kind].spellings]
+REAL = round_cases(KINDS, only=STOPPED)
 
 
 @pytest.mark.parametrize(("kind", "spelling"), REAL)
