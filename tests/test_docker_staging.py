@@ -30,8 +30,11 @@ def test_an_interrupted_docker_walk_leaves_no_staging_folder_in_the_temp_dir(dae
     temp = tmp_path / "temp"
     temp.mkdir()
     env = {**os.environ, "CODEWALK_HOME": str(module_home), "CODEWALK_RUNTIME": "docker", "TMPDIR": str(temp)}
+    # SIGINT as a terminal gives it: a suite started as a background job (nohup, `&`) hands its children SIGINT
+    # ignored, and a walk that cannot see Ctrl-C ends by itself
     walk = subprocess.Popen([sys.executable, "-m", "codewalk", "--store", store, *WALK, "--workers", "2"], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 600
         while not _staged(temp):
