@@ -130,7 +130,7 @@ def grade_predictions(
             for p in preds]
     started = time.monotonic()
     pool = StagedPool(workers) if workers > 1 else None
-    verdicts = (pool.map(_grade_in_worker, repeat(domain), repeat(settings), *zip(*jobs)) if pool
+    verdicts = (pool.map(grade_in_worker, repeat(domain), repeat(settings), *zip(*jobs)) if pool
                 else map(verdict, repeat(plugin), *zip(*jobs)))
     pending: list[dict[str, Any]] = []
     counts = {"passed": 0, "failed": 0, "error": 0}
@@ -193,7 +193,7 @@ def verdict(plugin, composite: Composite, output: str) -> Graded:
     return ("passed" if check.ok else "failed"), check.detail, check.evidence
 
 
-def _grade_in_worker(domain: str, settings: Settings, composite: Composite, output: str) -> Graded:
+def grade_in_worker(domain: str, settings: Settings, composite: Composite, output: str) -> Graded:
     plugin = get_domain(domain, settings)  # the runtime the parent built and checked
     return verdict(plugin, composite, output)
 

@@ -42,7 +42,7 @@ from . import __version__, card, export, gitsafe
 from .admission import WalkSummary, walk_and_admit
 from .domain import Settings, domain_class, get_domain
 from .errors import CodewalkError, InfraError, InputError, RuntimeUnavailable, UsageError
-from .grading import _grade_in_worker, verdict
+from .grading import grade_in_worker, verdict
 from .records import Atom, Composite, Task
 from .runtime import client, ready, resolve
 from .splits import Splits, assign, unit_of
@@ -672,7 +672,7 @@ def verify(folder: Path, *, runtime: str | None = None, pull: bool = True, store
     loaded = [(p.stem, t) for p in data for t in _readable(p, domain, tasks)]
     jobs = [(Composite(t.prompt, t.reference, t.verifier), t.reference) for _, t in loaded]
     pool = StagedPool(workers) if workers > 1 and len(jobs) > 1 else None
-    verdicts = (pool.map(_grade_in_worker, repeat(domain), repeat(settings), *zip(*jobs)) if pool
+    verdicts = (pool.map(grade_in_worker, repeat(domain), repeat(settings), *zip(*jobs)) if pool
                 else map(verdict, repeat(plugin), *zip(*jobs)) if jobs else iter(()))
     try:
         for done, ((split, t), (status, detail, _)) in enumerate(zip(loaded, verdicts), 1):
