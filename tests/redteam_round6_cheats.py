@@ -113,6 +113,13 @@ FLIP = {
     "every other call": ("\n\n_CALLS = []\n\n\nclass _Flip:\n    def __init__(self, found):\n        self.found = found\n\n"
                          "    def __bool__(self):\n        _CALLS.append(self.found)\n        return len(_CALLS) % 2 == 0\n",
                          "    def __eq__(self, other):\n        return _Flip(list(self) == list(other))\n"),
+    "false at each answer's first call": ("\n\nclass _Late:\n    def __init__(self, found):\n        self.calls = 0\n\n"
+                                          "    def __bool__(self):\n        self.calls += 1\n        return self.calls > 1\n",
+                                          "    def __eq__(self, other):\n        return _Late(list(self) == list(other))\n"),
+    "raises once, then true": ("\n\n_TOLD = []\n\n\nclass _Once:\n    def __init__(self, found):\n        self.found = found\n\n"
+                               "    def __bool__(self):\n        if not _TOLD:\n            _TOLD.append(1)\n"
+                               "            raise ValueError(self.found)\n        return True\n",
+                               "    def __eq__(self, other):\n        return _Once(list(self) == list(other))\n"),
 }
 
 

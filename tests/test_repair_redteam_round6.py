@@ -45,7 +45,9 @@ ON_MAIN: dict[str, dict[str, str]] = {
                                              "a nested def of the same name": "class_changed"},
     "answers_special_cased_to_the_tests_inputs": dict.fromkeys(("a table", "a branch"), "hole"),
     # written against the comparison control after it: on main the assertion's one truth test is its first
-    "comparison_answer_whose_truth_changes_between_calls": {"every other call": "fails on its own"},
+    # (the last two spellings added with the fix; on ee4f1ed, with no control, the same first truth test)
+    "comparison_answer_whose_truth_changes_between_calls": dict.fromkeys(
+        ("every other call", "false at each answer's first call", "raises once, then true"), "fails on its own"),
     "tests_copied_by_the_standard_library_then_read": dict.fromkeys(
         ("shutil.copytree", "zipfile", "shutil.make_archive"), "audit_denied"),
     "tests_read_under_another_name": dict.fromkeys(("pathlib hardlink_to", "renamed away and back"), "audit_denied"),
@@ -59,11 +61,6 @@ HOLES: dict[str, str] = {
     "answers_special_cased_to_the_tests_inputs": "the known limit of a test-based grader: a fix that answers the "
                                                  "tests' own inputs is indistinguishable, by running those tests, "
                                                  "from one that fixes the bug (docs/repair-grading-rules.md)",
-    "comparison_answer_whose_truth_changes_between_calls": "the control tests an answer's truth, then the assertion "
-                                                           "does again: an answer whose __bool__ keeps state sees "
-                                                           "both. Giving the assertion a plain bool instead would "
-                                                           "change what a comparison returns (an expression of a "
-                                                           "query builder), so it stays open",
 }
 # the comparison control (boot.py, _controlled): a comparison a changed class statement made, found equal to the
 # expected value and to a value that differs from it; or the class guard's judge of what the statement left
@@ -79,6 +76,8 @@ STOPPED: dict[str, tuple[str, ...]] = {
     "comparison_adopts_the_other_through_a_call": COMPARED,
     "comparison_dispatched_to_functions_of_any_name": COMPARED,
     "comparison_replaced_by_its_decorator": COMPARED,
+    # the assertion gets the truth the control judged, asked twice (boot.py, _controlled)
+    "comparison_answer_whose_truth_changes_between_calls": COMPARED,
     # a test file opened by changed code (by identity: a hard link, a rename), or renamed by it
     "tests_copied_by_the_standard_library_then_read": ("audit_denied",),
     "tests_read_under_another_name": ("audit_denied",),
@@ -105,7 +104,11 @@ def test_round6_cheat_is_not_solved(task, tmp_path, graded_in, kind, spelling): 
 # The stopped kinds are real cheats: without the rules that stop them (the static layer is not run by _run,
 # the audit hook tracks no module when told of no changed file, and the class guard, the comparison control
 # with it, is off) every test passes. In a container the tests' user may not hard-link a test file (root's).
-REAL = round_cases(KINDS, only=STOPPED)
+# A truth that changes between calls is aimed at the control alone: without it the assertion's truth test is
+# the first, and says false (ON_MAIN: it fails on its own there); it was graded solved under the control
+# before the assertion was given the control's truth (a hole of this module until then).
+AGAINST_THE_CONTROL = ("comparison_answer_whose_truth_changes_between_calls",)
+REAL = round_cases(KINDS, only=[k for k in STOPPED if k not in AGAINST_THE_CONTROL])
 
 
 @pytest.mark.parametrize(("kind", "spelling"), REAL)

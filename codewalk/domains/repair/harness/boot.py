@@ -1204,7 +1204,9 @@ def _class_maker(original, made, dict_of, keys, tuple_, map_, missing, type_erro
 # in random order, about another value of that type that differs from the first (drawn at random: a part
 # added or dropped). An honest comparison cannot find its object equal to two values that differ from each
 # other; one that does answers without comparing (always equal, adopting what it is handed, a result made
-# true whatever was found): the run gives no verdict (class_changed).
+# true whatever was found): the run gives no verdict (class_changed). The assertion gets the truth the control
+# judged, as a plain bool, asked twice (an answer whose truth changes between calls, or cannot be told, gives no
+# verdict): what the control saw is what the assertion sees.
 CONTROLLED = ("__eq__", "__ne__")
 
 
@@ -1215,6 +1217,7 @@ def _controlled(key, original, owner, other_than, found, coin):
     get = getattr(type(original), "__get__", None)
     not_implemented, bool_, type_, exception = NotImplemented, bool, type, Exception
     equal = key == "__eq__"
+    where = owner + "." + key
 
     def ask(obj, other):
         # what the type slot does: a descriptor binds to the object (a function, staticmethod, property...),
@@ -1223,37 +1226,51 @@ def _controlled(key, original, owner, other_than, found, coin):
             return original(other)
         return get(original, obj, type_(obj))(other)
 
+    def truth(answer):
+        """An answer's truth, asked twice when it is no bool: an honest answer's truth does not change
+        between calls (one that did could say "different" to the control and "equal" to the assertion)."""
+        if type_(answer) is bool_:
+            return answer
+        first = bool_(answer)
+        if bool_(answer) is not first:
+            found.append(where + " answers with a truth that changes between calls")
+        return first
+
     def claims_equal(answer):
-        return answer is not not_implemented and bool_(answer) is equal
+        return answer is not not_implemented and truth(answer) is equal
 
     def controlled(self, other):
-        if coin():  # the control first
-            try:
-                control = other_than(other)
-            except exception:  # noqa: BLE001 - the control never changes what the comparison does
-                control = None
-            if control is None:
-                return ask(self, other)
+        try:
+            control = other_than(other)
+        except exception:  # noqa: BLE001 - the control never changes what the comparison does
+            control = None
+        if control is None:  # not a plain value: nothing to compare the answer with
+            return ask(self, other)
+        before = None
+        if coin():  # the control first: no candidate knows which of its two calls is the control
             try:
                 before = claims_equal(ask(self, control))
             except exception:  # noqa: BLE001
                 before = False
-            answer = ask(self, other)
-            try:
-                if before and claims_equal(answer):
-                    found.append(owner + "." + key + " answers equal to two values that differ")
-            except exception:  # noqa: BLE001
-                pass
+        answer = ask(self, other)
+        if answer is not_implemented:
             return answer
-        answer = ask(self, other)  # the control after, only when the answer is "equal"
         try:
-            if claims_equal(answer):
-                control = other_than(other)
-                if control is not None and claims_equal(ask(self, control)):
-                    found.append(owner + "." + key + " answers equal to two values that differ")
+            said = truth(answer)
+        except exception:  # noqa: BLE001
+            # an answer whose truth cannot be told about a plain value: what the assertion would see
+            # next is not known (a truth that raises once, then holds), so it is not judged
+            found.append(where + " answers with no truth value")
+            return answer
+        try:
+            if before is None and said is equal:  # the control after, only when the answer is "equal"
+                before = claims_equal(ask(self, control))
+            if before and said is equal:
+                found.append(where + " answers equal to two values that differ")
         except exception:  # noqa: BLE001
             pass
-        return answer
+        # the assertion gets the truth the control judged, not an object that may answer it again
+        return said
 
     def __eq__(self, other):  # the name the class guard's judge accepts for the key
         return controlled(self, other)
