@@ -51,10 +51,10 @@ from .store import GraphStore
 from .walk import Walker, WalkExhausted
 
 KEYS = ("domain", "seed", "attempts", "balance", "every_atom_matters", "levels", "pool", "per_program", "splits")
-CLASSES = {"clones": "label"}  # domains whose tasks have a class, and the verifier field that names it
-# The walk option (`cw walk --opt`) that makes every walk of one class: a balanced level walks only the
-# classes it still lacks, not half-and-half walks that keep admitting a class whose quota is met.
-CLASS_WALKS = {"clones": "label"}
+# Domains whose tasks have a class: the verifier field that names it, which is also the walk option (`cw walk
+# --opt label=eq`) that makes every walk of one class: a balanced level walks only the classes it still lacks,
+# not half-and-half walks that keep admitting a class whose quota is met.
+CLASSES = {"clones": "label"}
 UNITS = {"repair": ("repository",)}  # the units a domain's tasks can be split by; others: the source program
 DEFAULT_UNITS = ("source program",)
 ONE_SPLIT = "test"  # the split of a plan that names no quota (as `cw tasks export --format hf`)
@@ -306,11 +306,6 @@ def _counts(store: GraphStore, domain: str, n: int) -> list[dict[str, Any]]:
     return store.run(store.q("release_yields"), {"domain": domain, "level": n, "composer": _composer(domain)})
 
 
-def _deficit(plan: Plan, level: Level, tasks: list[Task]) -> int:
-    """How many more admitted tasks the level needs: in total, or of its shortest class."""
-    return max((need for _, need in _lacking(plan, level, tasks)), default=0)
-
-
 def _lacking(plan: Plan, level: Level, tasks: list[Task]) -> list[tuple[str, int]]:
     """(class, admitted tasks still wanted) for each class short of its quota when the plan balances
     classes, else ("", tasks still wanted); empty when the level's pool is full."""
@@ -333,7 +328,7 @@ def fill_level(store: GraphStore, plan: Plan, level: Level, *, workers: int = 1,
                on_task: Callable[[Task, WalkSummary], None] | None = None) -> tuple[LevelAccount, list[Task]]:
     """Walk level N until the store holds the plan's pool of eligible admitted tasks (or the graph gives no
     more), then draw the level's tasks from them. Each round asks the walk for what is still missing, and a
-    balanced level walks one class it lacks at a time (CLASS_WALKS); the walk skips groups attempted before,
+    balanced level walks one class it lacks at a time (CLASSES); the walk skips groups attempted before,
     so a rerun after Ctrl-C continues where the last one stopped. A class the graph gives no more of is
     not walked again: the level stops with an account of it instead of looping."""
     atoms = {} if atoms is None else atoms
@@ -348,7 +343,7 @@ def fill_level(store: GraphStore, plan: Plan, level: Level, *, workers: int = 1,
             break
         cls, need = lacking[0]
         of = f" of class {cls}" if cls else ""
-        options = {CLASS_WALKS[plan.domain]: cls} if cls and plan.domain in CLASS_WALKS else None
+        options = {CLASSES[plan.domain]: cls} if cls and plan.domain in CLASSES else None
         try:
             summary = walk_and_admit(store, plan.domain, level.n, need, seed=plan.seed + level.n,
                                      max_attempts=budget - account.walked, workers=workers, on_task=on_task,

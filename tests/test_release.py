@@ -238,7 +238,7 @@ def test_the_class_balance_draws_half_of_each_class_and_the_draw_is_seeded():
     drawn = release._draw(plan, plan.levels[0], tasks)
     assert sorted(t.verifier["label"] for t in drawn) == ["eq"] * 5 + ["neq"] * 4
     assert drawn == release._draw(plan, plan.levels[0], tasks)
-    assert release._deficit(plan, release.Level(1, 30, 30), tasks) == 5  # neq: 15 wanted, 10 admitted
+    assert release._lacking(plan, release.Level(1, 30, 30), tasks) == [("neq", 5)]  # 15 wanted, 10 admitted
 
 
 def test_a_task_whose_reference_passes_without_one_atom_is_dropped_and_the_report_gives_the_share(

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import ast
 import configparser
+import dataclasses
 import json
 import os
 import platform
@@ -349,8 +350,11 @@ def mine_many(sources: list[Source], out: Path, *, since: str = "", until: str =
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
         where.release()  # the end of the mining, as of a walk: containers started ahead go too
+    # OUT read once, each repository's pairs composed once; a summary shows the pairs of its own repository
+    levels = mined_levels(out, domain, compose={miner.repo for miner, _, _ in miners})
     for miner, _, summary in miners:
-        summary.graph = mined_levels(out, domain, compose=miner.repo)  # its own pairs composed, others counted
+        summary.graph = {repo: g if repo == miner.repo else dataclasses.replace(g, pairs=Counter())
+                         for repo, g in levels.items()}
         summary.seconds = time.monotonic() - started
     return [summary for _, _, summary in miners]
 

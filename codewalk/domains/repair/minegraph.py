@@ -12,6 +12,7 @@ admission checks, which run the tests.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,8 +54,8 @@ class Level:
                 "pairs_composed": dict(sorted(self.pairs.items()))}
 
 
-def mined_levels(out: Path, domain: RepairDomain, compose: str = "") -> dict[str, Level]:
-    """Level of each repository of the rows file; the pairs of repository `compose` are composed too."""
+def mined_levels(out: Path, domain: RepairDomain, compose: Collection[str] = ()) -> dict[str, Level]:
+    """Level of each repository of the rows file; the pairs of the repositories in `compose` are composed too."""
     if not out.is_file() or not out.read_text(encoding="utf-8").strip():
         return {}
     instances = swebench.read(out)
@@ -71,7 +72,7 @@ def mined_levels(out: Path, domain: RepairDomain, compose: str = "") -> dict[str
         level, basis = largest_level_of_edges(len(ranks), np.array([local[a] for a, _ in pairs], np.int64),
                                               np.array([local[b] for _, b in pairs], np.int64), domain.symmetric)
         composed = Counter(compose_pair(domain, atoms[a], atoms[b]) for a, b in pairs[:PAIRS]) \
-            if repo == compose else Counter()
+            if repo in compose else Counter()
         found[repo] = Level(len(ranks), len(pairs), level, basis, composed)
     return found
 
