@@ -79,8 +79,9 @@ READ = {  # how the driver reads stage 1's parameters; the composite's input fol
 class ComplexityDomain(Domain):
     name = "complexity"
     relation = "FEEDS"
-    composer_version = "complexity-3"  # 2: the prompt states the size model; bounded links rejected; 3: sizes
-    # below log n derived (growth.Growth.of: a bound), no longer derivation_indeterminate
+    composer_version = "complexity-4"  # 2: the prompt states the size model; bounded links rejected; 3: sizes
+    # below log n derived (growth.Growth.of: a bound), no longer derivation_indeterminate; 4: the runs' wall-clock
+    # nets 60 s / 300 s (measure.COST_LIMIT): at 5 s / 30 s the load could end a measurement before the count did
     data_source = "CodeComplex (Baik et al., arXiv:2401.08719), sybaik1/CodeComplex@75ec12fc, Python test split"
     load_options = (Option("ids", "comma-separated program ids to load (default: all)"),
                     Option("workers", "processes that verify programs (default: every core this process may use)", int))

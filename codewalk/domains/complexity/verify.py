@@ -156,7 +156,7 @@ def _annotate(source: str, entry: str, out_type: str) -> str:
 
 # Part of the cache key: change it whenever extraction, the inputs or the measurement change what an
 # atom comes out as.
-MEASURE_VERSION = "atoms-4 counted cost"
+MEASURE_VERSION = "atoms-5 counted cost, 60 s nets"
 
 
 def verify_cached(program: Program) -> tuple[dict[str, Any], dict[str, Any]] | Drop:
