@@ -38,10 +38,11 @@ from itertools import repeat
 from pathlib import Path
 from typing import Any
 
-from . import __version__, card, export, gitsafe
+from . import __version__, card, export, gitsafe, paths
 from .admission import WalkSummary, walk_and_admit
 from .domain import Settings, domain_class, get_domain
 from .errors import CodewalkError, InfraError, InputError, RuntimeUnavailable, UsageError
+from .executors import open_executor
 from .grading import grade_in_worker, verdict
 from .records import Atom, Composite, Task
 from .runtime import client, ready, resolve
@@ -242,34 +243,88 @@ class ReleaseSummary:
 
 class LeaveOneOut:
     """Every atom must matter: for a task of N >= 2 atoms, Ref(G) with one atom's solution left out must fail
-    V_G (N extra runs). Verdicts are kept for the build (a task is checked once however often it is met);
-    a run without a verdict counts as the atom being needed, and is counted."""
+    V_G (N extra runs). The tasks a level meets are checked together on the walk's executor (a task per
+    worker), and each verdict is kept in the home's cache (`leave-one-out.jsonl` of the domain, by task id
+    and codewalk version), so a rerun of a release does not run them again. A run without a verdict counts as
+    the atom being needed and is counted; such a task is not kept, so the next build checks it again."""
 
-    def __init__(self, domain: str, store: GraphStore, runtime: str | None, pull: bool):
+    def __init__(self, domain: str, store: GraphStore, runtime: str | None, pull: bool, *, workers: int = 1,
+                 executor: str | None = None):
         kind = domain_class(domain)
-        self.plugin = get_domain(domain, Settings(runtime=ready(runtime, kind.name, kind.runtimes, pull=pull)))
+        self.domain = domain
+        self.settings = Settings(runtime=ready(runtime, kind.name, kind.runtimes, pull=pull))
         self.store = store
-        self.needed: dict[str, str] = {}  # task id -> "" (every atom needed) or the atom that is not
+        self.workers, self.executor = workers, executor
+        self.record = paths.cache(domain) / "leave-one-out.jsonl"
+        self.needed: dict[str, str] = self._recorded()  # task id -> "" (every atom needed) or the atom that is not
         self.errors: Counter[str] = Counter()  # task id -> leave-one-out runs without a verdict
+
+    def _recorded(self) -> dict[str, str]:
+        try:
+            lines = self.record.read_text(encoding="utf-8").splitlines()
+        except OSError:
+            return {}
+        found = {}
+        for line in lines:
+            try:
+                row = json.loads(line)
+            except ValueError:  # a line cut short by an interrupted build: that task is checked again
+                continue
+            if isinstance(row, dict) and row.get("codewalk") == __version__ and isinstance(row.get("needed"), str):
+                found[str(row.get("task"))] = row["needed"]
+        return found
+
+    def check(self, tasks: list[Task]) -> None:
+        """Check the tasks of N >= 2 not checked yet, in parallel."""
+        todo = [t for t in tasks if t.level >= 2 and t.id not in self.needed]
+        if not todo:
+            return
+        atoms = {a.id: a for a in self.store.get_atoms(sorted({a for t in todo for a in t.atoms}))}
+        pool, ahead = open_executor(self.executor, self.workers)
+        try:
+            pending: list[tuple[Task, Any]] = []
+            for task in todo:
+                pending.append((task, pool.submit(needed_in_worker, self.domain, self.settings,
+                                                  Composite(task.prompt, task.reference, task.verifier),
+                                                  [atoms[a] for a in task.atoms])))
+                while len(pending) >= ahead:
+                    self._keep(*pending.pop(0))
+            for task, future in pending:
+                self._keep(task, future)
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    def _keep(self, task: Task, future: Any) -> None:
+        needed, errors = future.result()
+        self.needed[task.id] = needed
+        if errors:
+            self.errors[task.id] = errors
+            return
+        self.record.parent.mkdir(parents=True, exist_ok=True)
+        with self.record.open("a", encoding="utf-8") as out:
+            out.write(json.dumps({"task": task.id, "needed": needed, "codewalk": __version__}) + "\n")
 
     def __call__(self, task: Task) -> bool:
         if task.level < 2:  # its one atom left out is x_G itself, which check (1) already failed
             return True
         if task.id not in self.needed:
-            atoms = {a.id: a for a in self.store.get_atoms(list(task.atoms))}
-            composite = Composite(task.prompt, task.reference, task.verifier)
-            ordered = [atoms[a] for a in task.atoms]
-            self.needed[task.id] = ""
-            for position, atom in enumerate(ordered):
-                try:
-                    check = self.plugin.check_without(composite, ordered, position)
-                except InfraError:  # no verdict: the atom counts as needed, and the run is counted
-                    self.errors[task.id] += 1
-                    continue
-                if check is not None and check.ok:
-                    self.needed[task.id] = atom.id
-                    break
+            self.check([task])
         return not self.needed[task.id]
+
+
+def needed_in_worker(domain: str, settings: Settings, composite: Composite, atoms: list[Atom]) -> tuple[str, int]:
+    """("" or the first atom whose solution is not needed, runs without a verdict), in a worker process."""
+    plugin = get_domain(domain, settings)  # the runtime the parent built and checked
+    errors = 0
+    for position, atom in enumerate(atoms):
+        try:
+            check = plugin.check_without(composite, atoms, position)
+        except InfraError:  # no verdict: the atom counts as needed, and the run is counted
+            errors += 1
+            continue
+        if check is not None and check.ok:
+            return atom.id, errors
+    return "", errors
 
 
 def _class(domain: str, task: Task) -> str:
@@ -286,6 +341,7 @@ def _eligible(store: GraphStore, plan: Plan, level: Level, atoms: dict[str, Atom
         tasks = [t for t in tasks
                  if max(Counter(unit_of(atoms[a], "source program") for a in t.atoms).values()) <= level.per_program]
     if matters is not None:
+        matters.check(tasks)
         tasks = [t for t in tasks if matters(t)]
     return sorted(tasks, key=lambda t: t.id)
 
@@ -413,7 +469,8 @@ def build(store: GraphStore, plan: Plan, out: Path, *, plan_path: Path | None = 
         raise UsageError(f"--out {out}: not an empty folder (a release is written into a new one)")
     check_levels(store, plan, plan_path)
     atoms: dict[str, Atom] = {}
-    matters = LeaveOneOut(plan.domain, store, runtime, pull) if plan.every_atom_matters else None
+    matters = LeaveOneOut(plan.domain, store, runtime, pull, workers=workers, executor=executor) \
+        if plan.every_atom_matters else None
     accounts, chosen = [], []
     for level in plan.levels:
         if on_level:

@@ -261,6 +261,27 @@ def test_a_task_whose_reference_passes_without_one_atom_is_dropped_and_the_repor
     assert f"{admitted_2} of {admitted_2} (100%)" in (tmp_path / "out" / "report.md").read_text()
 
 
+def test_a_rerun_of_a_release_keeps_the_leave_one_out_verdicts_and_runs_none_again(tmp_path, monkeypatch):
+    from codewalk.domains.demo import DemoDomain
+
+    plan = _plan(tmp_path, "every_atom_matters = true\nattempts = 3\n[levels]\n2 = 2\n")
+    monkeypatch.setattr(DemoDomain, "leave_one_out", True)
+    runs: list[int] = []
+
+    def without(self, composite, atoms, position):
+        runs.append(position)
+        return None  # that text cannot be made: the atom is needed
+
+    monkeypatch.setattr(DemoDomain, "check_without", without)
+    with _demo_store(tmp_path / "g.lbug") as store:
+        first = release.build(store, release.read_plan("demo", plan), tmp_path / "one")
+        ran = len(runs)
+        second = release.build(store, release.read_plan("demo", plan), tmp_path / "two")
+    assert ran == 2 * first.levels[0].checked > 0  # each admitted task's two atoms, each left out once
+    assert len(runs) == ran and second.levels[0].checked == first.levels[0].checked
+    assert first.levels[0].released == second.levels[0].released == 2
+
+
 def test_verify_with_a_store_checks_the_input_graph_against_the_manifest(capsys, tmp_path):
     plan = _plan(tmp_path, "[levels]\n1 = 2\n")
     with _demo_store(tmp_path / "g.lbug") as store:
