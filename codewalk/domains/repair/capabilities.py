@@ -204,7 +204,7 @@ REVIEWED: dict[str, Reviewed] = {
                    "anything", only="SkipTest"),
     "uuid": _r("UUIDs"),
     "warnings": _r("issuing and filtering warnings; a record of caught warnings names the caller's file "
-                   "and line, so catch_warnings(record=True) is refused apart",
+                   "and line, so catch_warnings(record=True) is refused apart, as filters by module or line",
                    only="warn simplefilter filterwarnings catch_warnings resetwarnings"),
     "zlib": _r("compression"),
     "gzip": _r("compression"),
@@ -1165,6 +1165,12 @@ class _Reader(ast.NodeVisitor):
                     self.add(Rule.REFLECTION, f"{name} with a name computed at run time", node)
         if name == "warnings.catch_warnings" and any(k.arg == "record" for k in node.keywords):
             self.add(Rule.REFLECTION, "records warnings, which name the caller's file and line", node)
+        # a filter on module or line (an "error" filter raising only where warn(stacklevel=...) lands) tells
+        # which line called: the running test's assert, as a frame would (round 7)
+        where = {"warnings.filterwarnings": 3, "warnings.simplefilter": 2}.get(name)
+        if where is not None and (len(node.args) > where or any(k.arg in ("module", "lineno", None)
+                                                                 for k in node.keywords)):
+            self.add(Rule.REFLECTION, "filters warnings by module or line, which tells the caller's line", node)
         for kw in node.keywords:
             if kw.arg == "stack_info":  # logging: the callers' frames as text in a record, for any handler to read
                 self.add(Rule.IMPORT_NOT_ALLOWED, f"{A_LOGGERS} stack_info: the callers' stack as text", node)

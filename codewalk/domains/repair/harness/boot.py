@@ -473,6 +473,9 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
     control_code = next(c for c in _class_guard.__code__.co_consts if getattr(c, "co_name", "") == "control")
     main_thread = get_ident()
     ended = []
+    # code a library compiled from text for changed code (dataclasses, attrs, namedtuple): its frames count as
+    # changed code's whatever globals it runs with (a generated __eq__ given `__module__ = "os"` ran as nobody's)
+    made_codes = set()
     tracked = []  # the globals of each changed module: how a frame of changed code is known
     # (compared by identity: id() raises an audit event of its own)
     busy = set()
@@ -488,6 +491,8 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
         f = start
         while f is not None:
             g = f.f_globals
+            if f.f_code in made_codes:
+                return between
             for space in tracked:
                 if g is space:
                     return between
@@ -875,6 +880,12 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
             return
         if event in code and between and among(between[0].f_globals, code_makers) and \
                 library(between, code_path, anywhere, imported_by_statement):
+            if event == "exec" and args and hasattr_(args[0], "co_consts"):
+                todo = [args[0]]  # the code and every code object nested in it
+                while todo:
+                    c = todo.pop()
+                    made_codes.add(c)
+                    todo.extend(k for k in c.co_consts if hasattr_(k, "co_consts"))
             return
         if event in code and between and among(between[0].f_globals, importing) and own_statement(between):
             return
@@ -1246,6 +1257,10 @@ def _controlled(key, original, owner, other_than, found, coin):
             control = None
         if control is None:  # not a plain value: nothing to compare the answer with
             return ask(self, other)
+        # a container compared is asked with a copy kept: a comparison that adopts the other's items, then
+        # answers NotImplemented (so that the container's own comparison finds them equal), changed its object
+        base = next((b for b in (list, dict, set) if isinstance(self, b)), None)
+        kept = base.copy(self) if base is not None else None
         before = None
         if coin():  # the control first: no candidate knows which of its two calls is the control
             try:
@@ -1253,6 +1268,8 @@ def _controlled(key, original, owner, other_than, found, coin):
             except exception:  # noqa: BLE001
                 before = False
         answer = ask(self, other)
+        if kept is not None and not base.__eq__(kept, self):
+            found.append(where + " changed its own object")
         if answer is not_implemented:
             return answer
         try:
@@ -1506,8 +1523,8 @@ def _class_guard(changed):
         library = body is not None and body.co_filename not in changed
         if type_(v) is not function_type:
             kind = type_(v)
-            if (library or first) and c_descriptor(kind):
-                return ""  # functools.lru_cache, a Cython class's methods
+            if (library or first) and c_descriptor(kind) and getattr_(v, "__name__", None) == key:
+                return ""  # functools.lru_cache, a Cython class's methods (not set.isdisjoint as __eq__)
             if mocked(cls, v):
                 return ""
             return "a " + str_(kind.__name__) + ", not a function"
@@ -1524,6 +1541,11 @@ def _class_guard(changed):
             if library and code.co_filename not in changed:
                 return ""
         where = code.co_filename
+        # dataclasses compiles field names into the code it makes: a name that is no identifier is code
+        fields = dict_of(cls).get("__dataclass_fields__")
+        if where.startswith("<") and type_(fields) is dict_ and not all_(
+                type_(k) is str_ and k.isidentifier() for k in fields):
+            return "a dataclass field name that is no identifier"
         if where not in changed and mocked(cls, None):
             # a test configuring its mock (mock.__eq__ = f: the mock's own class takes unittest.mock's
             # wrapper of f), unless f is changed code's
@@ -1536,7 +1558,9 @@ def _class_guard(changed):
                     return "the changed code's " + str_(code_of(inner).co_name) + ", given to a mock"
             return ""
         if where in changed:
-            if body_codes.get(id_(code)) is code and code.co_name == key:
+            # a comparison of changed code stands only behind its control (a class statement's, wrapped when
+            # the class is made), never raw in a class no statement made or a decoy's real class
+            if body_codes.get(id_(code)) is code and code.co_name == key and key not in CONTROLLED:
                 return ""
             return "the changed code's " + str_(code.co_name) + ", not a " + key + " defined in a class body"
         if where.startswith("<") or v in ordering or code.co_name == key:
