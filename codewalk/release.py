@@ -525,9 +525,16 @@ def _yields(store: GraphStore, plan: Plan, accounts: list[LevelAccount]) -> list
     return [{"level": a.n, "attempted": a.attempted, "admitted": a.admitted,
              "yield": f"{a.admitted / a.attempted:.0%}" if a.attempted else "-", "released": a.released,
              "planned": a.wanted, "paper": paper.get(a.n, "-"),
-             **({"some atom not needed": f"{a.not_needed} of {a.checked}" + (
-                 f" ({a.not_needed / a.checked:.0%})" if a.checked else "")} if plan.every_atom_matters else {})}
+             **({"some atom not needed": _not_needed(a)} if plan.every_atom_matters else {})}
             for a in accounts]
+
+
+def _not_needed(a: LevelAccount) -> str:
+    """The leave-one-out share, with the runs that gave no verdict: their atoms count as needed, so a share of
+    0 % over tasks whose runs all failed to give one would claim a check that never happened."""
+    share = f"{a.not_needed} of {a.checked}" + (f" ({a.not_needed / a.checked:.0%})" if a.checked else "")
+    return share + (f"; {a.unchecked_runs} runs gave no verdict (atom counted as needed)" if a.unchecked_runs
+                    else "")
 
 
 def _md_table(rows: list[dict[str, Any]]) -> list[str]:

@@ -371,3 +371,23 @@ def test_tasks_of_an_older_composer_are_neither_released_nor_counted(tmp_path, m
     assert one.released == 3 and one.walked > 0 and one.attempted == after - before  # this composer's only
     rows = pq.read_table(tmp_path / "new" / "demo" / "test.parquet").to_pylist()
     assert {r["generator_version"].rsplit("/ ", 1)[1] for r in rows} == {"demo-next"}
+
+
+def test_leave_one_out_runs_without_a_verdict_are_counted_in_the_report_not_hidden_in_a_zero_share(
+        tmp_path, monkeypatch):
+    from codewalk.domains.demo import DemoDomain
+    from codewalk.errors import InfraError
+
+    def no_verdict(self, composite, atoms, position):
+        raise InfraError("the audit hook denied open")
+
+    plan = _plan(tmp_path, "every_atom_matters = true\nattempts = 3\n[levels]\n2 = 2\n")
+    monkeypatch.setattr(DemoDomain, "leave_one_out", True)
+    monkeypatch.setattr(DemoDomain, "check_without", no_verdict)
+    with _demo_store(tmp_path / "g.lbug") as store:
+        summary = release.build(store, release.read_plan("demo", plan), tmp_path / "out")
+    (two,) = summary.levels
+    assert two.released == 2 and two.not_needed == 0  # no verdict: each atom counts as needed
+    assert two.unchecked_runs == 2 * two.checked > 0
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert f"0 of {two.checked} (0%); {two.unchecked_runs} runs gave no verdict (atom counted as needed)" in report
