@@ -9,8 +9,8 @@ pytest itself reported, never from a file or an output the tested code can reach
 both runtimes; in a container it is root and the tests run as another user.
 
 A run the guard stopped gives no verdict (`NoVerdict`, with its rule code): an event the audit hook denied
-while changed code was on the stack (audit_denied), a changed report path (report_path_changed), a class's
-comparison or truth changed after it was made (class_changed), a channel
+(changed code may not cause it, or a test file touched other than by pytest: audit_denied), a changed report
+path (report_path_changed), a class's comparison or truth changed after it was made (class_changed), a channel
 whose records do not add up (channel_forged: a gap in the numbering, a writer put under the descriptor,
 per-test outcomes that disagree with pytest's exit status or its count of failures), or a test file or
 renamed copy that differs after the run (tests_changed).
@@ -148,8 +148,9 @@ def _guarded(report: Report, tail: str) -> None:
     """NoVerdict when the run-time guard stopped the run, or the channel or the test files were tampered with."""
     for record in report.records:
         if "denied" in record:
-            raise NoVerdict(f"the audit hook denied {record['denied']} ({record.get('what', '')}) while changed "
-                            "code was on the stack", AUDIT_DENIED, record["denied"])
+            raise NoVerdict(f"the audit hook denied {record['denied']} ({record.get('what', '')}): an event "
+                            "changed code may not cause, or a test file opened or renamed other than by pytest",
+                            AUDIT_DENIED, record["denied"])
         if record.get("guard") == REPORT_PATH_CHANGED:
             raise NoVerdict(f"the report path changed during the run ({record.get('what', '')})",
                             REPORT_PATH_CHANGED)
