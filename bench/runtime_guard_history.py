@@ -21,12 +21,13 @@ and run, never written under bench/. Progress is appended to OUT.state.jsonl, so
 
     nice -n 10 python bench/runtime_guard_history.py --mirrors DIR [--repos owner/name ...] [--repo owner/name=GITDIR ...]
         [--per-repo 40] [--timeout 240] [--cache DIR] [--out bench/results/runtime_guard_history]
-        [--guard main] [--commits SHA ...] [--regrade [--events EVENT ...]] [--render]
+        [--guard main] [--commits SHA ...] [--regrade [--again | --all] [--events EVENT ...]] [--render]
 
 Run it with the code whose guard is measured on the path (the figures: main's, --guard main), then
 --regrade with another tree: each commit that guard cost is examined again, with the other tree's guard
-(OUT.after.jsonl). A repository main's guard cannot even mine can be measured with another (--guard
-LABEL: listed apart). Results: OUT.{txt,json}; the JSON lists every commit with its outcome.
+(OUT.after.jsonl); --regrade --all --guard LABEL examines every graded commit again (a newer guard may
+stop one that passed), labelled, so that a rerun resumes. A repository main's guard cannot even mine can be
+measured with another (--guard LABEL: listed apart). Results: OUT.{txt,json}; the JSON lists every commit with its outcome.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ import re
 import sys
 import time
 from collections import Counter
+from itertools import groupby
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +87,10 @@ def main() -> None:
     parser.add_argument("--again", action="store_true",
                         help="--regrade also the costs whose latest record in OUT.after.jsonl does not pass (a newer "
                              "guard); the new record is the one that counts")
+    parser.add_argument("--all", action="store_true",
+                        help="--regrade every graded commit, not only the costs (a later guard may stop a commit that "
+                             "passed), the commits that passed first; a commit whose latest record in "
+                             "OUT.after.jsonl has this --guard label is not examined again")
     parser.add_argument("--events", nargs="*", default=[], help="--regrade only the costs of these events")
     parser.add_argument("--commits", nargs="*", default=[], help="only these commits (prefixes) of the window")
     parser.add_argument("--guard", default="main",
@@ -114,21 +120,29 @@ def regrade(records: list[dict[str, Any]], sources: dict[str, str], args: argpar
     """Every commit the guard cost (of --events), examined again with the guard as this tree has it
     (OUT.after.jsonl; a commit already there is not examined again)."""
     latest = {(d["repo"], d["commit"]): d for d in _read(after)}
-    done = {k for k, d in latest.items() if not args.again or d.get("guarded", {}).get("verdict") == "passed"}
-    costs = [r for r in records if _cost(r) and (r["repo"], r["commit"]) not in done and r["repo"] in sources
-             and (not args.events or r["guarded"].get("event") in args.events)]
-    for repo in dict.fromkeys(r["repo"] for r in costs):
+    if args.all:  # each graded commit once, first those that passed under the latest guard they met
+        done = {k for k, d in latest.items() if d.get("guard") == args.guard}
+        graded = {(r["repo"], r["commit"]): r for r in records if r["status"] == "graded"}
+        costs = sorted((r for k, r in graded.items() if k not in done and r["repo"] in sources),
+                       key=lambda r: (latest.get((r["repo"], r["commit"])) or r).get("guarded", {}).get("verdict")
+                       != "passed")
+    else:
+        done = {k for k, d in latest.items() if not args.again or d.get("guarded", {}).get("verdict") == "passed"}
+        costs = [r for r in records if _cost(r) and (r["repo"], r["commit"]) not in done and r["repo"] in sources
+                 and (not args.events or r["guarded"].get("event") in args.events)]
+    for repo, group in groupby(costs, key=lambda r: r["repo"]):
         domain, miner = setup(repo, sources[repo], args)
-        for r in costs:
-            if r["repo"] != repo:
-                continue
+        for r in group:
             candidate = miner.candidate(r["commit"])
             assert isinstance(candidate, Candidate)
+            started = time.monotonic()
             record = examine(domain, miner, candidate)
-            record.update(repo=repo, commit=r["commit"], date=candidate.date)
+            record.update(repo=repo, commit=r["commit"], date=candidate.date,
+                          seconds=round(time.monotonic() - started, 1), guard=args.guard)
             with after.open("a", encoding="utf-8") as f:
                 f.write(json.dumps(record) + "\n")
-            print(f"{repo} {r['commit'][:12]} after: {record.get('guarded', {}).get('verdict')}", flush=True)
+            print(f"{repo} {r['commit'][:12]} after: {record['status']} {record.get('guarded', {}).get('verdict')} "
+                  f"{record.get('guarded', {}).get('rule', '')} {record['seconds']}s", flush=True)
 
 
 def _cost(r: dict[str, Any]) -> bool:
