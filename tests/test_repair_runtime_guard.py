@@ -1083,6 +1083,60 @@ def test_the_import_systems_own_import_statement_keeps_the_verdict_and_import_mo
     assert caught.value.rule == "audit_denied" and caught.value.event in ("marshal.loads", "compile"), caught.value
 
 
+# A subclass's statement given a function its base class's body made, under another name (jinja's
+# StrictUndefined: `__eq__ = __ne__ = __bool__ = __hash__ = ... = Undefined._fail_with_undefined_error`, which
+# raises; four of jinja's graded fix commits gave no verdict, bench/runtime_guard_history.py): kept, as a
+# function of the statement's own body is; its comparisons are behind the control. The same function put there
+# after the statement (a setter), or always "equal", stays class_changed.
+STRICT = r'''
+import os, runpy, sys
+boot = runpy.run_path(sys.argv[1], run_name="boot")
+changed = os.path.join(sys.argv[2], "changed.py")
+with open(changed, "w") as f:
+    f.write("""
+class Undefined:
+    def _fail(self, *args, **kwargs):
+        raise LookupError("undefined")
+
+
+class Strict(Undefined):
+    __iter__ = __len__ = Undefined._fail
+    __eq__ = __ne__ = __bool__ = __hash__ = Undefined._fail
+    __contains__ = Undefined._fail
+""")
+check = boot["_class_guard"](frozenset([changed]))
+sys.path.insert(0, sys.argv[2])
+import changed as candidate
+
+try:
+    candidate.Strict() == 1
+except LookupError:
+    print(repr(check()))
+'''
+
+
+def test_a_subclass_given_its_base_class_bodys_function_under_another_name_keeps_the_verdict(tmp_path):
+    boot = Path(repair_env.__file__).with_name("harness") / "boot.py"
+    out = subprocess.run([sys.executable, "-I", "-c", STRICT, str(boot), str(tmp_path)], capture_output=True,
+                         text=True, check=True).stdout.splitlines()
+    assert out == ["''"], out
+
+
+BASE_SAME = '\n\nclass _Base:\n    def same(self, other):\n        return True\n'
+
+
+def test_a_base_class_bodys_function_given_as_eq_after_the_statement_gives_no_verdict(task, runtime):
+    setup = BASE_SAME + '\n\nclass _S(list):\n    pass\n\n\n_H.put(_S, "__e" + "q__", _Base.same)\n'
+    err = _class_cheat(task, runtime, *_split_returns("_S()", setup))
+    assert "_S.__eq__ (the changed code's same, not a __eq__ defined in a class body)" in str(err), err
+
+
+def test_an_always_equal_base_class_bodys_function_left_by_the_statement_gives_no_verdict(task, runtime):
+    setup = BASE_SAME + '\n\nclass _S(_Base, list):\n    __eq__ = _Base.same\n'
+    err = _class_cheat(task, runtime, *_split_returns("_S()", setup))
+    assert "_S.__eq__ answers equal to two values that differ" in str(err), err
+
+
 # -- report_path_changed: the instances that make and carry a report -------------------------------------
 # The plugin manager is reachable from pytest's modules (pytestPDB holds it); what it holds are instances,
 # which a module or class namespace check never sees.

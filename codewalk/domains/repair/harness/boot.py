@@ -1559,8 +1559,13 @@ def _class_guard(changed):
             return ""
         if where in changed:
             # a comparison of changed code stands only behind its control (a class statement's, wrapped when
-            # the class is made), never raw in a class no statement made or a decoy's real class
-            if body_codes.get(id_(code)) is code and code.co_name == key and key not in CONTROLLED:
+            # the class is made), never raw in a class no statement made or a decoy's real class. A function a
+            # class body made under another name only where a changed class statement left it (jinja's
+            # `__eq__ = Undefined._fail_with_undefined_error` in a subclass's body): behind the control too, and
+            # it gives the class nothing a `def __eq__` calling that function would not; put there afterwards
+            # (a setter), it stays refused.
+            if body_codes.get(id_(code)) is code and (code.co_name == key and key not in CONTROLLED
+                                                      or body is not None and not library):
                 return ""
             return "the changed code's " + str_(code.co_name) + ", not a " + key + " defined in a class body"
         if where.startswith("<") or v in ordering or code.co_name == key:
