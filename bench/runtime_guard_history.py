@@ -92,7 +92,8 @@ def main() -> None:
                              "passed), the commits that passed first; a commit whose latest record in "
                              "OUT.after.jsonl has this --guard label is not examined again")
     parser.add_argument("--events", nargs="*", default=[], help="--regrade only the costs of these events")
-    parser.add_argument("--commits", nargs="*", default=[], help="only these commits (prefixes) of the window")
+    parser.add_argument("--commits", nargs="*", default=[],
+                        help="only these commits (prefixes) of the window, or of those --regrade examines")
     parser.add_argument("--guard", default="main",
                         help="which guard the code running this measures, recorded with each commit: main (the "
                              "figures), or another label (listed apart: a repository main's guard cannot mine)")
@@ -113,7 +114,7 @@ def main() -> None:
         done = {(d["repo"], d["commit"]) for d in _read(state) if d.get("guard", "main") == args.guard}
         for repo, gitdir in sources.items():
             measure(repo, gitdir, args, state, done)
-    render(_read(state), {(d["repo"], d["commit"]): d for d in _read(after)}, args.out)
+    render(_read(state), _read(after), args.out)
 
 
 def regrade(records: list[dict[str, Any]], sources: dict[str, str], args: argparse.Namespace, after: Path) -> None:
@@ -130,6 +131,7 @@ def regrade(records: list[dict[str, Any]], sources: dict[str, str], args: argpar
         done = {k for k, d in latest.items() if not args.again or d.get("guarded", {}).get("verdict") == "passed"}
         costs = [r for r in records if _cost(r) and (r["repo"], r["commit"]) not in done and r["repo"] in sources
                  and (not args.events or r["guarded"].get("event") in args.events)]
+    costs = [r for r in costs if not args.commits or any(r["commit"].startswith(c) for c in args.commits)]
     for repo, group in groupby(costs, key=lambda r: r["repo"]):
         domain, miner = setup(repo, sources[repo], args)
         for r in group:
@@ -149,6 +151,17 @@ def _cost(r: dict[str, Any]) -> bool:
     """The gold passes plainly but not under the guard."""
     return (r["status"] == "graded" and r["guarded"]["verdict"] != "passed"
             and r.get("plain", {}).get("verdict") == "passed")
+
+
+def _stopped(gradings: list[dict[str, Any]]) -> bool:
+    """The latest grading's guard stops a gold patch that passes: no verdict (only the guard gives none) where
+    a grading saw the gold pass, or a failure under the guard only (the plain run passed with it; a plain run
+    that did not, on a loaded machine, leaves the failure unexplained)."""
+    last = gradings[-1]
+    if last["guarded"]["verdict"] == "no_verdict":
+        return any(g["guarded"]["verdict"] == "passed" or g.get("plain", {}).get("verdict") == "passed"
+                   for g in gradings)
+    return _cost(last)
 
 
 def setup(repo: str, gitdir: str, args: argparse.Namespace) -> tuple[RepairDomain, Miner]:
@@ -275,13 +288,21 @@ def _read(state: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in state.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def render(every: list[dict[str, Any]], after: dict[tuple[str, str], dict[str, Any]], out: Path) -> None:
-    """OUT.txt (figures and every cost listed) and OUT.json (every commit); `after`: the costs examined again
-    with this tree's guard (--regrade), by (repo, commit). The figures are main's (--guard main); commits
-    measured with another guard are listed apart."""
+def render(every: list[dict[str, Any]], regrades: list[dict[str, Any]], out: Path) -> None:
+    """OUT.txt (figures and every cost listed) and OUT.json (every commit); `regrades`: the commits examined
+    again with later guards (--regrade), oldest first. The figures are main's (--guard main); commits
+    measured with another guard are listed apart; then each graded commit as its latest grading finds it."""
     records = [r for r in every if r.get("guard", "main") == "main"]
     # a commit measured with several other guards counts once, with the latest
     others = list({(r["repo"], r["commit"]): r for r in every if r.get("guard", "main") != "main"}.values())
+    # each graded commit's gradings, first measurement then regrades (one that did not grade it, the mining
+    # runs skipped on a loaded machine, says nothing of the guard: kept apart)
+    chains = {(r["repo"], r["commit"]): [r] for r in records + others if r["status"] == "graded"}
+    for d in regrades:
+        if d["status"] == "graded" and (d["repo"], d["commit"]) in chains:
+            chains[d["repo"], d["commit"]].append(d)
+    after = {k: c[-1] for k, c in chains.items() if len(c) > 1}
+    ungraded = [d for d in regrades if d["status"] != "graded"]
     stopped = Counter(r["repo"] for r in records if r["status"] == "skipped" and "report path changed" in r["detail"])
     graded = [r for r in records if r["status"] == "graded"]
     skipped = Counter(r["reason"] for r in records if r["status"] == "skipped")
@@ -330,6 +351,36 @@ def render(every: list[dict[str, Any]], after: dict[tuple[str, str], dict[str, A
         every_graded, every_still = len(graded) + len(other_graded), len(still) + len(other_still)
         lines += [f"all graded: {every_graded}; gold stopped by this tree's guard (after --regrade): {every_still} "
                   f"({every_still / every_graded if every_graded else 0:.1%})", ""]
+    # every graded commit under the latest guard that graded it (--regrade --all: every one under one guard)
+    now_cost = {k: c for k, c in chains.items() if _stopped(c)}
+    new = {k: c for k, c in now_cost.items() if len(c) > 1 and c[-2]["guarded"]["verdict"] == "passed"}
+    guards = Counter(c[-1].get("guard", "unlabelled regrade") if len(c) > 1 else "first measurement"
+                     for c in chains.values())
+    now_rule = Counter(c[-1]["guarded"].get("rule", c[-1]["guarded"]["verdict"]) for c in now_cost.values())
+    now_event = Counter(f"{c[-1]['guarded'].get('event', '')} {c[-1]['guarded'].get('what', '')}".strip()
+                        for c in now_cost.values())
+    now_both = sum(c[-1]["guarded"]["verdict"] != "passed" and not _stopped(c) for c in chains.values())
+    now_share = len(now_cost) / len(chains) if chains else 0.0
+    lines += [f"each graded commit under the latest guard that graded it ({dict(guards.most_common())}): gold "
+              f"passes plainly but not under it: {len(now_cost)} of {len(chains)} ({now_share:.1%}); by rule "
+              f"{dict(now_rule.most_common())}; new (passed under the guard that graded it before): {len(new)}; "
+              f"gold fails with and without the guard: {now_both}; re-examinations that did not grade (the "
+              f"earlier grading kept): {len(ungraded)} {dict(Counter(d['reason'] for d in ungraded))}",
+              f"by event: {dict(now_event.most_common())}",
+              "per repository (stopped/graded): " + ", ".join(
+                  f"{repo} {sum(k[0] == repo for k in now_cost)}/{sum(k[0] == repo for k in chains)}"
+                  for repo in sorted({k[0] for k in chains})), ""]
+    for (repo, commit), c in new.items():
+        g = c[-1]["guarded"]
+        lines.append(f"new: {repo} {commit[:12]} ({c[-1]['date'][:10]}): {c[-1].get('guard', '')} guard "
+                     f"{g['verdict']} {g.get('rule', '')} {g.get('event', '')} ({g.get('what', '')}); plain "
+                     f"{c[-1].get('plain', {}).get('verdict')}; before: passed ({c[-2].get('guard', 'main')})")
+        lines.append(f"  changed: {', '.join(c[-1]['changed'][:6])}")
+        lines.append(f"  {g.get('why', json.dumps({k: v for k, v in g.items() if k != 'verdict'}))[:400]}")
+    for d in ungraded:
+        lines.append(f"not graded again: {d['repo']} {d['commit'][:12]} {d.get('guard', '')}: {d['status']} "
+                     f"{d.get('reason', '')} {d.get('detail', '')[-160:]}")
+    lines += [""] if new or ungraded else []
     for r in cost + both + other_cost:
         g = r["guarded"]
         again = after.get((r["repo"], r["commit"]), {}).get("guarded", {})
@@ -352,9 +403,15 @@ def render(every: list[dict[str, Any]], after: dict[tuple[str, str], dict[str, A
                "stopped_mining": dict(stopped), "other_guard": {"examined": len(others), "graded": len(other_graded),
                                                                 "cost": len(other_cost),
                                                                 "cost_after": len(other_still)},
-               "per_repo": per_repo, "python": sys.version.split()[0]}
-    commits = [{**r, "after": after[r["repo"], r["commit"]].get("guarded")} if (r["repo"], r["commit"]) in after
-               else r for r in every]
+               "per_repo": per_repo, "python": sys.version.split()[0],
+               "latest": {"guards": dict(guards), "graded": len(chains), "cost": len(now_cost),
+                          "share": round(now_share, 4), "by_rule": dict(now_rule), "by_event": dict(now_event),
+                          "new": [f"{k[0]} {k[1]}" for k in new], "fails_without_guard": now_both,
+                          "not_graded_again": len(ungraded)}}
+    commits = [{**r, "after": after[r["repo"], r["commit"]].get("guarded"),
+                "after_plain": after[r["repo"], r["commit"]].get("plain", {}).get("verdict"),
+                "after_guard": after[r["repo"], r["commit"]].get("guard")}
+               if (r["repo"], r["commit"]) in after else r for r in every]
     out.with_suffix(".json").write_text(
         json.dumps({"summary": summary, "commits": commits}, indent=1).replace(home, "~") + "\n", encoding="utf-8")
     print(text)
