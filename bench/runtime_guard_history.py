@@ -164,6 +164,26 @@ def _stopped(gradings: list[dict[str, Any]]) -> bool:
     return _cost(last)
 
 
+def _event(g: dict[str, Any]) -> str:
+    """A denial's event and what it named, the run's temporary tree left out (tests/x.py, not /tmp/.../x.py)."""
+    what = re.sub(r"\S*/tree/", "", g.get("what", "")).replace("a test file opened outside pytest's reading of it: ",
+                                                                 "READERS ")
+    return f"{g.get('event', '')} {what}".strip()
+
+
+def _stopped_mining(d: dict[str, Any]) -> dict[str, Any] | None:
+    """A re-examination whose mining runs the guard stopped (tests_did_not_run, the reason in the detail):
+    the outcome as a grading's, or None."""
+    detail = d.get("detail", "") if d.get("reason") == "tests_did_not_run" else ""
+    denied = re.search(r"the audit hook denied (\S+)", detail)
+    rule = ("class_changed" if "(class_changed:" in detail else "report_path_changed"
+            if "the report path changed" in detail else "audit_denied" if denied else "")
+    if not rule:
+        return None
+    return {"verdict": "no_verdict", "rule": rule, "event": denied.group(1) if denied else "",
+            "why": "the mining runs: " + detail}
+
+
 def setup(repo: str, gitdir: str, args: argparse.Namespace) -> tuple[RepairDomain, Miner]:
     """The repair domain and a miner whose environment is the repository's at its HEAD, for every commit."""
     domain = RepairDomain(args.cache, Settings(runtime=LocalRuntime()))
@@ -298,11 +318,20 @@ def render(every: list[dict[str, Any]], regrades: list[dict[str, Any]], out: Pat
     # each graded commit's gradings, first measurement then regrades (one that did not grade it, the mining
     # runs skipped on a loaded machine, says nothing of the guard: kept apart)
     chains = {(r["repo"], r["commit"]): [r] for r in records + others if r["status"] == "graded"}
+    ungraded = []
     for d in regrades:
-        if d["status"] == "graded" and (d["repo"], d["commit"]) in chains:
-            chains[d["repo"], d["commit"]].append(d)
+        k = (d["repo"], d["commit"])
+        if k not in chains:
+            continue
+        stopped = _stopped_mining(d)
+        if d["status"] == "graded":
+            chains[k].append(d)
+        elif stopped:  # the guard also watches the mining runs (the class guard, whatever changed)
+            chains[k].append({**d, "status": "graded", "guarded": stopped, "plain": stopped,
+                              "changed": chains[k][0]["changed"]})
+        else:
+            ungraded.append(d)
     after = {k: c[-1] for k, c in chains.items() if len(c) > 1}
-    ungraded = [d for d in regrades if d["status"] != "graded"]
     stopped = Counter(r["repo"] for r in records if r["status"] == "skipped" and "report path changed" in r["detail"])
     graded = [r for r in records if r["status"] == "graded"]
     skipped = Counter(r["reason"] for r in records if r["status"] == "skipped")
@@ -357,12 +386,12 @@ def render(every: list[dict[str, Any]], regrades: list[dict[str, Any]], out: Pat
     guards = Counter(c[-1].get("guard", "unlabelled regrade") if len(c) > 1 else "first measurement"
                      for c in chains.values())
     now_rule = Counter(c[-1]["guarded"].get("rule", c[-1]["guarded"]["verdict"]) for c in now_cost.values())
-    now_event = Counter(f"{c[-1]['guarded'].get('event', '')} {c[-1]['guarded'].get('what', '')}".strip()
-                        for c in now_cost.values())
+    now_event = Counter(_event(c[-1]["guarded"]) for c in now_cost.values())
     now_both = sum(c[-1]["guarded"]["verdict"] != "passed" and not _stopped(c) for c in chains.values())
     now_share = len(now_cost) / len(chains) if chains else 0.0
     lines += [f"each graded commit under the latest guard that graded it ({dict(guards.most_common())}): gold "
-              f"passes plainly but not under it: {len(now_cost)} of {len(chains)} ({now_share:.1%}); by rule "
+              f"stopped (it passed plainly or under an earlier guard; no verdict, or failing under the guard only): "
+              f"{len(now_cost)} of {len(chains)} ({now_share:.1%}); by rule "
               f"{dict(now_rule.most_common())}; new (passed under the guard that graded it before): {len(new)}; "
               f"gold fails with and without the guard: {now_both}; re-examinations that did not grade (the "
               f"earlier grading kept): {len(ungraded)} {dict(Counter(d['reason'] for d in ungraded))}",
