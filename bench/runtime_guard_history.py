@@ -164,9 +164,14 @@ def _stopped(gradings: list[dict[str, Any]]) -> bool:
     return _cost(last)
 
 
+def _runs_tree(text: str) -> str:
+    """The text with the paths of a run's temporary tree relative to it (tests/x.py, not /tmp/.../tree/x.py)."""
+    return re.sub(r"/\S*/codewalk-[a-z0-9_]+/tree/", "", text)
+
+
 def _event(g: dict[str, Any]) -> str:
-    """A denial's event and what it named, the run's temporary tree left out (tests/x.py, not /tmp/.../x.py)."""
-    what = re.sub(r"\S*/tree/", "", g.get("what", "")).replace("a test file opened outside pytest's reading of it: ",
+    """A denial's event and what it named, the run's temporary tree left out."""
+    what = _runs_tree(g.get("what", "")).replace("a test file opened outside pytest's reading of it: ",
                                                                  "READERS ")
     return f"{g.get('event', '')} {what}".strip()
 
@@ -378,7 +383,8 @@ def render(every: list[dict[str, Any]], regrades: list[dict[str, Any]], out: Pat
                               f"{sum(r['repo'] == repo for r in other_still)}"
                               for repo in sorted({r['repo'] for r in others})), ""]
         every_graded, every_still = len(graded) + len(other_graded), len(still) + len(other_still)
-        lines += [f"all graded: {every_graded}; gold stopped by this tree's guard (after --regrade): {every_still} "
+        lines += [f"all graded: {every_graded}; of those the guard they were measured with stopped, still stopped at "
+                  f"their latest --regrade: {every_still} "
                   f"({every_still / every_graded if every_graded else 0:.1%})", ""]
     # every graded commit under the latest guard that graded it (--regrade --all: every one under one guard)
     now_cost = {k: c for k, c in chains.items() if _stopped(c)}
@@ -403,7 +409,8 @@ def render(every: list[dict[str, Any]], regrades: list[dict[str, Any]], out: Pat
         g = c[-1]["guarded"]
         lines.append(f"new: {repo} {commit[:12]} ({c[-1]['date'][:10]}): {c[-1].get('guard', '')} guard "
                      f"{g['verdict']} {g.get('rule', '')} {g.get('event', '')} ({g.get('what', '')}); plain "
-                     f"{c[-1].get('plain', {}).get('verdict')}; before: passed ({c[-2].get('guard', 'main')})")
+                     f"{c[-1].get('plain', {}).get('verdict')}; before: passed ("
+                     + (c[0].get("guard", "main") if len(c) == 2 else c[-2].get("guard", "an earlier regrade")) + ")")
         lines.append(f"  changed: {', '.join(c[-1]['changed'][:6])}")
         lines.append(f"  {g.get('why', json.dumps({k: v for k, v in g.items() if k != 'verdict'}))[:400]}")
     for d in ungraded:
@@ -424,8 +431,8 @@ def render(every: list[dict[str, Any]], regrades: list[dict[str, Any]], out: Pat
             lines.append(f"  {json.dumps({k: v for k, v in g.items() if k != 'verdict'})[:300]}")
     text = "\n".join(lines) + "\n"
     out.parent.mkdir(parents=True, exist_ok=True)
-    home = str(Path.home())  # no path of this machine in the results: the home folder as ~
-    out.with_suffix(".txt").write_text(text.replace(home, "~"), encoding="utf-8")
+    home = str(Path.home())  # no path of this machine in the results: the home folder as ~, no run's tree
+    out.with_suffix(".txt").write_text(_runs_tree(text.replace(home, "~")), encoding="utf-8")
     summary = {"examined": len(records), "graded": len(graded), "skipped": dict(skipped), "cost": len(cost),
                "share": round(share, 4), "by_rule": dict(by_rule), "by_event": dict(by_event),
                "regraded": regraded, "cost_after": len(still), "fails_without_guard": len(both),
@@ -442,7 +449,8 @@ def render(every: list[dict[str, Any]], regrades: list[dict[str, Any]], out: Pat
                 "after_guard": after[r["repo"], r["commit"]].get("guard")}
                if (r["repo"], r["commit"]) in after else r for r in every]
     out.with_suffix(".json").write_text(
-        json.dumps({"summary": summary, "commits": commits}, indent=1).replace(home, "~") + "\n", encoding="utf-8")
+        _runs_tree(json.dumps({"summary": summary, "commits": commits}, indent=1).replace(home, "~")) + "\n",
+        encoding="utf-8")
     print(text)
 
 
