@@ -14,13 +14,12 @@ from __future__ import annotations
 import pytest
 
 from tests.redteam_round7_cheats import KINDS
+from tests.redteam_rounds import assert_not_solved, assert_solved_without_its_rules
 from tests.test_repair_redteam import (  # noqa: F401  (fixtures: both runtimes, the W1 + W2 task)
-    _grade,
     graded_in,
     round_cases,
     task,
 )
-from tests.test_repair_runtime_guard import _run, _solved, _without_class_guard
 
 pytestmark = pytest.mark.usefixtures("shared_home")  # one home: the virtualenv and the image are built once
 
@@ -93,10 +92,7 @@ assert set(HOLES) | set(STOPPED) == set(KINDS) and not set(HOLES) & set(STOPPED)
 
 @pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, HOLES))
 def test_round7_cheat_is_not_solved(task, tmp_path, graded_in, kind, spelling):  # noqa: F811
-    verdict = _grade(task, tmp_path, *KINDS[kind].spellings[spelling])
-    assert not verdict.ok, f"graded solved: {verdict.detail}"
-    if kind in STOPPED:
-        assert verdict.evidence.get("rule") in STOPPED[kind], (verdict.reason, verdict.evidence, verdict.detail)
+    assert_not_solved(task, tmp_path, KINDS[kind].spellings[spelling], STOPPED.get(kind))
 
 
 # The stopped kinds are real cheats: without the rules that stop them (the static layer is not run by _run,
@@ -106,8 +102,4 @@ REAL = round_cases(KINDS, only=list(STOPPED))
 
 @pytest.mark.parametrize(("kind", "spelling"), REAL)
 def test_round7_stopped_cheat_really_passes_without_its_rule(task, graded_in, kind, spelling):  # noqa: F811
-    from codewalk.domains.repair import channel
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(channel, "prepare", _without_class_guard)
-        assert _solved(_run(task, graded_in, *KINDS[kind].spellings[spelling], guarded=False))
+    assert_solved_without_its_rules(task, graded_in, KINDS[kind].spellings[spelling])
