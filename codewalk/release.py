@@ -245,7 +245,8 @@ class LeaveOneOut:
     """Every atom must matter: for a task of N >= 2 atoms, Ref(G) with one atom's solution left out must fail
     V_G (N extra runs). The tasks a level meets are checked together on the walk's executor (a task per
     worker), and each verdict is kept in the home's cache (`leave-one-out.jsonl` of the domain, by task id
-    and codewalk version), so a rerun of a release does not run them again. A run without a verdict counts as
+    and the codewalk that graded it, version and commit: other grading code may judge otherwise), so a rerun
+    of a release does not run them again. A run without a verdict counts as
     the atom being needed and is counted; such a task is not kept, so the next build checks it again."""
 
     def __init__(self, domain: str, store: GraphStore, runtime: str | None, pull: bool, *, workers: int = 1,
@@ -256,6 +257,7 @@ class LeaveOneOut:
         self.store = store
         self.workers, self.executor = workers, executor
         self.record = paths.cache(domain) / "leave-one-out.jsonl"
+        self.graded_by = f"{__version__} {_commit()}"
         self.needed: dict[str, str] = self._recorded()  # task id -> "" (every atom needed) or the atom that is not
         self.errors: Counter[str] = Counter()  # task id -> leave-one-out runs without a verdict
 
@@ -270,7 +272,7 @@ class LeaveOneOut:
                 row = json.loads(line)
             except ValueError:  # a line cut short by an interrupted build: that task is checked again
                 continue
-            if isinstance(row, dict) and row.get("codewalk") == __version__ and isinstance(row.get("needed"), str):
+            if isinstance(row, dict) and row.get("codewalk") == self.graded_by and isinstance(row.get("needed"), str):
                 found[str(row.get("task"))] = row["needed"]
         return found
 
@@ -302,7 +304,7 @@ class LeaveOneOut:
             return
         self.record.parent.mkdir(parents=True, exist_ok=True)
         with self.record.open("a", encoding="utf-8") as out:
-            out.write(json.dumps({"task": task.id, "needed": needed, "codewalk": __version__}) + "\n")
+            out.write(json.dumps({"task": task.id, "needed": needed, "codewalk": self.graded_by}) + "\n")
 
     def __call__(self, task: Task) -> bool:
         if task.level < 2:  # its one atom left out is x_G itself, which check (1) already failed
