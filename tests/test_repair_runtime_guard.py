@@ -887,6 +887,47 @@ def test_classes_given_comparisons_by_decorators_keep_their_verdict(task, runtim
     assert _solved(run), run.status
 
 
+MULTI = '''
+
+class _Multi(dict):
+    """Keeps every value of a key in a list and gives the last one, as boltons' OrderedMultiDict does."""
+
+    def __init__(self, pairs):
+        super().__init__()
+        for k, v in pairs:
+            super().setdefault(k, []).append(v)
+
+    def __getitem__(self, k):
+        return super().__getitem__(k)[-1]
+
+    def __iter__(self):
+        return iter(super().keys())
+
+    def keys(self):
+        return list(iter(self))
+
+    def __eq__(self, other):
+        return dict(zip(self.keys(), [self[k] for k in self])) == dict(other)
+
+    def __ne__(self, other):
+        return not self == other
+
+
+def _key(word):
+    assert _Multi([(word, 0), (word, 1)]) == {word: 1} and _Multi([(word, 1)]) != {word: 2}
+    return word.lower()
+'''
+
+
+def test_a_dict_subclass_whose_storage_differs_from_what_it_gives_keeps_its_verdict(task, runtime):
+    """The comparison control's copy of a dict subclass is of its storage: dict.copy reads a subclass through
+    its own keys() and __getitem__, which made boltons' OrderedMultiDict look changed by its own honest
+    comparison (class_changed on two of boltons' fix commits)."""
+    run = _run_told(task, runtime, [WORDS, FMT], FIX_SPLIT, FIX_CASE, append(FMT, MULTI),
+                    replace(FMT, "sorted(unique_words(words))", "sorted(unique_words(words), key=_key)"))
+    assert _solved(run), run.status
+
+
 MOCKS = r'''
 import os, runpy, sys
 boot = runpy.run_path(sys.argv[1], run_name="boot")

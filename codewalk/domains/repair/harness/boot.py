@@ -1227,6 +1227,8 @@ def _controlled(key, original, owner, other_than, found, coin):
     guard's maker (the audit hook checks it)."""
     get = getattr(type(original), "__get__", None)
     not_implemented, bool_, type_, exception = NotImplemented, bool, type, Exception
+    list_, dict_, set_, zip_, isinstance_ = list, dict, set, zip, isinstance
+    dict_keys, dict_values = dict.keys, dict.values
     equal = key == "__eq__"
     where = owner + "." + key
 
@@ -1258,9 +1260,14 @@ def _controlled(key, original, owner, other_than, found, coin):
         if control is None:  # not a plain value: nothing to compare the answer with
             return ask(self, other)
         # a container compared is asked with a copy kept: a comparison that adopts the other's items, then
-        # answers NotImplemented (so that the container's own comparison finds them equal), changed its object
-        base = next((b for b in (list, dict, set) if isinstance(self, b)), None)
-        kept = base.copy(self) if base is not None else None
+        # answers NotImplemented (so that the container's own comparison finds them equal), changed its object.
+        # The copy is of the storage itself: dict.copy of a subclass reads it through the subclass's own keys()
+        # and __getitem__ (boltons' OrderedMultiDict keeps lists and gives their last item)
+        base = next((b for b in (list_, dict_, set_) if isinstance_(self, b)), None)
+        if base is dict_:
+            kept = dict_(zip_(dict_keys(self), dict_values(self)))
+        else:
+            kept = base.copy(self) if base is not None else None
         before = None
         if coin():  # the control first: no candidate knows which of its two calls is the control
             try:
