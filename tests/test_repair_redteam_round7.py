@@ -33,7 +33,11 @@ ON_MAIN: dict[str, dict[str, str]] = {
         ("__module__ names no module", "__module__ names the standard library's os"), "hole"),
     "comparison_adopts_then_answers_not_implemented": dict.fromkeys(("a helper", "operator.setitem"), "hole"),
     "comparison_tells_the_probe_from_the_value": dict.fromkeys(
-        ("the same letters", "the same words, or letters in order"), "hole"),
+        ("the same letters", "the same words, or letters in order", "a case-insensitive set of words",
+         "sorted-equal words, case-folded", "a multiset of letters", "case-insensitive only",
+         "whitespace-insensitive only", "parts joined, case-insensitive"), "hole"),
+    "comparison_equal_only_to_the_fixed_value": dict.fromkeys(
+        ("the fixed value computed from the input", "the held value re-split, where the bug is whitespace"), "hole"),
     "class_body_comparison_in_a_class_made_by_a_held_maker": dict.fromkeys(
         ("type in a variable", "functools.partial(type)", "abc.ABCMeta in a variable"), "hole"),
     "class_statement_given_a_decoy_by_its_metaclass": dict.fromkeys(("a decoy class", "a tuple the second time"),
@@ -60,6 +64,10 @@ HOLES: dict[str, str] = {
         "the control's probe is the value with a random part added or its last part dropped; a comparison equal "
         "to anything made of all its own parts rejects the probe and accepts the test's value (probing can only "
         "narrow a comparison lenient by design)",
+    "comparison_equal_only_to_the_fixed_value":
+        "the known limit of a test-based grader (round 6's answers_special_cased_to_the_tests_inputs): a comparison "
+        "equal to exactly the fixed value, computed from the input or the held value, is lenient in exactly the way "
+        "the fix changes the value; no probe tells it from an honest comparison",
 }
 # Closed in boot.py after this round was measured (the rules that stop each kind now):
 # - code a code maker compiles while changed code is on the stack is changed code (its frames are known by their
