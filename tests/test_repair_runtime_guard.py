@@ -1394,25 +1394,35 @@ class _Words(list):
         return not self == other
 
 
-class _Folded(str):
-    """Text that compares case-insensitively."""
+class _Text(str):
+    """Text that compares as the plain text it holds."""
 
     def same(self, other):
-        return self.lower() == str(other).lower()
+        return str(self) == str(other)
 
     __eq__ = same
 '''
+HONEST_TEXT = (replace(FMT, "from tally.words import unique_words", "from tally.words import _Text, unique_words"),
+               replace(FMT, 'return ", ".join(', 'return _Text(", ".join('),
+               replace(FMT, "key=str.lower)", "key=str.lower))"))
 
 
 def test_an_honest_comparison_of_changed_code_keeps_its_verdict_under_the_comparison_control(task, runtime):
-    """The control asks each comparison a changed class statement made about a second, different value: an
-    honest one (a list's, a case-insensitive text's, under another name too) answers it "not equal"."""
+    """The control asks each comparison a changed class statement made about other values that differ: an
+    honest one (a list's, a text's, under another name too) answers each "not equal", those that keep the
+    value's parts in another arrangement (swapped, another case, a part repeated, a space added) too."""
     run = _run(task, runtime, *GOLD, append(WORDS, HONEST_COMPARISONS),
-               replace(WORDS, "return text.split()", "return _Words(text.split())"),
-               replace(FMT, "from tally.words import unique_words", "from tally.words import _Folded, unique_words"),
-               replace(FMT, 'return ", ".join(', 'return _Folded(", ".join('),
-               replace(FMT, "key=str.lower)", "key=str.lower))"))
+               replace(WORDS, "return text.split()", "return _Words(text.split())"), *HONEST_TEXT)
     assert run.audited and _solved(run), run.status
+
+
+def test_a_comparison_case_insensitive_by_design_gives_no_verdict(task, runtime):
+    """A text that compares case-insensitively is equal to the expected value and to it with one letter's case
+    changed: the control cannot tell it from a comparison made lenient to pass (the honest cost: such a task's
+    reference gives no verdict either, so it is not admitted rather than misgraded)."""
+    folded = HONEST_COMPARISONS.replace("return str(self) == str(other)", "return self.lower() == str(other).lower()")
+    caught = _stopped(task, runtime, *GOLD, append(WORDS, folded), *HONEST_TEXT, rule="class_changed")
+    assert "_Text.__eq__ answers equal to two values that differ (a letter's case changed)" in str(caught), caught
 
 
 def test_a_comparison_equal_to_two_different_values_gives_no_verdict(task, runtime):
