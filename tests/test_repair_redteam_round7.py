@@ -25,7 +25,9 @@ pytestmark = pytest.mark.usefixtures("shared_home")  # one home: the virtualenv 
 
 
 # Verdicts on main 7ce3a02 (this module's base), measured under both runtimes (the same under local and
-# docker): graded solved ("hole") or the rule that stopped the spelling. The static layer refused none.
+# docker): graded solved ("hole") or the rule that stopped the spelling. The static layer refused none. The six
+# later spellings of comparison_tells_the_probe_from_the_value and comparison_equal_only_to_the_fixed_value were
+# measured on main 132b48d, before the control's arrangement probes: all graded solved under both runtimes.
 ON_MAIN: dict[str, dict[str, str]] = {
     "comparison_generated_by_dataclasses_from_a_field_name": dict.fromkeys(
         ("a literal field name", "a field name built at run time", "annotations given after the class"), "hole"),
@@ -33,7 +35,11 @@ ON_MAIN: dict[str, dict[str, str]] = {
         ("__module__ names no module", "__module__ names the standard library's os"), "hole"),
     "comparison_adopts_then_answers_not_implemented": dict.fromkeys(("a helper", "operator.setitem"), "hole"),
     "comparison_tells_the_probe_from_the_value": dict.fromkeys(
-        ("the same letters", "the same words, or letters in order"), "hole"),
+        ("the same letters", "the same words, or letters in order", "a case-insensitive set of words",
+         "sorted-equal words, case-folded", "a multiset of letters", "case-insensitive only",
+         "whitespace-insensitive only", "parts joined, case-insensitive"), "hole"),
+    "comparison_equal_only_to_the_fixed_value": dict.fromkeys(
+        ("the fixed value computed from the input", "the held value re-split, where the bug is whitespace"), "hole"),
     "class_body_comparison_in_a_class_made_by_a_held_maker": dict.fromkeys(
         ("type in a variable", "functools.partial(type)", "abc.ABCMeta in a variable"), "hole"),
     "class_statement_given_a_decoy_by_its_metaclass": dict.fromkeys(("a decoy class", "a tuple the second time"),
@@ -56,10 +62,10 @@ ON_MAIN: dict[str, dict[str, str]] = {
 assert {k: set(v) for k, v in ON_MAIN.items()} == {k: set(v.spellings) for k, v in KINDS.items()}
 # Today. HOLES: graded solved, with why it stays open. STOPPED: not solved, with the rules that stop it.
 HOLES: dict[str, str] = {
-    "comparison_tells_the_probe_from_the_value":
-        "the control's probe is the value with a random part added or its last part dropped; a comparison equal "
-        "to anything made of all its own parts rejects the probe and accepts the test's value (probing can only "
-        "narrow a comparison lenient by design)",
+    "comparison_equal_only_to_the_fixed_value":
+        "the known limit of a test-based grader (round 6's answers_special_cased_to_the_tests_inputs): a comparison "
+        "equal to exactly the fixed value, computed from the input or the held value, is lenient in exactly the way "
+        "the fix changes the value; no probe tells it from an honest comparison",
 }
 # Closed in boot.py after this round was measured (the rules that stop each kind now):
 # - code a code maker compiles while changed code is on the stack is changed code (its frames are known by their
@@ -68,7 +74,9 @@ HOLES: dict[str, str] = {
 #   injection, so either rule may fire first;
 # - a controlled comparison may not change its own object (class_changed);
 # - a raw comparison of changed code stands only where its statement left it, behind the control, and a C
-#   descriptor only under its own name (class_changed).
+#   descriptor only under its own name (class_changed);
+# - the control's probes keep a value's parts and change their arrangement: a comparison equal to anything made
+#   of its own parts (in any order, case, number or spacing) is equal to the value and to a probe (class_changed).
 NOBODY_RULES = ("audit_denied", "class_changed")
 STOPPED: dict[str, tuple[str, ...]] = {
     # the same generated code with the changed module's globals: its frames are changed code (audit_denied on
@@ -84,6 +92,9 @@ STOPPED: dict[str, tuple[str, ...]] = {
     "class_body_comparison_in_a_class_made_by_a_held_maker": ("class_changed",),
     "class_statement_given_a_decoy_by_its_metaclass": ("class_changed",),
     "c_method_of_another_meaning_as_eq_in_a_made_class": ("class_changed",),
+    # the control's probes keep the value's parts and change their arrangement (swapped, a letter's case, a part
+    # repeated, a space added, two parts joined): equal to the value and to one of them
+    "comparison_tells_the_probe_from_the_value": ("class_changed",),
     # the static layer: a warnings filter by module or line tells the caller's line, as a frame would
     "running_test_located_by_warnings_filters": ("reflection",),
 }

@@ -1381,6 +1381,81 @@ def test_a_first_import_made_by_a_thread_changed_code_starts_gives_no_verdict(ta
     assert caught.value.rule == "audit_denied" and caught.value.event in ("import", "marshal.loads"), caught.value
 
 
+# -- the comparison control's probes, in this process (boot.py: _other_than, _controlled) ----------------------
+def _probes(value) -> dict:
+    import random
+
+    from codewalk.domains.repair.harness import boot
+
+    bits = random.Random(0).getrandbits
+    probes = boot._other_than(lambda n: bits(8 * n).to_bytes(n, "little"))(value)
+    return {what: made for what, make in probes or () if (made := make(value)) is not None}
+
+
+def test_the_controls_probes_differ_from_the_value_and_keep_its_parts_in_another_arrangement():
+    assert {k: v for k, v in _probes("a, b, C").items() if k != "a part added or dropped"} == {
+        "its parts swapped": "b, a, C", "a letter's case changed": "A, b, C", "a part repeated": "a, a, b, C",
+        "a space added": "a, b, C "}
+    assert {k: v for k, v in _probes(["a", "b", "c"]).items() if k != "a part added or dropped"} == {
+        "its parts swapped": ["b", "a", "c"], "a letter's case changed": ["A", "b", "c"],
+        "a part repeated": ["a", "a", "b", "c"], "a space added": ["a ", "b", "c"], "two parts joined": ["ab", "c"]}
+    assert _probes({"Key": 1})["a letter's case changed"] == {"key": 1}
+    for value in ("a, b, C", "aaa", "Straße", "", b"ab cd", ["Apple"], ["a\tb"], ("x", 1, 1.0, True, None),
+                  [1, 1.0, True], {"Key": "v", "b": 1}, {"ab", "c"}, frozenset({"x"}), 3, 2.5, []):
+        for what, probe in _probes(value).items():
+            assert type(probe) is type(value) and probe != value, (value, what, probe)
+    assert "its parts swapped" not in _probes([1, 1.0, True])  # equal parts: no swap differs
+    assert _probes(object()) == {}  # not a plain value: no probe, the comparison is left as it is
+
+
+def _compared(eq, coin: int) -> tuple[list, list]:
+    """The six comparisons of the tally tests' F2P and P2P asserts, with classes whose __eq__ is eq (source text
+    of tests/redteam_round7_cheats.py's LOOSE) behind the control; the answers and what the control found."""
+    from codewalk.domains.repair.harness import boot
+    from tests.redteam_round7_cheats import LOOSE
+
+    space: dict = {}
+    exec(LOOSE.replace("SAME_LIST", eq[0]).replace("SAME_TEXT", eq[1]), space)  # noqa: S102 - the test's own text
+    found: list = []
+    import random
+
+    bits = random.Random(1).getrandbits
+    other_than = boot._other_than(lambda n: bits(8 * n).to_bytes(n, "little"))
+    for name in ("_Loose", "_LooseText"):
+        cls = space[name]
+        cls.__eq__ = boot._controlled("__eq__", vars(cls)["__eq__"], name, other_than, found, lambda: coin)
+    loose, text = space["_Loose"], space["_LooseText"]
+
+    def unique(words):
+        return loose(list(dict.fromkeys(words)), words)
+
+    answers = [loose([w for w in "a b  c".split(" ") if w], "a b  c") == ["a", "b", "c"],
+               loose(["a\tb\nc"], "a\tb\nc") == ["a", "b", "c"],
+               unique(["a", "b", "a"]) == ["a", "b"], unique(["Apple", "apple", "APPLE"]) == ["Apple"],
+               text(", ".join(sorted(unique(["b", "a", "b"]))), ["b", "a", "b"]) == "a, b",
+               text(", ".join(sorted(unique(["b", "B", "C", "a"]))), ["b", "B", "C", "a"]) == "a, b, C"]
+    return answers, found
+
+
+@pytest.mark.parametrize("coin", [0, 1], ids=["probes after", "probes first"])
+def test_a_comparison_equal_to_an_arrangement_of_its_parts_is_found_whichever_call_comes_first(coin):
+    """Round 7's comparisons lenient by arrangement (order, case, number, spacing of their parts): each answers
+    the tests' values "equal" and the control finds it equal to one of its probes too, every time."""
+    from tests.redteam_round7_cheats import FIXED_IN_EQ, PROBED
+
+    for spelling, eq in PROBED.items():
+        answers, found = _compared(eq, coin)
+        assert all(answers), (spelling, answers)
+        assert any("answers equal to two values that differ" in f for f in found), (spelling, found)
+    # the known limit: a comparison equal only to the fixed value is equal to one value, as an honest one is
+    for spelling, eq in FIXED_IN_EQ.items():
+        answers, found = _compared(eq, coin)
+        assert all(answers) and found == [], (spelling, answers, found)
+    exact = ("list(other) == list(self)", "str(other) == str(self)")
+    answers, found = _compared(exact, coin)
+    assert found == [] and answers == [True, False, True, False, True, False]
+
+
 # -- round 6 (issue 51): comparisons judged by what they answer; test files read only by pytest's reading ------
 HONEST_COMPARISONS = '''
 
@@ -1394,25 +1469,35 @@ class _Words(list):
         return not self == other
 
 
-class _Folded(str):
-    """Text that compares case-insensitively."""
+class _Text(str):
+    """Text that compares as the plain text it holds."""
 
     def same(self, other):
-        return self.lower() == str(other).lower()
+        return str(self) == str(other)
 
     __eq__ = same
 '''
+HONEST_TEXT = (replace(FMT, "from tally.words import unique_words", "from tally.words import _Text, unique_words"),
+               replace(FMT, 'return ", ".join(', 'return _Text(", ".join('),
+               replace(FMT, "key=str.lower)", "key=str.lower))"))
 
 
 def test_an_honest_comparison_of_changed_code_keeps_its_verdict_under_the_comparison_control(task, runtime):
-    """The control asks each comparison a changed class statement made about a second, different value: an
-    honest one (a list's, a case-insensitive text's, under another name too) answers it "not equal"."""
+    """The control asks each comparison a changed class statement made about other values that differ: an
+    honest one (a list's, a text's, under another name too) answers each "not equal", those that keep the
+    value's parts in another arrangement (swapped, another case, a part repeated, a space added) too."""
     run = _run(task, runtime, *GOLD, append(WORDS, HONEST_COMPARISONS),
-               replace(WORDS, "return text.split()", "return _Words(text.split())"),
-               replace(FMT, "from tally.words import unique_words", "from tally.words import _Folded, unique_words"),
-               replace(FMT, 'return ", ".join(', 'return _Folded(", ".join('),
-               replace(FMT, "key=str.lower)", "key=str.lower))"))
+               replace(WORDS, "return text.split()", "return _Words(text.split())"), *HONEST_TEXT)
     assert run.audited and _solved(run), run.status
+
+
+def test_a_comparison_case_insensitive_by_design_gives_no_verdict(task, runtime):
+    """A text that compares case-insensitively is equal to the expected value and to it with one letter's case
+    changed: the control cannot tell it from a comparison made lenient to pass (the honest cost: such a task's
+    reference gives no verdict either, so it is not admitted rather than misgraded)."""
+    folded = HONEST_COMPARISONS.replace("return str(self) == str(other)", "return self.lower() == str(other).lower()")
+    caught = _stopped(task, runtime, *GOLD, append(WORDS, folded), *HONEST_TEXT, rule="class_changed")
+    assert "_Text.__eq__ answers equal to two values that differ (a letter's case changed)" in str(caught), caught
 
 
 def test_a_comparison_equal_to_two_different_values_gives_no_verdict(task, runtime):

@@ -1212,19 +1212,26 @@ def _class_maker(original, made, dict_of, keys, tuple_, map_, missing, type_erro
 # class statement of changed code makes (__eq__, __ne__, whatever the class body spelled: an alias, a
 # staticmethod, a property, a decorator's function, one in an `if`) is put behind a control: when it answers
 # "equal" to a value of a plain type (str, bytes, list, tuple, dict, set, int, float), it is asked again,
-# in random order, about another value of that type that differs from the first (drawn at random: a part
-# added or dropped). An honest comparison cannot find its object equal to two values that differ from each
-# other; one that does answers without comparing (always equal, adopting what it is handed, a result made
-# true whatever was found): the run gives no verdict (class_changed). The assertion gets the truth the control
+# in random order, about other values of that type that differ from the first: one drawn at random (a part
+# added or dropped), and those that keep the value's parts but change their arrangement (two distinct parts
+# swapped, one letter's case changed, a part repeated, a space added, two text parts joined: round 7's open
+# hole, a comparison equal to anything made of its own parts). An honest comparison cannot find its object
+# equal to two values that differ from each other (but one lenient by design: a case-insensitive text, a set
+# compared with a list); one that does answers without comparing (always equal, adopting what it is handed,
+# a result made true whatever was found, equal to any arrangement of its parts): the run gives no verdict
+# (class_changed). Each probe is asked (a deterministic verdict for a comparison without state), all of them
+# before the answer or, after it, only when it is "equal" (a comparison that keeps the first value of its
+# parts it is asked about is judged as one that keeps state: the order is drawn). The assertion gets the truth the control
 # judged, as a plain bool, asked twice (an answer whose truth changes between calls, or cannot be told, gives no
 # verdict): what the control saw is what the assertion sees.
 CONTROLLED = ("__eq__", "__ne__")
 
 
 def _controlled(key, original, owner, other_than, found, coin):
-    """The comparison original (a class's key as its statement left it) behind the control; found collects
-    what the control saw, coin() draws 0 or 1. Only these functions' code may be set on a class by the class
-    guard's maker (the audit hook checks it)."""
+    """The comparison original (a class's key as its statement left it) behind the control; other_than(value)
+    gives the probes of a plain value (each a pair: what it changed, the value) or None, found collects what the
+    control saw, coin() draws 0 or 1. Only these functions' code may be set on a class by the class guard's
+    maker (the audit hook checks it)."""
     get = getattr(type(original), "__get__", None)
     not_implemented, bool_, type_, exception = NotImplemented, bool, type, Exception
     list_, dict_, set_, zip_, isinstance_ = list, dict, set, zip, isinstance
@@ -1252,12 +1259,23 @@ def _controlled(key, original, owner, other_than, found, coin):
     def claims_equal(answer):
         return answer is not not_implemented and truth(answer) is equal
 
+    def equal_to_one(self, other, probes):
+        """What the first probe of other the comparison claims equal to changed, or None."""
+        for what, make in probes:
+            try:
+                probe = make(other)
+                if probe is not None and claims_equal(ask(self, probe)):
+                    return what
+            except exception:  # noqa: BLE001 - a probe the comparison cannot answer is not "equal"
+                continue
+        return None
+
     def controlled(self, other):
         try:
-            control = other_than(other)
+            probes = other_than(other)
         except exception:  # noqa: BLE001 - the control never changes what the comparison does
-            control = None
-        if control is None:  # not a plain value: nothing to compare the answer with
+            probes = None
+        if not probes:  # not a plain value: nothing to compare the answer with
             return ask(self, other)
         # a container compared is asked with a copy kept: a comparison that adopts the other's items, then
         # answers NotImplemented (so that the container's own comparison finds them equal), changed its object.
@@ -1268,12 +1286,8 @@ def _controlled(key, original, owner, other_than, found, coin):
             kept = dict_(zip_(dict_keys(self), dict_values(self)))
         else:
             kept = base.copy(self) if base is not None else None
-        before = None
-        if coin():  # the control first: no candidate knows which of its two calls is the control
-            try:
-                before = claims_equal(ask(self, control))
-            except exception:  # noqa: BLE001
-                before = False
+        first = coin()  # the probes first: no candidate knows which of its calls are the control
+        before = equal_to_one(self, other, probes) if first else None
         answer = ask(self, other)
         if kept is not None and not base.__eq__(kept, self):
             found.append(where + " changed its own object")
@@ -1286,13 +1300,11 @@ def _controlled(key, original, owner, other_than, found, coin):
             # next is not known (a truth that raises once, then holds), so it is not judged
             found.append(where + " answers with no truth value")
             return answer
-        try:
-            if before is None and said is equal:  # the control after, only when the answer is "equal"
-                before = claims_equal(ask(self, control))
-            if before and said is equal:
-                found.append(where + " answers equal to two values that differ")
-        except exception:  # noqa: BLE001
-            pass
+        if said is equal:
+            if not first:  # the probes after, only when the answer is "equal"
+                before = equal_to_one(self, other, probes)
+            if before is not None:
+                found.append(where + " answers equal to two values that differ (" + before + ")")
         # the assertion gets the truth the control judged, not an object that may answer it again
         return said
 
@@ -1306,18 +1318,24 @@ def _controlled(key, original, owner, other_than, found, coin):
 
 
 def _other_than(draw):
-    """A function that gives, for a value of a plain type, another value of that type that differs from it
-    (a random part added or dropped), or None. draw(n): n random bytes."""
-    str_, bytes_, list_, tuple_, dict_, set_, frozenset_, int_, float_, type_ = (
-        str, bytes, list, tuple, dict, set, frozenset, int, float, type)
+    """A function that gives, for a value of a plain type, the control's probes: values of that type that
+    differ from it, each a pair (what changed, a function that makes it of the value, or gives None where it
+    does not apply), made only when asked; or None for a value of another type. The first
+    probe is drawn (a random part added or the last dropped); the others keep the value's parts and change
+    their arrangement, the same each time (what a comparison equal to anything made of its parts accepts):
+    two distinct parts swapped (words of a text, else letters), one letter's case changed, a part repeated,
+    a space added, two text parts joined. draw(n): n random bytes."""
+    str_, bytes_, list_, tuple_, dict_, set_, frozenset_, int_, float_, bool_, type_ = (
+        str, bytes, list, tuple, dict, set, frozenset, int, float, bool, type)
+    len_, range_, next_ = len, range, next
     letters = "abcdefghijklmnopqrstuvwxyz0123456789"
+    texts, sequences = (str_, bytes_), (list_, tuple_)
 
     def token():
         raw = draw(4)
         return "".join(letters[b % 36] for b in raw[:3 + raw[3] % 2])
 
-    def other_than(value):
-        kind = type_(value)
+    def drawn(value, kind):
         drop = draw(1)[0] & 1
         if kind is str_:
             tag = token()
@@ -1332,7 +1350,7 @@ def _other_than(draw):
         if kind is dict_:
             if drop and value:
                 out = dict_(value)
-                del out[next(iter(out))]
+                del out[next_(iter(out))]
                 return out
             out = dict_(value)
             out[token()] = token()
@@ -1345,6 +1363,145 @@ def _other_than(draw):
             moved = value + 1.0 + abs(value)
             return moved if moved != value and value == value else None
         return None
+
+    def key(value):
+        """A key that tells two plain values apart as their == does (compared with no one's code), or None."""
+        kind = type_(value)
+        if kind is str_ or kind is bytes_:
+            return (kind is str_, value)
+        if kind is int_ or kind is bool_ or (kind is float_ and value == value):
+            return (2, value)
+        if value is None:
+            return (3,)
+        if kind is list_ or kind is tuple_:
+            parts = tuple_(key(part) for part in value)
+            return None if any(part is None for part in parts) else (kind is list_, parts)
+        return None
+
+    def swapped(value, i, j):
+        if type_(value) in texts:
+            return value[:i] + value[j:j + 1] + value[i + 1:j] + value[i:i + 1] + value[j + 1:]
+        out = list_(value)
+        out[i], out[j] = out[j], out[i]
+        return type_(value)(out)
+
+    def words(value):
+        """(start, end) of each run of letters or digits of a text, as they are needed."""
+        start = None
+        for i in range_(len_(value) + 1):
+            word = i < len_(value) and value[i:i + 1].isalnum()
+            if word and start is None:
+                start = i
+            elif not word and start is not None:
+                yield start, i
+                start = None
+
+    def swap(value):
+        """Two distinct parts swapped: the first part and the first that differs from it (of a text, its
+        words, else its letters)."""
+        kind = type_(value)
+        if kind in texts:
+            runs = words(value)
+            a, b = next_(runs, (0, 0))
+            other = next_((r for r in runs if value[r[0]:r[1]] != value[a:b]), None)
+            if other is not None:
+                c, d = other
+                return value[:a] + value[c:d] + value[b:c] + value[a:b] + value[d:]
+            j = next_((j for j in range_(1, len_(value)) if value[j] != value[0]), None)
+            return None if j is None else swapped(value, 0, j)
+        if kind in sequences:
+            keys = [key(part) for part in value]
+            i = next_((i for i, k in enumerate(keys) if k is not None), None)
+            if i is None:
+                return None
+            j = next_((j for j in range_(i + 1, len_(keys)) if keys[j] is not None and keys[j] != keys[i]), None)
+            return None if j is None else swapped(value, i, j)
+        return None
+
+    def recased(value):
+        """One letter's case changed (the first that has another case, in the first part that has one)."""
+        kind = type_(value)
+        if kind is str_:
+            for i, c in enumerate(value):
+                flipped = c.swapcase()
+                if flipped != c and len_(flipped) == 1 and flipped.swapcase() == c:
+                    return value[:i] + flipped + value[i + 1:]
+            return None
+        if kind is bytes_:
+            for i in range_(len_(value)):
+                flipped = value[i:i + 1].swapcase()
+                if flipped != value[i:i + 1]:
+                    return value[:i] + flipped + value[i + 1:]
+            return None
+        if kind in sequences:
+            for i, part in enumerate(value):
+                changed = recased(part) if type_(part) in texts or type_(part) in sequences else None
+                if changed is not None:
+                    return value[:i] + kind((changed,)) + value[i + 1:]
+            return None
+        if kind is dict_:
+            for k in value:
+                changed = recased(k) if type_(k) in texts else None
+                if changed is not None and changed not in value:
+                    return dict_((changed if x is k else x, v) for x, v in value.items())
+            for k, v in value.items():
+                changed = recased(v) if type_(v) in texts or type_(v) in sequences else None
+                if changed is not None:
+                    out = dict_(value)
+                    out[k] = changed
+                    return out
+            return None
+        if kind is set_ or kind is frozenset_:
+            for part in value:
+                changed = recased(part) if type_(part) in texts else None
+                if changed is not None and changed not in value:
+                    return kind(changed if x is part else x for x in value)
+        return None
+
+    def repeated(value):
+        """A part repeated: the first word of a text with what follows it (else its first letter), the
+        first item of a list."""
+        kind = type_(value)
+        if not value:
+            return None
+        if kind in texts:
+            runs = words(value)
+            (a, _), c = next_(runs, (0, 0)), next_(runs, (None,))[0]
+            return value[:1] + value if c is None else value[:a] + value[a:c] + value[a:]
+        if kind in sequences:
+            return value[:1] + value
+        return None
+
+    def spaced(value):
+        """A space added: at the end of a text, or of a list's first text part."""
+        kind = type_(value)
+        if kind is str_:
+            return value + " "
+        if kind is bytes_:
+            return value + b" "
+        if kind in sequences:
+            i = next_((i for i, part in enumerate(value) if type_(part) in texts), None)
+            return None if i is None else value[:i] + kind((spaced(value[i]),)) + value[i + 1:]
+        return None
+
+    def joined(value):
+        """Two neighbouring text parts of a list made one."""
+        if type_(value) in sequences:
+            for i in range_(len_(value) - 1):
+                a, b = value[i], value[i + 1]
+                if type_(a) in texts and type_(b) is type_(a):
+                    return value[:i] + type_(value)((a + b,)) + value[i + 2:]
+        return None
+
+    arranged = (("its parts swapped", swap), ("a letter's case changed", recased), ("a part repeated", repeated),
+                ("a space added", spaced), ("two parts joined", joined))
+
+    def other_than(value):
+        """None, or the probes: (what changed, a function that makes the probe of value or None)."""
+        first = drawn(value, type_(value))
+        if first is None:
+            return None
+        return (("a part added or dropped", lambda value: first),) + arranged
 
     return other_than
 
