@@ -759,7 +759,8 @@ def release_build(
     as_json: JsonOpt = False,
 ) -> None:
     """Walk each level of the plan until its quota of admitted tasks is met (tasks the store already admitted
-    count; Ctrl-C and the same command again continue), stop a level the graph cannot fill with an account,
+    count once V_G passes their reference again today, a check kept in the home's cache; Ctrl-C and the same
+    command again continue), stop a level the graph cannot fill with an account,
     then write a Hugging Face dataset (one Parquet file per split, the card), splits.json, report.md and
     manifest.json (versions, seeds, digests). The same graph, plan and seed give the same bytes."""
     from .release import build, read_plan

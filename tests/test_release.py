@@ -434,7 +434,8 @@ def test_a_release_drops_admitted_tasks_whose_reference_fails_todays_v_g_refills
         capsys, tmp_path, monkeypatch):
     from codewalk.admission import walk_and_admit
 
-    plan = release.read_plan("demo", _plan(tmp_path, "[levels]\n1 = 3\n2 = 2\n"))
+    path = _plan(tmp_path, "[levels]\n1 = 3\n2 = 2\n")
+    plan = release.read_plan("demo", path)
     with _demo_store(tmp_path / "g.lbug") as store:
         for level in plan.levels:  # admitted before the stricter V_G, by the walks the release itself makes
             walk_and_admit(store, "demo", level.n, level.tasks, seed=plan.seed + level.n)
@@ -445,7 +446,6 @@ def test_a_release_drops_admitted_tasks_whose_reference_fails_todays_v_g_refills
         runs = _counting_rechecks(monkeypatch)
         summary = release.build(store, plan, tmp_path / "out")
         first_runs = len(runs)
-        again = release.build(store, plan, tmp_path / "again")
     released = [r["id"] for r in pq.read_table(tmp_path / "out" / "demo" / "test.parquet").to_pylist()]
     assert len(released) == 5 and not set(released) & set(stale[1] + stale[2])
     for account in summary.levels:
@@ -461,8 +461,12 @@ def test_a_release_drops_admitted_tasks_whose_reference_fails_todays_v_g_refills
     assert code == 0, err
     assert {t["status"] for t in json.loads(out)["tasks"]} == {"passed"}
     # The rerun finds every verdict in the home's cache: no reference is run again, the same release.
+    code, out, err = cw(capsys, "--store", str(tmp_path / "g.lbug"), "release", "demo", "--out",
+                        str(tmp_path / "again"), "--plan", str(path), "--json")
+    assert code == 0, err
     assert first_runs >= len(before[1]) + len(before[2]) and len(runs) == first_runs
-    assert [a.stale for a in again.levels] == [len(stale[1]), len(stale[2])]
+    assert [a["stale"] for a in json.loads(out)["levels"]] == [len(stale[1]), len(stale[2])]
+    assert "release N=2: 2 of 2 released (2 admitted of " in err and f"; {len(stale[2])} admitted before fail" in err
     assert _files(tmp_path / "out") == _files(tmp_path / "again")
 
 
