@@ -272,8 +272,9 @@ class Recheck:
 
     Each task's verdicts are kept in the home's cache (`recheck.jsonl` of the domain, by task id and the
     codewalk that graded them, version and commit: other grading code may judge otherwise), so a rerun of a
-    release runs none again. A leave-one-out run without a verdict counts as the atom being needed and is
-    counted; such a task is not kept in the cache, so the next build checks it again. A domain that grades
+    release runs none again. A run without a verdict is not kept, so the next build checks that task again (a
+    timeout under load must not drop a task for good): a reference without one makes the task stale for this
+    build; a leave-one-out run without one counts as the atom being needed and is counted. A domain that grades
     nothing (no `grade`: no V_G to run, nor a release to verify) has its tasks taken as admitted."""
 
     def __init__(self, domain: str, store: GraphStore, runtime: str | None, pull: bool, *, leave_one_out: bool,
@@ -344,6 +345,7 @@ class Recheck:
         self.verdicts[task.id] = seen
         if errors:
             self.errors[task.id] = errors
+        if errors or seen.reference == "error":  # no verdict: checked again by the next build
             return
         self.record.parent.mkdir(parents=True, exist_ok=True)
         with self.record.open("a", encoding="utf-8") as out:

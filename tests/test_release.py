@@ -485,3 +485,27 @@ def test_recheck_verdicts_of_another_codewalk_are_not_reused(tmp_path, monkeypat
     assert stale and len(kept) == 3 and not set(kept) & set(stale)
     assert old.levels[0].stale == 0 and new.levels[0].stale == len(stale)
     assert len(runs) >= old.levels[0].rechecked
+
+
+def test_a_reference_without_a_verdict_today_is_stale_for_this_build_and_checked_again_by_the_next(
+        tmp_path, monkeypatch):
+    from codewalk.admission import walk_and_admit
+    from codewalk.domains import demo
+
+    plan = release.read_plan("demo", _plan(tmp_path, "[levels]\n1 = 3\n"))
+    with _demo_store(tmp_path / "g.lbug") as store:
+        walk_and_admit(store, "demo", 1, 3, seed=plan.seed + 1)
+        admitted = [Task.from_row(r) for r in store.select_tasks("demo", "admitted", 1)]
+        stale = sorted(t.id for t in admitted if _denied(store, t))
+        # a guard that stops the candidate run (no verdict, as round 6's audit hook on boltons' own test file)
+        monkeypatch.setattr(demo, "TRACE", demo.TRACE.replace("def trace(job):\n", (
+            "def trace(job):\n    import ast\n"
+            "    if any(isinstance(n, ast.Name) and n.id in DENIED for n in ast.walk(ast.parse(job['source']))):\n"
+            "        sys.exit('the guard denied it')\n"), 1).replace("import json", f"DENIED = {DENIED!r}\nimport json", 1))
+        runs = _counting_rechecks(monkeypatch)
+        first = release.build(store, plan, tmp_path / "one")
+        ran = len(runs)
+        second = release.build(store, plan, tmp_path / "two")
+    assert stale and first.levels[0].stale == second.levels[0].stale == len(stale)
+    assert all(r.startswith("no verdict: candidate run exited") for r in first.levels[0].stale_reasons)
+    assert len(runs) - ran == len(stale)  # only the tasks without a verdict ran again
