@@ -776,7 +776,8 @@ def release_build(
         out.print(table(f"Release of {summary.domain} in {summary.out} (plan {chosen.digest[:19]}, seed "
                         f"{chosen.seed})", [{"level": a.n, "planned": a.wanted, "released": a.released,
                                              "admitted": a.admitted, "attempted": a.attempted,
-                                             "walked now": a.walked, "reference fails today": a.stale} for a in summary.levels]))
+                                             "walked now": a.walked, "reference fails today": a.stale}
+                                            for a in summary.levels]))
         out.print("Splits: " + ", ".join(f"{k} {v}" for k, v in summary.splits.items()))
     if summary.short:
         raise FewerAdmitted("the release was written with fewer tasks than planned: "

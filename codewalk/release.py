@@ -478,7 +478,8 @@ def fill_level(store: GraphStore, plan: Plan, level: Level, *, workers: int = 1,
     if not account.short:  # why the classes still short of their quota stopped
         account.short = "; ".join(spent[c] for c, _ in _lacking(plan, level, eligible) if c in spent)
     account.admitted = len(eligible)
-    seen = [(t.id, recheck.verdicts[t.id]) for t in _candidates(store, plan, level, atoms) if t.id in recheck.verdicts]
+    seen = [(t.id, recheck.verdicts[t.id]) for t in _candidates(store, plan, level, atoms)
+            if t.id in recheck.verdicts]  # none for a domain that grades nothing
     stale = [v for _, v in seen if v.reference != "passed"]
     account.rechecked, account.stale = len(seen), len(stale)
     account.stale_reasons = dict(Counter(_stale_reason(v) for v in stale).most_common(3))

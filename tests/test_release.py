@@ -498,10 +498,10 @@ def test_a_reference_without_a_verdict_today_is_stale_for_this_build_and_checked
         admitted = [Task.from_row(r) for r in store.select_tasks("demo", "admitted", 1)]
         stale = sorted(t.id for t in admitted if _denied(store, t))
         # a guard that stops the candidate run (no verdict, as round 6's audit hook on boltons' own test file)
-        monkeypatch.setattr(demo, "TRACE", demo.TRACE.replace("def trace(job):\n", (
-            "def trace(job):\n    import ast\n"
-            "    if any(isinstance(n, ast.Name) and n.id in DENIED for n in ast.walk(ast.parse(job['source']))):\n"
-            "        sys.exit('the guard denied it')\n"), 1).replace("import json", f"DENIED = {DENIED!r}\nimport json", 1))
+        guard = ("def trace(job):\n    import ast\n"
+                 f"    if any(isinstance(n, ast.Name) and n.id in {DENIED!r} for n in ast.walk(ast.parse(job['source']))):\n"
+                 "        sys.exit('the guard denied it')\n")
+        monkeypatch.setattr(demo, "TRACE", demo.TRACE.replace("def trace(job):\n", guard, 1))
         runs = _counting_rechecks(monkeypatch)
         first = release.build(store, plan, tmp_path / "one")
         ran = len(runs)
