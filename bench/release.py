@@ -10,7 +10,9 @@ store and command again continue a level a session could not finish, and the fig
 walked). Without --store only the demo domain can run: its catalogue is loaded into a new store. The release
 goes to --out (default: a new temporary folder). Where the time went is summed over the level's walks from
 admission's own meter (`WalkSummary.cost_report`): the verifiers' processes, codewalk's share of the workers'
-time, this process's walk, reads, waits and writes. Writes the record under the domain's name in --results
+time, this process's walk, reads, waits and writes; a level's wall time also holds the recheck of its admitted
+tasks (`release.Recheck`: each reference against V_G again, then leave-one-out, none where the home's cache has
+the verdict), which is outside the walks' meter. Writes the record under the domain's name in --results
 (a JSON object by domain, the other domains' records kept).
 """
 

@@ -759,23 +759,25 @@ def release_build(
     as_json: JsonOpt = False,
 ) -> None:
     """Walk each level of the plan until its quota of admitted tasks is met (tasks the store already admitted
-    count; Ctrl-C and the same command again continue), stop a level the graph cannot fill with an account,
+    count once V_G passes their reference again today, a check kept in the home's cache; Ctrl-C and the same
+    command again continue), stop a level the graph cannot fill with an account,
     then write a Hugging Face dataset (one Parquet file per split, the card), splits.json, report.md and
     manifest.json (versions, seeds, digests). The same graph, plan and seed give the same bytes."""
     from .release import build, read_plan
 
     chosen = read_plan(domain, plan, seed)  # the plan's faults before the store opens
     bar = _release_progress("release")
-    with _store(ctx) as store, bar as (on_level, on_task):
+    with _store(ctx) as store, bar as (on_level, on_task, on_check):
         summary = build(store, chosen, out_dir, plan_path=plan, workers=workers, executor=executor,
-                        runtime=runtime, pull=pull, on_level=on_level, on_task=on_task)
+                        runtime=runtime, pull=pull, on_level=on_level, on_task=on_task, on_check=on_check)
     if as_json:
         print_json(summary.as_dict())
     else:
         out.print(table(f"Release of {summary.domain} in {summary.out} (plan {chosen.digest[:19]}, seed "
                         f"{chosen.seed})", [{"level": a.n, "planned": a.wanted, "released": a.released,
                                              "admitted": a.admitted, "attempted": a.attempted,
-                                             "walked now": a.walked} for a in summary.levels]))
+                                             "walked now": a.walked, "reference fails today": a.stale}
+                                            for a in summary.levels]))
         out.print("Splits: " + ", ".join(f"{k} {v}" for k, v in summary.splits.items()))
     if summary.short:
         raise FewerAdmitted("the release was written with fewer tasks than planned: "
@@ -783,20 +785,28 @@ def release_build(
 
 
 class _release_progress(_progress):
-    """The walk's bar, level after level; plain lines say when each level starts and ends."""
+    """The walk's bar, level after level, and the recheck of admitted tasks between walks; plain lines say
+    when each level starts and ends."""
 
     def __enter__(self):
         on_task = super().__enter__()
+        level_n = [0]
 
         def on_level(level, account) -> None:
+            level_n[0] = level.n
             if account is None:
                 self.update(description=f"release N={level.n}", completed=0, total=level.pool, status="")
             elif self.plain:
+                stale = f"; {account.stale} admitted before fail today's V_G" if account.stale else ""
                 err.print(escape(f"release N={level.n}: {account.released} of {level.tasks} released "
-                                 f"({account.admitted} admitted of {account.attempted} attempted)"),
+                                 f"({account.admitted} admitted of {account.attempted} attempted{stale})"),
                           highlight=False, soft_wrap=True)
 
-        return on_level, on_task
+        def on_check(done, total) -> None:
+            self.update(description=f"release N={level_n[0]}: recheck", completed=done, total=total,
+                        status="admitted tasks against today's V_G")
+
+        return on_level, on_task, on_check
 
     def message(self) -> str:
         return ("interrupted: every task admitted so far is stored; the same `cw release` again continues "

@@ -7,7 +7,10 @@ classes of a domain whose tasks have one, a cap on atoms from one source program
 
 `build` walks each level with the admission loop `cw walk` runs (admission.walk_and_admit, seed + N per
 level) until the level's quota is met, counting what the store already admitted first, so Ctrl-C and a
-rerun continue; a level the graph cannot fill stops with an account instead of looping. It writes:
+rerun continue; a level the graph cannot fill stops with an account instead of looping. A task the store
+admitted counts only once today's grading passes it again (`Recheck`: its reference against V_G, and with
+every_atom_matters the leave-one-out check): one admitted before a stricter verifier is stale, counted in the
+level's account and not released. It writes:
 
 - `<domain>/<split>.parquet`, a Hugging Face dataset with its card (README.md) as `cw tasks export --format
   hf` writes it, rows without the fields that differ between two builds of the same tasks (run id, creation
@@ -40,7 +43,7 @@ from typing import Any
 
 from . import __version__, card, export, gitsafe, paths
 from .admission import WalkSummary, walk_and_admit
-from .domain import Settings, domain_class, get_domain
+from .domain import Domain, Settings, domain_class, get_domain
 from .errors import CodewalkError, InfraError, InputError, RuntimeUnavailable, UsageError
 from .executors import open_executor
 from .grading import grade_in_worker, verdict
@@ -206,11 +209,15 @@ class LevelAccount:
     n: int
     wanted: int  # tasks to release
     pool: int  # admitted wanted before the draw
-    admitted: int = 0  # eligible admitted tasks in the store at the end (after the per-program cap)
+    admitted: int = 0  # eligible admitted tasks in the store at the end (within the per-program cap, passing
+    # today's checks: the reference again, leave-one-out)
     by_class: dict[str, int] = field(default_factory=dict)
     attempted: int = 0  # attempts stored at this level, by any run
     walked: int = 0  # attempts this build made
     released: int = 0
+    rechecked: int = 0  # admitted tasks whose reference was run against today's V_G again (now or cached)
+    stale: int = 0  # of those, tasks whose reference fails or gives no verdict today: not released
+    stale_reasons: dict[str, int] = field(default_factory=dict)  # the most common of V_G's details, with counts
     checked: int = 0  # multi-atom tasks the leave-one-out check ran on
     not_needed: int = 0  # of those, tasks whose reference passed V_G without some atom's solution: dropped
     unchecked_runs: int = 0  # leave-one-out runs that gave no verdict (the atom then counts as needed)
@@ -241,27 +248,50 @@ class ReleaseSummary:
                 "files": self.files}
 
 
-class LeaveOneOut:
-    """Every atom must matter: for a task of N >= 2 atoms, Ref(G) with one atom's solution left out must fail
-    V_G (N extra runs). The tasks a level meets are checked together on the walk's executor (a task per
-    worker), and each verdict is kept in the home's cache (`leave-one-out.jsonl` of the domain, by task id
-    and the codewalk that graded it, version and commit: other grading code may judge otherwise), so a rerun
-    of a release does not run them again. A run without a verdict counts as
-    the atom being needed and is counted; such a task is not kept, so the next build checks it again."""
+@dataclass(frozen=True)
+class Rechecked:
+    """What today's grading says of one admitted task (`Recheck`)."""
 
-    def __init__(self, domain: str, store: GraphStore, runtime: str | None, pull: bool, *, workers: int = 1,
-                 executor: str | None = None):
+    reference: str  # V_G on the joint reference: "passed", "failed" or "error" (no verdict)
+    why: str  # V_G's detail when the reference did not pass ("" when it did)
+    needed: str | None = None  # leave-one-out: "" every atom needed, else the first atom that is not; None: not run
+
+    @property
+    def ok(self) -> bool:
+        return self.reference == "passed" and not self.needed
+
+
+class Recheck:
+    """A task the store admitted earlier is a task under today's grading only if it still passes the checks,
+    run again for each task a release may use, a task per worker of the walk's executor:
+
+    - admission's check (2): Ref(G) passes V_G, the grading `cw release verify` runs (a task admitted before a
+      stricter verifier, such as a run-time guard of a later round, may now fail or give no verdict: stale);
+    - with `leave_one_out` (the plan's every_atom_matters), for N >= 2 and after (2) passed: every atom must
+      matter, Ref(G) with one atom's solution left out must fail V_G (N extra runs).
+
+    Each task's verdicts are kept in the home's cache (`recheck.jsonl` of the domain, by task id and the
+    codewalk that graded them, version and commit: other grading code may judge otherwise), so a rerun of a
+    release runs none again. A run without a verdict is not kept, so the next build checks that task again (a
+    timeout under load must not drop a task for good): a reference without one makes the task stale for this
+    build; a leave-one-out run without one counts as the atom being needed and is counted. A domain that grades
+    nothing (no `grade`: no V_G to run, nor a release to verify) has its tasks taken as admitted."""
+
+    def __init__(self, domain: str, store: GraphStore, runtime: str | None, pull: bool, *, leave_one_out: bool,
+                 workers: int = 1, executor: str | None = None,
+                 on_check: Callable[[int, int], None] | None = None):
         kind = domain_class(domain)
-        self.domain = domain
+        self.domain, self.leave_one_out = domain, leave_one_out
+        self.grades = kind.grade is not Domain.grade
         self.settings = Settings(runtime=ready(runtime, kind.name, kind.runtimes, pull=pull))
         self.store = store
-        self.workers, self.executor = workers, executor
-        self.record = paths.cache(domain) / "leave-one-out.jsonl"
+        self.workers, self.executor, self.on_check = workers, executor, on_check
+        self.record = paths.cache(domain) / "recheck.jsonl"
         self.graded_by = f"{__version__} {_commit()}"
-        self.needed: dict[str, str] = self._recorded()  # task id -> "" (every atom needed) or the atom that is not
+        self.verdicts: dict[str, Rechecked] = self._recorded()
         self.errors: Counter[str] = Counter()  # task id -> leave-one-out runs without a verdict
 
-    def _recorded(self) -> dict[str, str]:
+    def _recorded(self) -> dict[str, Rechecked]:
         try:
             lines = self.record.read_text(encoding="utf-8").splitlines()
         except OSError:
@@ -270,53 +300,76 @@ class LeaveOneOut:
         for line in lines:
             try:
                 row = json.loads(line)
-            except ValueError:  # a line cut short by an interrupted build: that task is checked again
+                if row["codewalk"] == self.graded_by:
+                    found[str(row["task"])] = Rechecked(str(row["reference"]), str(row["why"]), row["needed"])
+            except (ValueError, TypeError, KeyError):  # a line cut short by an interrupted build: checked again
                 continue
-            if isinstance(row, dict) and row.get("codewalk") == self.graded_by and isinstance(row.get("needed"), str):
-                found[str(row.get("task"))] = row["needed"]
         return found
 
+    def _done(self, task: Task) -> bool:
+        seen = self.verdicts.get(task.id)
+        return seen is not None and (seen.needed is not None or not self._leave_one_out(task)
+                                     or seen.reference != "passed")
+
+    def _leave_one_out(self, task: Task) -> bool:
+        return self.leave_one_out and task.level >= 2  # one atom left out is x_G, which check (1) already failed
+
     def check(self, tasks: list[Task]) -> None:
-        """Check the tasks of N >= 2 not checked yet, in parallel."""
-        todo = [t for t in tasks if t.level >= 2 and t.id not in self.needed]
-        if not todo:
+        """Check the tasks not checked yet, in parallel."""
+        todo = [t for t in tasks if not self._done(t)]
+        if not todo or not self.grades:
             return
-        atoms = {a.id: a for a in self.store.get_atoms(sorted({a for t in todo for a in t.atoms}))}
+        wanted = sorted({a for t in todo if self._leave_one_out(t) for a in t.atoms})
+        atoms = {a.id: a for a in self.store.get_atoms(wanted)} if wanted else {}
         pool, ahead = open_executor(self.executor, self.workers)
         try:
             pending: list[tuple[Task, Any]] = []
-            for task in todo:
-                pending.append((task, pool.submit(needed_in_worker, self.domain, self.settings,
+            for done, task in enumerate(todo):
+                if self.on_check:
+                    self.on_check(done, len(todo))
+                pending.append((task, pool.submit(recheck_in_worker, self.domain, self.settings,
                                                   Composite(task.prompt, task.reference, task.verifier),
-                                                  [atoms[a] for a in task.atoms])))
+                                                  [atoms[a] for a in task.atoms] if self._leave_one_out(task)
+                                                  else [])))
                 while len(pending) >= ahead:
                     self._keep(*pending.pop(0))
             for task, future in pending:
                 self._keep(task, future)
+            if self.on_check:
+                self.on_check(len(todo), len(todo))
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
 
     def _keep(self, task: Task, future: Any) -> None:
-        needed, errors = future.result()
-        self.needed[task.id] = needed
+        seen, errors = future.result()
+        self.verdicts[task.id] = seen
         if errors:
             self.errors[task.id] = errors
+        if errors or seen.reference == "error":  # no verdict: checked again by the next build
             return
         self.record.parent.mkdir(parents=True, exist_ok=True)
         with self.record.open("a", encoding="utf-8") as out:
-            out.write(json.dumps({"task": task.id, "needed": needed, "codewalk": self.graded_by}) + "\n")
+            out.write(json.dumps({"task": task.id, **asdict(seen), "codewalk": self.graded_by}) + "\n")
 
     def __call__(self, task: Task) -> bool:
-        if task.level < 2:  # its one atom left out is x_G itself, which check (1) already failed
+        """Whether the task passes today's checks (run now if not known yet)."""
+        if not self.grades:
             return True
-        if task.id not in self.needed:
+        if not self._done(task):
             self.check([task])
-        return not self.needed[task.id]
+        return self.verdicts[task.id].ok
 
 
-def needed_in_worker(domain: str, settings: Settings, composite: Composite, atoms: list[Atom]) -> tuple[str, int]:
-    """("" or the first atom whose solution is not needed, runs without a verdict), in a worker process."""
+def recheck_in_worker(domain: str, settings: Settings, composite: Composite,
+                      atoms: list[Atom]) -> tuple[Rechecked, int]:
+    """(what today's grading says, leave-one-out runs without a verdict), in a worker process. Leave-one-out
+    runs over `atoms` (none: not asked) only once the reference passed."""
     plugin = get_domain(domain, settings)  # the runtime the parent built and checked
+    status, detail, _ = verdict(plugin, composite, composite.reference)
+    if status != "passed":
+        return Rechecked(status, detail), 0
+    if not atoms:
+        return Rechecked(status, ""), 0
     errors = 0
     for position, atom in enumerate(atoms):
         try:
@@ -325,27 +378,31 @@ def needed_in_worker(domain: str, settings: Settings, composite: Composite, atom
             errors += 1
             continue
         if check is not None and check.ok:
-            return atom.id, errors
-    return "", errors
+            return Rechecked(status, "", atom.id), errors
+    return Rechecked(status, "", ""), errors
 
 
 def _class(domain: str, task: Task) -> str:
     return str(task.verifier.get(CLASSES[domain], "")) if domain in CLASSES else ""
 
 
-def _eligible(store: GraphStore, plan: Plan, level: Level, atoms: dict[str, Atom],
-              matters: LeaveOneOut | None = None) -> list[Task]:
-    """The admitted tasks at this level that the plan may release (the current composer's), by id."""
+def _candidates(store: GraphStore, plan: Plan, level: Level, atoms: dict[str, Atom]) -> list[Task]:
+    """The admitted tasks at this level of the current composer within the plan's per-program cap."""
     tasks = _current(plan.domain, [Task.from_row(r) for r in store.select_tasks(plan.domain, "admitted", level.n)])
     if level.per_program:
         missing = sorted({a for t in tasks for a in t.atoms} - set(atoms))
         atoms.update((a.id, a) for a in store.get_atoms(missing))
         tasks = [t for t in tasks
                  if max(Counter(unit_of(atoms[a], "source program") for a in t.atoms).values()) <= level.per_program]
-    if matters is not None:
-        matters.check(tasks)
-        tasks = [t for t in tasks if matters(t)]
     return sorted(tasks, key=lambda t: t.id)
+
+
+def _eligible(store: GraphStore, plan: Plan, level: Level, atoms: dict[str, Atom], recheck: Recheck) -> list[Task]:
+    """The candidates that pass today's checks (run now for those not checked yet): what the plan may
+    release, by id."""
+    tasks = _candidates(store, plan, level, atoms)
+    recheck.check(tasks)
+    return [t for t in tasks if recheck(t)]
 
 
 def _composer(domain: str) -> str:
@@ -382,18 +439,22 @@ def _class_quotas(domain: str, total: int) -> dict[str, int]:
 
 def fill_level(store: GraphStore, plan: Plan, level: Level, *, workers: int = 1, executor: str | None = None,
                runtime: str | None = None, pull: bool = True, atoms: dict[str, Atom] | None = None,
-               matters: LeaveOneOut | None = None,
+               recheck: Recheck | None = None,
                on_task: Callable[[Task, WalkSummary], None] | None = None) -> tuple[LevelAccount, list[Task]]:
     """Walk level N until the store holds the plan's pool of eligible admitted tasks (or the graph gives no
     more), then draw the level's tasks from them. Each round asks the walk for what is still missing, and a
     balanced level walks one class it lacks at a time (CLASSES); the walk skips groups attempted before,
-    so a rerun after Ctrl-C continues where the last one stopped. A class the graph gives no more of is
-    not walked again: the level stops with an account of it instead of looping."""
+    so a rerun after Ctrl-C continues where the last one stopped. An admitted task is eligible only once
+    `recheck` passed it under today's grading (default: a Recheck of the plan's checks); one that does not
+    pass is counted (stale, not needed) and the walk goes on to groups not attempted yet. A class the graph
+    gives no more of is not walked again: the level stops with an account of it instead of looping."""
     atoms = {} if atoms is None else atoms
+    recheck = recheck or Recheck(plan.domain, store, runtime, pull, leave_one_out=plan.every_atom_matters,
+                                 workers=workers, executor=executor)
     account = LevelAccount(level.n, level.tasks, level.pool)
     budget = plan.attempts * level.pool  # attempts this build may make at this level
     spent: dict[str, str] = {}  # class ("" : the whole level) -> why the graph gives no more of it
-    while lacking := [(c, need) for c, need in _lacking(plan, level, _eligible(store, plan, level, atoms, matters))
+    while lacking := [(c, need) for c, need in _lacking(plan, level, _eligible(store, plan, level, atoms, recheck))
                       if c not in spent]:
         if account.walked >= budget:
             account.short = (f"stopped after {account.walked} attempts this build (plan key attempts = "
@@ -413,16 +474,18 @@ def fill_level(store: GraphStore, plan: Plan, level: Level, *, workers: int = 1,
         if summary.used_up:
             spent[cls] = (f"the graph is used up at N={level.n}{of}: every group the walks find has been "
                           f"attempted ({summary.redrawn:,} redraws)")
-    eligible = _eligible(store, plan, level, atoms, matters)
+    eligible = _eligible(store, plan, level, atoms, recheck)
     if not account.short:  # why the classes still short of their quota stopped
         account.short = "; ".join(spent[c] for c, _ in _lacking(plan, level, eligible) if c in spent)
     account.admitted = len(eligible)
-    if matters is not None and level.n >= 2:
-        ids = {t.id for t in _current(plan.domain, [Task.from_row(r) for r in
-                                                    store.select_tasks(plan.domain, "admitted", level.n)])}
-        account.checked = sum(i in matters.needed for i in ids)
-        account.not_needed = sum(bool(matters.needed.get(i)) for i in ids)
-        account.unchecked_runs = sum(matters.errors.get(i, 0) for i in ids)
+    seen = [(t.id, recheck.verdicts[t.id]) for t in _candidates(store, plan, level, atoms)
+            if t.id in recheck.verdicts]  # none for a domain that grades nothing
+    stale = [v for _, v in seen if v.reference != "passed"]
+    account.rechecked, account.stale = len(seen), len(stale)
+    account.stale_reasons = dict(Counter(_stale_reason(v) for v in stale).most_common(3))
+    account.checked = sum(v.needed is not None for _, v in seen)
+    account.not_needed = sum(bool(v.needed) for _, v in seen)
+    account.unchecked_runs = sum(recheck.errors.get(i, 0) for i, _ in seen)
     account.by_class = dict(sorted(Counter(_class(plan.domain, t) for t in eligible if plan.domain in CLASSES)
                                    .items()))
     counted = _counts(store, plan.domain, level.n)
@@ -434,7 +497,7 @@ def fill_level(store: GraphStore, plan: Plan, level: Level, *, workers: int = 1,
         by_reason = Counter({r["reason"]: r["tasks"] for r in counted if r["status"] != "admitted"})
         top = ", ".join(f"{r} {c}" for r, c in by_reason.most_common(3))
         gave = (f"the graph gave {account.admitted} admitted of {account.attempted} attempted"
-                f"{f' (rejected: {top})' if top else ''}; {why}")
+                f"{f' (rejected: {top})' if top else ''}{_stale(account, '; ')}; {why}")
         if account.released < level.tasks:
             account.short = f"N={level.n}: {account.released} of {level.tasks} tasks; {gave}"
         else:  # the level is full; only the pool its tasks were drawn from is smaller than planned
@@ -465,20 +528,22 @@ def task_units(plan: Plan, tasks: list[Task], atoms: dict[str, Atom]) -> dict[st
 def build(store: GraphStore, plan: Plan, out: Path, *, plan_path: Path | None = None, workers: int = 1,
           executor: str | None = None, runtime: str | None = None, pull: bool = True,
           on_level: Callable[[Level, LevelAccount | None], None] | None = None,
-          on_task: Callable[[Task, WalkSummary], None] | None = None) -> ReleaseSummary:
-    """Walk every level of the plan, then write the release folder `out` (which must be empty or absent)."""
+          on_task: Callable[[Task, WalkSummary], None] | None = None,
+          on_check: Callable[[int, int], None] | None = None) -> ReleaseSummary:
+    """Walk every level of the plan, then write the release folder `out` (which must be empty or absent).
+    `on_check(done, total)`: the progress of each batch of tasks `Recheck` runs."""
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise UsageError(f"--out {out}: not an empty folder (a release is written into a new one)")
     check_levels(store, plan, plan_path)
     atoms: dict[str, Atom] = {}
-    matters = LeaveOneOut(plan.domain, store, runtime, pull, workers=workers, executor=executor) \
-        if plan.every_atom_matters else None
+    recheck = Recheck(plan.domain, store, runtime, pull, leave_one_out=plan.every_atom_matters, workers=workers,
+                      executor=executor, on_check=on_check)
     accounts, chosen = [], []
     for level in plan.levels:
         if on_level:
             on_level(level, None)  # starting it
         account, tasks = fill_level(store, plan, level, workers=workers, executor=executor, runtime=runtime,
-                                    pull=pull, atoms=atoms, matters=matters, on_task=on_task)
+                                    pull=pull, atoms=atoms, recheck=recheck, on_task=on_task)
         if on_level:
             on_level(level, account)  # done with it
         accounts.append(account)
@@ -526,9 +591,25 @@ def _yields(store: GraphStore, plan: Plan, accounts: list[LevelAccount]) -> list
     paper = PAPER.get(plan.domain, {})
     return [{"level": a.n, "attempted": a.attempted, "admitted": a.admitted,
              "yield": f"{a.admitted / a.attempted:.0%}" if a.attempted else "-", "released": a.released,
-             "planned": a.wanted, "paper": paper.get(a.n, "-"),
+             "planned": a.wanted, "paper": paper.get(a.n, "-"), "reference fails today": f"{a.stale} of {a.rechecked}",
              **({"some atom not needed": _not_needed(a)} if plan.every_atom_matters else {})}
             for a in accounts]
+
+
+def _stale_reason(seen: Rechecked) -> str:
+    """A stale task's reason for the account: V_G's detail, first line, cut short ("failed: ..." or "no
+    verdict: ...")."""
+    line = (seen.why.splitlines() or [""])[0]
+    line = line if len(line) <= 160 else line[:157] + "..."
+    return line if seen.reference == "error" else f"{seen.reference}: {line}"
+
+
+def _stale(a: LevelAccount, lead: str = "") -> str:
+    """The stale tasks of a level in words ("" when none)."""
+    if not a.stale:
+        return ""
+    why = "; ".join(f"{r} ({n})" for r, n in a.stale_reasons.items())
+    return f"{lead}{a.stale} admitted before fail today's V_G and are not released ({why})"
 
 
 def _not_needed(a: LevelAccount) -> str:
@@ -575,7 +656,14 @@ def _plot(plan: Plan, accounts: list[LevelAccount], path: Path) -> None:
 def _report(plan: Plan, accounts: list[LevelAccount], splits: Splits, by_split: dict[str, list[str]],
             yields: list[dict[str, Any]]) -> str:
     lines = [f"# Release report: {plan.domain}", "", f"Plan {plan.digest}, seed {plan.seed}.", "",
-             "## Yield by level", "", *_md_table(yields), "", f"![yield by level]({PLOT})", ""]
+             "## Yield by level", "", *_md_table(yields), "", f"![yield by level]({PLOT})", "",
+             "Every admitted task was checked again under today's grading before it could be released: its "
+             "reference against V_G (admission's check (2), as `cw release verify` runs it). A task admitted "
+             "before a stricter verifier whose reference now fails or gives no verdict is not released "
+             "(`reference fails today`) and the level walked on.", ""]
+    stale = [f"- N={a.n}: {_stale(a)}" for a in accounts if a.stale]
+    if stale:
+        lines += ["## Admitted tasks that fail today's V_G", "", *stale, ""]
     if plan.every_atom_matters:
         lines += ["Every atom must matter: a task of N >= 2 whose reference passed V_G with one atom's solution "
                   "left out was dropped (it is really of a lower level); `admitted` counts the tasks kept.", ""]
@@ -600,6 +688,7 @@ def _card_section(plan: Plan, accounts: list[LevelAccount], by_split: dict[str, 
     paper = PAPER.get(plan.domain, {})
     rows = [{"level": a.n, "released": a.released, "planned": a.wanted, "paper": paper.get(a.n, "-"),
              "admitted / attempted": f"{a.admitted} / {a.attempted}",
+             "reference fails today": f"{a.stale} of {a.rechecked}",
              **{s: sum(level_of[i] == a.n for i in ids) for s, ids in by_split.items()},
              **({"classes": ", ".join(f"{c} {n}" for c, n in sorted(
                  Counter(class_of[t.id] for t in chosen if t.level == a.n).items()))}

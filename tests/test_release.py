@@ -391,3 +391,121 @@ def test_leave_one_out_runs_without_a_verdict_are_counted_in_the_report_not_hidd
     assert two.unchecked_runs == 2 * two.checked > 0
     report = (tmp_path / "out" / "report.md").read_text()
     assert f"0 of {two.checked} (0%); {two.unchecked_runs} runs gave no verdict (atom counted as needed)" in report
+
+
+# A stricter V_G than the one that admitted the stored tasks, as a later round's run-time guard: candidates run
+# without `sorted` and `sum`, so a reference that calls them now fails (stage_i raised NameError).
+DENIED = ("sorted", "sum")
+
+
+def _stricter_trace(monkeypatch) -> None:
+    from codewalk.domains import demo
+
+    guarded = demo.TRACE.replace(
+        '    space = {"__name__": "candidate"}\n',
+        '    import builtins\n'
+        f'    space = {{"__name__": "candidate", "__builtins__": {{k: getattr(builtins, k) for k in dir(builtins) '
+        f'if k not in {DENIED!r}}}}}\n')
+    assert guarded != demo.TRACE
+    monkeypatch.setattr(demo, "TRACE", guarded)
+
+
+def _denied(store, task: Task) -> bool:
+    """Whether the task's reference calls a builtin the stricter V_G denies (an atom's fixed code does)."""
+    import re
+
+    return any(re.search(rf"\b({'|'.join(DENIED)})\(", a.payload["fixed"]) for a in store.get_atoms(list(task.atoms)))
+
+
+def _counting_rechecks(monkeypatch) -> list[str]:
+    """The tasks `release.Recheck` runs through V_G again (the real runs, counted as they go)."""
+    runs: list[str] = []
+    real = release.recheck_in_worker
+
+    def counted(domain, settings, composite, atoms):
+        runs.append(composite.reference)
+        return real(domain, settings, composite, atoms)
+
+    monkeypatch.setattr(release, "recheck_in_worker", counted)
+    return runs
+
+
+def test_a_release_drops_admitted_tasks_whose_reference_fails_todays_v_g_refills_the_level_and_verifies(
+        capsys, tmp_path, monkeypatch):
+    from codewalk.admission import walk_and_admit
+
+    path = _plan(tmp_path, "[levels]\n1 = 3\n2 = 2\n")
+    plan = release.read_plan("demo", path)
+    with _demo_store(tmp_path / "g.lbug") as store:
+        for level in plan.levels:  # admitted before the stricter V_G, by the walks the release itself makes
+            walk_and_admit(store, "demo", level.n, level.tasks, seed=plan.seed + level.n)
+        before = {n: [Task.from_row(r) for r in store.select_tasks("demo", "admitted", n)] for n in (1, 2)}
+        stale = {n: sorted(t.id for t in tasks if _denied(store, t)) for n, tasks in before.items()}
+        assert stale[1] and stale[2]  # this seed's walks admitted some of each level
+        _stricter_trace(monkeypatch)
+        runs = _counting_rechecks(monkeypatch)
+        summary = release.build(store, plan, tmp_path / "out")
+        first_runs = len(runs)
+    released = [r["id"] for r in pq.read_table(tmp_path / "out" / "demo" / "test.parquet").to_pylist()]
+    assert len(released) == 5 and not set(released) & set(stale[1] + stale[2])
+    for account in summary.levels:
+        n = account.n
+        assert account.stale == len(stale[n]) and account.rechecked >= len(before[n])
+        assert account.released == account.wanted and not account.short  # refilled from groups not attempted
+        assert account.walked > 0 and sum(account.stale_reasons.values()) == account.stale
+        assert all("raised NameError" in reason for reason in account.stale_reasons)
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert f"N=1: {len(stale[1])} admitted before fail today's V_G" in report
+    assert "| reference fails today |" in (tmp_path / "out" / "README.md").read_text()
+    code, out, err = cw(capsys, "release", "verify", str(tmp_path / "out"), "--json")
+    assert code == 0, err
+    assert {t["status"] for t in json.loads(out)["tasks"]} == {"passed"}
+    # The rerun finds every verdict in the home's cache: no reference is run again, the same release.
+    code, out, err = cw(capsys, "--store", str(tmp_path / "g.lbug"), "release", "demo", "--out",
+                        str(tmp_path / "again"), "--plan", str(path), "--json")
+    assert code == 0, err
+    assert first_runs >= len(before[1]) + len(before[2]) and len(runs) == first_runs
+    assert [a["stale"] for a in json.loads(out)["levels"]] == [len(stale[1]), len(stale[2])]
+    assert "release N=2: 2 of 2 released (2 admitted of " in err and f"; {len(stale[2])} admitted before fail" in err
+    assert _files(tmp_path / "out") == _files(tmp_path / "again")
+
+
+def test_recheck_verdicts_of_another_codewalk_are_not_reused(tmp_path, monkeypatch):
+    plan = release.read_plan("demo", _plan(tmp_path, "[levels]\n1 = 3\n"))
+    with _demo_store(tmp_path / "g.lbug") as store:
+        old = release.build(store, plan, tmp_path / "old")
+        stale = [Task.from_row(r) for r in store.select_tasks("demo", "admitted", 1)]
+        stale = [t.id for t in stale if _denied(store, t)]
+        # codewalk upgraded: a new commit whose V_G is stricter; the old commit's verdicts say nothing of it
+        monkeypatch.setattr(release, "_commit", lambda: "a-later-commit")
+        _stricter_trace(monkeypatch)
+        runs = _counting_rechecks(monkeypatch)
+        new = release.build(store, plan, tmp_path / "new")
+    kept = [r["id"] for r in pq.read_table(tmp_path / "new" / "demo" / "test.parquet").to_pylist()]
+    assert stale and len(kept) == 3 and not set(kept) & set(stale)
+    assert old.levels[0].stale == 0 and new.levels[0].stale == len(stale)
+    assert len(runs) >= old.levels[0].rechecked
+
+
+def test_a_reference_without_a_verdict_today_is_stale_for_this_build_and_checked_again_by_the_next(
+        tmp_path, monkeypatch):
+    from codewalk.admission import walk_and_admit
+    from codewalk.domains import demo
+
+    plan = release.read_plan("demo", _plan(tmp_path, "[levels]\n1 = 3\n"))
+    with _demo_store(tmp_path / "g.lbug") as store:
+        walk_and_admit(store, "demo", 1, 3, seed=plan.seed + 1)
+        admitted = [Task.from_row(r) for r in store.select_tasks("demo", "admitted", 1)]
+        stale = sorted(t.id for t in admitted if _denied(store, t))
+        # a guard that stops the candidate run (no verdict, as round 6's audit hook on boltons' own test file)
+        guard = ("def trace(job):\n    import ast\n"
+                 f"    if any(isinstance(n, ast.Name) and n.id in {DENIED!r} for n in ast.walk(ast.parse(job['source']))):\n"
+                 "        sys.exit('the guard denied it')\n")
+        monkeypatch.setattr(demo, "TRACE", demo.TRACE.replace("def trace(job):\n", guard, 1))
+        runs = _counting_rechecks(monkeypatch)
+        first = release.build(store, plan, tmp_path / "one")
+        ran = len(runs)
+        second = release.build(store, plan, tmp_path / "two")
+    assert stale and first.levels[0].stale == second.levels[0].stale == len(stale)
+    assert all(r.startswith("no verdict: candidate run exited") for r in first.levels[0].stale_reasons)
+    assert len(runs) - ran == len(stale)  # only the tasks without a verdict ran again

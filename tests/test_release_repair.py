@@ -51,6 +51,8 @@ def test_a_repair_release_is_byte_identical_from_two_stores_and_keeps_the_reposi
     assert manifest["inputs"]["graph"]["atoms"] == len(repair_fixture.BUGS)
     assert manifest["images"] and all(i["name"].startswith("codewalk-env/") for i in manifest["images"])
     # every atom must matter (repair's default): each admitted pair's reference failed V_G without either fix
+    # every released task's reference was run through today's V_G again before the draw, and passed
+    assert all(level["rechecked"] >= level["released"] and level["stale"] == 0 for level in manifest["levels"])
     two = next(level for level in manifest["levels"] if level["n"] == 2)
     assert two["checked"] >= 2 and two["checked"] - two["not_needed"] >= two["released"] == 2
 
