@@ -271,7 +271,8 @@ class Recheck:
       matter, Ref(G) with one atom's solution left out must fail V_G (N extra runs).
 
     Each task's verdicts are kept in the home's cache (`recheck.jsonl` of the domain, by task id and the
-    codewalk that graded them, version and commit: other grading code may judge otherwise), so a rerun of a
+    codewalk that graded them, its version and the digest of its source: other grading code may judge
+    otherwise, while a commit that changes no code, docs or tests, keeps them), so a rerun of a
     release runs none again. A run without a verdict is not kept, so the next build checks that task again (a
     timeout under load must not drop a task for good): a reference without one makes the task stale for this
     build; a leave-one-out run without one counts as the atom being needed and is counted. A domain that grades
@@ -287,7 +288,7 @@ class Recheck:
         self.store = store
         self.workers, self.executor, self.on_check = workers, executor, on_check
         self.record = paths.cache(domain) / "recheck.jsonl"
-        self.graded_by = f"{__version__} {_commit()}"
+        self.graded_by = f"{__version__} {grading_code()}"
         self.verdicts: dict[str, Rechecked] = self._recorded()
         self.errors: Counter[str] = Counter()  # task id -> leave-one-out runs without a verdict
 
@@ -760,6 +761,16 @@ def _tools() -> dict[str, str]:
     import pyarrow
 
     return {"python": platform.python_version(), "pyarrow": pyarrow.__version__, "platform": platform.platform()}
+
+
+def grading_code() -> str:
+    """A digest of codewalk's own source (every file of the package, by path and content): what grades a
+    task. A checkout's commit would also change with docs and tests, and a pip install has none."""
+    root = Path(__file__).resolve().parent
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
 
 
 def _commit() -> str:

@@ -470,14 +470,14 @@ def test_a_release_drops_admitted_tasks_whose_reference_fails_todays_v_g_refills
     assert _files(tmp_path / "out") == _files(tmp_path / "again")
 
 
-def test_recheck_verdicts_of_another_codewalk_are_not_reused(tmp_path, monkeypatch):
+def test_recheck_verdicts_of_other_grading_code_are_not_reused(tmp_path, monkeypatch):
     plan = release.read_plan("demo", _plan(tmp_path, "[levels]\n1 = 3\n"))
     with _demo_store(tmp_path / "g.lbug") as store:
         old = release.build(store, plan, tmp_path / "old")
         stale = [Task.from_row(r) for r in store.select_tasks("demo", "admitted", 1)]
         stale = [t.id for t in stale if _denied(store, t)]
-        # codewalk upgraded: a new commit whose V_G is stricter; the old commit's verdicts say nothing of it
-        monkeypatch.setattr(release, "_commit", lambda: "a-later-commit")
+        # codewalk upgraded: new source whose V_G is stricter; the old source's verdicts say nothing of it
+        monkeypatch.setattr(release, "grading_code", lambda: "a-later-source")
         _stricter_trace(monkeypatch)
         runs = _counting_rechecks(monkeypatch)
         new = release.build(store, plan, tmp_path / "new")
@@ -509,3 +509,19 @@ def test_a_reference_without_a_verdict_today_is_stale_for_this_build_and_checked
     assert stale and first.levels[0].stale == second.levels[0].stale == len(stale)
     assert all(r.startswith("no verdict: candidate run exited") for r in first.levels[0].stale_reasons)
     assert len(runs) - ran == len(stale)  # only the tasks without a verdict ran again
+
+
+def test_the_grading_code_digest_follows_codewalk_source_and_not_the_checkouts_commit(tmp_path, monkeypatch):
+    """The recheck cache's key: a change to any file of the package changes it; nothing else does."""
+    package = tmp_path / "codewalk"
+    (package / "domains").mkdir(parents=True)
+    (package / "release.py").write_text("x = 1\n")
+    (package / "domains" / "boot.py").write_text("y = 2\n")
+    monkeypatch.setattr(release, "__file__", str(package / "release.py"))
+    first = release.grading_code()
+    (tmp_path / "README.md").write_text("docs change\n")
+    (package / "__pycache__").mkdir()
+    (package / "__pycache__" / "release.cpython-311.pyc").write_bytes(b"\0")
+    assert release.grading_code() == first
+    (package / "domains" / "boot.py").write_text("y = 3\n")
+    assert release.grading_code() != first
