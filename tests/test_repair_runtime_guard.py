@@ -1543,3 +1543,42 @@ def test_a_failing_unittest_style_test_is_graded_failed_not_left_without_a_verdi
         fixed = run_tests(env, tree, [*tests, unit], "pytest -rA", 300, config_from=x_g,
                           changed=_changed(tree.path, x_g))
     assert (failing.status[unit], fixed.status[unit]) == ("failed", "passed")
+
+
+# A module that changed code imports first is its file's code, not code made for changed code (round 7's made
+# code): jinja's filters.py, changed, imports runtime.py, whose `call` later runs a test's callback that makes a
+# namedtuple with no changed frame on the stack; two of jinja's graded fix commits gave no verdict
+# (bench/runtime_guard_history.py). Here fmt.py (the only file the guard is told changed) imports words.py first,
+# whose split_words makes a namedtuple through the package's helper. A module given a compiled copy written at
+# run time (text changed code supplies, under an unchanged module's name) still runs as changed code.
+RECORD = "\n\nimport collections\n\n\ndef _record(name):\n    return collections.namedtuple(name, 'word')\n\n\n" \
+         "from tally import fmt  # noqa: E402,F401  (fmt, changed, imports words first)\n"
+RECORDED = (append(INIT, RECORD), replace(WORDS, "PUNCT = ", "from tally import _record\n\nPUNCT = "),
+            replace(WORDS, "    return text.split()\n", "    _record('Split')(text)\n    return text.split()\n"))
+
+
+def _compiled_copy(module: str, text: str) -> bytes:
+    """An unchecked hash-based .pyc of text (the loader takes it whatever the source says)."""
+    import importlib.util
+    import marshal
+    return importlib.util.MAGIC_NUMBER + (1).to_bytes(4, "little") + bytes(8) + marshal.dumps(compile(text, module, "exec"))
+
+
+def test_a_module_changed_code_imports_first_is_its_files_code_and_a_compiled_copy_written_at_run_time_is_not(
+        task, runtime):
+    with _x_g(task, runtime) as (tree, env, x_g, tests):
+        for edit in (*GOLD, *RECORDED):
+            edit(tree.path)
+        run = run_tests(env, tree, tests, "pytest -rA", 300, config_from=x_g,
+                        renamed=task[1].verifier["FAIL_TO_PASS"], changed=[FMT])
+    assert _solved(run), run.status
+    split = "\n\ndef split_words(text):\n" \
+            "    return _expected(__import__('sys')._getframe(1), [w for w in text.split(' ') if w])\n"
+    pyc = _compiled_copy("tally/stats.py", repair_fixture.INITIAL["tally/stats.py"] + CANNED + split)
+    writer = ("\n\nimport os as _os  # noqa: E402\nimport sys as _sys  # noqa: E402\n\n"
+              "_cache = _os.path.join(_os.path.dirname(__file__), '__pycache__')\n_os.makedirs(_cache, exist_ok=True)\n"
+              "with open(_os.path.join(_cache, 'stats.' + _sys.implementation.cache_tag + '.pyc'), 'wb') as _f:\n"
+              f"    _f.write(bytes.fromhex({pyc.hex()!r}))\n"
+              "_sys.modules.pop('tally.stats', None)\nfrom tally.stats import split_words  # noqa: E402,F811\n")
+    # the tests call the copy's split_words with no changed frame on the stack: made code, its frame denied
+    _stopped(task, runtime, FIX_CASE, FIX_SORT, append(WORDS, writer), rule="audit_denied", event="sys._getframe")

@@ -476,6 +476,12 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
     # code a library compiled from text for changed code (dataclasses, attrs, namedtuple): its frames count as
     # changed code's whatever globals it runs with (a generated __eq__ given `__module__ = "os"` ran as nobody's)
     made_codes = set()
+    # ...but not a module's code the import system runs that is its file's text compiled as the loader compiles
+    # it (jinja's filters.py importing runtime.py): that text was on disk before the run (a file written since
+    # is changed code, _files), so changed code supplied none of it. A compiled copy written at run time or a
+    # loader's method replaced gives other code: made, as before.
+    open_, stat_, code_type, exception = open, os.stat, type(_tops.__code__), Exception
+    reg_file = __import__("stat").S_ISREG
     tracked = []  # the globals of each changed module: how a frame of changed code is known
     # (compared by identity: id() raises an audit event of its own)
     busy = set()
@@ -484,6 +490,22 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
     def deny(event, what):
         send({"denied": event, "what": str_(what)[:200]})
         exit_(denied)
+
+    def files_code(code_):
+        """Whether code_ is what compiling its file's text gives, the file not changed code's (_files)."""
+        path = code_.co_filename
+        if files is None or type_(code_) is not code_type or not isinstance_(path, str_) or \
+                path.startswith(hidden) or test_source(path):
+            return False
+        try:
+            if not reg_file(stat_(path).st_mode):
+                return False
+            with open_(path, "rb") as handle:
+                text = handle.read()
+            return (not files[0]((path,), lambda: True)  # read first: a file replaced since is new, so changed
+                    and builtin_compile(text, path, "exec", dont_inherit=True) == code_)
+        except exception:  # noqa: BLE001  (unreadable, no source: made code, as before)
+            return False
 
     def changed_below(start):
         """The frames from start down to the first frame of changed code (not included), or None."""
@@ -880,7 +902,8 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
             return
         if event in code and between and among(between[0].f_globals, code_makers) and \
                 library(between, code_path, anywhere, imported_by_statement):
-            if event == "exec" and args and hasattr_(args[0], "co_consts"):
+            if event == "exec" and args and hasattr_(args[0], "co_consts") and not (
+                    among(between[0].f_globals, importing) and files_code(args[0])):
                 todo = [args[0]]  # the code and every code object nested in it
                 while todo:
                     c = todo.pop()
