@@ -1582,3 +1582,51 @@ def test_a_module_changed_code_imports_first_is_its_files_code_and_a_compiled_co
               "_sys.modules.pop('tally.stats', None)\nfrom tally.stats import split_words  # noqa: E402,F811\n")
     # the tests call the copy's split_words with no changed frame on the stack: made code, its frame denied
     _stopped(task, runtime, FIX_CASE, FIX_SORT, append(WORDS, writer), rule="audit_denied", event="sys._getframe")
+
+
+# An installed library's class given its comparisons after the class statement by a factory named for each
+# (pytz's LazyList, which marshmallow's tests import: all 26 graded marshmallow commits gave no verdict; funcy's
+# `whatever`), made with no changed frame on the stack: kept. The library stands in a `site-packages` folder
+# that the tests' conftest puts on sys.path (present at x_G, unchanged). Changed code moving the library's
+# `__ne__` to its `__eq__`, or making such a class itself, stays class_changed.
+LAZY_LIB = '''
+def lazy_list(items):
+    class Lazy(list):
+        pass
+
+    def lazy(name):
+        def method(self, *args):
+            if not list.__len__(self):
+                list.extend(self, items)
+            return getattr(list, name)(self, *args)
+        return method
+
+    for name in ("__eq__", "__ne__", "__len__", "__iter__", "__getitem__", "__contains__", "__hash__"):
+        setattr(Lazy, name, lazy(name))
+    return Lazy()
+
+
+NAMES = lazy_list(["a", "b"])
+'''
+LAZY_AT_X_G = (write("vendor/site-packages/lazylib.py", LAZY_LIB),
+               write("tests/conftest.py", "import os\nimport sys\n\nsys.path.insert(0, os.path.abspath(os.path.join("
+                                          "os.path.dirname(__file__), '..', 'vendor', 'site-packages')))\n"
+                                          "import lazylib  # noqa: E402\n\nassert lazylib.NAMES == ['a', 'b']\n"))
+
+
+def test_an_installed_librarys_class_given_dunders_its_factory_made_for_them_keeps_the_verdict(task, runtime):
+    """The guard is told the gold's files changed; the library and the conftest stand for x_G's."""
+    assert _solved(_run_told(task, runtime, [WORDS, FMT], *LAZY_AT_X_G, *GOLD))
+    # changed code puts the library's __ne__ (its factory's function named for __ne__) on its __eq__, and
+    # answers with an object of that class: every comparison with a different value is "equal"
+    moved = ("\n\nimport lazylib as _lazylib  # noqa: E402\n\n_Lazy = type(_lazylib.NAMES)\n"
+             "_Lazy.__eq__ = _Lazy.__dict__['__ne__']\n")
+    err = _class_cheat(task, runtime, *LAZY_AT_X_G, FIX_CASE, FIX_SORT, append(WORDS, moved),
+                       replace(WORDS, 'return [w for w in text.split(" ") if w]', "return _Lazy(['?'])"),
+                       changed=[WORDS, FMT])
+    assert "Lazy.__eq__" in str(err) and "defined under another name" in str(err), err
+    # the library's factory called by changed code: its class statement ran with a changed frame on the stack
+    made = "\n\nimport lazylib as _lazylib  # noqa: E402\n\n_MINE = _lazylib.lazy_list(['c'])\n"
+    with pytest.raises(NoVerdict) as caught:
+        _run_told(task, runtime, [WORDS, FMT], *LAZY_AT_X_G, *GOLD, append(WORDS, made))
+    assert caught.value.rule == "class_changed" and "Lazy.__eq__" in str(caught.value), caught.value
