@@ -1543,3 +1543,90 @@ def test_a_failing_unittest_style_test_is_graded_failed_not_left_without_a_verdi
         fixed = run_tests(env, tree, [*tests, unit], "pytest -rA", 300, config_from=x_g,
                           changed=_changed(tree.path, x_g))
     assert (failing.status[unit], fixed.status[unit]) == ("failed", "passed")
+
+
+# A module that changed code imports first is its file's code, not code made for changed code (round 7's made
+# code): jinja's filters.py, changed, imports runtime.py, whose `call` later runs a test's callback that makes a
+# namedtuple with no changed frame on the stack; two of jinja's graded fix commits gave no verdict
+# (bench/runtime_guard_history.py). Here fmt.py (the only file the guard is told changed) imports words.py first,
+# whose split_words makes a namedtuple through the package's helper. A module given a compiled copy written at
+# run time (text changed code supplies, under an unchanged module's name) still runs as changed code.
+RECORD = "\n\nimport collections\n\n\ndef _record(name):\n    return collections.namedtuple(name, 'word')\n\n\n" \
+         "from tally import fmt  # noqa: E402,F401  (fmt, changed, imports words first)\n"
+RECORDED = (append(INIT, RECORD), replace(WORDS, "PUNCT = ", "from tally import _record\n\nPUNCT = "),
+            replace(WORDS, "    return text.split()\n", "    _record('Split')(text)\n    return text.split()\n"))
+
+
+def _compiled_copy(module: str, text: str) -> bytes:
+    """An unchecked hash-based .pyc of text (the loader takes it whatever the source says)."""
+    import importlib.util
+    import marshal
+    return importlib.util.MAGIC_NUMBER + (1).to_bytes(4, "little") + bytes(8) + marshal.dumps(compile(text, module, "exec"))
+
+
+def test_a_module_changed_code_imports_first_is_its_files_code_and_a_compiled_copy_written_at_run_time_is_not(
+        task, runtime):
+    with _x_g(task, runtime) as (tree, env, x_g, tests):
+        for edit in (*GOLD, *RECORDED):
+            edit(tree.path)
+        run = run_tests(env, tree, tests, "pytest -rA", 300, config_from=x_g,
+                        renamed=task[1].verifier["FAIL_TO_PASS"], changed=[FMT])
+    assert _solved(run), run.status
+    split = "\n\ndef split_words(text):\n" \
+            "    return _expected(__import__('sys')._getframe(1), [w for w in text.split(' ') if w])\n"
+    pyc = _compiled_copy("tally/stats.py", repair_fixture.INITIAL["tally/stats.py"] + CANNED + split)
+    writer = ("\n\nimport os as _os  # noqa: E402\nimport sys as _sys  # noqa: E402\n\n"
+              "_cache = _os.path.join(_os.path.dirname(__file__), '__pycache__')\n_os.makedirs(_cache, exist_ok=True)\n"
+              "with open(_os.path.join(_cache, 'stats.' + _sys.implementation.cache_tag + '.pyc'), 'wb') as _f:\n"
+              f"    _f.write(bytes.fromhex({pyc.hex()!r}))\n"
+              "_sys.modules.pop('tally.stats', None)\nfrom tally.stats import split_words  # noqa: E402,F811\n")
+    # the tests call the copy's split_words with no changed frame on the stack: made code, its frame denied
+    _stopped(task, runtime, FIX_CASE, FIX_SORT, append(WORDS, writer), rule="audit_denied", event="sys._getframe")
+
+
+# An installed library's class given its comparisons after the class statement by a factory named for each
+# (pytz's LazyList, which marshmallow's tests import: all 26 graded marshmallow commits gave no verdict; funcy's
+# `whatever`), made with no changed frame on the stack: kept. The library stands in a `site-packages` folder
+# that the tests' conftest puts on sys.path (present at x_G, unchanged). Changed code moving the library's
+# `__ne__` to its `__eq__`, or making such a class itself, stays class_changed.
+LAZY_LIB = '''
+def lazy_list(items):
+    class Lazy(list):
+        pass
+
+    def lazy(name):
+        def method(self, *args):
+            if not list.__len__(self):
+                list.extend(self, items)
+            return getattr(list, name)(self, *args)
+        return method
+
+    for name in ("__eq__", "__ne__", "__len__", "__iter__", "__getitem__", "__contains__", "__hash__"):
+        setattr(Lazy, name, lazy(name))
+    return Lazy()
+
+
+NAMES = lazy_list(["a", "b"])
+'''
+LAZY_AT_X_G = (write("vendor/site-packages/lazylib.py", LAZY_LIB),
+               write("tests/conftest.py", "import os\nimport sys\n\nsys.path.insert(0, os.path.abspath(os.path.join("
+                                          "os.path.dirname(__file__), '..', 'vendor', 'site-packages')))\n"
+                                          "import lazylib  # noqa: E402\n\nassert lazylib.NAMES == ['a', 'b']\n"))
+
+
+def test_an_installed_librarys_class_given_dunders_its_factory_made_for_them_keeps_the_verdict(task, runtime):
+    """The guard is told the gold's files changed; the library and the conftest stand for x_G's."""
+    assert _solved(_run_told(task, runtime, [WORDS, FMT], *LAZY_AT_X_G, *GOLD))
+    # changed code puts the library's __ne__ (its factory's function named for __ne__) on its __eq__, and
+    # answers with an object of that class: every comparison with a different value is "equal"
+    moved = ("\n\nimport lazylib as _lazylib  # noqa: E402\n\n_Lazy = type(_lazylib.NAMES)\n"
+             "_Lazy.__eq__ = _Lazy.__dict__['__ne__']\n")
+    err = _class_cheat(task, runtime, *LAZY_AT_X_G, FIX_CASE, FIX_SORT, append(WORDS, moved),
+                       replace(WORDS, 'return [w for w in text.split(" ") if w]', "return _Lazy(['?'])"),
+                       changed=[WORDS, FMT])
+    assert "Lazy.__eq__" in str(err) and "defined under another name" in str(err), err
+    # the library's factory called by changed code: its class statement ran with a changed frame on the stack
+    made = "\n\nimport lazylib as _lazylib  # noqa: E402\n\n_MINE = _lazylib.lazy_list(['c'])\n"
+    with pytest.raises(NoVerdict) as caught:
+        _run_told(task, runtime, [WORDS, FMT], *LAZY_AT_X_G, *GOLD, append(WORDS, made))
+    assert caught.value.rule == "class_changed" and "Lazy.__eq__" in str(caught.value), caught.value

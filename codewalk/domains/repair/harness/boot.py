@@ -71,7 +71,10 @@ FILE_EVENTS = frozenset(("os.rename", "os.remove", "os.rmdir", "os.link", "os.tr
 # of them runs with no changed frame on the stack).
 READERS = frozenset(("io", "_pyio", "pathlib", "codecs", "linecache", "tokenize", "inspect", "importlib", "encodings",
                      "os", "posixpath", "genericpath", "zipimport", "ast", "traceback", "doctest"))
-WATCHED = FRAMES | CODE | ALWAYS | PATHS | THREADS | FILE_EVENTS | {"import", "codewalk.send", "codewalk.report_path"}
+# The class guard's __build_class__ asks the hook whether a class statement ran with a changed frame on the stack
+CLASS_EVENT = "codewalk.class"
+WATCHED = FRAMES | CODE | ALWAYS | PATHS | THREADS | FILE_EVENTS | {"import", "codewalk.send", "codewalk.report_path",
+                                                                   CLASS_EVENT}
 
 
 def main():
@@ -467,7 +470,7 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
     readers, library_dir = READERS, os.path.dirname(os.path.abspath(os.__file__)) + sep
     packages = (sep + "site-packages" + sep, sep + "dist-packages" + sep)
     controlled_codes = frozenset(c for c in _controlled.__code__.co_consts if getattr(c, "co_name", "") in CONTROLLED)
-    controlled_keys, file_events = CONTROLLED, FILE_EVENTS
+    controlled_keys, file_events, class_event = CONTROLLED, FILE_EVENTS, CLASS_EVENT
     # the class guard's control reads the __code__ of each class body it sees made (a library's too, under
     # changed code: inspect defines classes in its functions) to know a changed file's
     control_code = next(c for c in _class_guard.__code__.co_consts if getattr(c, "co_name", "") == "control")
@@ -476,6 +479,12 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
     # code a library compiled from text for changed code (dataclasses, attrs, namedtuple): its frames count as
     # changed code's whatever globals it runs with (a generated __eq__ given `__module__ = "os"` ran as nobody's)
     made_codes = set()
+    # ...but not a module's code the import system runs that is its file's text compiled as the loader compiles
+    # it (jinja's filters.py importing runtime.py): that text was on disk before the run (a file written since
+    # is changed code, _files), so changed code supplied none of it. A compiled copy written at run time or a
+    # loader's method replaced gives other code: made, as before.
+    open_, stat_, code_type, exception = open, os.stat, type(_tops.__code__), Exception
+    reg_file = __import__("stat").S_ISREG
     tracked = []  # the globals of each changed module: how a frame of changed code is known
     # (compared by identity: id() raises an audit event of its own)
     busy = set()
@@ -484,6 +493,22 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
     def deny(event, what):
         send({"denied": event, "what": str_(what)[:200]})
         exit_(denied)
+
+    def files_code(code_):
+        """Whether code_ is what compiling its file's text gives, the file not changed code's (_files)."""
+        path = code_.co_filename
+        if files is None or type_(code_) is not code_type or not isinstance_(path, str_) or \
+                path.startswith(hidden) or test_source(path):
+            return False
+        try:
+            if not reg_file(stat_(path).st_mode):
+                return False
+            with open_(path, "rb") as handle:
+                text = handle.read()
+            return (not files[0]((path,), lambda: True)  # read first: a file replaced since is new, so changed
+                    and builtin_compile(text, path, "exec", dont_inherit=True) == code_)
+        except exception:  # noqa: BLE001  (unreadable, no source: made code, as before)
+            return False
 
     def changed_below(start):
         """The frames from start down to the first frame of changed code (not included), or None."""
@@ -821,6 +846,12 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
         if event in threads:
             thread_event(event, args)
             return
+        if event == class_event:  # from the class guard's __build_class__, with its own empty list to fill
+            f = frame(2)
+            box = args[0] if args else None
+            if f is not None and f.f_code is class_maker and type_(box) is list_ and not box:
+                box.append(not tracked or changed_below(f.f_back) is None)  # True: no changed frame
+            return
         if not tracked:  # no changed module has run: none of its frames can be on the stack
             if event == "codewalk.send":
                 forward(args[0])
@@ -880,7 +911,8 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
             return
         if event in code and between and among(between[0].f_globals, code_makers) and \
                 library(between, code_path, anywhere, imported_by_statement):
-            if event == "exec" and args and hasattr_(args[0], "co_consts"):
+            if event == "exec" and args and hasattr_(args[0], "co_consts") and not (
+                    among(between[0].f_globals, importing) and files_code(args[0])):
                 todo = [args[0]]  # the code and every code object nested in it
                 while todo:
                     c = todo.pop()
@@ -1187,11 +1219,13 @@ def _with_classes(check, classes):
 
 def _class_maker(original, made, dict_of, keys, tuple_, map_, missing, type_error, control=None):
     """builtins.__build_class__ as the class guard has it: each class a class statement makes is recorded
-    with its verdict dunders as the statement left them (a class decorator runs after) and the body
-    function that ran; control(cls, body function) then puts the comparison control on it (round 6).
+    with its verdict dunders as the statement left them (a class decorator runs after), the body
+    function that ran, and whether the audit hook found no changed frame on the stack (True) or could not
+    tell (no hook: False); control(cls, body function) then puts the comparison control on it (round 6).
     Everything it uses is bound here."""
 
     fill = (missing,) * len(keys)
+    audit, event, list_, true = getattr(sys, "audit", None), CLASS_EVENT, list, True
 
     def __build_class__(*args, **kwargs):  # (func, name, *bases, **keywords): `name=` may be a class keyword
         __tracebackhide__ = True  # pytest leaves this frame out of the tracebacks it shows
@@ -1200,7 +1234,10 @@ def _class_maker(original, made, dict_of, keys, tuple_, map_, missing, type_erro
             space = dict_of(cls)
         except type_error:  # a metaclass may return anything
             return cls
-        made.append((cls, args[0], tuple_(map_(space.get, keys, fill))))
+        box = list_()
+        if audit is not None:
+            audit(event, box)
+        made.append((cls, args[0], tuple_(map_(space.get, keys, fill)), box == [true]))
         if control is not None:
             control(cls, args[0])
         return cls
@@ -1561,6 +1598,22 @@ def _class_guard(changed):
             continue
         changed_ids.add((st.st_dev, st.st_ino))
     found = []  # what a control saw: the first one ends the run at the next record
+    # An installed library's class (a statement whose body is in the standard library's folder or an installed
+    # distribution's, in a file not changed since the run began) that the statement made with no changed frame
+    # on the stack (the audit hook tells the maker) may take, after the statement, a function of that same file
+    # that a factory made for that very dunder: its closure holds the dunder's name, alone or in a tuple, or the
+    # operator module's function of that name (pytz's LazyList: `setattr(LazyList, name, lazy(name))`;
+    # whatever's `setattr(Whatever, name, binary(op))` and `unary(operator.__abs__)`), and
+    # nothing else but plain values, the standard library's builtins, that file's functions and its classes.
+    # Who set it is not known (a class attribute set raises no audit event): the name is what keeps changed
+    # code from moving the library's `__ne__` to its `__eq__`.
+    started, sep = time.time_ns(), os.sep
+    library_dir = os.path.dirname(os.path.abspath(os.__file__)) + sep
+    installed = (sep + "site-packages" + sep, sep + "dist-packages" + sep)
+    plain = (str, bytes, int, float, bool, type(None), types.GeneratorType)
+    builtin_type, module_type, closure_of = types.BuiltinFunctionType, types.ModuleType, \
+        function_type.__dict__["__closure__"].__get__
+    operator_space = dict(vars(operator))  # the standard function for each operator dunder (operator.__abs__)
     import random
 
     bits = random.Random(os.urandom(16)).getrandbits  # drawn per run: no candidate knows which call is the control
@@ -1665,9 +1718,53 @@ def _class_guard(changed):
                 return True
         return False
 
-    def judge(cls, key, value, body, first=False):
+    def library_file(name):
+        """Whether name is a file of the standard library or of an installed distribution, not a changed
+        one, unchanged since the run began."""
+        if type_(name) is not str_ or changed_file(name) or not (
+                name.startswith(library_dir) or any_(p in name for p in installed)):
+            return False
+        try:
+            return stat_(name).st_ctime_ns < started
+        except (os_error, value_error, type_error):
+            return False
+
+    def made_for(cls, key, v, own):
+        """Whether the function v of the file own holds key's name in its closure (alone or in a tuple or a
+        list, or operator's function of that name) and nothing but plain values, the standard library's builtins, own's functions, the classes
+        own's statements made with no changed frame on the stack and their objects."""
+        named = False
+        for cell in closure_of(v, None) or ():
+            try:
+                value = cell_contents(cell, None)
+            except value_error:  # an empty cell
+                continue
+            for item in (value if type_(value) in (tuple_, list_) else (value,)):
+                kind = type_(item)
+                if kind is str_:
+                    named = named or item == key
+                elif kind in plain:
+                    continue
+                elif kind is builtin_type:
+                    if type_(getattr_(item, "__self__", None)) is not module_type:
+                        return False
+                    named = named or operator_space.get(key) is item  # whatever's unary(operator.__abs__)
+                elif kind is function_type:
+                    if code_of(item).co_filename != own:
+                        return False
+                else:  # a class of that file's statements, or an object of one (pytz's LazySet filled from a LazyList)
+                    owner = item if type_ in mro_of(kind) else kind
+                    entry = entries.get(id_(owner)) if owner is not cls else None
+                    if owner is not cls and (entry is None or entry[0]() is not owner or len_(entry) < 5
+                                             or entry[4] != own):
+                        return False
+        return named
+
+    def judge(cls, key, value, body, first=False, own=None):
         """"" when cls may hold value as key, else why not. body: the code of the class statement's body
-        when value is what that statement left; first: a class no statement made, seen for the first time."""
+        when value is what that statement left; first: a class no statement made, seen for the first time;
+        own: the library file of the statement's body, for a class of an installed library made with no
+        changed frame on the stack (library_file)."""
         if value is None:
             return ""
         for base in mro_of(cls)[1:]:
@@ -1736,6 +1833,8 @@ def _class_guard(changed):
             return ""
         if key == "__subclasshook__" and code.co_name == "_proto_hook":
             return ""  # typing's (and typing_extensions') Protocol.__init_subclass__ gives it to each protocol
+        if own is not None and where == own and made_for(cls, key, v, own):
+            return ""
         return str_(code.co_name) + " of " + str_(where) + ", defined under another name"
 
     def statements():
@@ -1744,12 +1843,15 @@ def _class_guard(changed):
         while made:  # one by one: another thread may be making a class
             batch.append(made.pop())
         batch.reverse()
-        for _, func, _ in batch:
+        for _, func, _, _ in batch:
             for c in code_of(func).co_consts:
                 if type_(c) is code_type:
                     body_codes[id_(c)] = c
-        for cls, func, values in batch:
+        for cls, func, values, clean in batch:
             body = code_of(func)
+            # the statement's body file (its classes may be in a factory's closure) and, for an installed
+            # library's class made with no changed frame on the stack, that file
+            own = body.co_filename if clean and library_file(body.co_filename) else None
             if body.co_flags & new_locals or bodies.get(id_(func), none_ref)() is func:
                 return name_of(cls) + " (recorded with a body that is no class body's, or again)"
             bodies[id_(func)] = ref(func)
@@ -1762,10 +1864,10 @@ def _class_guard(changed):
             now = values_of(space)
             for k, left, v in zip_(keys, values, now):  # what a class decorator (or anyone) changed since
                 if v is not left and v is not missing:
-                    why = judge(cls, k, v, None)
+                    why = judge(cls, k, v, None, own=own)
                     if why:
                         return name_of(cls) + "." + k + " (" + why + ")"
-            entries[id_(cls)] = entry = [watch(cls), space, now, False]
+            entries[id_(cls)] = entry = [watch(cls), space, now, False, own]
             add(entry)
         return ""
 
@@ -1836,7 +1938,7 @@ def _class_guard(changed):
                 if entry[3]:
                     return name_of(cls) + "." + k + " (a class made before the tree: changed)"
                 if new is not missing:
-                    why = judge(cls, k, new, None)
+                    why = judge(cls, k, new, None, own=entry[4] if len_(entry) > 4 else None)
                     if why:
                         return name_of(cls) + "." + k + " (" + why + ")"
             entry[2] = now
