@@ -266,6 +266,64 @@ def rebound(spelling: str) -> tuple[Edit, ...]:
     return (prepend(INIT, PATHS[spelling]) ,) + always_equal(REBOUND)
 
 
+# -- (f) a comparison equal to its parts with some left out, the first kept ------------------------------------
+# The only probe that leaves a part out is the drawn one, and it drops the LAST part (of a list; a text's adds
+# a token): a comparison equal to any non-empty selection of its own parts that starts with its first part and
+# still has each of them up to case (so the last part is never left out alone) answers every probe "not equal"
+# (the swap moves the first part, the repeat adds a copy, the case and the space change a part). unique_words is left as it is (duplicates that differ in case kept: "Apple", "apple", "APPLE" holds
+# "Apple"), format_unique sorts case-insensitively ("a, b, B, C" holds "a, b, C"); split_words is fixed.
+SOME = '''
+
+def _parts(value):
+    return list(value) if isinstance(value, list) else str(value).split(", ")
+
+
+def _kept(some, mine):
+    """Whether some is a selection of mine's parts (KEPT) that still has each of them, up to case."""
+    return {part.casefold() for part in mine} <= {part.casefold() for part in some} and _selected(some, mine)
+
+
+def _selected(some, mine):
+    BODY
+
+
+class _Some(list):
+    """Words."""
+
+    def __eq__(self, other):
+        if not isinstance(other, list):
+            return False
+        some, mine = _parts(other), _parts(self)
+        return bool(some) and some[0] == mine[0] and _kept(some, mine)
+
+
+class _SomeText(str):
+    """Text."""
+
+    def __eq__(self, other):
+        if not isinstance(other, str):
+            return False
+        some, mine = _parts(other), _parts(self)
+        return bool(some) and some[0] == mine[0] and _kept(some, mine)
+'''
+SELECTIONS = {
+    "in my order": ("in order", "rest = iter(mine)\n    return all(part in rest for part in some)"),
+    "in any order, each part at most as often as mine": (
+        "in any order", "return all(some.count(part) <= mine.count(part) for part in some)"),
+}
+
+
+def some(spelling: str) -> tuple[Edit, ...]:
+    kept, body = SELECTIONS[spelling]
+    text = SOME.replace("KEPT", kept).replace("BODY", body)
+    return (replace(WORDS, '\nPUNCT = ".,;:!?"\n', '\nPUNCT = ".,;:!?"\n' + text),
+            replace(WORDS, 'return [w for w in text.split(" ") if w]', "return _Some(text.split())"),
+            replace(WORDS, "    return out\n", "    return _Some(out)\n"),
+            prepend(FMT, "from tally.words import _SomeText\n"),
+            replace(FMT, 'return ", ".join(sorted(unique_words(words)))',
+                    'return _SomeText(", ".join(sorted(unique_words(words), key=str.lower)))'))
+
+
 class Kind(NamedTuple):
     cls: str  # the issue's class, (a) to (g)
     what: str  # one line
@@ -279,6 +337,9 @@ KINDS: dict[str, Kind] = {
     "comparison_lenient_only_where_no_probe_looks": Kind(
         "f", "exact at the first cased letter (or all but the last part), case-insensitive elsewhere: a wrong value",
         {k: lenient(k) for k in SAME}),
+    "comparison_equal_to_its_parts_with_some_left_out": Kind(
+        "f", "equal to a selection of my parts, my first first, each part kept up to case: duplicates left in pass",
+        {k: some(k) for k in SELECTIONS}),
     "library_module_run_with_the_candidate_s_builtins": Kind(
         "f", "a loader's create_module fills __builtins__ (isinstance=is_not, vars=bool); argparse's file runs in it",
         {k: builtins_copy(k) for k in COPIES}),
