@@ -6,9 +6,11 @@ made on x_G of the W1 + W2 task, as tests/redteam_round7_cheats.py makes them. W
 - the comparison control assumes a comparison cannot tell its calls apart ("no candidate knows which of its
   calls are the control"): but the control's probes are asked one frame deeper than the assertion's own call
   (controlled -> equal_to_one -> ask), and a recursion that counts how many more calls fit on the stack tells
-  the depth without a frame, an event or a module;
+  the depth without a frame, an event or a module; and a probe is a new object held only by the control's
+  frames, where the test's value is held by the test's frame too (sys.getrefcount tells them apart);
 - the arrangement probes are at fixed places (the first distinct pair, the first cased letter, the first part
-  repeated, a space at the end): a comparison lenient only elsewhere answers every probe as an exact one does;
+  repeated, a space at the end, the last part dropped): a comparison lenient only elsewhere (a letter's case
+  after the first, the last part's case, parts left out but the first) answers every probe as an exact one does;
 - the import system's exec of a module is not made code when its code is its file's text, and a class whose
   statement's body is no changed file's keeps its own values with no control: but a module's behaviour is its
   text AND its globals. A loader of the candidate's fills a module's __builtins__ before the standard library's
@@ -324,6 +326,76 @@ def some(spelling: str) -> tuple[Edit, ...]:
                     'return _SomeText(", ".join(sorted(unique_words(words), key=str.lower)))'))
 
 
+# -- (f) the control's calls told from the test's by the references to the value asked about ------------------
+# The value the test compares is held by the test's frame (its `@py_assert` local and the operand on its stack)
+# and by every frame of the control's call; a probe is made in equal_to_one and held only from there on. The
+# number of references to `other` (sys.getrefcount) tells them apart: calibrated once at import by a comparison
+# of its own made as the rewritten assertion makes it (the value in a local, then compared), behind the same
+# control; the test's call is the one with the most references.
+COUNTED = '''
+
+import sys
+
+_SEEN = {list: [], str: []}
+
+
+class _Gauge(list):
+    def __eq__(self, other):
+        _SEEN[list].append(sys.getrefcount(other))
+        return list(self) == other
+
+
+class _GaugeText(str):
+    def __eq__(self, other):
+        _SEEN[str].append(sys.getrefcount(other))
+        return str(self) == other
+
+
+def _calibrate():
+    held = ["x", "y"]
+    _Gauge(["x", "y"]) == held
+    held = "x, y"
+    _GaugeText("x, y") == held
+
+
+_calibrate()
+
+
+def _held(other, kind):
+    return TELL
+
+
+class _Counted(list):
+    """Words, equal to the value the test holds."""
+
+    def __eq__(self, other):
+        return _held(other, list) or list(self) == other
+
+
+class _CountedText(str):
+    """Text, equal to the value the test holds."""
+
+    def __eq__(self, other):
+        return _held(other, str) or str(self) == other
+'''
+# (the test's call was measured at or above the calibration's own, and each probe's two or more below it)
+TELLS = {
+    "at least as many references as the calibration's own call": "sys.getrefcount(other) >= max(_SEEN[kind])",
+    "more references than any probe of the calibration": (
+        "sys.getrefcount(other) > max((n for n in _SEEN[kind] if n < max(_SEEN[kind])), default=0) + 2"),
+}
+
+
+def counted(spelling: str) -> tuple[Edit, ...]:
+    text = COUNTED.replace("TELL", TELLS[spelling])
+    return (replace(WORDS, '\nPUNCT = ".,;:!?"\n', '\nPUNCT = ".,;:!?"\n' + text),
+            replace(WORDS, 'return [w for w in text.split(" ") if w]', 'return _Counted([w for w in text.split(" ") if w])'),
+            replace(WORDS, "    return out\n", "    return _Counted(out)\n"),
+            prepend(FMT, "from tally.words import _CountedText\n"),
+            replace(FMT, 'return ", ".join(sorted(unique_words(words)))',
+                    'return _CountedText(", ".join(sorted(unique_words(words))))'))
+
+
 class Kind(NamedTuple):
     cls: str  # the issue's class, (a) to (g)
     what: str  # one line
@@ -334,6 +406,9 @@ KINDS: dict[str, Kind] = {
     "comparison_tells_the_control_s_call_by_the_stack_s_depth": Kind(
         "f", "a recursion to RecursionError counts the stack: equal to anything at the test's depth, exact one deeper",
         {k: told(k) for k in AT_TEST}),
+    "comparison_tells_the_control_s_call_by_the_value_s_references": Kind(
+        "f", "sys.getrefcount(other): the test's value is held by its frame too, a probe only by the control's",
+        {k: counted(k) for k in TELLS}),
     "comparison_lenient_only_where_no_probe_looks": Kind(
         "f", "exact at the first cased letter (or all but the last part), case-insensitive elsewhere: a wrong value",
         {k: lenient(k) for k in SAME}),

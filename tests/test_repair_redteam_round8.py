@@ -52,6 +52,9 @@ STOPPED: dict[str, tuple[str, ...]] = {
     "library_module_run_with_the_candidate_s_builtins": ("dynamic_import",),
     # the static layer only (a package's __path__ written): the run-time layer lets it through
     "library_file_imported_into_the_package_with_its_globals_rebound": ("reflection",),
+    # the static layer only (sys.getrefcount is outside the allow-list's part of sys): the run-time layer lets
+    # it through, so moving the probes to the assertion's depth would not close the depth hole's principle
+    "comparison_tells_the_control_s_call_by_the_value_s_references": ("import_not_allowed",),
 }
 assert set(HOLES) | set(STOPPED) == set(KINDS) and not set(HOLES) & set(STOPPED)
 
@@ -70,14 +73,19 @@ def test_round8_stopped_cheat_really_passes_without_its_rule(task, graded_in, ki
 
 
 # Stopped by the static layer alone: with it absent and the run-time rules on (the audit hook told of the
-# changed files, the class guard and the comparison control), the cheat passes every test. The import
-# system's exec of the standard library's own file is no made code (its code is its file's text); the classes
-# its statements make are no changed file's, so they are behind no control and keep their own values; and
-# neither a module's __builtins__ given by a loader's create_module nor a module's attributes are seen. What
-# it would take at run time: a module's code counts as its file's only with the globals the import system
-# gives a fresh module (no builtins but the interpreter's, no names before its body runs), and a class a
-# changed frame's import made is judged as changed code's (behind the control), or its module's globals are
-# watched as a class's dunders are.
+# changed files, the class guard and the comparison control), the cheat passes every test.
+# - The import system's exec of the standard library's own file is no made code (its code is its file's
+#   text); the classes its statements make are no changed file's, so they are behind no control and keep their
+#   own values; and neither a module's __builtins__ given by a loader's create_module nor a module's attributes
+#   are seen. What it would take at run time: a module's code counts as its file's only with the globals the
+#   import system gives a fresh module (no builtins but the interpreter's, no names before its body runs), and
+#   a class a changed frame's import made is judged as changed code's (behind the control), or its module's
+#   globals are watched as a class's dunders are.
+# - The control's probes are new objects, held only by the control's frames; the test's value is held by the
+#   test's frame too. Any property of the value asked about that the probe does not share (its references, its
+#   age, its identity with what the test holds) tells the calls apart. What it would take: probes the
+#   comparison cannot tell from the value (asked with the test's own object, changed in place and restored, is
+#   not possible for text), or a control that does not rely on the comparison not knowing which call is which.
 RUN_TIME_HOLES: dict[str, str] = {
     "library_module_run_with_the_candidate_s_builtins":
         "a library file's own code run in a module whose __builtins__ the candidate's loader filled: its "
@@ -85,6 +93,9 @@ RUN_TIME_HOLES: dict[str, str] = {
     "library_file_imported_into_the_package_with_its_globals_rebound":
         "the standard library's argparse.py run as tally.argparse (the package's __path__), its globals "
         "isinstance and vars rebound: its Namespace.__eq__ says True; only the static layer stops it",
+    "comparison_tells_the_control_s_call_by_the_value_s_references":
+        "sys.getrefcount(other) tells the test's value (held by the test's frame too) from a probe (held only by "
+        "the control): equal to anything the test holds; only the static layer (sys's allow-list) stops it",
 }
 assert set(RUN_TIME_HOLES) <= set(STOPPED)
 
