@@ -33,8 +33,9 @@ HOLES: dict[str, str] = {
         "the control assumes no comparison can tell its calls apart, but it asks each probe one frame deeper "
         "than the assertion's own call (equal_to_one), and a recursion to RecursionError measures the depth with "
         "no frame, event or module: equal to anything at the test's depth, exact at the probes'. A fix: ask the "
-        "probes and the real value at the same depth (one call site, in an order drawn), so that no call of the "
-        "comparison can be told from another by where it runs",
+        "probes and the real value at the same depth (one call site, in an order drawn); not enough alone: "
+        "the probe is still a new object the test's frame does not hold (the references kind, stopped only by the "
+        "static layer), so the control must not rest on the comparison not knowing which call is the test's",
     "comparison_lenient_only_where_no_probe_looks":
         "the arrangement probes change fixed places (the first distinct pair, the first cased letter, the first "
         "part, the end, the first two parts): a comparison exact there and case-insensitive elsewhere accepts a "
