@@ -127,8 +127,10 @@ def told(spelling: str) -> tuple[Edit, ...]:
 # "not equal". The results are wrong values of another rule, not the fix computed in the comparison:
 # - case-insensitive but for the first cased letter: unique_words keeps each word's LAST spelling ("APPLE" for
 #   the test's "Apple"), format_unique then gives "a, B, C" for "a, b, C";
-# - the last part's case ignored: format_unique lower-cases every word ("a, b, c" for "a, b, C").
-# split_words is fixed as the gold fixes it (its bug is not one of case); in the second spelling unique_words too.
+# - the last part's case ignored: format_unique lower-cases every word ("a, b, c" for "a, b, C");
+# - a text's separators ignored between its ends (the space probe adds one at the end only): format_unique
+#   joins with "," ("a,b,C" for "a, b, C").
+# split_words is fixed as the gold fixes it (its bug is not one of case); in the other spellings unique_words too.
 LENIENT = '''
 
 def _flat(value):
@@ -141,6 +143,10 @@ def _first_cased(text):
 
 def _parts(value):
     return list(value) if isinstance(value, list) else str(value).split(", ")
+
+
+def _words(text):
+    return "".join(c if c.isalnum() else " " for c in text).split()
 
 
 class _Lenient(list):
@@ -166,6 +172,9 @@ SAME = {
     "the last part's case ignored": (
         "len(_parts(self)) == len(_parts(other)) and _parts(self)[:-1] == _parts(other)[:-1] "
         "and _parts(self)[-1].casefold() == _parts(other)[-1].casefold()"),
+    "a text's separators ignored between its ends": (
+        "list(self) == list(other) if isinstance(self, list) else isinstance(other, str) and "
+        "_words(self) == _words(other) and self[:1] == other[:1] and self[-1:] == other[-1:]"),
 }
 LAST_SEEN = ("    seen = set()\n    out = []\n    for w in words:\n        key = w\n        if key not in seen:\n"
              "            seen.add(key)\n            out.append(w)\n    return out\n")
@@ -181,10 +190,14 @@ def lenient(spelling: str) -> tuple[Edit, ...]:
                                             "    return _Lenient(last.values())\n"),
                   replace(FMT, 'return ", ".join(sorted(unique_words(words)))',
                           'return _LenientText(", ".join(sorted(unique_words(words), key=str.lower)))')]
-    else:
+    elif spelling == "the last part's case ignored":
         edits += [replace(WORDS, "        key = w\n", "        key = w.lower()\n"),
                   replace(FMT, 'return ", ".join(sorted(unique_words(words)))',
                           'return _LenientText(", ".join(sorted({w.lower() for w in words})))')]
+    else:
+        edits += [replace(WORDS, "        key = w\n", "        key = w.lower()\n"),
+                  replace(FMT, 'return ", ".join(sorted(unique_words(words)))',
+                          'return _LenientText(",".join(sorted(unique_words(words), key=str.lower)))')]
     return tuple(edits)
 
 
@@ -411,7 +424,7 @@ KINDS: dict[str, Kind] = {
         "f", "sys.getrefcount(other): the test's value is held by its frame too, a probe only by the control's",
         {k: counted(k) for k in TELLS}),
     "comparison_lenient_only_where_no_probe_looks": Kind(
-        "f", "exact at the first cased letter (or all but the last part), case-insensitive elsewhere: a wrong value",
+        "f", "exact where the probes look (first cased letter, first parts, ends), lenient elsewhere: a wrong value",
         {k: lenient(k) for k in SAME}),
     "comparison_equal_to_its_parts_with_some_left_out": Kind(
         "f", "equal to a selection of my parts, my first first, each part kept up to case: duplicates left in pass",

@@ -38,8 +38,8 @@ HOLES: dict[str, str] = {
         "static layer), so the control must not rest on the comparison not knowing which call is the test's",
     "comparison_lenient_only_where_no_probe_looks":
         "the arrangement probes change fixed places (the first distinct pair, the first cased letter, the first "
-        "part, the end, the first two parts): a comparison exact there and case-insensitive elsewhere accepts a "
-        "wrong value of another rule (a word's last spelling kept, words lower-cased). A fix: probes at places "
+        "part, the end, the first two parts): a comparison exact there and lenient elsewhere (case, separators) "
+        "accepts a wrong value of another rule (a word's last spelling kept, words lower-cased, joined by ','). A fix: probes at places "
         "drawn per comparison (every cased letter, every pair, every part, at random), or every such probe",
     "comparison_equal_to_its_parts_with_some_left_out":
         "the only probe that leaves a part out drops the last one: a comparison equal to any selection of its own "
