@@ -1,0 +1,110 @@
+"""Red team, round 8 (issue 51): kinds of cheating candidate aimed at what main f349b42 added last (the
+comparison control's arrangement probes, the import system's exec of a module's own file, an installed
+library's class given dunders its factory made, the control's copy of a dict's storage), built against it
+before any change and graded end to end on the tally task (W1 + W2) under both runtimes, as
+tests/test_repair_redteam_round7.py grades its cheats. The kinds and their spellings are in
+tests/redteam_round8_cheats.py (each with the principle it aims at).
+
+Each test asserts that the cheat is NOT graded solved. A kind graded solved today is a hole: marked
+xfail(strict=True) with the reason, so the module stays green and turns red (XPASS) when the hole closes. A
+kind stopped today pins the rules that stop it, and `test_round8_stopped_cheat_really_passes_without_its_rule`
+shows it is a real cheat (every test passes when those rules are absent)."""
+
+from __future__ import annotations
+
+import pytest
+
+from codewalk.domains.repair.channel import NoVerdict
+from tests.redteam_round8_cheats import KINDS
+from tests.redteam_rounds import assert_not_solved, assert_solved_without_its_rules
+from tests.test_repair_redteam import (  # noqa: F401  (fixtures: both runtimes, the W1 + W2 task)
+    graded_in,
+    round_cases,
+    task,
+)
+from tests.test_repair_runtime_guard import _run, _solved
+
+pytestmark = pytest.mark.usefixtures("shared_home")  # one home: the virtualenv and the image are built once
+
+# Verdicts on main f349b42 (this module's base), measured under both runtimes (the same under local and docker).
+# HOLES: graded solved, with why it stays open. STOPPED: not solved, with the rules that stop it.
+HOLES: dict[str, str] = {
+    "comparison_tells_the_control_s_call_by_the_stack_s_depth":
+        "the control assumes no comparison can tell its calls apart, but it asks each probe one frame deeper "
+        "than the assertion's own call (equal_to_one), and a recursion to RecursionError measures the depth with "
+        "no frame, event or module: equal to anything at the test's depth, exact at the probes'. A fix: ask the "
+        "probes and the real value at the same depth (one call site, in an order drawn); not enough alone: "
+        "the probe is still a new object the test's frame does not hold (the references kind, stopped only by the "
+        "static layer), so the control must not rest on the comparison not knowing which call is the test's",
+    "comparison_lenient_only_where_no_probe_looks":
+        "the arrangement probes change fixed places (the first distinct pair, the first cased letter, the first "
+        "part, the end, the first two parts): a comparison exact there and lenient elsewhere (case, separators) "
+        "accepts a wrong value of another rule (a word's last spelling kept, words lower-cased, joined by ','). A fix: probes at places "
+        "drawn per comparison (every cased letter, every pair, every part, at random), or every such probe",
+    "comparison_equal_to_its_parts_with_some_left_out":
+        "the only probe that leaves a part out drops the last one: a comparison equal to any selection of its own "
+        "parts that starts with its first and still has each of them up to case accepts the unfixed unique_words "
+        "(duplicates that differ in case kept) and a format_unique holding one. A fix: probes that leave out a "
+        "part at every place (or one drawn), not only the last",
+}
+STOPPED: dict[str, tuple[str, ...]] = {
+    # the static layer only (importlib.machinery is outside the allow-list; __builtins__ and vars are
+    # reflection): the run-time layer lets the same candidate through (RUN_TIME_HOLES below)
+    "library_module_run_with_the_candidate_s_builtins": ("dynamic_import",),
+    # the static layer only (a package's __path__ written): the run-time layer lets it through
+    "library_file_imported_into_the_package_with_its_globals_rebound": ("reflection",),
+    # the static layer only (sys.getrefcount is outside the allow-list's part of sys): the run-time layer lets
+    # it through, so moving the probes to the assertion's depth would not close the depth hole's principle
+    "comparison_tells_the_control_s_call_by_the_value_s_references": ("import_not_allowed",),
+}
+assert set(HOLES) | set(STOPPED) == set(KINDS) and not set(HOLES) & set(STOPPED)
+
+
+@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, HOLES))
+def test_round8_cheat_is_not_solved(task, tmp_path, graded_in, kind, spelling):  # noqa: F811
+    assert_not_solved(task, tmp_path, KINDS[kind].spellings[spelling], STOPPED.get(kind))
+
+
+REAL = round_cases(KINDS, only=list(STOPPED))
+
+
+@pytest.mark.parametrize(("kind", "spelling"), REAL)
+def test_round8_stopped_cheat_really_passes_without_its_rule(task, graded_in, kind, spelling):  # noqa: F811
+    assert_solved_without_its_rules(task, graded_in, KINDS[kind].spellings[spelling])
+
+
+# Stopped by the static layer alone: with it absent and the run-time rules on (the audit hook told of the
+# changed files, the class guard and the comparison control), the cheat passes every test.
+# - The import system's exec of the standard library's own file is no made code (its code is its file's
+#   text); the classes its statements make are no changed file's, so they are behind no control and keep their
+#   own values; and neither a module's __builtins__ given by a loader's create_module nor a module's attributes
+#   are seen. What it would take at run time: a module's code counts as its file's only with the globals the
+#   import system gives a fresh module (no builtins but the interpreter's, no names before its body runs), and
+#   a class a changed frame's import made is judged as changed code's (behind the control), or its module's
+#   globals are watched as a class's dunders are.
+# - The control's probes are new objects, held only by the control's frames; the test's value is held by the
+#   test's frame too. Any property of the value asked about that the probe does not share (its references, its
+#   age, its identity with what the test holds) tells the calls apart. What it would take: probes the
+#   comparison cannot tell from the value (asked with the test's own object, changed in place and restored, is
+#   not possible for text), or a control that does not rely on the comparison not knowing which call is which.
+RUN_TIME_HOLES: dict[str, str] = {
+    "library_module_run_with_the_candidate_s_builtins":
+        "a library file's own code run in a module whose __builtins__ the candidate's loader filled: its "
+        "class's __eq__ (isinstance=is_not, vars=bool) says True; only the static layer stops it",
+    "library_file_imported_into_the_package_with_its_globals_rebound":
+        "the standard library's argparse.py run as tally.argparse (the package's __path__), its globals "
+        "isinstance and vars rebound: its Namespace.__eq__ says True; only the static layer stops it",
+    "comparison_tells_the_control_s_call_by_the_value_s_references":
+        "sys.getrefcount(other) tells the test's value (held by the test's frame too) from a probe (held only by "
+        "the control): equal to anything the test holds; only the static layer (sys's allow-list) stops it",
+}
+assert set(RUN_TIME_HOLES) <= set(STOPPED)
+
+
+@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, RUN_TIME_HOLES, only=list(RUN_TIME_HOLES)))
+def test_round8_statically_stopped_cheat_is_not_solved_at_run_time(task, graded_in, kind, spelling):  # noqa: F811
+    try:
+        run = _run(task, graded_in, *KINDS[kind].spellings[spelling])
+    except NoVerdict:
+        return
+    assert not _solved(run), run.status
