@@ -1382,30 +1382,64 @@ def test_a_first_import_made_by_a_thread_changed_code_starts_gives_no_verdict(ta
 
 
 # -- the comparison control's probes, in this process (boot.py: _other_than, _controlled) ----------------------
-def _probes(value) -> dict:
+def _probes(value, seed: int = 0) -> dict:
+    """What each probe of the control changed: the probes it makes of value (a probe that makes none left out)."""
     import random
 
     from codewalk.domains.repair.harness import boot
 
-    bits = random.Random(0).getrandbits
+    bits = random.Random(seed).getrandbits
     probes = boot._other_than(lambda n: bits(8 * n).to_bytes(n, "little"))(value)
-    return {what: made for what, make in probes or () if (made := make(value)) is not None}
+    return {what: made for what, make in probes or () if (made := make(value))}
 
 
 def test_the_controls_probes_differ_from_the_value_and_keep_its_parts_in_another_arrangement():
-    assert {k: v for k, v in _probes("a, b, C").items() if k != "a part added or dropped"} == {
+    assert {k: v[0] for k, v in _probes("a, b, C").items() if k not in ("a part added", "a part left out")} == {
         "its parts swapped": "b, a, C", "a letter's case changed": "A, b, C", "a part repeated": "a, a, b, C",
-        "a space added": "a, b, C "}
-    assert {k: v for k, v in _probes(["a", "b", "c"]).items() if k != "a part added or dropped"} == {
+        "a space added": " a, b, C"}
+    assert {k: v[0] for k, v in _probes(["a", "b", "c"]).items() if k not in ("a part added", "a part left out")} == {
         "its parts swapped": ["b", "a", "c"], "a letter's case changed": ["A", "b", "c"],
-        "a part repeated": ["a", "a", "b", "c"], "a space added": ["a ", "b", "c"], "two parts joined": ["ab", "c"]}
-    assert _probes({"Key": 1})["a letter's case changed"] == {"key": 1}
+        "a part repeated": ["a", "a", "b", "c"], "a space added": [" a", "b", "c"], "two parts joined": ["ab", "c"]}
+    assert _probes({"Key": 1})["a letter's case changed"][0] == {"key": 1}
     for value in ("a, b, C", "aaa", "Straße", "", b"ab cd", ["Apple"], ["a\tb"], ("x", 1, 1.0, True, None),
-                  [1, 1.0, True], {"Key": "v", "b": 1}, {"ab", "c"}, frozenset({"x"}), 3, 2.5, []):
-        for what, probe in _probes(value).items():
-            assert type(probe) is type(value) and probe != value, (value, what, probe)
+                  [1, 1.0, True], {"Key": "v", "b": 1}, {"ab", "c"}, frozenset({"x"}), 3, 2.5, [], "x" * 40):
+        for what, made in _probes(value).items():
+            for probe in made:
+                assert type(probe) is type(value) and probe != value, (value, what, probe)
     assert "its parts swapped" not in _probes([1, 1.0, True])  # equal parts: no swap differs
     assert _probes(object()) == {}  # not a plain value: no probe, the comparison is left as it is
+
+
+def test_the_controls_probes_change_every_place_of_a_short_value():
+    """Round 8: a comparison lenient only where no probe looks (a letter's case after the first, a separator
+    inside a text, a part left out but the last) is asked at each place of a value of up to PLACES places."""
+    probes = _probes("a, b, C")
+    assert probes["a letter's case changed"] == ["A, b, C", "a, B, C", "a, b, c"]
+    assert probes["a space added"] == [" a, b, C", "a , b, C", "a,  b, C", "a,  b, C", "a, b , C", "a, b,  C",
+                                       "a, b,  C", "a, b, C "]
+    assert probes["a part left out"] == [", b, C", "a b, C", "a,b, C", "a, , C", "a, b C", "a, b,C", "a, b, "]
+    assert probes["its parts swapped"] == ["b, a, C", "a, C, b"]
+    assert probes["a part repeated"] == ["a, a, b, C", "a, b, b, C", "a, b, CC"]
+    words = _probes(["Apple", "apple", "b"])
+    assert words["a part left out"] == [["apple", "b"], ["Apple", "b"], ["Apple", "apple"]]
+    assert words["two parts joined"] == [["Appleapple", "b"], ["Apple", "appleb"]]
+    assert _probes(["Apple"])["a letter's case changed"] == [["apple"], ["APple"], ["ApPle"], ["AppLe"], ["ApplE"]]
+    assert _probes({"a": 1, "b": 2})["a part left out"] == [{"b": 2}, {"a": 1}]
+
+
+def test_the_controls_probes_of_a_long_value_are_bounded_and_drawn_per_comparison():
+    """Beyond PLACES places, each probe changes PLACES places at most, drawn from the harness's random source:
+    other draws change other places (a comparison lenient at one place of n is found with a chance of about
+    PLACES / n per comparison)."""
+    from codewalk.domains.repair.harness.boot import PLACES
+
+    value = "abcdefghij" * 10
+    seen: set = set()
+    for seed in range(20):
+        made = _probes(value, seed)
+        assert all(len(probes) <= PLACES for probes in made.values()), made
+        seen.update(made["a letter's case changed"])
+    assert len(seen) > 4 * PLACES  # the places differ from one draw to the next
 
 
 def _compared(eq, coin: int) -> tuple[list, list]:
@@ -1454,6 +1488,94 @@ def test_a_comparison_equal_to_an_arrangement_of_its_parts_is_found_whichever_ca
     exact = ("list(other) == list(self)", "str(other) == str(self)")
     answers, found = _compared(exact, coin)
     assert found == [] and answers == [True, False, True, False, True, False]
+
+
+def _depth() -> int:
+    """How many frames are below the caller's caller (the stack's depth where a comparison runs)."""
+    import sys
+
+    frame, n = sys._getframe(2), 0
+    while frame is not None:
+        frame, n = frame.f_back, n + 1
+    return n
+
+
+@pytest.mark.parametrize("coin", [0, 1], ids=["probes after", "probes first"])
+def test_every_call_of_a_controlled_comparison_runs_at_one_depth_of_the_stack(coin):
+    """Round 8: the test's value and each probe are asked from one call site, and their answers' truth too: a
+    comparison that measures the stack's depth (a recursion to RecursionError) cannot tell them apart by it."""
+    import random
+
+    from codewalk.domains.repair.harness import boot
+
+    asked: list = []
+    told: list = []
+
+    class Truth:
+        def __init__(self, value):
+            self.value = value
+
+        def __bool__(self):
+            told.append(_depth())
+            return self.value
+
+    class Words(list):
+        def __eq__(self, other):
+            asked.append(_depth())
+            return Truth(list(self) == other)
+
+    bits = random.Random(2).getrandbits
+    other_than = boot._other_than(lambda n: bits(8 * n).to_bytes(n, "little"))
+    found: list = []
+    Words.__eq__ = boot._controlled("__eq__", vars(Words)["__eq__"], "Words", other_than, found, lambda: coin)
+    assert (Words(["a", "B", "c"]) == ["a", "B", "c"]) is True and found == []
+    assert len(set(asked)) == 1, asked  # every probe asked at the value's depth
+    assert len(asked) > 10, asked  # each place of the value probed
+    assert len(set(told)) == 1, told
+
+
+def _round8_compared(text: str, classes: tuple[str, str], values, coin: int, seed: int) -> tuple[list, list]:
+    """Round 8's comparisons (source text of tests/redteam_round8_cheats.py) behind the control, compared as
+    the tally tests compare the cheat's wrong values: the answers and what the control found."""
+    import random
+
+    from codewalk.domains.repair.harness import boot
+
+    space: dict = {}
+    exec(text, space)  # noqa: S102 - the test's own text
+    found: list = []
+    bits = random.Random(seed).getrandbits
+    other_than = boot._other_than(lambda n: bits(8 * n).to_bytes(n, "little"))
+    for name in classes:
+        cls = space[name]
+        cls.__eq__ = boot._controlled("__eq__", vars(cls)["__eq__"], name, other_than, found, lambda: coin)
+    words, text_ = (space[name] for name in classes)
+    return [words(wrong) == right if type(right) is list else text_(wrong) == right for wrong, right in values], found
+
+
+@pytest.mark.parametrize("coin", [0, 1], ids=["probes after", "probes first"])
+def test_a_comparison_lenient_only_where_no_fixed_probe_looked_is_found_every_time(coin):
+    """Round 8's holes, each spelling: exact at the first cased letter, the first parts and the ends and lenient
+    elsewhere, or equal to its parts with some left out; the control finds each equal to a probe too, whatever
+    the draw (every place of the tally tests' short values is probed)."""
+    from tests.redteam_round8_cheats import LENIENT, SAME, SELECTIONS, SOME
+
+    wrong = {"case-insensitive but the first cased letter": ("a, B, C", ["APPLE"]),
+             "the last part's case ignored": ("a, b, c", ["Apple"]),
+             "a text's separators ignored between its ends": ("a,b,C", ["Apple"])}
+    for seed in range(5):
+        for spelling, same in SAME.items():
+            text, words = wrong[spelling]
+            answers, found = _round8_compared(LENIENT.replace("SAME", same), ("_Lenient", "_LenientText"),
+                                              [(text, "a, b, C"), (words, ["Apple"])], coin, seed)
+            assert answers[0] is True, (spelling, answers)
+            assert any("answers equal to two values that differ" in f for f in found), (spelling, seed, found)
+        for spelling, (kept, body) in SELECTIONS.items():
+            answers, found = _round8_compared(SOME.replace("KEPT", kept).replace("BODY", body), ("_Some", "_SomeText"),
+                                              [("a, b, B, C", "a, b, C"), (["Apple", "apple", "APPLE"], ["Apple"])],
+                                              coin, seed)
+            assert all(answers), (spelling, answers)
+            assert any("answers equal to two values that differ" in f for f in found), (spelling, seed, found)
 
 
 # -- round 6 (issue 51): comparisons judged by what they answer; test files read only by pytest's reading ------

@@ -1249,10 +1249,12 @@ def _class_maker(original, made, dict_of, keys, tuple_, map_, missing, type_erro
 # class statement of changed code makes (__eq__, __ne__, whatever the class body spelled: an alias, a
 # staticmethod, a property, a decorator's function, one in an `if`) is put behind a control: when it answers
 # "equal" to a value of a plain type (str, bytes, list, tuple, dict, set, int, float), it is asked again,
-# in random order, about other values of that type that differ from the first: one drawn at random (a part
-# added or dropped), and those that keep the value's parts but change their arrangement (two distinct parts
-# swapped, one letter's case changed, a part repeated, a space added, two text parts joined: round 7's open
-# hole, a comparison equal to anything made of its own parts). An honest comparison cannot find its object
+# in random order, about other values of that type that differ from the first: a random part added, a part
+# left out, and those that keep the value's parts but change their arrangement (two distinct parts swapped,
+# one letter's case changed, a part repeated, a space added, two text parts joined: round 7's open hole, a
+# comparison equal to anything made of its own parts), each at every place of the value (PLACES drawn at
+# random per comparison beyond PLACES: round 8, a comparison lenient only where a fixed probe did not look),
+# every one asked from one call site at one depth of the stack (round 8: no depth tells a probe's call). An honest comparison cannot find its object
 # equal to two values that differ from each other (but one lenient by design: a case-insensitive text, a set
 # compared with a list); one that does answers without comparing (always equal, adopting what it is handed,
 # a result made true whatever was found, equal to any arrangement of its parts): the run gives no verdict
@@ -1293,20 +1295,6 @@ def _controlled(key, original, owner, other_than, found, coin):
             found.append(where + " answers with a truth that changes between calls")
         return first
 
-    def claims_equal(answer):
-        return answer is not not_implemented and truth(answer) is equal
-
-    def equal_to_one(self, other, probes):
-        """What the first probe of other the comparison claims equal to changed, or None."""
-        for what, make in probes:
-            try:
-                probe = make(other)
-                if probe is not None and claims_equal(ask(self, probe)):
-                    return what
-            except exception:  # noqa: BLE001 - a probe the comparison cannot answer is not "equal"
-                continue
-        return None
-
     def controlled(self, other):
         try:
             probes = other_than(other)
@@ -1324,24 +1312,59 @@ def _controlled(key, original, owner, other_than, found, coin):
         else:
             kept = base.copy(self) if base is not None else None
         first = coin()  # the probes first: no candidate knows which of its calls are the control
-        before = equal_to_one(self, other, probes) if first else None
-        answer = ask(self, other)
-        if kept is not None and not base.__eq__(kept, self):
-            found.append(where + " changed its own object")
-        if answer is not_implemented:
-            return answer
-        try:
-            said = truth(answer)
-        except exception:  # noqa: BLE001
-            # an answer whose truth cannot be told about a plain value: what the assertion would see
-            # next is not known (a truth that raises once, then holds), so it is not judged
-            found.append(where + " answers with no truth value")
-            return answer
-        if said is equal:
-            if not first:  # the probes after, only when the answer is "equal"
-                before = equal_to_one(self, other, probes)
-            if before is not None:
-                found.append(where + " answers equal to two values that differ (" + before + ")")
+
+        def order():
+            """(None, the value) and (what changed, a probe) for each probe, the probes first or after."""
+            if not first:
+                yield None, other
+            for what, make in probes:
+                try:
+                    made = make(other)
+                except exception:  # noqa: BLE001 - a probe that cannot be made is not asked
+                    continue
+                for probe in made:
+                    yield what, probe
+            if first:
+                yield None, other
+
+        # the value and every probe are asked from this one call site, at one depth of the stack, their answers'
+        # truth too: a comparison that measures the stack (a recursion to RecursionError) cannot tell the
+        # test's call from a probe's by it
+        before = said = None
+        for what, value in order():
+            if what is not None and before is not None:
+                continue  # one probe claimed equal is enough
+            try:
+                answer = ask(self, value)
+            except exception:  # noqa: BLE001 - a probe the comparison cannot answer is not "equal"
+                if what is None:
+                    raise
+                continue
+            if what is None:
+                if kept is not None and not base.__eq__(kept, self):
+                    found.append(where + " changed its own object")
+                if answer is not_implemented:
+                    return answer
+            elif answer is not_implemented:
+                continue
+            try:
+                told = truth(answer)
+            except exception:  # noqa: BLE001
+                if what is not None:
+                    continue
+                # an answer whose truth cannot be told about a plain value: what the assertion would see
+                # next is not known (a truth that raises once, then holds), so it is not judged
+                found.append(where + " answers with no truth value")
+                return answer
+            if what is not None:
+                if told is equal:
+                    before = what
+            elif told is not equal:
+                return told  # the probes after, only when the answer is "equal"
+            else:
+                said = told
+        if before is not None:
+            found.append(where + " answers equal to two values that differ (" + before + ")")
         # the assertion gets the truth the control judged, not an object that may answer it again
         return said
 
@@ -1354,17 +1377,24 @@ def _controlled(key, original, owner, other_than, found, coin):
     return __eq__ if equal else __ne__
 
 
+# How many places of a value each arrangement probe changes: every place of a value with at most this many
+# (the tally fixture's values: "a, b, C" has 8 places for a space), else this many drawn at random per
+# comparison (a comparison lenient at one place of n is then found with a chance of about PLACES / n).
+PLACES = 8
+
+
 def _other_than(draw):
     """A function that gives, for a value of a plain type, the control's probes: values of that type that
-    differ from it, each a pair (what changed, a function that makes it of the value, or gives None where it
-    does not apply), made only when asked; or None for a value of another type. The first
-    probe is drawn (a random part added or the last dropped); the others keep the value's parts and change
-    their arrangement, the same each time (what a comparison equal to anything made of its parts accepts):
-    two distinct parts swapped (words of a text, else letters), one letter's case changed, a part repeated,
-    a space added, two text parts joined. draw(n): n random bytes."""
+    differ from it, as pairs (what changed, a function that makes a list of them of the value), made only
+    when asked; or None for a value of another type. One probe adds a random part; the others change a
+    place of the value, at each place (up to PLACES of them, else PLACES drawn at random per comparison, so a
+    comparison cannot be lenient only where no probe looks): a part left out, and those that keep the value's
+    parts and change their arrangement (what a comparison equal to anything made of its parts accepts): two
+    distinct parts swapped (words of a text, else letters), one letter's case changed, a part repeated, a
+    space added, two text parts joined. draw(n): n random bytes."""
     str_, bytes_, list_, tuple_, dict_, set_, frozenset_, int_, float_, bool_, type_ = (
         str, bytes, list, tuple, dict, set, frozenset, int, float, bool, type)
-    len_, range_, next_ = len, range, next
+    len_, range_, next_, sorted_, from_bytes = len, range, next, sorted, int.from_bytes
     letters = "abcdefghijklmnopqrstuvwxyz0123456789"
     texts, sequences = (str_, bytes_), (list_, tuple_)
 
@@ -1372,23 +1402,25 @@ def _other_than(draw):
         raw = draw(4)
         return "".join(letters[b % 36] for b in raw[:3 + raw[3] % 2])
 
-    def drawn(value, kind):
-        drop = draw(1)[0] & 1
+    def chosen(places):
+        """Every place, or PLACES of them drawn (the harness's random source: a candidate cannot know which)."""
+        n = len_(places)
+        if n <= PLACES:
+            return places
+        raw = draw(4 * PLACES)
+        return [places[i] for i in sorted_({from_bytes(raw[4 * k:4 * k + 4], "little") % n for k in range_(PLACES)})]
+
+    def added(value, kind):
+        at_end = draw(1)[0] & 1
         if kind is str_:
             tag = token()
-            return value + tag if drop else tag + value
+            return value + tag if at_end else tag + value
         if kind is bytes_:
             tag = token().encode("ascii")
-            return value + tag if drop else tag + value
+            return value + tag if at_end else tag + value
         if kind is list_ or kind is tuple_:
-            if drop and value:
-                return value[:-1]
             return value + kind((token(),))
         if kind is dict_:
-            if drop and value:
-                out = dict_(value)
-                del out[next_(iter(out))]
-                return out
             out = dict_(value)
             out[token()] = token()
             return out
@@ -1415,130 +1447,180 @@ def _other_than(draw):
             return None if any(part is None for part in parts) else (kind is list_, parts)
         return None
 
-    def swapped(value, i, j):
-        if type_(value) in texts:
-            return value[:i] + value[j:j + 1] + value[i + 1:j] + value[i:i + 1] + value[j + 1:]
-        out = list_(value)
-        out[i], out[j] = out[j], out[i]
-        return type_(value)(out)
-
     def words(value):
-        """(start, end) of each run of letters or digits of a text, as they are needed."""
-        start = None
+        """(start, end) of each run of letters or digits of a text."""
+        out, start = [], None
         for i in range_(len_(value) + 1):
             word = i < len_(value) and value[i:i + 1].isalnum()
             if word and start is None:
                 start = i
             elif not word and start is not None:
-                yield start, i
+                out.append((start, i))
                 start = None
+        return out
 
-    def swap(value):
-        """Two distinct parts swapped: the first part and the first that differs from it (of a text, its
-        words, else its letters)."""
+    # each kind of probe: places(value) lists the places it may change (cheap), at(value, place) makes the
+    # probe there (or None)
+    def left_out_places(value):
         kind = type_(value)
-        if kind in texts:
-            runs = words(value)
-            a, b = next_(runs, (0, 0))
-            other = next_((r for r in runs if value[r[0]:r[1]] != value[a:b]), None)
-            if other is not None:
-                c, d = other
-                return value[:a] + value[c:d] + value[b:c] + value[a:b] + value[d:]
-            j = next_((j for j in range_(1, len_(value)) if value[j] != value[0]), None)
-            return None if j is None else swapped(value, 0, j)
-        if kind in sequences:
-            keys = [key(part) for part in value]
-            i = next_((i for i, k in enumerate(keys) if k is not None), None)
-            if i is None:
-                return None
-            j = next_((j for j in range_(i + 1, len_(keys)) if keys[j] is not None and keys[j] != keys[i]), None)
-            return None if j is None else swapped(value, i, j)
-        return None
+        if kind in texts or kind in sequences:
+            return list_(range_(len_(value)))
+        if kind is dict_ or kind is set_ or kind is frozenset_:
+            return list_(value)
+        return []
 
-    def recased(value):
-        """One letter's case changed (the first that has another case, in the first part that has one)."""
+    def left_out(value, place):
         kind = type_(value)
-        if kind is str_:
-            for i, c in enumerate(value):
-                flipped = c.swapcase()
-                if flipped != c and len_(flipped) == 1 and flipped.swapcase() == c:
-                    return value[:i] + flipped + value[i + 1:]
-            return None
-        if kind is bytes_:
-            for i in range_(len_(value)):
-                flipped = value[i:i + 1].swapcase()
-                if flipped != value[i:i + 1]:
-                    return value[:i] + flipped + value[i + 1:]
-            return None
-        if kind in sequences:
-            for i, part in enumerate(value):
-                changed = recased(part) if type_(part) in texts or type_(part) in sequences else None
-                if changed is not None:
-                    return value[:i] + kind((changed,)) + value[i + 1:]
-            return None
         if kind is dict_:
-            for k in value:
-                changed = recased(k) if type_(k) in texts else None
-                if changed is not None and changed not in value:
-                    return dict_((changed if x is k else x, v) for x, v in value.items())
-            for k, v in value.items():
-                changed = recased(v) if type_(v) in texts or type_(v) in sequences else None
-                if changed is not None:
-                    out = dict_(value)
-                    out[k] = changed
-                    return out
-            return None
+            return dict_((k, v) for k, v in value.items() if k is not place)
         if kind is set_ or kind is frozenset_:
-            for part in value:
-                changed = recased(part) if type_(part) in texts else None
-                if changed is not None and changed not in value:
-                    return kind(changed if x is part else x for x in value)
-        return None
+            return kind(part for part in value if part is not place)
+        return value[:place] + value[place + 1:]
 
-    def repeated(value):
-        """A part repeated: the first word of a text with what follows it (else its first letter), the
-        first item of a list."""
+    def swap_places(value):
         kind = type_(value)
-        if not value:
-            return None
         if kind in texts:
             runs = words(value)
-            (a, _), c = next_(runs, (0, 0)), next_(runs, (None,))[0]
-            return value[:1] + value if c is None else value[:a] + value[a:c] + value[a:]
+            distinct = len_({value[a:b] for a, b in runs}) > 1
+            return [("word", i) for i in range_(len_(runs))] if distinct else list_(range_(len_(value)))
         if kind in sequences:
-            return value[:1] + value
-        return None
+            return list_(range_(len_(value)))
+        return []
 
-    def spaced(value):
-        """A space added: at the end of a text, or of a list's first text part."""
+    def swap(value, place):
+        """The part at place swapped with the next part that differs from it (of a text, its words if two
+        differ, else its letters)."""
+        kind = type_(value)
+        if kind in texts and type_(place) is tuple_:
+            runs = words(value)
+            a, b = runs[place[1]]
+            other = next_((r for r in runs[place[1] + 1:] if value[r[0]:r[1]] != value[a:b]), None)
+            if other is None:
+                return None
+            c, d = other
+            return value[:a] + value[c:d] + value[b:c] + value[a:b] + value[d:]
+        if kind in texts:
+            i = place
+            j = next_((j for j in range_(i + 1, len_(value)) if value[j] != value[i]), None)
+            return None if j is None else value[:i] + value[j:j + 1] + value[i + 1:j] + value[i:i + 1] + value[j + 1:]
+        k = key(value[place])
+        if k is None:
+            return None
+        j = next_((j for j in range_(place + 1, len_(value)) if (kj := key(value[j])) is not None and kj != k), None)
+        if j is None:
+            return None
+        out = list_(value)
+        out[place], out[j] = out[j], out[place]
+        return kind(out)
+
+    def flips(part):
+        """The letter of a text part at a place with its case changed, or None."""
+        if type_(part) is str_:
+            flipped = part.swapcase()
+            return flipped if flipped != part and len_(flipped) == 1 and flipped.swapcase() == part else None
+        flipped = part.swapcase()
+        return flipped if flipped != part else None
+
+    def recase_places(value):
+        kind = type_(value)
+        if kind in texts:
+            return [i for i in range_(len_(value)) if flips(value[i:i + 1]) is not None]
+        if kind in sequences:
+            return [(i, p) for i, part in enumerate(value) if type_(part) in texts or type_(part) in sequences
+                    for p in recase_places(part)]
+        if kind is dict_:
+            return ([("key", k, p) for k in value if type_(k) in texts for p in recase_places(k)]
+                    + [("value", k, p) for k, v in value.items() if type_(v) in texts or type_(v) in sequences
+                       for p in recase_places(v)])
+        if kind is set_ or kind is frozenset_:
+            return [(part, p) for part in value if type_(part) in texts for p in recase_places(part)]
+        return []
+
+    def recased(value, place):
+        """One letter's case changed, at place."""
+        kind = type_(value)
+        if kind in texts:
+            return value[:place] + flips(value[place:place + 1]) + value[place + 1:]
+        if kind in sequences:
+            i, p = place
+            return value[:i] + kind((recased(value[i], p),)) + value[i + 1:]
+        if kind is dict_:
+            side, k, p = place
+            if side == "key":
+                changed = recased(k, p)
+                return None if changed in value else dict_((changed if x is k else x, v) for x, v in value.items())
+            out = dict_(value)
+            out[k] = recased(value[k], p)
+            return out
+        part, p = place
+        changed = recased(part, p)
+        return None if changed in value else kind(changed if x is part else x for x in value)
+
+    def repeat_places(value):
+        kind = type_(value)
+        if kind in texts:
+            runs = words(value)
+            return [("word", i) for i in range_(len_(runs))] if runs else list_(range_(len_(value)))
+        if kind in sequences:
+            return list_(range_(len_(value)))
+        return []
+
+    def repeated(value, place):
+        """A part repeated: a word of a text with what follows it up to the next word (a letter of a text with
+        no word), an item of a list."""
+        if type_(value) in texts and type_(place) is tuple_:
+            runs = words(value)
+            a = runs[place[1]][0]
+            c = runs[place[1] + 1][0] if place[1] + 1 < len_(runs) else len_(value)
+            return value[:a] + value[a:c] + value[a:]
+        return value[:place] + value[place:place + 1] + value[place:]
+
+    def space_places(value):
+        kind = type_(value)
+        if kind in texts:
+            return list_(range_(len_(value) + 1))
+        if kind in sequences:
+            return [(i, p) for i, part in enumerate(value) if type_(part) in texts for p in space_places(part)]
+        return []
+
+    def spaced(value, place):
+        """A space added at place: in a text, or in a list's text part."""
         kind = type_(value)
         if kind is str_:
-            return value + " "
+            return value[:place] + " " + value[place:]
         if kind is bytes_:
-            return value + b" "
-        if kind in sequences:
-            i = next_((i for i, part in enumerate(value) if type_(part) in texts), None)
-            return None if i is None else value[:i] + kind((spaced(value[i]),)) + value[i + 1:]
-        return None
+            return value[:place] + b" " + value[place:]
+        i, p = place
+        return value[:i] + kind((spaced(value[i], p),)) + value[i + 1:]
 
-    def joined(value):
-        """Two neighbouring text parts of a list made one."""
+    def join_places(value):
         if type_(value) in sequences:
-            for i in range_(len_(value) - 1):
-                a, b = value[i], value[i + 1]
-                if type_(a) in texts and type_(b) is type_(a):
-                    return value[:i] + type_(value)((a + b,)) + value[i + 2:]
-        return None
+            return [i for i in range_(len_(value) - 1)
+                    if type_(value[i]) in texts and type_(value[i + 1]) is type_(value[i])]
+        return []
 
-    arranged = (("its parts swapped", swap), ("a letter's case changed", recased), ("a part repeated", repeated),
-                ("a space added", spaced), ("two parts joined", joined))
+    def joined(value, i):
+        """Two neighbouring text parts of a list made one."""
+        return value[:i] + type_(value)((value[i] + value[i + 1],)) + value[i + 2:]
+
+    def at_places(places, at):
+        def make(value):
+            return [probe for place in chosen(places(value)) if (probe := at(value, place)) is not None]
+        return make
+
+    placed = (("a part left out", at_places(left_out_places, left_out)),
+              ("its parts swapped", at_places(swap_places, swap)),
+              ("a letter's case changed", at_places(recase_places, recased)),
+              ("a part repeated", at_places(repeat_places, repeated)),
+              ("a space added", at_places(space_places, spaced)),
+              ("two parts joined", at_places(join_places, joined)))
 
     def other_than(value):
-        """None, or the probes: (what changed, a function that makes the probe of value or None)."""
-        first = drawn(value, type_(value))
+        """None, or the probes: (what changed, a function that makes the list of probes of value)."""
+        first = added(value, type_(value))
         if first is None:
             return None
-        return (("a part added or dropped", lambda value: first),) + arranged
+        return (("a part added", lambda value: [first]),) + placed
 
     return other_than
 
