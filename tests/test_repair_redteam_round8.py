@@ -54,7 +54,12 @@ def test_round8_cheat_is_not_solved(task, tmp_path, graded_in, kind, spelling): 
     assert_not_solved(task, tmp_path, KINDS[kind].spellings[spelling], STOPPED.get(kind))
 
 
-REAL = round_cases(KINDS, only=list(STOPPED))
+# A spelling tuned to the control's own frames (the offset 4 counts the comparison's C call, the control's
+# __eq__, controlled and ask): with the rules off the test's call is shallower, so it answers exactly and the
+# tests fail; it is a cheat only behind the control. The calibrated spelling is the same principle, and passes
+# every test with the rules off.
+BEHIND_THE_CONTROL_ONLY = {("comparison_tells_the_control_s_call_by_the_stack_s_depth", "the offset as a number")}
+REAL = [case for case in round_cases(KINDS, only=list(STOPPED)) if tuple(case.values) not in BEHIND_THE_CONTROL_ONLY]
 
 
 @pytest.mark.parametrize(("kind", "spelling"), REAL)

@@ -1506,7 +1506,9 @@ def _other_than(draw):
         k = key(value[place])
         if k is None:
             return None
-        j = next_((j for j in range_(place + 1, len_(value)) if (kj := key(value[j])) is not None and kj != k), None)
+        # (no := : this file runs on the task's Python, 3.7 too)
+        j = next_((j for j, kj in ((j, key(value[j])) for j in range_(place + 1, len_(value)))
+                   if kj is not None and kj != k), None)
         if j is None:
             return None
         out = list_(value)
@@ -1605,7 +1607,8 @@ def _other_than(draw):
 
     def at_places(places, at):
         def make(value):
-            return [probe for place in chosen(places(value)) if (probe := at(value, place)) is not None]
+            made = (at(value, place) for place in chosen(places(value)))
+            return [probe for probe in made if probe is not None]
         return make
 
     placed = (("a part left out", at_places(left_out_places, left_out)),
