@@ -267,6 +267,7 @@ class Recheck:
 
     - admission's check (2): Ref(G) passes V_G, the grading `cw release verify` runs (a task admitted before a
       stricter verifier, such as a run-time guard of a later round, may now fail or give no verdict: stale);
+      a task this build's walks admitted has just passed it (`admitted_now`) and is not run again;
     - with `leave_one_out` (the plan's every_atom_matters), for N >= 2 and after (2) passed: every atom must
       matter, Ref(G) with one atom's solution left out must fail V_G (N extra runs).
 
@@ -328,10 +329,11 @@ class Recheck:
             for done, task in enumerate(todo):
                 if self.on_check:
                     self.on_check(done, len(todo))
+                known = self.verdicts.get(task.id)
                 pending.append((task, pool.submit(recheck_in_worker, self.domain, self.settings,
                                                   Composite(task.prompt, task.reference, task.verifier),
                                                   [atoms[a] for a in task.atoms] if self._leave_one_out(task)
-                                                  else [])))
+                                                  else [], reference_passed=known is not None and known.reference == "passed")))
                 while len(pending) >= ahead:
                     self._keep(*pending.pop(0))
             for task, future in pending:
@@ -348,9 +350,20 @@ class Recheck:
             self.errors[task.id] = errors
         if errors or seen.reference == "error":  # no verdict: checked again by the next build
             return
+        self._write(task.id, seen)
+
+    def admitted_now(self, ids: list[str]) -> None:
+        """Tasks this build's walks just admitted: check (2) ran on their reference by today's grading, so it
+        is not run again (leave-one-out still is)."""
+        for task_id in ids:
+            if task_id not in self.verdicts:
+                self.verdicts[task_id] = Rechecked("passed", "")
+                self._write(task_id, self.verdicts[task_id])
+
+    def _write(self, task_id: str, seen: Rechecked) -> None:
         self.record.parent.mkdir(parents=True, exist_ok=True)
         with self.record.open("a", encoding="utf-8") as out:
-            out.write(json.dumps({"task": task.id, **asdict(seen), "codewalk": self.graded_by}) + "\n")
+            out.write(json.dumps({"task": task_id, **asdict(seen), "codewalk": self.graded_by}) + "\n")
 
     def __call__(self, task: Task) -> bool:
         """Whether the task passes today's checks (run now if not known yet)."""
@@ -362,11 +375,14 @@ class Recheck:
 
 
 def recheck_in_worker(domain: str, settings: Settings, composite: Composite,
-                      atoms: list[Atom]) -> tuple[Rechecked, int]:
+                      atoms: list[Atom], reference_passed: bool = False) -> tuple[Rechecked, int]:
     """(what today's grading says, leave-one-out runs without a verdict), in a worker process. Leave-one-out
-    runs over `atoms` (none: not asked) only once the reference passed."""
+    runs over `atoms` (none: not asked) only once the reference passed (now, or `reference_passed` by
+    today's grading already)."""
     plugin = get_domain(domain, settings)  # the runtime the parent built and checked
-    status, detail, _ = verdict(plugin, composite, composite.reference)
+    status, detail = "passed", ""
+    if not reference_passed:
+        status, detail, _ = verdict(plugin, composite, composite.reference)
     if status != "passed":
         return Rechecked(status, detail), 0
     if not atoms:
@@ -468,6 +484,7 @@ def fill_level(store: GraphStore, plan: Plan, level: Level, *, workers: int = 1,
             summary = walk_and_admit(store, plan.domain, level.n, need, seed=plan.seed + level.n,
                                      max_attempts=budget - account.walked, workers=workers, on_task=on_task,
                                      executor=executor, options=options, runtime=runtime, pull=pull)
+            recheck.admitted_now(summary.admitted_ids)
         except WalkExhausted as e:  # the walks found no group of N atoms: what was admitted is stored
             spent[cls] = f"the walks find no group{of} of N={level.n} atoms ({e})"
             continue

@@ -422,9 +422,9 @@ def _counting_rechecks(monkeypatch) -> list[str]:
     runs: list[str] = []
     real = release.recheck_in_worker
 
-    def counted(domain, settings, composite, atoms):
+    def counted(domain, settings, composite, atoms, reference_passed=False):
         runs.append(composite.reference)
-        return real(domain, settings, composite, atoms)
+        return real(domain, settings, composite, atoms, reference_passed)
 
     monkeypatch.setattr(release, "recheck_in_worker", counted)
     return runs
@@ -525,3 +525,14 @@ def test_the_grading_code_digest_follows_codewalk_source_and_not_the_checkouts_c
     assert release.grading_code() == first
     (package / "domains" / "boot.py").write_text("y = 3\n")
     assert release.grading_code() != first
+
+
+def test_tasks_a_build_admits_are_not_graded_again_by_its_recheck(tmp_path, monkeypatch):
+    """Admission's check (2) just ran on their reference by today's grading: the recheck counts them without
+    running V_G again (it still runs leave-one-out, which admission does not)."""
+    plan = release.read_plan("demo", _plan(tmp_path, "[levels]\n1 = 3\n"))
+    runs = _counting_rechecks(monkeypatch)
+    with _demo_store(tmp_path / "g.lbug") as store:
+        summary = release.build(store, plan, tmp_path / "out")
+    assert summary.levels[0].rechecked == 3 and summary.levels[0].stale == 0
+    assert runs == []
