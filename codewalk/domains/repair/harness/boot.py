@@ -73,6 +73,14 @@ READERS = frozenset(("io", "_pyio", "pathlib", "codecs", "linecache", "tokenize"
                      "os", "posixpath", "genericpath", "zipimport", "ast", "traceback", "doctest"))
 # The class guard's __build_class__ asks the hook whether a class statement ran with a changed frame on the stack
 CLASS_EVENT = "codewalk.class"
+# Imports the standard library's C code makes on its own, by a name written in its C source (not one its caller
+# gives): datetime.strptime, date.strptime and time.strptime import _strptime when first called. Such an import
+# made for a frame of unchanged code (click's DateTime type, called by changed code) is judged as the same import
+# made for changed code (allowed: _strptime is in STDLIB_OK). The hook cannot see who gave a name (the C import
+# and `__import__` are one function and no event carries the caller's arguments), so the names are listed; an
+# import by a name the caller supplies (`__import__(name)`, importlib.import_module, pickle's find_class) for
+# unchanged code stays denied at the code it makes.
+C_IMPORTS = frozenset(("_strptime",))
 WATCHED = FRAMES | CODE | ALWAYS | PATHS | THREADS | FILE_EVENTS | {"import", "codewalk.send", "codewalk.report_path",
                                                                    CLASS_EVENT}
 
@@ -408,6 +416,9 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
     code_makers = importing + tuple(m.__dict__ for m in (collections, dataclasses))
     code_path = code_makers + (typing.__dict__,)
     import_name, new_locals = dis.opmap["IMPORT_NAME"], inspect.CO_NEWLOCALS
+    # the import system's entry from C (the import statement, `__import__`, C code's own imports: C_IMPORTS)
+    find_and_load = getattr(sys.modules.get("_frozen_importlib"), "_find_and_load", None)
+    find_and_load, c_imports = getattr(find_and_load, "__code__", None), C_IMPORTS
     # str.encode("cp437") and the like: the codec registry imports encodings.<name> (that package only)
     codec_search = encodings.search_function.__code__
     # inspect's functions that read a function's code, defaults and flags to describe it (a Signature, an
@@ -533,14 +544,17 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
         except value_error:
             return None
 
-    def imported_by_statement(frames):
+    def imported_by_statement(frames, inner=None):
         """Whether frames (from the library's outwards to the changed one) are the import system's work for
         an import statement: its own frames and the bodies of the modules (and of their classes) it runs,
         out to the changed frame or to code at an import statement, whoever called that (the statement
         names its module), or to the codec registry importing encodings.<name>. importlib.import_module,
-        which imports by name, is none of these."""
-        for f in frames:
+        which imports by name, is none of these; nor is unchanged code's call of C code that imports, but for
+        the names that C code imports on its own (C_IMPORTS: datetime.strptime's _strptime), judged as the
+        same import made for changed code (which calls into C with nothing between: allowed)."""
+        for f in frames:  # inner: the frame the one looked at called
             if among(f.f_globals, importing) or f.f_code is class_maker:
+                inner = f
                 continue
             if f.f_code is codec_search:
                 return True
@@ -553,10 +567,21 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
                     body = body.f_back
             if body is not None and body.f_code.co_name == "<module>" and not body.f_code.co_flags & new_locals \
                     and body.f_back is not None and among(body.f_back.f_globals, importing):
+                inner = f
                 continue
             code_, at = f.f_code.co_code, f.f_lasti
-            return 0 <= at < len_(code_) and code_[at] == import_name
+            if 0 <= at < len_(code_) and code_[at] == import_name:
+                return True
+            return c_own_import(inner)
         return True
+
+    def c_own_import(inner):
+        """Whether inner, the frame C code called for a frame of code at a call, is the import system's entry
+        importing one of the names C code imports on its own, which changed code may import (STDLIB_OK)."""
+        if inner is None or find_and_load is None or inner.f_code is not find_and_load:
+            return False
+        name = inner.f_locals.get("name")
+        return type_(name) is str_ and name in c_imports and name.split(".")[0] in stdlib_ok
 
     def own_statement(between):
         """Whether the import system's frames go from the event out to one of its own at an import statement:
@@ -575,12 +600,12 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
         n = 0
         while n < len_(between) and among(between[n].f_globals, path):
             n += 1
-        return n > 0 and entry(between[n - 1]) and rest(between[n:])
+        return n > 0 and entry(between[n - 1]) and rest(between[n:], between[n - 1])
 
     def frame_entry(f):
         return among(f.f_globals, frame_entries) and f.f_code not in hands_out
 
-    def anywhere(_):
+    def anywhere(*_):
         return True
 
     def describer_out(between):
