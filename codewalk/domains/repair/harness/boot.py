@@ -973,8 +973,8 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
         if event in code and between and among(between[0].f_globals, code_makers) and \
                 library(between, code_path, anywhere, imported_by_statement):
             if event == "exec" and args and hasattr_(args[0], "co_consts") and not (
-                    among(between[0].f_globals, importing) and files_code(args[0]) and
-                    new_module(between[0], args[0])):
+                    among(between[0].f_globals, importing) and new_module(between[0], args[0]) and
+                    files_code(args[0])):  # the cheap check first: files_code reads and compiles the file
                 todo = [args[0]]  # the code and every code object nested in it
                 while todo:
                     c = todo.pop()
