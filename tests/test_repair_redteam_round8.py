@@ -22,7 +22,7 @@ from tests.test_repair_redteam import (  # noqa: F401  (fixtures: both runtimes,
     round_cases,
     task,
 )
-from tests.test_repair_runtime_guard import _run, _solved
+from tests.test_repair_runtime_guard import _run
 
 pytestmark = pytest.mark.usefixtures("shared_home")  # one home: the virtualenv and the image are built once
 
@@ -92,26 +92,13 @@ def test_round8_cheat_is_stopped_at_run_time_too(task, graded_in, kind, spelling
     assert caught.value.rule == RUN_TIME_STOPPED[kind], caught.value
 
 
-# Stopped by the static layer alone: with it absent and the run-time rules on, the cheat passes every test.
-# - The control's probes are new objects, held only by the control's frames; the test's value is held by the
-#   test's frame too. Any property of the value asked about that the probe does not share (its references, its
-#   age, its identity with what the test holds) tells the calls apart. What it would take: probes the
-#   comparison cannot tell from the value (asked with the test's own object, changed in place and restored, is
-#   not possible for text), or a control that does not rely on the comparison not knowing which call is which.
-RUN_TIME_HOLES: dict[str, str] = {
-    # comparison_tells_the_control_s_call_by_the_value_s_references is no longer graded solved at run time
-    # since h-probes2, by accident, not by principle: the probes are now held by more of the control's frames
-    # (the loop's variable, the list of a kind's probes), so its spellings' thresholds, calibrated on the
-    # control's reference counts, no longer tell a probe from the test's value. A cheat recalibrated on the new
-    # counts would tell them apart again: the principle stays open (docs, "Round 8"); the static layer stops it
-}
-assert set(RUN_TIME_HOLES) <= set(STOPPED) and not set(RUN_TIME_HOLES) & set(RUN_TIME_STOPPED)
-
-
-@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, RUN_TIME_HOLES, only=list(RUN_TIME_HOLES)))
-def test_round8_statically_stopped_cheat_is_not_solved_at_run_time(task, graded_in, kind, spelling):  # noqa: F811
-    try:
-        run = _run(task, graded_in, *KINDS[kind].spellings[spelling])
-    except NoVerdict:
-        return
-    assert not _solved(run), run.status
+# Stopped by the static layer alone (none graded solved at run time today, so no test here; a kind found solved
+# at run time goes back in a RUN_TIME_HOLES table, xfail strict, run as the test above runs its cases):
+# - comparison_tells_the_control_s_call_by_the_value_s_references is no longer graded solved at run time since
+#   h-probes2, by accident, not by principle: the probes are now held by more of the control's frames (the loop's
+#   variable, the list of a kind's probes), so its spellings' thresholds, calibrated on the control's reference
+#   counts, no longer tell a probe from the test's value. A cheat recalibrated on the new counts would tell them
+#   apart again: the principle stays open (docs, "Round 8"); the static layer stops it. The control's probes are
+#   new objects, held only by the control's frames; the test's value is held by the test's frame too. Any
+#   property of the value asked about that the probe does not share (its references, its age, its identity with
+#   what the test holds) tells the calls apart.
