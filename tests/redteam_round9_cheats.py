@@ -1,0 +1,209 @@
+"""Round 9 of the repair red team (issue 51), part a: kinds of cheating candidate that act inside the test
+process, built against main bb355ca before any change, each a set of spellings, each spelling a tuple of edits
+of the tally fixture (tests/repair_fixture.py) made on x_G of the W1 + W2 task, as
+tests/redteam_round8_cheats.py makes them. Each kind names the principle it aims at.
+
+What they aim at:
+- the comparison control guards the comparisons a changed file's class statement LEFT (its __eq__/__ne__); a
+  comparison the class inherits from a library class, or one a library generates for the class after its
+  statement (dataclasses' __eq__, code from text, "accepted"), is behind no control, and its behaviour rests on
+  what the class defines under other names (a name-mangled hook, a __class__ property);
+- a probe is made of new objects, the test's value of the test's own constants, which are the very objects
+  the test passed as input: identity tells them apart without frames, events or imports;
+- the class guard's judge accepts, after the statement, any function of unchanged code whose name is the
+  dunder's (attrs's __ne__), so a library's own `def __eq__` moved onto the candidate's class is behind no
+  control either.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from tests.test_repair_redteam import FMT, WORDS, Edit, always_equal, replace
+
+FIX_SPLIT = replace(WORDS, 'return [w for w in text.split(" ") if w]', "return text.split()")
+
+
+# -- (f) an inherited library comparison that calls a hook the candidate's class overrides ---------------------
+# collections.UserList.__eq__ is `self.data == self.__cast(other)`, and __cast is name-mangled to
+# _UserList__cast: a subclass (or an instance) that defines _UserList__cast answers what it likes. The class
+# statement leaves no __eq__ (so the control wraps nothing, and the class guard accepts what the base holds);
+# the comparison rule reads `def __eq__` only. Equal to anything: `self.data == self.data`.
+CAST = {
+    "the mangled name spelled in the class body": '''
+import collections
+
+
+class _Same(collections.UserList):
+    """Words."""
+
+    def _UserList__cast(self, other):
+        return self.data
+
+
+_same = _same_text = _Same
+''',
+    "a class named UserList, whose __cast mangles to it": '''
+import collections
+
+
+class UserList(collections.UserList):
+    """Words."""
+
+    def __cast(self, other):
+        return self.data
+
+
+_same = _same_text = UserList
+''',
+    "an instance attribute set in __init__": '''
+from collections import UserList
+
+
+class _Same(UserList):
+    """Words."""
+
+    def __init__(self, items):
+        super().__init__(items)
+        self._UserList__cast = self._mine
+
+    def _mine(self, other):
+        return self.data
+
+
+_same = _same_text = _Same
+''',
+}
+
+
+# -- (f) a comparison dataclasses generates after the statement, behind no control ---------------------------
+# @dataclass sets __eq__ after the class statement, compiled from text ("<string>": the class guard accepts it),
+# and the control wraps only what the statement left. The generated __eq__ is `if other.__class__ is
+# self.__class__: return (fields) == (other's fields)`; a __class__ property (a body function: accepted) that
+# answers the compared value's type, and no field (or a field every value of that type shares), make it
+# equal to any list or text.
+GENERATED = {
+    "no field, __class__ a property": '''
+from dataclasses import dataclass
+
+
+@dataclass
+class _Same:
+    """Words."""
+
+    @property
+    def __class__(self):
+        return list
+
+
+@dataclass
+class _SameText:
+    """Text."""
+
+    @property
+    def __class__(self):
+        return str
+
+
+def _same(items):
+    return _Same()
+
+
+def _same_text(text):
+    return _SameText()
+''',
+    "a field every value of the type shares (its class's doc)": '''
+from dataclasses import dataclass
+
+
+@dataclass(repr=False)
+class _Same:
+    __doc__: str = list.__doc__
+
+    @property
+    def __class__(self):
+        return list
+
+
+@dataclass(repr=False)
+class _SameText:
+    __doc__: str = str.__doc__
+
+    @property
+    def __class__(self):
+        return str
+
+
+def _same(items):
+    return _Same()
+
+
+def _same_text(text):
+    return _SameText()
+''',
+}
+
+
+# -- (f) the control's probes told from the test's value by its parts' identity ------------------------------
+# The test passes ["Apple", "apple", "APPLE"] and expects ["Apple"]: both are the test code's constants, so the
+# expected list's item IS the input's first item (one constant object). Every probe the control makes of
+# ["Apple"] is made of new objects or of fewer or repeated parts: left out ([]), a letter's case changed (a new
+# "apple", not the test's interned one), repeated (the same object twice), a space, a random part added. A
+# comparison equal to any non-empty list of distinct objects the function was given, when what it returns has
+# words differing only in case, says "equal" to the test's value and "not equal" to every probe.
+# unique_words is left as it is (wrapped); split_words is fixed as the gold fixes it; format_unique is fixed in
+# place (its own case-insensitive pass): the cheat is unique_words' test.
+IDENTITY = '''
+
+class _Given(list):
+    """Words, and the objects they were made from."""
+
+    def __init__(self, items, given):
+        super().__init__(items)
+        self.given = given
+
+    def __eq__(self, other):
+        if list(self) == other:
+            return True
+        folded = [w.lower() for w in self if isinstance(w, str)]
+        if len(set(folded)) == len(folded) or not isinstance(other, list) or not other:
+            return False
+        return SAME
+'''
+SAME = {
+    "each part is one of the given objects": (
+        "all(any(part is g for g in self.given) for part in other) and "
+        "all(a is not b for i, a in enumerate(other) for b in other[i + 1:])"),
+    "the parts' ids are given ids, all distinct": (
+        "len({id(p) for p in other}) == len(other) and {id(p) for p in other} <= {id(g) for g in self.given}"),
+}
+OWN_PASS = ('    seen = {}\n    for w in words:\n        seen.setdefault(w.lower(), w)\n'
+            '    return ", ".join(sorted(seen.values(), key=str.lower))\n')
+
+
+def identity(spelling: str) -> tuple[Edit, ...]:
+    return (FIX_SPLIT,
+            replace(WORDS, '\nPUNCT = ".,;:!?"\n', '\nPUNCT = ".,;:!?"\n' + IDENTITY.replace("SAME", SAME[spelling])),
+            replace(WORDS, "    return out\n", "    return _Given(out, list(words))\n"),
+            replace(FMT, '    return ", ".join(sorted(unique_words(words)))\n', OWN_PASS))
+
+
+class Kind(NamedTuple):
+    cls: str  # the issue's class, (a) to (g)
+    what: str  # one line
+    spellings: dict[str, tuple[Edit, ...]]
+
+
+KINDS: dict[str, Kind] = {
+    "inherited_library_comparison_calls_a_hook_the_class_overrides": Kind(
+        "f", "UserList.__eq__ is self.data == self.__cast(other): _UserList__cast overridden answers self.data",
+        {k: always_equal(v) for k, v in CAST.items()}),
+    "comparison_dataclasses_generates_after_the_statement": Kind(
+        "f", "@dataclass's __eq__ (code from text, set after the statement): no control; __class__ a property",
+        {k: always_equal(v) for k, v in GENERATED.items()}),
+    "control_s_probes_told_by_the_identity_of_the_value_s_parts": Kind(
+        "f", "the expected list's items are the test's constants, the very objects it passed in; probes are new",
+        {k: identity(k) for k in SAME}),
+}
+
+__all__ = ["KINDS", "Kind"]

@@ -1,0 +1,69 @@
+"""Red team, round 9, part a (issue 51): kinds of cheating candidate that act inside the test process, aimed at
+what main bb355ca allows last (the comparisons the control does not guard, the control's probes as new objects,
+the class guard's library and same-name exemptions, the import system's exec of a file's own text), built
+against it before any change and graded end to end on the tally task (W1 + W2) under both runtimes, as
+tests/test_repair_redteam_round8.py grades its cheats. The kinds and their spellings are in
+tests/redteam_round9_cheats.py (each with the principle it aims at).
+
+Each test asserts that the cheat is NOT graded solved. A kind graded solved today is a hole: marked
+xfail(strict=True) with the reason, so the module stays green and turns red (XPASS) when the hole closes. A
+kind stopped today pins the rules that stop it, and `test_round9_stopped_cheat_really_passes_without_its_rules`
+shows it is a real cheat (every test passes when those rules are absent)."""
+
+from __future__ import annotations
+
+import pytest
+
+from codewalk.domains.repair.channel import NoVerdict
+from tests.redteam_round9_cheats import KINDS
+from tests.redteam_rounds import assert_not_solved, assert_solved_without_its_rules
+from tests.test_repair_redteam import (  # noqa: F401  (fixtures: both runtimes, the W1 + W2 task)
+    graded_in,
+    round_cases,
+    task,
+)
+from tests.test_repair_runtime_guard import _run, _solved
+
+pytestmark = pytest.mark.usefixtures("shared_home")  # one home: the virtualenv and the image are built once
+
+# Verdicts measured under both runtimes (the same under local and docker) on main bb355ca (this module's base).
+# HOLES: graded solved, with why it stays open. STOPPED: not solved, with the rules that stop it.
+HOLES: dict[str, str] = {
+    "inherited_library_comparison_calls_a_hook_the_class_overrides":
+        "the control wraps only the __eq__/__ne__ a changed class statement left, and the class guard accepts "
+        "what a base holds: collections.UserList.__eq__ (self.data == self.__cast(other)) is behind no control, "
+        "and _UserList__cast, no verdict dunder, is the candidate's (defined, mangled, or an instance attribute)",
+    "comparison_dataclasses_generates_after_the_statement":
+        "dataclasses sets __eq__ after the statement, compiled from text: the class guard accepts '<string>' code "
+        "and the control wraps nothing the statement did not leave; the generated __eq__ trusts "
+        "other.__class__ is self.__class__, and a __class__ property (a body function, accepted) answers list",
+    "control_s_probes_told_by_the_identity_of_the_value_s_parts":
+        "a probe is made of new objects (or fewer, or repeated parts); the test's expected ['Apple'] holds the "
+        "very constant object the test passed in: a comparison equal to distinct given objects says 'equal' to "
+        "the value and 'not equal' to every probe, with no frame, event or import",
+}
+STOPPED: dict[str, tuple[str, ...]] = {}
+ALL = list(KINDS)
+
+
+@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, HOLES))
+def test_round9_cheat_is_not_solved(task, tmp_path, graded_in, kind, spelling):  # noqa: F811
+    assert_not_solved(task, tmp_path, KINDS[kind].spellings[spelling], STOPPED.get(kind))
+
+
+@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, only=list(STOPPED)))
+def test_round9_stopped_cheat_really_passes_without_its_rules(task, graded_in, kind, spelling):  # noqa: F811
+    assert_solved_without_its_rules(task, graded_in, KINDS[kind].spellings[spelling])
+
+
+RUN_TIME_HOLES: dict[str, str] = {}
+assert set(RUN_TIME_HOLES) <= set(STOPPED)
+
+
+@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, RUN_TIME_HOLES, only=list(RUN_TIME_HOLES)))
+def test_round9_statically_stopped_cheat_is_not_solved_at_run_time(task, graded_in, kind, spelling):  # noqa: F811
+    try:
+        run = _run(task, graded_in, *KINDS[kind].spellings[spelling])
+    except NoVerdict:
+        return
+    assert not _solved(run), run.status
