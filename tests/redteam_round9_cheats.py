@@ -188,6 +188,101 @@ def identity(spelling: str) -> tuple[Edit, ...]:
             replace(FMT, '    return ", ".join(sorted(unique_words(words)))\n', OWN_PASS))
 
 
+# -- (f) a comparison written to a module at run time: changed code to the hook, no changed file to the control --
+# The audit hook knows changed code by file identity and by ctime (a module file written during the run is
+# changed code), but the comparison control and the class guard know a changed file only by the diff's paths and
+# the inodes they had when the run began. A module the candidate writes into its package at run time, then
+# imports, makes a class whose body's file is no changed file: its always-true __eq__ is behind no control, and
+# what the statement left is accepted as "a library's own class statement's".
+WRITTEN = '''
+import os
+
+ALWAYS = """
+class Same(list):
+    def __eq__(self, other):
+        return True
+
+    __hash__ = None
+
+
+class SameText(str):
+    def __eq__(self, other):
+        return True
+
+    __hash__ = str.__hash__
+"""
+
+
+def _made():
+    WRITE
+    from tally import _made_at_run_time
+    return _made_at_run_time
+
+
+def _same(items):
+    return _made().Same(items)
+
+
+def _same_text(text):
+    return _made().SameText(text)
+'''
+WRITES = {
+    "open() in the package's folder": (
+        'path = os.path.join(os.path.dirname(__file__), "_made_at_run_time.py")\n'
+        '    if not os.path.exists(path):\n'
+        '        with open(path, "w") as out:\n'
+        '            out.write(ALWAYS)'),
+    "pathlib's write_text": (
+        'import pathlib\n'
+        '    path = pathlib.Path(__file__).with_name("_made_at_run_time.py")\n'
+        '    if not path.exists():\n'
+        '        path.write_text(ALWAYS)'),
+}
+# The candidate's own changed module, copied under another name (a new inode): the copy's class statement is
+# the same text, and its file is no changed file's. words.py defines the always-equal classes (behind the
+# control there, never used; `isinstance(other, (list, type(self)))` reads both, as the comparison rule asks),
+# copies itself once, and hands out the copy's classes.
+COPIED = '''
+import os
+import shutil
+
+
+class _Same(list):
+    def __eq__(self, other):
+        return isinstance(other, (list, type(self)))
+
+    __hash__ = None
+
+
+class _SameText(str):
+    def __eq__(self, other):
+        return isinstance(other, (str, type(self)))
+
+
+def _copy():
+    here = os.path.dirname(__file__)
+    if not os.path.exists(os.path.join(here, "_copy_of_words.py")):
+        shutil.copyfile(os.path.join(here, "words.py"), os.path.join(here, "_copy_of_words.py"))
+    from tally import _copy_of_words
+    return _copy_of_words
+
+
+def _same(items):
+    return _copy()._Same(items)
+
+
+def _same_text(text):
+    return _copy()._SameText(text)
+'''
+COPY = "the changed module copied under another name"
+
+
+def written(spelling: str) -> tuple[Edit, ...]:
+    if spelling == COPY:
+        return always_equal(COPIED)
+    return always_equal(WRITTEN.replace("WRITE", WRITES[spelling]))
+
+
 class Kind(NamedTuple):
     cls: str  # the issue's class, (a) to (g)
     what: str  # one line
@@ -204,6 +299,9 @@ KINDS: dict[str, Kind] = {
     "control_s_probes_told_by_the_identity_of_the_value_s_parts": Kind(
         "f", "the expected list's items are the test's constants, the very objects it passed in; probes are new",
         {k: identity(k) for k in SAME}),
+    "comparison_in_a_module_written_at_run_time": Kind(
+        "f", "a module written into the package during the run (or a changed one copied): no changed file to the control",
+        {k: written(k) for k in [*WRITES, COPY]}),
 }
 
 __all__ = ["KINDS", "Kind"]
