@@ -283,6 +283,54 @@ def written(spelling: str) -> tuple[Edit, ...]:
     return always_equal(WRITTEN.replace("WRITE", WRITES[spelling]))
 
 
+# -- (f) the control's order told at the first call, and the value read off its first probe --------------------
+# The probes come in a fixed order, and the first is always "a part added": a list's is the value with a token of
+# 3 or 4 letters and digits appended. So a comparison tells at its first call which order the coin drew: a list
+# ending in such a token is the first probe (the value is it without its last item), anything else is the value
+# (the probes follow: "not equal" to all). State is kept beside the object, not in it (the comparison rule wants
+# a pure comparison of its own object), with the object kept alive so that its id is not reused.
+# split_words and unique_words stay as they are (wrapped); format_unique is fixed in place, as in the identity
+# kind: the cheat is the two list tests.
+ORDER = '''
+
+import re
+
+_TOKEN = re.compile("[a-z0-9]{3,4}")
+_ORDER = {}
+
+
+class _Told(list):
+    """Words."""
+
+    def __eq__(self, other):
+        if not isinstance(other, list) or type(self) is type(other):
+            return list(self) == other
+        state = _ORDER.get(id(self))
+        if state is None:
+            if other and isinstance(other[-1], str) and _TOKEN.fullmatch(other[-1]):
+                _ORDER[id(self)] = (self, other[:-1])
+                return False
+            _ORDER[id(self)] = (self, None)
+            return True
+        value = state[1]
+        if value is None:
+            return False
+        return SAME
+'''
+FIRST = {
+    "equal to the first probe less its token": "other == value",
+    "the first probe's own objects, less its token": (
+        "len(other) == len(value) and all(a is b for a, b in zip(other, value))"),
+}
+
+
+def order(spelling: str) -> tuple[Edit, ...]:
+    return (replace(WORDS, '\nPUNCT = ".,;:!?"\n', '\nPUNCT = ".,;:!?"\n' + ORDER.replace("SAME", FIRST[spelling])),
+            replace(WORDS, 'return [w for w in text.split(" ") if w]', 'return _Told([w for w in text.split(" ") if w])'),
+            replace(WORDS, "    return out\n", "    return _Told(out)\n"),
+            replace(FMT, '    return ", ".join(sorted(unique_words(words)))\n', OWN_PASS))
+
+
 class Kind(NamedTuple):
     cls: str  # the issue's class, (a) to (g)
     what: str  # one line
@@ -302,6 +350,9 @@ KINDS: dict[str, Kind] = {
     "comparison_in_a_module_written_at_run_time": Kind(
         "f", "a module written into the package during the run (or a changed one copied): no changed file to the control",
         {k: written(k) for k in [*WRITES, COPY]}),
+    "control_s_order_told_by_its_first_probe_s_shape": Kind(
+        "f", "the first probe is always the value + a 3-4 letter token: the order is told at the first call",
+        {k: order(k) for k in FIRST}),
 }
 
 __all__ = ["KINDS", "Kind"]

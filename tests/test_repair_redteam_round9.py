@@ -46,6 +46,10 @@ HOLES: dict[str, str] = {
         "guard know changed files only by the diff's paths and their inodes at the start: a class statement in a "
         "module written (or a changed module copied) into the package at run time leaves a raw always-equal "
         "__eq__, accepted as a library's own statement's",
+    "control_s_order_told_by_its_first_probe_s_shape":
+        "the probes come in a fixed order and the first is always 'a part added', a list's being the value plus "
+        "a 3-4 letter token: a comparison with state beside its object tells at its first call whether the "
+        "coin put the value or the probes first, and in the latter reads the value off the first probe",
 }
 STOPPED: dict[str, tuple[str, ...]] = {}
 ALL = list(KINDS)
