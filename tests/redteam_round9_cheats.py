@@ -396,6 +396,28 @@ _same = _same_text = _Same
 '''
 
 
+# -- (f) a class made by a class maker held in a variable, its comparison under a computed key -----------------
+# The static layer reads three-argument type() spelled `type(...)`, and does not follow a class maker held in a
+# variable (docs: "a class maker held in a variable (`t = type`) is not followed"), nor a namespace's computed
+# key; no class statement runs, so the control wraps nothing. The class guard judges the class when its walk
+# first finds it: a changed function under __eq__ in a class no statement made is refused (class_changed).
+MAKER = '''
+
+_maker = MAKER
+_key = "__e" + "q__"
+
+
+def _always(self, other):
+    return self is self
+
+
+_Same = _maker("_Same", (list,), {_key: _always})
+_SameText = _maker("_SameText", (str,), {_key: _always})
+_same, _same_text = _Same, _SameText
+'''
+MAKERS = {"t = type": "type", "t = type(int)": "type(int)"}
+
+
 class Kind(NamedTuple):
     cls: str  # the issue's class, (a) to (g)
     what: str  # one line
@@ -424,6 +446,9 @@ KINDS: dict[str, Kind] = {
     "inherited_comparison_outside_the_reviewed_set": Kind(
         "f", "xmlrpc.client.DateTime.__eq__ asks self.make_comparable(other): the subclass answers (x, x)",
         {k: always_equal(v + COMPARABLE) for k, v in XMLRPC.items()}),
+    "class_made_by_a_maker_in_a_variable_with_a_computed_comparison_key": Kind(
+        "f", "_maker = type; _maker(name, (list,), {'__e' + 'q__': always}): no statement, no control, no static read",
+        {k: always_equal(MAKER.replace("MAKER", v)) for k, v in MAKERS.items()}),
 }
 
 __all__ = ["KINDS", "Kind"]
