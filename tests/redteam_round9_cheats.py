@@ -418,6 +418,53 @@ _same, _same_text = _Same, _SameText
 MAKERS = {"t = type": "type", "t = type(int)": "type(int)"}
 
 
+# -- (f) the standard library's own file copied into the package at run time, its globals rebound -------------
+# A standard-library file under another name, with no loader, finder or __path__ of the candidate's (round 8's
+# spellings, refused statically): changed code copies argparse.py into its own package during the run and
+# imports it as a module of the tree. The copy is a module of the repository, whose attributes new code may
+# set; its class statements are no changed file's, so their comparisons are behind no control and keep what
+# the statements left; a module's globals are not watched. Rebinding the copy's isinstance and vars makes its
+# honest Namespace.__eq__ (`isinstance(other, Namespace)`, then `vars(self) == vars(other)`) true for any value
+# that is not empty.
+STDLIB_COPY = '''
+import operator
+import os
+import pathlib
+import shutil
+
+
+def _copy():
+    here = os.path.dirname(__file__)
+    if not os.path.exists(os.path.join(here, "_argparse_copy.py")):
+        COPY
+    from tally import _argparse_copy
+    REBIND
+    return _argparse_copy
+
+
+def _same(items):
+    return _copy().Namespace()
+
+
+_same_text = _same
+'''
+STEPS = {
+    "shutil's copy, the copy's attributes set": (
+        'shutil.copyfile(os.path.join(os.path.dirname(os.__file__), "argparse.py"), '
+        'os.path.join(here, "_argparse_copy.py"))',
+        "_argparse_copy.isinstance = operator.is_not\n    _argparse_copy.vars = bool"),
+    "pathlib's bytes, the attributes set through an alias": (
+        'pathlib.Path(here, "_argparse_copy.py").write_bytes(pathlib.Path(os.__file__).with_name("argparse.py")'
+        '.read_bytes())',
+        "copy = _argparse_copy\n    copy.isinstance, copy.vars = operator.is_not, bool"),
+}
+
+
+def stdlib_copy(spelling: str) -> tuple[Edit, ...]:
+    step, rebind = STEPS[spelling]
+    return always_equal(STDLIB_COPY.replace("COPY", step, 1).replace("REBIND", rebind))
+
+
 class Kind(NamedTuple):
     cls: str  # the issue's class, (a) to (g)
     what: str  # one line
@@ -449,6 +496,9 @@ KINDS: dict[str, Kind] = {
     "class_made_by_a_maker_in_a_variable_with_a_computed_comparison_key": Kind(
         "f", "_maker = type; _maker(name, (list,), {'__e' + 'q__': always}): no statement, no control, no static read",
         {k: always_equal(MAKER.replace("MAKER", v)) for k, v in MAKERS.items()}),
+    "standard_library_file_copied_into_the_package_its_globals_rebound": Kind(
+        "f", "argparse.py copied into tally/ at run time and imported: its Namespace.__eq__ with isinstance/vars rebound",
+        {k: stdlib_copy(k) for k in STEPS}),
 }
 
 __all__ = ["KINDS", "Kind"]

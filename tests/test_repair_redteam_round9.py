@@ -12,9 +12,13 @@ shows it is a real cheat (every test passes when those rules are absent)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from codewalk.domains.repair import rules
 from codewalk.domains.repair.channel import NoVerdict
+from tests import repair_fixture
 from tests.redteam_round9_cheats import KINDS
 from tests.redteam_rounds import assert_not_solved, assert_solved_without_its_rules
 from tests.test_repair_redteam import (  # noqa: F401  (fixtures: both runtimes, the W1 + W2 task)
@@ -53,6 +57,10 @@ HOLES: dict[str, str] = {
     "control_s_probes_told_by_interning":
         "the test's name-like constants are interned when its code is compiled, a probe's parts made at run time "
         "are not: sys.intern (in the reviewed part of sys) of a fresh copy is the part only for the test's own",
+    "standard_library_file_copied_into_the_package_its_globals_rebound":
+        "argparse.py copied into the package at run time is a module of the tree (its attributes may be set) "
+        "whose class statements are no changed file's (no control, what they left accepted), and a module's "
+        "globals are not watched: Namespace.__eq__ with isinstance=is_not and vars=bool says True",
 }
 STOPPED: dict[str, tuple[str, ...]] = {
     # the static layer (xmlrpc is outside the allow-list) and the run time (a first import of a module outside
@@ -86,3 +94,32 @@ def test_round9_statically_stopped_cheat_is_not_solved_at_run_time(task, graded_
     except NoVerdict:
         return
     assert not _solved(run), run.status
+
+
+# Stopped by the run-time layer alone: the static layer (rules.refusals over the changed files, as the grader
+# calls it) lets the cheat through; only the class guard's judgement of a class no statement made stops it.
+STATIC_HOLES: dict[str, str] = {
+    "class_made_by_a_maker_in_a_variable_with_a_computed_comparison_key":
+        "a class maker held in a variable (type, type(int)) is not followed, and a namespace's computed key "
+        "('__e' + 'q__') is not read: three-argument type() and a comparison in a namespace go unseen statically",
+}
+assert set(STATIC_HOLES) <= set(STOPPED)
+
+
+def _static_refusals(tmp_path: Path, edits) -> list:
+    """rules.refusals over the tally modules the edits change, on x_G of the W1 + W2 task (the first commit)."""
+    x_g = {path: text for path, text in repair_fixture.INITIAL.items() if path.startswith("tally/")}
+    for path, text in x_g.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    for edit in edits:
+        edit(tmp_path)
+    changed = [(str(p.relative_to(tmp_path)), x_g.get(str(p.relative_to(tmp_path))), p.read_text())
+               for p in sorted(tmp_path.rglob("*.py"))
+               if p.read_text() != x_g.get(str(p.relative_to(tmp_path)))]
+    return rules.refusals(changed, {"tally"}, rules.baseline_importable())
+
+
+@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, STATIC_HOLES, only=list(STATIC_HOLES)))
+def test_round9_run_time_stopped_cheat_is_refused_statically(tmp_path, kind, spelling):
+    assert _static_refusals(tmp_path, KINDS[kind].spellings[spelling])
