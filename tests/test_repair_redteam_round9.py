@@ -83,11 +83,18 @@ def test_round9_stopped_cheat_really_passes_without_its_rules(task, graded_in, k
     assert_solved_without_its_rules(task, graded_in, KINDS[kind].spellings[spelling])
 
 
+# Stopped by the static layer: with it absent and every run-time rule on (the audit hook told of the changed
+# files, the class guard and the comparison control), is the cheat still not solved? A kind the run time lets
+# through is a RUN_TIME_HOLE (xfail strict). Measured: xmlrpc's kind is stopped at run time too (audit_denied,
+# a first import of xmlrpc under changed code), so none is.
+STATIC_CODES = frozenset(("import_not_allowed", "reflection", "dynamic_import", "format_path", "comparison",
+                          "environment", "test_file", "shadows_environment"))
+STATICALLY_STOPPED = [kind for kind in STOPPED if set(STOPPED[kind]) <= STATIC_CODES]
 RUN_TIME_HOLES: dict[str, str] = {}
-assert set(RUN_TIME_HOLES) <= set(STOPPED)
+assert set(RUN_TIME_HOLES) <= set(STATICALLY_STOPPED)
 
 
-@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, RUN_TIME_HOLES, only=list(RUN_TIME_HOLES)))
+@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, RUN_TIME_HOLES, only=STATICALLY_STOPPED))
 def test_round9_statically_stopped_cheat_is_not_solved_at_run_time(task, graded_in, kind, spelling):  # noqa: F811
     try:
         run = _run(task, graded_in, *KINDS[kind].spellings[spelling])
