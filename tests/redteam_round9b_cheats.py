@@ -191,6 +191,71 @@ _silence()
 '''
 
 
+# -- the harness's own process, in the same sandbox as the tests (--runtime local) ----------------------------
+# run.py holds the host's token (its config) and writes the host's report line on its stdout; under --runtime
+# local it runs as the tests' user in their pid namespace, so /proc/<its pid>/mem and /proc/<its pid>/fd/1 are
+# the tests' to read and write (ptrace access: same user, dumpable; no Yama here). The host takes the last line
+# that starts with its token, and trusts the records in it (the signatures were checked by the harness); the
+# harness's own line, written last, either lands before the forged one (a file, written from offset 0 by the
+# harness: blank lines longer than its line come first) or after a partial line (a pipe), so it is not the
+# last line that starts with the token. (Under docker the harness is root and the tests uid 1000: neither is the tests' to open.)
+HARNESS = '''
+_TOKEN = re.compile(rb"\\x00([0-9a-f]{32})\\x00")  # secrets.token_hex(16), as a str's data
+
+
+def _harness():
+    for pid in os.listdir(_PROC):
+        if pid.isdigit() and pid != str(os.getpid()):
+            try:
+                with open(_PROC + "/" + pid + "/cmdline", "rb") as cmd:
+                    words = cmd.read().split(b"\\0")
+                if b"python" in words[0] and any(w.endswith(b"run.py") for w in words):  # not bwrap's
+                    return pid
+            except OSError:
+                continue
+    return None
+
+
+def _forge():
+    """At the first call (collection done): a report line for the host, for every token the harness holds."""
+    if _STATE.get("done"):
+        return
+    _STATE["done"] = True
+    pid = _harness()
+    if pid is None:
+        return
+    names = set()
+    for _, data in _chunks("self"):
+        names.update(m.group(1).decode() for m in _DEF.finditer(data))
+    files = ["tests/" + f for f in os.listdir("tests") if f.endswith(".py")]
+    records = [{"node": f + "::" + n, "when": "call", "outcome": "passed"} for f in files for n in sorted(names)]
+    records.append({"end": 0, "failed": 0, "audit": True})
+    records = [dict(r, seq=n) for n, r in enumerate(records)]
+    report = {"exit": 0, "timed_out": False, "records": records, "unsigned": 0, "seconds": 1.0, "began": 0.0,
+              "output": "", "python": "3.11.7", "gap": None, "changed": []}
+    tokens = set()
+    try:
+        for _, data in _chunks(pid):
+            tokens.update(m.group(1) for m in _TOKEN.finditer(data))
+    except OSError:
+        return
+    lines = b"".join(t + b" " + json.dumps(report).encode() + b"\\n" for t in sorted(tokens))
+    with open(_PROC + "/" + pid + "/fd/1", "ab", buffering=0) as host:
+        # stdout is a file here (the host's sandbox.run reads it whole), written by the harness from offset 0:
+        # blank lines first, longer than the harness's own line will be; on a pipe the partial line cuts it
+        host.write(b"\\n" * (1 << 20) + lines + b"cut:")
+'''
+
+
+def host_line(spelling: str) -> tuple[Edit, ...]:
+    code = MEMORY.replace("PROC_SPELLING", PROC[spelling])
+    code = code[:code.index("def _line(")] + "_STATE = {}\n\n" + HARNESS
+    return (replace(WORDS, '\nPUNCT = ".,;:!?"\n', '\nPUNCT = ".,;:!?"\n' + code),
+            *_calls_first(WORDS, WORDS_FUNCS, "_forge"),
+            prepend(FMT, "from tally.words import _forge\n"),
+            *_calls_first(FMT, FMT_FUNCS, "_forge"))
+
+
 def _calls_first(module: str, names: tuple[str, ...], forge: str) -> tuple[Edit, ...]:
     """Each public function of module calls forge() first."""
     return tuple(replace(module, f"def {name}(", f"def {name}(*a, **k):\n    {forge}()\n    return _{name}(*a, **k)\n\n\ndef _{name}(")
@@ -221,6 +286,9 @@ KINDS: dict[str, Kind] = {
         {k: key_from_memory(k) for k in PROC}),
     "channel_key_read_from_the_runner_s_memory_through_a_link_os_makes": Kind(
         "b", "the same, the link to /proc made with os.symlink", {k: key_from_memory(k) for k in PROC_BY_OS}),
+    "host_report_line_forged_on_the_harness_s_stdout_with_its_token": Kind(
+        "b", "the token read from run.py's memory, a whole report line written on its stdout, its own line cut",
+        {k: host_line(k) for k in PROC}),
 }
 
 __all__ = ["INIT", "KINDS", "Kind"]

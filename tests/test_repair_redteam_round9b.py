@@ -35,8 +35,17 @@ KEY_IN_MEMORY = (
     "as unsigned), and records signed with the key (every test passed, one failure of an unasked test, a final "
     "record with pytest's own exit status 1) are written on the plugin's own descriptor (found by fstat, "
     "opened by number: no path, no dup2): numbered without a gap after the first record")
+HARNESS_SHARED = (
+    "under --runtime local the harness (run.py) runs as the tests' user in their pid namespace: the runner "
+    "finds it (/proc/N/cmdline: python ... run.py, not bwrap's), reads the host's token from its memory "
+    "(a 32-hex str in its config), opens /proc/N/fd/1 (the host's capture file) and appends blank lines longer "
+    "than the harness's own report line, then one report line per token with records of its choosing (every "
+    "test passed, exit 0); the harness writes its line from offset 0, so the host's last line that starts with "
+    "the token is the forged one, and the host checks no signature of the records it carries. Under docker the "
+    "harness is root and the tests uid 1000: the harness's memory and descriptors are not theirs (not solved)")
 HOLES: dict[str, tuple[tuple[str, ...], str]] = {
     "channel_key_read_from_the_runner_s_memory_through_an_unwatched_proc_path": (BOTH, KEY_IN_MEMORY),
+    "host_report_line_forged_on_the_harness_s_stdout_with_its_token": (("local",), HARNESS_SHARED),
 }
 STOPPED: dict[str, tuple[str, ...]] = {
     # the static layer only: os.symlink is outside the allow-list's part of os; pathlib's symlink_to is not
