@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.redteam_round9b_cheats import KINDS
+from tests.redteam_round9b_cheats import CANARY, KINDS
 from tests.redteam_rounds import assert_not_solved, assert_solved_without_its_rules
 from tests.test_repair_redteam import (  # noqa: F401  (fixtures: both runtimes, the W1 + W2 task)
     graded_in,
@@ -43,7 +43,18 @@ HARNESS_SHARED = (
     "test passed, exit 0); the harness writes its line from offset 0, so the host's last line that starts with "
     "the token is the forged one, and the host checks no signature of the records it carries. Under docker the "
     "harness is root and the tests uid 1000: the harness's memory and descriptors are not theirs (not solved)")
+PLANTED_PYC = (
+    "pytest 9's assertion rewriter reads tests/__pycache__/<module>.<tag>-pytest-9.2.0.pyc whenever its checked "
+    "hash matches the source (PYTHONDONTWRITEBYTECODE stops its writing, not its reading); the hook guards a "
+    "test's compiled copy by os.stat identity, so a file that does not exist yet is not guarded and changed code "
+    "creates one for tests/test_words.py (hash computed from x_G's file when the diff is made). Its code runs as "
+    "the test module (no changed frame on the stack: nothing of the run-time layer applies), reads its own "
+    "source through pytest's LocalPath (a tool: reads for test code are allowed) or `cat` in a subprocess, runs "
+    "it with every `assert` made `assert True or`, and plants itself for each test module not yet imported (the "
+    "renamed copies, whose names and source hashes it now reads). Only the first test module, imported before "
+    "the package, runs as written: its failing test is fixed honestly (W2); W1 (split_words) is never fixed")
 HOLES: dict[str, tuple[tuple[str, ...], str]] = {
+    "test_modules_compiled_copies_planted_for_pytest_to_load": (BOTH, PLANTED_PYC),
     "channel_key_read_from_the_runner_s_memory_through_an_unwatched_proc_path": (BOTH, KEY_IN_MEMORY),
     "host_report_line_forged_on_the_harness_s_stdout_with_its_token": (("local",), HARNESS_SHARED),
 }
@@ -51,7 +62,15 @@ STOPPED: dict[str, tuple[str, ...]] = {
     # the static layer only: os.symlink is outside the allow-list's part of os; pathlib's symlink_to is not
     "channel_key_read_from_the_runner_s_memory_through_a_link_os_makes": ("import_not_allowed",),
 }
-assert set(HOLES) | set(STOPPED) == set(KINDS) and not set(HOLES) & set(STOPPED)
+# Containment: not solved (they fix nothing) and nothing outside the run changed; no rule code, the runtime's
+# walls stop them: the local sandbox binds the virtualenv and the harness read-only and shows nothing else of
+# the cache (its /proc shows only the sandbox's pid namespace, whose roots are the same view); a container
+# holds its own copy of the environment and is removed after the grade.
+CONTAINED: dict[str, str] = {
+    "files_left_outside_the_run_for_a_later_one": "no canary outside the run, both runtimes",
+}
+assert set(HOLES) | set(STOPPED) | set(CONTAINED) == set(KINDS)
+assert not set(HOLES) & set(STOPPED) and not (set(HOLES) | set(STOPPED)) & set(CONTAINED)
 
 
 def _hole(request, kind: str, runtime: str) -> None:
@@ -64,6 +83,16 @@ def _hole(request, kind: str, runtime: str) -> None:
 def test_round9b_cheat_is_not_solved(request, task, tmp_path, graded_in, kind, spelling):  # noqa: F811
     _hole(request, kind, graded_in)
     assert_not_solved(task, tmp_path, KINDS[kind].spellings[spelling], STOPPED.get(kind))
+
+
+@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, only=list(CONTAINED)))
+def test_round9b_run_leaves_nothing_outside_itself(task, tmp_path, module_home, graded_in, kind, spelling):  # noqa: F811
+    """The shared home (virtualenv, mirror, worktrees, image records) and the task's host folders hold no canary
+    after the grade: only the run's own folders were the run's to write."""
+    assert_not_solved(task, tmp_path, KINDS[kind].spellings[spelling])
+    fixture = task[0]
+    left = [p for root in (module_home, fixture.clone.parent) for p in root.rglob(f"*{CANARY}*")]
+    assert not left, left
 
 
 @pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, only=list(STOPPED)))
