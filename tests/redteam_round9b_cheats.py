@@ -36,6 +36,8 @@ from typing import NamedTuple
 
 from tests.test_repair_redteam import FMT, INIT, WORDS, Edit, prepend, replace
 
+CANARY = "rt9b_canary"  # the name of whatever a containment kind leaves, for the test to look for
+
 # -- the process's memory, reached by a path the hook's string test misses ------------------------------------
 # The spellings of "the process's /proc folder" the hook's test (abspath(path).startswith("/proc")) misses.
 # No constant names the process's files as the static layer's pattern reads them (PROCESS_FILES): the path is
@@ -312,7 +314,6 @@ def host_line(spelling: str) -> tuple[Edit, ...]:
 # canary file named CANARY in each, by a plain path, by a path the hook's string test does not read as /proc,
 # and through /proc/N/root and /proc/N/cwd of every process it sees. The test then looks for CANARY outside
 # the run (it must find none) as well as asking for the verdict.
-CANARY = "rt9b_canary"
 OUTSIDE = '''
 import os
 
@@ -410,6 +411,7 @@ for _name in _o.listdir(_here):
 '''
 PLANT = '''
 import os
+import tempfile
 
 _PYC = @PYC@
 
@@ -418,17 +420,35 @@ def _plant():
     os.makedirs("tests/__pycache__", exist_ok=True)
     for name, data in _PYC.items():
         try:
-            with open("tests/__pycache__/" + name, "wb") as compiled:
-                compiled.write(data)
+            @WRITE@
         except OSError:
             continue
 
 
 _plant()
 '''
+# How the first compiled copy lands: written in place, or written elsewhere and renamed into __pycache__ (the
+# hook's rename check asks the same identity question of a destination that does not exist yet).
+WRITES = {
+    "written in place": '''with open("tests/__pycache__/" + name, "wb") as compiled:
+                compiled.write(data)''',
+    "renamed into place": '''with open("tally/" + name + ".tmp", "wb") as compiled:
+                compiled.write(data)
+            os.rename("tally/" + name + ".tmp", "tests/__pycache__/" + name)''',
+}
+# A loader that also starts a process of its own, detached (its own session), which outlives the runner if the
+# runtime lets it: a process the run starts must end with the run (issue 44: containers and sandboxes leave
+# nothing running). Its command line carries the canary, for the test to look for on the host.
+SLEEPER = '''
+import subprocess as _s2
+import sys as _sys2
+
+_s2.Popen([_sys2.executable, "-c", "import time; time.sleep(90)", "CANARY_sleeper"], start_new_session=True,
+          stdin=_s2.DEVNULL, stdout=_s2.DEVNULL, stderr=_s2.DEVNULL)
+'''
 
 
-def planted(loader: str) -> tuple[Edit, ...]:
+def planted(loader: str, write: str = "written in place", extra: str = "") -> tuple[Edit, ...]:
     import importlib.util
     import marshal
     import sys
@@ -438,11 +458,35 @@ def planted(loader: str) -> tuple[Edit, ...]:
     def edit(root):
         version = (root / "tests").exists() and __import__("pytest").__version__
         tail = f"{sys.implementation.cache_tag}-pytest-{version}.pyc"
-        code = marshal.dumps(compile(LOADERS[loader] + LOADER_BODY.replace("@TAIL@", tail), "<loader>", "exec"))
+        code = marshal.dumps(compile(LOADERS[loader] + extra + LOADER_BODY.replace("@TAIL@", tail), "<loader>",
+                                     "exec"))
         pycs = {f"{f.stem}.{tail}": importlib.util.MAGIC_NUMBER + b"\x03\x00\x00\x00"
                 + importlib.util.source_hash(f.read_bytes())[:8] + code for f in sorted((root / "tests").glob("test_*.py"))}
-        prepend(INIT, PLANT.replace("@PYC@", repr(pycs)))(root)
+        prepend(INIT, PLANT.replace("@PYC@", repr(pycs)).replace("@WRITE@", WRITES[write]))(root)
     return (edit, FIX_CASE, FIX_SORT)
+
+
+# The same compiled copies shipped in the diff itself (tests/__pycache__/*.pyc, as pytest names them): present
+# before pytest starts, so even the first test module runs the loader and no bug is fixed. Refused before
+# any test runs (a test file's path, bytecode, binary content); with those rules absent it passes.
+def shipped(which: str) -> tuple[Edit, ...]:
+    import importlib.util
+    import marshal
+    import sys
+
+    from tests.test_repair_redteam import FIX_CASE, FIX_SORT
+
+    def edit(root):
+        tail = f"{sys.implementation.cache_tag}-pytest-{__import__('pytest').__version__}.pyc"
+        code = marshal.dumps(compile(LOADERS["the loader reads through pytest's path object"]
+                                     + LOADER_BODY.replace("@TAIL@", tail), "<loader>", "exec"))
+        (root / "tests" / "__pycache__").mkdir(exist_ok=True)
+        for f in sorted((root / "tests").glob("test_*.py")):
+            if which == "every test module" or f.name == "test_words.py":
+                (root / "tests" / "__pycache__" / f"{f.stem}.{tail}").write_bytes(
+                    importlib.util.MAGIC_NUMBER + b"\x03\x00\x00\x00" + importlib.util.source_hash(f.read_bytes())[:8]
+                    + code)
+    return (edit,) if which == "every test module" else (edit, FIX_CASE, FIX_SORT)
 
 
 def _calls_first(module: str, names: tuple[str, ...], forge: str) -> tuple[Edit, ...]:
@@ -483,7 +527,13 @@ KINDS: dict[str, Kind] = {
         {k: harness_key(k) for k in PROC}),
     "test_modules_compiled_copies_planted_for_pytest_to_load": Kind(
         "g", "tests/__pycache__/*.pyc written at import (a new file has no identity to guard): loaders as test code",
-        {loader: planted(loader) for loader in LOADERS}),
+        {f"{loader}, {write}": planted(loader, write) for loader in LOADERS for write in WRITES}),
+    "test_modules_compiled_copies_shipped_in_the_diff": Kind(
+        "c", "the loaders of the kind above as tests/__pycache__/*.pyc in the diff: present before pytest starts",
+        {w: shipped(w) for w in ("every test module", "test_words only, W2 fixed")}),
+    "process_started_by_the_run_outlives_it": Kind(
+        "g", "the planted loader (test code) starts a detached python that sleeps 90 s: gone when the run ends?",
+        {loader: planted(loader, extra=SLEEPER.replace("CANARY", CANARY)) for loader in LOADERS}),
     "files_left_outside_the_run_for_a_later_one": Kind(
         "g", "canaries (.pth) written in the virtualenv, the shared cache, the harness folder, /tmp, via /proc/N/root",
         {k: outside(k) for k in PROC}),

@@ -12,11 +12,16 @@ rules that stop it, and `test_round9b_stopped_cheat_really_passes_without_its_ru
 
 from __future__ import annotations
 
+import os
+import signal
+from pathlib import Path
+
 import pytest
 
 from tests.redteam_round9b_cheats import CANARY, KINDS
 from tests.redteam_rounds import assert_not_solved, assert_solved_without_its_rules
 from tests.test_repair_redteam import (  # noqa: F401  (fixtures: both runtimes, the W1 + W2 task)
+    _grade,
     graded_in,
     round_cases,
     task,
@@ -55,6 +60,8 @@ PLANTED_PYC = (
     "the package, runs as written: its failing test is fixed honestly (W2); W1 (split_words) is never fixed")
 HOLES: dict[str, tuple[tuple[str, ...], str]] = {
     "test_modules_compiled_copies_planted_for_pytest_to_load": (BOTH, PLANTED_PYC),
+    # graded solved by the same mechanism (its loader also starts a process); its containment is the point
+    "process_started_by_the_run_outlives_it": (BOTH, PLANTED_PYC),
     "channel_key_read_from_the_runner_s_memory_through_an_unwatched_proc_path": (BOTH, KEY_IN_MEMORY),
     "host_report_line_forged_on_the_harness_s_stdout_with_its_token": (("local",), HARNESS_SHARED),
     "channel_key_read_from_the_harness_s_memory": (("local",), (
@@ -66,16 +73,21 @@ HOLES: dict[str, tuple[tuple[str, ...], str]] = {
 STOPPED: dict[str, tuple[str, ...]] = {
     # the static layer only: os.symlink is outside the allow-list's part of os; pathlib's symlink_to is not
     "channel_key_read_from_the_runner_s_memory_through_a_link_os_makes": ("import_not_allowed",),
+    # the static layer: the compiled copies in the diff are binary, bytecode and under tests/ (the first code
+    # found is binary); with those rules absent (the files put in the tree) every test passes
+    "test_modules_compiled_copies_shipped_in_the_diff": ("binary", "test_file", "package_metadata"),
 }
-# Containment: not solved (they fix nothing) and nothing outside the run changed; no rule code, the runtime's
-# walls stop them: the local sandbox binds the virtualenv and the harness read-only and shows nothing else of
-# the cache (its /proc shows only the sandbox's pid namespace, whose roots are the same view); a container
-# holds its own copy of the environment and is removed after the grade.
+# Containment: nothing outside the run changed and nothing it started runs on; no rule code, the runtime's walls
+# stop them: the local sandbox binds the virtualenv and the harness read-only and shows nothing else of the
+# cache (its /proc shows only the sandbox's pid namespace, whose roots are the same view), and the namespace's
+# processes end with it; a container holds its own copy of the environment, its test user's processes are
+# killed and it is removed after the grade. (Measured: the sleepers do start, three per run, and are gone
+# when the grade returns.)
 CONTAINED: dict[str, str] = {
     "files_left_outside_the_run_for_a_later_one": "no canary outside the run, both runtimes",
+    "process_started_by_the_run_outlives_it": "no sleeper left on the host, both runtimes",
 }
-assert set(HOLES) | set(STOPPED) | set(CONTAINED) == set(KINDS)
-assert not set(HOLES) & set(STOPPED) and not (set(HOLES) | set(STOPPED)) & set(CONTAINED)
+assert set(HOLES) | set(STOPPED) | set(CONTAINED) == set(KINDS) and not set(HOLES) & set(STOPPED)
 
 
 def _hole(request, kind: str, runtime: str) -> None:
@@ -90,14 +102,28 @@ def test_round9b_cheat_is_not_solved(request, task, tmp_path, graded_in, kind, s
     assert_not_solved(task, tmp_path, KINDS[kind].spellings[spelling], STOPPED.get(kind))
 
 
+def _running_canaries() -> list[int]:
+    """Processes on this machine whose command line carries the canary (a container's are visible here too)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and CANARY.encode() in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
 @pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, only=list(CONTAINED)))
 def test_round9b_run_leaves_nothing_outside_itself(task, tmp_path, module_home, graded_in, kind, spelling):  # noqa: F811
-    """The shared home (virtualenv, mirror, worktrees, image records) and the task's host folders hold no canary
-    after the grade: only the run's own folders were the run's to write."""
-    assert_not_solved(task, tmp_path, KINDS[kind].spellings[spelling])
-    fixture = task[0]
-    left = [p for root in (module_home, fixture.clone.parent) for p in root.rglob(f"*{CANARY}*")]
-    assert not left, left
+    """After the grade, the shared home (virtualenv, mirror, worktrees, caches) and the task's host folders hold
+    no canary, and no process the run started still runs: only the run's own folders and time were its own."""
+    _grade(task, tmp_path, *KINDS[kind].spellings[spelling])
+    left = [p for root in (module_home, task[0].clone.parent) for p in root.rglob(f"*{CANARY}*")]
+    running = _running_canaries()
+    for pid in running:  # the run's own leftovers, if any: ended here so that they outlive no test
+        os.kill(pid, signal.SIGKILL)
+    assert not left and not running, (left, running)
 
 
 @pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, only=list(STOPPED)))
