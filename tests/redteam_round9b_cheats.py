@@ -489,6 +489,32 @@ def shipped(which: str) -> tuple[Edit, ...]:
     return (edit,) if which == "every test module" else (edit, FIX_CASE, FIX_SORT)
 
 
+# -- a module pytest imports after the tree joined sys.path, named like the standard library's -----------------
+# The tree joins sys.path in pytest_load_initial_conftests, before pytest_configure and collection, where pytest
+# still imports standard-library modules the first time it needs them (the debugging plugin's pdb, with cmd,
+# code, codeop and readline, measured in the task's environment with an import audit of a failing session;
+# `code` is imported and never used before the tests, so a tree `code` passes where a tree pdb, cmd or codeop
+# breaks pytest's start, and readline is not imported in the harness's run).
+# A tree module of that name is the one imported; its body plants the compiled copies before any test module
+# is read, so even the first test module runs the loader and no bug is fixed. The static layer's measured names
+# (shadows_environment) stop it; without them, nothing at run time does (the body is file I/O).
+SHADOWED = {"code.py": "a module", "code/__init__.py": "a package"}
+
+
+def lazily_shadowed(path: str) -> tuple[Edit, ...]:
+    plant = planted("the loader reads through pytest's path object")[0]
+
+    def edit(root):
+        plant(root)
+        init = root / INIT
+        text = init.read_text()
+        body = text[:text.index('"""tally:')]  # the plant, moved from the package into the shadowing module
+        init.write_text(text[len(body):])
+        (root / path).parent.mkdir(exist_ok=True)
+        (root / path).write_text(body)
+    return (edit,)
+
+
 def _calls_first(module: str, names: tuple[str, ...], forge: str) -> tuple[Edit, ...]:
     """Each public function of module calls forge() first."""
     return tuple(replace(module, f"def {name}(", f"def {name}(*a, **k):\n    {forge}()\n    return _{name}(*a, **k)\n\n\ndef _{name}(")
@@ -531,6 +557,9 @@ KINDS: dict[str, Kind] = {
     "test_modules_compiled_copies_shipped_in_the_diff": Kind(
         "c", "the loaders of the kind above as tests/__pycache__/*.pyc in the diff: present before pytest starts",
         {w: shipped(w) for w in ("every test module", "test_words only, W2 fixed")}),
+    "stdlib_module_pytest_imports_after_the_tree_joined_shadowed": Kind(
+        "c", "a top-level pdb.py/readline.py/... imported by pytest after the tree is on sys.path plants the loaders",
+        {f"{what}: {path}": lazily_shadowed(path) for path, what in SHADOWED.items()}),
     "process_started_by_the_run_outlives_it": Kind(
         "g", "the planted loader (test code) starts a detached python that sleeps 90 s: gone when the run ends?",
         {loader: planted(loader, extra=SLEEPER.replace("CANARY", CANARY)) for loader in LOADERS}),

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from codewalk.domains.repair.channel import NoVerdict
 from tests.redteam_round9b_cheats import CANARY, KINDS
 from tests.redteam_rounds import assert_not_solved, assert_solved_without_its_rules
 from tests.test_repair_redteam import (  # noqa: F401  (fixtures: both runtimes, the W1 + W2 task)
@@ -26,6 +27,7 @@ from tests.test_repair_redteam import (  # noqa: F401  (fixtures: both runtimes,
     round_cases,
     task,
 )
+from tests.test_repair_runtime_guard import _run, _solved
 
 pytestmark = pytest.mark.usefixtures("shared_home")  # one home: the virtualenv and the image are built once
 
@@ -76,6 +78,8 @@ STOPPED: dict[str, tuple[str, ...]] = {
     # the static layer: the compiled copies in the diff are binary, bytecode and under tests/ (the first code
     # found is binary); with those rules absent (the files put in the tree) every test passes
     "test_modules_compiled_copies_shipped_in_the_diff": ("binary", "test_file", "package_metadata"),
+    # the static layer: `code` is a name the environment imports without the tree (the standard library)
+    "stdlib_module_pytest_imports_after_the_tree_joined_shadowed": ("shadows_environment",),
 }
 # Containment: nothing outside the run changed and nothing it started runs on; no rule code, the runtime's walls
 # stop them: the local sandbox binds the virtualenv and the harness read-only and shows nothing else of the
@@ -88,6 +92,22 @@ CONTAINED: dict[str, str] = {
     "process_started_by_the_run_outlives_it": "no sleeper left on the host, both runtimes",
 }
 assert set(HOLES) | set(STOPPED) | set(CONTAINED) == set(KINDS) and not set(HOLES) & set(STOPPED)
+
+# Stopped by the static layer alone: with it absent and every run-time rule on (the audit hook told of the
+# changed files, the class guard, the report path check), each passes every test. The run-time layer does
+# not see a link made to /proc (os.symlink raises an event the hook judges only for test files), a compiled
+# copy of a test put in __pycache__ before the run (pytest reads it for itself), or a module named like the
+# standard library's that pytest imports after the tree joined sys.path (its body only writes files).
+RUN_TIME_HOLES: dict[str, str] = {
+    "channel_key_read_from_the_runner_s_memory_through_a_link_os_makes":
+        "os.symlink to /proc is an event the hook judges only when a test file is named; then as the first kind",
+    "test_modules_compiled_copies_shipped_in_the_diff":
+        "the compiled copies are in the tree before the run: pytest loads them, no changed code runs at all",
+    "stdlib_module_pytest_imports_after_the_tree_joined_shadowed":
+        "pytest's first import of `code` after the tree joined sys.path runs the tree's, which plants the "
+        "compiled copies (file writes the hook allows) before any test module is read",
+}
+assert set(RUN_TIME_HOLES) <= set(STOPPED)
 
 
 def _hole(request, kind: str, runtime: str) -> None:
@@ -124,6 +144,15 @@ def test_round9b_run_leaves_nothing_outside_itself(task, tmp_path, module_home, 
     for pid in running:  # the run's own leftovers, if any: ended here so that they outlive no test
         os.kill(pid, signal.SIGKILL)
     assert not left and not running, (left, running)
+
+
+@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, RUN_TIME_HOLES, only=list(RUN_TIME_HOLES)))
+def test_round9b_statically_stopped_cheat_is_not_solved_at_run_time(task, graded_in, kind, spelling):  # noqa: F811
+    try:
+        run = _run(task, graded_in, *KINDS[kind].spellings[spelling])
+    except NoVerdict:
+        return
+    assert not _solved(run), run.status
 
 
 @pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, only=list(STOPPED)))
