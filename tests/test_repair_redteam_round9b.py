@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -141,6 +142,11 @@ def test_round9b_run_leaves_nothing_outside_itself(task, tmp_path, module_home, 
     _grade(task, tmp_path, *KINDS[kind].spellings[spelling])
     left = [p for root in (module_home, task[0].clone.parent) for p in root.rglob(f"*{CANARY}*")]
     running = _running_canaries()
+    for _ in range(20):  # a container's removal may still be under way when the grade returns
+        if not running:
+            break
+        time.sleep(0.5)
+        running = _running_canaries()
     for pid in running:  # the run's own leftovers, if any: ended here so that they outlive no test
         os.kill(pid, signal.SIGKILL)
     assert not left and not running, (left, running)
