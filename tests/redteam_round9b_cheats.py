@@ -18,14 +18,19 @@ What they aim at:
   status (a failure of a test nobody asked for keeps exit status 1 consistent).
 - **The harness shares the sandbox with what it judges** (--runtime local): run.py runs as the same user in
   the same pid namespace as the tests, so the runner can read the harness's memory (the host's token, the
-  key) and open its descriptors (the host's pipe on its stdout). The host trusts the last line that starts
-  with the token; the harness's own line, written last, is cut by a partial line written before it.
+  key) and open its descriptors (its stdout: the host's capture file). The host trusts the last line that
+  starts with the token, records included (their signatures were the harness's to check); the harness writes
+  its own line from offset 0, under blank lines longer than it and a forged line after them.
 - **What a test run leaves for the next one.** Everything the candidate's code can write (the tree, HOME,
   TMPDIR) must be gone or unused when the next run starts, and nothing outside must be writable: the shared
   home (its virtualenvs, verdict cache), the harness folder, the host's copy of the repository.
-- **Files read by pytest after the tree joined sys.path**: a test module's compiled copy in `__pycache__`
-  written at run time through a path the hook's test-file check does not know (a link), so pytest's
-  assertion rewriter loads expected values of the candidate's choosing.
+- **Files pytest reads for itself, written by the run.** A test module's compiled copy in `__pycache__`
+  (pytest 9's assertion rewriter reads it whenever its source hash matches) created at run time: the hook
+  guards a test's compiled copy by identity, and a file that does not exist yet has none. Its code then runs
+  as the test module, where no run-time rule applies (no changed frame), and plants itself for the renamed
+  copies. Shipped in the diff it is refused (binary, bytecode, under tests/); a standard-library module pytest
+  first imports after the tree joined sys.path (`code`), shadowed by the tree, is refused by name only.
+- **Processes the run starts** (from that unguarded test code) must end with it.
 
 Each kind has several spellings; the principle is in the comment above its builder.
 """
