@@ -100,6 +100,8 @@ def main():
     _one_parse_at_a_time()
     import pytest  # noqa: E402 - the tree is not on sys.path yet
 
+    _no_compiled_test_modules()
+
     plugin = _Plugin(send, config["path"], audit, frozenset(changed))
     del send, config
     sys.exit(pytest.main(sys.argv[1:], plugins=[plugin]))
@@ -204,6 +206,18 @@ def _stdlib():
     return frozenset(names) - {"site-packages", "dist-packages"}
 
 
+def _no_compiled_test_modules():
+    """pytest's assertion rewriter loads a test module from its compiled copy in __pycache__ whenever the
+    copy's source hash matches, writing or not (PYTHONDONTWRITEBYTECODE stops the writing only). A copy
+    planted during the run would run as the test module, with no changed code on the stack. So the rewriter
+    is given a reader that always misses: every test module is rewritten from its source. Done before the
+    report path is recorded, so putting pytest's reader back is a changed report path."""
+    import _pytest.assertion.rewrite as rewrite
+
+    if hasattr(rewrite, "_read_pyc"):
+        rewrite._read_pyc = lambda *args, **kwargs: None
+
+
 def _one_parse_at_a_time():
     """ast.parse made to hold a lock, on the interpreters whose syntax-tree converter keeps its recursion
     depth in one counter per interpreter (CPython 3.11.0-3.11.7, 3.12.0-3.12.1: gh-106905). There, when
@@ -253,6 +267,7 @@ def _files(here, config):
     roots = tuple_(frozenset_(realpath(p) + os.sep for p in [here] + list(config["path"])))
     changed = set()
     tests, folders, compiled, names = set(), set(), set(), set()  # identities; (folder, stem); path strings
+    test_folders = set()  # the real folders holding a test module
     cache = linecache.cache
 
     def ident(path):
@@ -280,6 +295,7 @@ def _files(here, config):
         if folder is not None:
             folders.add((folder.st_dev, folder.st_ino))
         compiled.add((dirname(real), basename(real).rsplit(".", 1)[0]))
+        test_folders.add(dirname(real))
 
     for path in config.get("protected", ()):
         protect(join(here, path))
@@ -297,14 +313,16 @@ def _files(here, config):
 
     def guarded(path):
         st = ident(path)
-        if st is None:
-            return False
-        if (st.st_dev, st.st_ino) in tests or (st.st_dev, st.st_ino) in folders:
+        if st is not None and ((st.st_dev, st.st_ino) in tests or (st.st_dev, st.st_ino) in folders):
             return True
-        if "__pycache__" in path:
+        # a compiled copy of a test module, or the __pycache__ folder beside one, judged by where its name
+        # leads, existing or not: one the run makes (written, linked or renamed into place) is guarded too
+        if "__pycache__" in path or path.endswith(".pyc"):
             real = realpath(path)
             folder = dirname(real)
             if basename(folder) == "__pycache__" and (dirname(folder), basename(real).split(".", 1)[0]) in compiled:
+                return True
+            if basename(real) == "__pycache__" and folder in test_folders:
                 return True
         return False
 
