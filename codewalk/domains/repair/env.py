@@ -240,9 +240,15 @@ def run_tests(env: Env | Image, tree: Worktree, tests: list[str], test_cmd: str,
         copies = channel.renamed_copies(work, [t for t in renamed if t in tests])
         harness.mkdir()
         channel.prepare(harness)
+        watched = [p for p in changed if p.endswith(".py")]
+        settings: dict[str, Any] = {}
         if config_from:  # what each changed file imported at x_G, which it may import first under the guard
-            (harness / GUARD_FILE).write_text(json.dumps(
-                {"imported_at_x_g": imported_at(tree, config_from, [p for p in changed if p.endswith(".py")])}))
+            settings["imported_at_x_g"] = imported_at(tree, config_from, watched)
+        # each test module's __file__ names a stand-in of its file during the tests (channel.stand_ins): what
+        # a test opens by its own __file__ holds no expected value, so the guard need not stop it
+        stand_ins = channel.stand_ins(work, [*present, *copies.files]) if watched else {}
+        settings["stand_ins"] = stand_ins
+        (harness / GUARD_FILE).write_text(json.dumps(settings))
         config = _config_copy(tree, config_from, harness)
         command = (f"{_runner(test_cmd)} -c {{harness}}/{config.name} --rootdir=. -p no:cacheprovider {{plugins}} "
                    + " ".join(shlex.quote(f) for f in [*present, *copies.files]))
@@ -250,15 +256,19 @@ def run_tests(env: Env | Image, tree: Worktree, tests: list[str], test_cmd: str,
         # the tests' files, the copies and every conftest.py, digested before and after the run; not when
         # the run is in the worktree itself (mining), whose files stay writable
         conftests = sorted(str(p.relative_to(work)) for p in work.rglob("conftest.py") if ".git" not in p.parts)
-        guard = {"changed": [p for p in changed if p.endswith(".py")],
+        guard = {"changed": watched,
                  "protected": [*present, *copies.files, *conftests] if fresh or in_container(env) else []}
-        if in_container(env):
-            from . import containers  # the docker SDK only where the docker runtime is used
+        try:
+            if in_container(env):
+                from . import containers  # the docker SDK only where the docker runtime is used
 
-            report = containers.run_in_container(env, work, harness, token, command, timeout, memory_mb, session,
-                                                 guard=guard)
-        else:
-            report = _run_local(cast(Env, env), work, harness, token, command, timeout, memory_mb, guard)
+                report = containers.run_in_container(env, work, harness, token, command, timeout, memory_mb,
+                                                     session, guard=guard)
+            else:
+                report = _run_local(cast(Env, env), work, harness, token, command, timeout, memory_mb, guard)
+        finally:  # in the worktree itself (mining) they would stay; a snapshot goes with the scratch folder
+            for name in stand_ins.values():
+                (work / name).unlink(missing_ok=True)
     found = channel.outcomes(report)
     status = {t: found.get(t, "missing") for t in tests}
     for copy, original in copies.nodes.items():
