@@ -225,7 +225,9 @@ def run_tests(env: Env | Image, tree: Worktree, tests: list[str], test_cmd: str,
     `python -m pytest`): pytest loads before the tree is importable, and on Python 3.8+ an audit hook
     watches the frames of `changed` (the candidate's files, relative to the tree): what it denies, a
     changed report path, a forged channel or a test file changed by the run give no verdict (NoVerdict,
-    with the rule code). TestRun.audited says whether the hook was there.
+    with the rule code). TestRun.audited says whether the hook was there. Under the guard each test module's
+    __file__ names a stand-in of its file (its size and lines, none of its text) while the tests run, so a
+    test may open its own __file__ (channel.stand_ins); the real test files stay pytest's to read.
     """
     files = sorted({t.split("::")[0] for t in tests})
     present = [f for f in files if (tree.path / f).is_file()]
@@ -279,7 +281,7 @@ def run_tests(env: Env | Image, tree: Worktree, tests: list[str], test_cmd: str,
                    cases=cases, audited=channel.audited(report))
 
 
-GUARD_FILE = "guard.json"  # beside boot.py, which reads it (harness/boot.py, _places)
+GUARD_FILE = "guard.json"  # beside boot.py, which reads it (harness/boot.py, _places and _stand_ins)
 
 
 def imported_at(tree: Worktree, commit: str, paths: Sequence[str]) -> dict[str, list[str]]:
