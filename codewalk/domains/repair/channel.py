@@ -236,6 +236,31 @@ def renamed_copies(root: Path, tests: list[str]) -> Copies:
     return copies
 
 
+def stand_ins(root: Path, files: Sequence[str]) -> dict[str, str]:
+    """Write, beside each test file, its stand-in: a dot-file of a name drawn per run (pytest is given the
+    files to run, so it collects none of these), of the same size and lines, each line a `#` padded with
+    spaces to its length in bytes, line endings kept. No byte of the test's text is in it, so anyone may
+    open it; the size and line count keep what a test checks of a file it opens (an upload's length, a line
+    number), and it is valid Python (comments only). The guard's plugin (harness/boot.py) sets each test
+    module's __file__ to its stand-in once collection ends. Returns test file -> stand-in, relative to root."""
+    found: dict[str, str] = {}
+    for path in files:
+        file = root / path
+        if not file.is_file():
+            continue
+        blank = b"".join(_blank(line) for line in file.read_bytes().splitlines(keepends=True))
+        name = str(PurePosixPath(path).with_name(f".{_token()}_{PurePosixPath(path).name}"))
+        with open(root / name, "xb") as out:  # x: never through a file or link already there
+            out.write(blank)
+        found[path] = name
+    return found
+
+
+def _blank(line: bytes) -> bytes:
+    body = line.rstrip(b"\r\n")
+    return (b"#" + b" " * (len(body) - 1) if body else b"") + line[len(body):]
+
+
 def _token() -> str:
     """A name part drawn per copy: nothing maps a copy back to its test or to its place in F2P."""
     return f"c{secrets.token_hex(6)}"
