@@ -1411,38 +1411,39 @@ def _other_than(draw):
 
     def fresh(value):
         """A copy of a plain value made of new objects of the same types (round 9: the test's value holds the
-        test's own constants, the very objects it passed in; a probe is made of new ones, so identity told
+        test's own constants, the very objects it passed in; a probe was made of new ones, so identity told
         them apart). What cannot be copied without changing what it is equal to stays the same object, in the
         copy and in every probe alike: None, True/False, small ints and one-letter texts (the interpreter
-        keeps one of each), a NaN, objects of other types. A part held twice is copied once (aliasing kept)."""
+        keeps one of each), a NaN, objects of other types. A container held twice is copied once."""
         memo = {}
+
+        def atom(v):
+            kind = type_(v)
+            if kind is str_ or kind is bytes_:
+                return v[:1] + v[1:] if len_(v) > 1 else v
+            if kind is int_:
+                return v + 0
+            if kind is float_:
+                return v * 1.0 if v == v else v
+            return v
 
         def copy(v, depth):
             kind = type_(v)
-            if kind is bool_ or v is None:
-                return v
-            known = memo.get(identity(v)) if kind in containers or kind in texts or kind is int_ or \
-                kind is float_ else None
+            if kind not in containers or depth > 63:
+                return atom(v)
+            known = memo.get(identity(v))
             if known is not None and known[0] is v:
                 return known[1]
-            if kind is str_ or kind is bytes_:
-                made = v[:1] + v[1:] if len_(v) > 1 else v
-            elif kind is int_:
-                made = v + 0
-            elif kind is float_:
-                made = v * 1.0 if v == v else v
-            elif kind in containers and depth < 64:
-                if kind is list_ or kind is dict_:  # known before its parts are copied: a list may hold itself
-                    made = kind()
-                    memo[identity(v)] = (v, made)
-                    if kind is list_:
-                        made.extend([copy(part, depth + 1) for part in v])
-                    else:
-                        made.update([(copy(k, depth + 1), copy(x, depth + 1)) for k, x in v.items()])
-                    return made
-                made = kind(copy(part, depth + 1) for part in v)
-            else:
-                return v
+            if kind is list_ or kind is dict_:  # known before its parts are copied: a list may hold itself
+                made = kind()
+                memo[identity(v)] = (v, made)
+                if kind is list_:
+                    made.extend([copy(p, depth + 1) if type_(p) in containers else atom(p) for p in v])
+                else:
+                    made.update([(atom(k) if type_(k) not in containers else copy(k, depth + 1),
+                                  copy(x, depth + 1) if type_(x) in containers else atom(x)) for k, x in v.items()])
+                return made
+            made = kind([copy(p, depth + 1) if type_(p) in containers else atom(p) for p in v])
             memo[identity(v)] = (v, made)
             return made
 
@@ -1661,10 +1662,11 @@ def _other_than(draw):
 
     def at_places(places, at):
         def make(value):
-            """The probes, one by one, each made when asked of its own fresh copy of value (round 9): no probe
-            holds an object of the test's value, or of another probe, or of the copy of the value asked."""
-            for place in chosen(places(fresh(value))):
-                probe = at(fresh(value), place)
+            """The probes of one kind, one by one, each made when asked, of a fresh copy of value (round 9): no
+            probe holds an object of the test's value, or of the copy of the value the control asks."""
+            copied = fresh(value)
+            for place in chosen(places(copied)):
+                probe = at(copied, place)
                 if probe is not None:
                     yield probe
         return make
