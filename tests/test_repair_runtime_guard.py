@@ -1711,6 +1711,11 @@ class _Frozen:
     word: str
 
 
+@dataclasses.dataclass(slots=True)
+class _Slots:
+    word: str
+
+
 def _key(word):
     assert _Pair(word, 1) == (word, 1) and _Pair(word, 1) != (word, 2)
     assert _Level.ONE == 1 and _Level.ONE != 2 and _Colour.RED != "red" and _Colour("red") is _Colour.RED
@@ -1720,6 +1725,7 @@ def _key(word):
     assert _Ratio(3, 2) == 1.5 and _Ratio(4, 2) == 2 and _Cents("0.5") == 0.5 and _Cents("0.5") != 0.25
     assert _Sub(word, 1) == _Sub(word, 1) and _Sub(word, 1) != _Sub(word, 2) and _Sub(word) != _Base(word)
     assert _Frozen(word) == _Frozen(word) and hash(_Frozen(word)) == hash(_Frozen(word))
+    assert _Slots(word) == _Slots(word) and _Slots(word) != _Slots(word + "x")
     return word.lower()
 '''
 
@@ -1728,7 +1734,7 @@ def test_honest_classes_that_inherit_or_are_given_their_comparison_keep_their_ve
     """Round 9: the control guards the comparison a changed file's class has, inherited (list's, str's, tuple's
     through typing.NamedTuple, IntEnum's int, dict's, UserList's and UserDict's, Fraction's and Decimal's) or given
     after its statement (dataclasses' __eq__, a subclass's too: put behind the control after the decorator ran,
-    so dataclasses still makes the subclass's own). Each is equal to exactly one value, so every probe finds it
+    so dataclasses still makes the subclass's own; a slotted dataclass, the library's copy of the class). Each is equal to exactly one value, so every probe finds it
     "not equal", and the fix keeps its verdict; the tests compare split_words', unique_words' and format_unique's
     results, objects of such classes, with plain values."""
     run = _run(task, runtime, *GOLD, append(WORDS, INHERITED_WORDS), append(FMT, INHERITED),
@@ -1751,7 +1757,7 @@ import changed as candidate
 
 print(repr(check()))
 codes = {c for c in boot["_controlled"].__code__.co_consts if getattr(c, "co_name", "") == "__eq__"}
-for name in ("Cast", "Generated", "Plain", "Sub", "Mine", "Child"):
+for name in ("Cast", "Generated", "Plain", "Sub", "Mine", "Child", "Slotted"):
     cls = getattr(candidate, name)
     eq = cls.__dict__.get("__eq__")
     print(name, getattr(eq, "__code__", None) in codes)
@@ -1799,21 +1805,30 @@ class Mine(list):
 
 class Child(Mine):
     pass
+
+
+@dataclasses.dataclass(slots=True)
+class Slotted:
+    @property
+    def __class__(self):
+        return list
 '''
 
 
 def test_the_control_guards_the_comparison_a_changed_files_class_inherits_or_is_given_after_its_statement(tmp_path):
     """Round 9: at each check, a changed file's class gets the comparison it has behind the control: inherited
     from a library class (UserList's, whose hook __cast the class overrides) or given by a decorator after its
-    statement (dataclasses' __eq__, which trusts other.__class__). Not object's identity, not one already behind
-    the control (a changed base's: no control behind a control), and dataclasses still makes a subclass's own."""
+    statement (dataclasses' __eq__, which trusts other.__class__), also when the library makes a copy of the class
+    with type() (dataclass(slots=True)). Not object's identity, not one already behind the control (a changed
+    base's: no control behind a control), and dataclasses still makes a subclass's own."""
     boot = Path(repair_env.__file__).with_name("harness") / "boot.py"
-    for cheat in ("Cast", "Generated"):
+    for cheat in ("Cast", "Generated", "Slotted"):
         out = subprocess.run([sys.executable, "-I", "-c", HAS, str(boot), str(tmp_path), HAS_CLASSES, cheat],
                              capture_output=True, text=True, check=True).stdout.splitlines()
-        assert out[:7] == ["''", "Cast True", "Generated True", "Plain False", "Sub True", "Mine True", "Child False"]
-        assert out[7:9] == ["True True True", "''"], out  # honest ones: what the test sees, nothing found
-        assert out[9] == "True" and f"changed.{cheat}.__eq__ answers equal to two values that differ" in out[10], out
+        assert out[:8] == ["''", "Cast True", "Generated True", "Plain False", "Sub True", "Mine True", "Child False",
+                           "Slotted True"], out
+        assert out[8:10] == ["True True True", "''"], out  # honest ones: what the test sees, nothing found
+        assert out[10] == "True" and f"changed.{cheat}.__eq__ answers equal to two values that differ" in out[11], out
 
 
 # -- round 6 (issue 51): comparisons judged by what they answer; test files read only by pytest's reading ------

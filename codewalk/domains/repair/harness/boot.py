@@ -1830,6 +1830,31 @@ def _class_guard(changed):
     def changed_class(cls):
         return changed_classes.get(id_(cls), none_ref)() is cls
 
+    files_seen = {}  # a code's file -> whether it is a changed file's (a class no statement made, below)
+
+    def made_from_changed(space):
+        """Whether a class no statement made is a changed file's, for the control: its module's file is one, or a
+        function of its namespace is (dataclass(slots=True) and attrs' slotted classes are the library's copies,
+        made by type(), of a changed file's class; the statement's class is thrown away)."""
+        name = space.get("__module__")
+        module = modules.get(name) if type_(name) is str_ else None
+        file = getattr_(module, "__file__", None) if type_(module) is module_type else None
+        if type_(file) is str_ and changed_file(file):
+            return True
+        for v in space.values():
+            if type_(v) in method_kinds:
+                v = v.__func__
+            elif type_(v) is property_:
+                v = v.fget
+            if type_(v) is function_type:
+                where = code_of(v).co_filename
+                known = files_seen.get(where)
+                if known is None:
+                    known = files_seen[where] = changed_file(where)
+                if known:
+                    return True
+        return False
+
     maker = _class_maker(builtins.__build_class__, made, dict_of, keys, tuple_, map_, missing, type_error, control)
     body_codes = {}  # id(code) -> code: every function code a class body run since has made
     bodies = {}  # id(body function) -> a weak reference to it: each class body runs once
@@ -2072,6 +2097,10 @@ def _class_guard(changed):
                     why = judge(cls, k, v, None, True)
                     if why:
                         return name_of(cls) + "." + k + " (" + why + ")"
+            if made_from_changed(space):
+                changed_classes[i] = ref(cls)
+                behind_control(cls)
+                values = values_of(space)
             entries[i] = entry = [watch(cls), space, values, False]
             add(entry)
         gone = entries.keys() - alive.keys()
