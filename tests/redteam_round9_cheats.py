@@ -465,6 +465,19 @@ def stdlib_copy(spelling: str) -> tuple[Edit, ...]:
     return always_equal(STDLIB_COPY.replace("COPY", step, 1).replace("REBIND", rebind))
 
 
+# -- (f) an always-equal object of the standard library's, handed out: unittest.mock ---------------------------
+# The class guard accepts in unittest.mock's per-mock classes any function but changed code's (a test configures
+# its mocks so), and mock.ANY's class left its __eq__ in its own statement: objects that equal anything by design,
+# behind no control, which changed code only has to hand out. Stopped by the static layer (unittest: SkipTest
+# only) and by the run time if unittest.mock is not imported yet (a first import under changed code).
+MOCKS = {
+    "mock.ANY": "from unittest import mock\n\n\ndef _same(value):\n    return mock.ANY\n\n\n_same_text = _same\n",
+    "a MagicMock whose __eq__ returns True": (
+        "from unittest.mock import MagicMock\n\n\ndef _same(value):\n    m = MagicMock()\n"
+        "    m.__eq__.return_value = True\n    return m\n\n\n_same_text = _same\n"),
+}
+
+
 class Kind(NamedTuple):
     cls: str  # the class, (a) to (g)
     what: str  # one line
@@ -499,6 +512,9 @@ KINDS: dict[str, Kind] = {
     "standard_library_file_copied_into_the_package_its_globals_rebound": Kind(
         "f", "argparse.py copied into tally/ at run time and imported: its Namespace.__eq__ with isinstance/vars rebound",
         {k: stdlib_copy(k) for k in STEPS}),
+    "standard_library_object_equal_to_anything_by_design": Kind(
+        "f", "unittest.mock.ANY, or a MagicMock told __eq__ returns True, handed out as the result",
+        {k: always_equal(v) for k, v in MOCKS.items()}),
 }
 
 __all__ = ["KINDS", "Kind"]

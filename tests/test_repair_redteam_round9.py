@@ -62,6 +62,10 @@ STOPPED: dict[str, tuple[str | None, ...]] = {
     # the static layer (xmlrpc is outside the allow-list) and the run time (a first import of a module outside
     # STDLIB_OK under changed code: audit_denied) each stop it; the principle is the UserList kind's, closed above
     "inherited_comparison_outside_the_reviewed_set": ("import_not_allowed",),
+    # the static layer (unittest: SkipTest only) and the run time (unittest.mock's first import under changed
+    # code); the class guard itself accepts both objects (mock.ANY's statement left its __eq__; a mock's class
+    # takes any function but changed code's)
+    "standard_library_object_equal_to_anything_by_design": ("import_not_allowed",),
     # the run time only (the class guard judges a class no statement made when its walk first finds it): the
     # static layer lets it through (STATIC_HOLES below)
     "class_made_by_a_maker_in_a_variable_with_a_computed_comparison_key": ("class_changed",),
@@ -94,8 +98,8 @@ def test_round9_stopped_cheat_really_passes_without_its_rules(task, graded_in, k
 
 # Stopped by the static layer: with it absent and every run-time rule on (the audit hook told of the changed
 # files, the class guard and the comparison control), is the cheat still not solved? A kind the run time lets
-# through is a RUN_TIME_HOLE (xfail strict). Measured: xmlrpc's kind is stopped at run time too (audit_denied,
-# a first import of xmlrpc under changed code), so none is.
+# through is a RUN_TIME_HOLE (xfail strict). Measured: xmlrpc's and unittest.mock's kinds are stopped at run time
+# too (audit_denied: a first import outside STDLIB_OK under changed code), so none is.
 STATIC_CODES = frozenset(("import_not_allowed", "reflection", "dynamic_import", "format_path", "comparison",
                           "environment", "test_file", "shadows_environment"))
 STATICALLY_STOPPED = [kind for kind in STOPPED if set(STOPPED[kind]) <= STATIC_CODES]

@@ -617,6 +617,28 @@ def test_a_module_imported_by_name_or_a_string_type_evaluated_stays_denied(task,
     assert (caught.value.rule, caught.value.event) == ("audit_denied", "exec"), caught.value
 
 
+# An import C code makes on its own (datetime.strptime imports _strptime when first called), for a frame of code
+# the candidate did not change (click 3495fba163: click/types.py's DateTime, called by changed core.py), is judged
+# as the same import made for changed code: allowed. An import by a name the caller gives (`__import__(name)`,
+# importlib.import_module) in the same place stays denied at the code the import system makes.
+STRPTIME = replace(WORDS, "PUNCT = ", "from datetime import datetime as _datetime\n\nPUNCT = ")
+
+
+def test_an_import_c_code_makes_on_its_own_for_unchanged_code_keeps_the_verdict(task, runtime):
+    run = _run_fmt_changed(task, runtime, "    assert _datetime.strptime('2020', '%Y').year == 2020\n", STRPTIME)
+    assert _solved(run), run.status
+
+
+@pytest.mark.parametrize("load", ["__import__(name)", "__import__('importlib').import_module(name)"])
+def test_an_import_by_a_name_the_caller_gives_to_unchanged_code_stays_denied(task, runtime, load):
+    loader = append(WORDS, f"\n\ndef _load(name):\n    return {load}\n")
+    by_name = append(FMT, "\n\nfrom tally.words import _load  # noqa: E402\n\n_load('statistics')\n")
+    with pytest.raises(NoVerdict) as caught:
+        _run_fmt_changed(task, runtime, "", loader, by_name)
+    assert caught.value.rule == "audit_denied", caught.value
+    assert caught.value.event in ("marshal.loads", "compile"), caught.value  # from a .pyc, or from source
+
+
 # -- grading: the rule in the verdict ------------------------------------------------------------------
 def test_a_run_the_guard_stops_is_graded_no_verdict_with_its_rule_and_event(task, runtime, monkeypatch, tmp_path):
     """With the static layer out of the way, the grade of a frame-reading cheat is a failure that names the

@@ -91,14 +91,20 @@ def config(token: str, argv: list[str], cwd: str, env: dict[str, str], timeout: 
 
 
 def read(stdout: str, token: str, returncode: int) -> Report:
-    """The harness's report line; InfraError when it printed none (it died, or was killed)."""
-    for line in reversed(stdout.splitlines()):
-        if line.startswith(token + " "):
-            data = json.loads(line[len(token) + 1:])
-            return Report(data["exit"], data["timed_out"], data["records"], data["unsigned"], data["seconds"],
-                          data["output"], data["python"], data.get("began", 0.0), data.get("gap"),
-                          data.get("changed", []))
-    raise InfraError(f"the test harness gave no report (exit code {returncode}): {stdout.strip()[-300:]}")
+    """The harness's report line; InfraError when it printed none (it died, or was killed), NoVerdict when
+    there is more than one (the harness prints one: another was written where it writes)."""
+    lines = [line for line in stdout.splitlines() if line.startswith(token + " ")]
+    if len(lines) > 1:
+        raise NoVerdict(f"the harness's output carried {len(lines)} report lines; it writes one", CHANNEL_FORGED)
+    if not lines:
+        raise InfraError(f"the test harness gave no report (exit code {returncode}): {stdout.strip()[-300:]}")
+    try:
+        data = json.loads(lines[0][len(token) + 1:])
+        return Report(data["exit"], data["timed_out"], data["records"], data["unsigned"], data["seconds"],
+                      data["output"], data["python"], data.get("began", 0.0), data.get("gap"),
+                      data.get("changed", []))
+    except (ValueError, KeyError, TypeError) as e:  # a line written over or into the harness's own
+        raise NoVerdict(f"the harness's report line does not read as its own ({e})", CHANNEL_FORGED) from None
 
 
 def outcomes(report: Report) -> dict[str, str]:
@@ -161,6 +167,9 @@ def _guarded(report: Report, tail: str) -> None:
         raise NoVerdict(f"the tests' files changed during the run: {', '.join(report.changed[:3])}", TESTS_CHANGED)
     if report.exit == WRITER_REPLACED:
         raise NoVerdict("the outcome channel's descriptor was replaced during the run", CHANNEL_FORGED)
+    if report.unsigned:  # the plugin's own lines made to fail (its key overwritten), or lines written beside them
+        raise NoVerdict(f"{report.unsigned} line(s) on the outcome channel did not verify: something other than "
+                        "the guard wrote to it", CHANNEL_FORGED)
     if report.gap is not None:
         raise NoVerdict(f"the outcome channel lost or changed records (record {report.gap} out of sequence); "
                         f"{report.unsigned} line(s) did not verify", CHANNEL_FORGED)

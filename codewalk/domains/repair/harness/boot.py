@@ -73,6 +73,18 @@ READERS = frozenset(("io", "_pyio", "pathlib", "codecs", "linecache", "tokenize"
                      "os", "posixpath", "genericpath", "zipimport", "ast", "traceback", "doctest"))
 # The class guard's __build_class__ asks the hook whether a class statement ran with a changed frame on the stack
 CLASS_EVENT = "codewalk.class"
+# Imports the standard library's C code makes on its own, by a name written in its C source (not one its caller
+# gives): datetime.strptime, date.strptime and time.strptime import _strptime when first called. Such an import
+# made for a frame of unchanged code (click's DateTime type, called by changed code) is judged as the same import
+# made for changed code (allowed: _strptime is in STDLIB_OK). The hook cannot see who gave a name (the C import
+# and `__import__` are one function and no event carries the caller's arguments), so the names are listed; an
+# import by a name the caller supplies (`__import__(name)`, importlib.import_module, pickle's find_class) for
+# unchanged code stays denied at the code it makes.
+C_IMPORTS = frozenset(("_strptime",))
+# The names a module's globals hold when the import system runs its code in a new module: the import system's
+# own (set by module_from_spec and _init_module_attrs) and __builtins__, which exec adds (round 8).
+MODULE_DUNDERS = frozenset(("__name__", "__doc__", "__package__", "__loader__", "__spec__", "__file__", "__cached__",
+                            "__path__", "__builtins__"))
 WATCHED = FRAMES | CODE | ALWAYS | PATHS | THREADS | FILE_EVENTS | {"import", "codewalk.send", "codewalk.report_path",
                                                                    CLASS_EVENT}
 
@@ -99,6 +111,8 @@ def main():
         send = None  # from here on only the hook sends
     _one_parse_at_a_time()
     import pytest  # noqa: E402 - the tree is not on sys.path yet
+
+    _no_compiled_test_modules()
 
     plugin = _Plugin(send, config["path"], audit, frozenset(changed))
     del send, config
@@ -204,6 +218,18 @@ def _stdlib():
     return frozenset(names) - {"site-packages", "dist-packages"}
 
 
+def _no_compiled_test_modules():
+    """pytest's assertion rewriter loads a test module from its compiled copy in __pycache__ whenever the
+    copy's source hash matches, writing or not (PYTHONDONTWRITEBYTECODE stops the writing only). A copy
+    planted during the run would run as the test module, with no changed code on the stack. So the rewriter
+    is given a reader that always misses: every test module is rewritten from its source. Done before the
+    report path is recorded, so putting pytest's reader back is a changed report path."""
+    import _pytest.assertion.rewrite as rewrite
+
+    if hasattr(rewrite, "_read_pyc"):
+        rewrite._read_pyc = lambda *args, **kwargs: None
+
+
 def _one_parse_at_a_time():
     """ast.parse made to hold a lock, on the interpreters whose syntax-tree converter keeps its recursion
     depth in one counter per interpreter (CPython 3.11.0-3.11.7, 3.12.0-3.12.1: gh-106905). There, when
@@ -253,6 +279,7 @@ def _files(here, config):
     roots = tuple_(frozenset_(realpath(p) + os.sep for p in [here] + list(config["path"])))
     changed = set()
     tests, folders, compiled, names = set(), set(), set(), set()  # identities; (folder, stem); path strings
+    test_folders = set()  # the real folders holding a test module
     cache = linecache.cache
 
     def ident(path):
@@ -280,6 +307,7 @@ def _files(here, config):
         if folder is not None:
             folders.add((folder.st_dev, folder.st_ino))
         compiled.add((dirname(real), basename(real).rsplit(".", 1)[0]))
+        test_folders.add(dirname(real))
 
     for path in config.get("protected", ()):
         protect(join(here, path))
@@ -297,14 +325,16 @@ def _files(here, config):
 
     def guarded(path):
         st = ident(path)
-        if st is None:
-            return False
-        if (st.st_dev, st.st_ino) in tests or (st.st_dev, st.st_ino) in folders:
+        if st is not None and ((st.st_dev, st.st_ino) in tests or (st.st_dev, st.st_ino) in folders):
             return True
-        if "__pycache__" in path:
+        # a compiled copy of a test module, or the __pycache__ folder beside one, judged by where its name
+        # leads, existing or not: one the run makes (written, linked or renamed into place) is guarded too
+        if "__pycache__" in path or path.endswith(".pyc"):
             real = realpath(path)
             folder = dirname(real)
             if basename(folder) == "__pycache__" and (dirname(folder), basename(real).split(".", 1)[0]) in compiled:
+                return True
+            if basename(real) == "__pycache__" and folder in test_folders:
                 return True
         return False
 
@@ -408,6 +438,10 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
     code_makers = importing + tuple(m.__dict__ for m in (collections, dataclasses))
     code_path = code_makers + (typing.__dict__,)
     import_name, new_locals = dis.opmap["IMPORT_NAME"], inspect.CO_NEWLOCALS
+    # the import system's entry from C (the import statement, `__import__`, C code's own imports: C_IMPORTS)
+    find_and_load = getattr(sys.modules.get("_frozen_importlib"), "_find_and_load", None)
+    find_and_load, c_imports = getattr(find_and_load, "__code__", None), C_IMPORTS
+    module_dunders = MODULE_DUNDERS
     # str.encode("cp437") and the like: the codec registry imports encodings.<name> (that package only)
     codec_search = encodings.search_function.__code__
     # inspect's functions that read a function's code, defaults and flags to describe it (a Signature, an
@@ -482,7 +516,8 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
     # ...but not a module's code the import system runs that is its file's text compiled as the loader compiles
     # it (jinja's filters.py importing runtime.py): that text was on disk before the run (a file written since
     # is changed code, _files), so changed code supplied none of it. A compiled copy written at run time or a
-    # loader's method replaced gives other code: made, as before.
+    # loader's method replaced gives other code: made, as before. So does the file's own code run in globals
+    # that are not a new module's, or a library file run under a name of the tree (round 8: new_module).
     open_, stat_, code_type, exception = open, os.stat, type(_tops.__code__), Exception
     reg_file = __import__("stat").S_ISREG
     tracked = []  # the globals of each changed module: how a frame of changed code is known
@@ -510,6 +545,31 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
         except exception:  # noqa: BLE001  (unreadable, no source: made code, as before)
             return False
 
+    def new_module(f, code_):
+        """Whether the import system's frame f runs code_ as a new module's (round 8): globals as module_from_spec
+        makes them (a dict with no names but the import system's dunders, the interpreter's builtins; a loader's
+        create_module may have filled them: the candidate's builtins) and, for a file outside the tree (the
+        standard library's, an installed one), not under a name of the tree unless the file's path is that name's
+        (a portion of a namespace package): with the standard library's folder on a package's __path__, argparse.py
+        runs as tally.argparse, whose globals are the tree's to rebind. Otherwise its code is made code."""
+        found = f.f_locals.get("args", ())  # _call_with_frames_removed(exec, code, module.__dict__)
+        if type_(found) is not tuple_ or len_(found) != 2 or found[0] is not code_:
+            return False
+        space = found[1]
+        if type_(space) is not dict_type:
+            return False
+        for key in space:  # exact str keys only: nothing of the candidate's runs in the hook
+            if type_(key) is not str_ or key not in module_dunders:
+                return False
+        given, name, path = space.get("__builtins__", builtins_space), space.get("__name__"), code_.co_filename
+        if (given is not builtins_space and given is not builtins) or type_(name) is not str_ or \
+                type_(path) is not str_:
+            return False
+        if name.split(".")[0] not in tree_tops or path.startswith(roots):
+            return True
+        own = sep.join(name.split("."))
+        return path.endswith((sep + own + ".py", sep + own + sep + "__init__.py"))
+
     def changed_below(start):
         """The frames from start down to the first frame of changed code (not included), or None."""
         between = []
@@ -533,14 +593,17 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
         except value_error:
             return None
 
-    def imported_by_statement(frames):
+    def imported_by_statement(frames, inner=None):
         """Whether frames (from the library's outwards to the changed one) are the import system's work for
         an import statement: its own frames and the bodies of the modules (and of their classes) it runs,
         out to the changed frame or to code at an import statement, whoever called that (the statement
         names its module), or to the codec registry importing encodings.<name>. importlib.import_module,
-        which imports by name, is none of these."""
-        for f in frames:
+        which imports by name, is none of these; nor is unchanged code's call of C code that imports, but for
+        the names that C code imports on its own (C_IMPORTS: datetime.strptime's _strptime), judged as the
+        same import made for changed code (which calls into C with nothing between: allowed)."""
+        for f in frames:  # inner: the frame the one looked at called
             if among(f.f_globals, importing) or f.f_code is class_maker:
+                inner = f
                 continue
             if f.f_code is codec_search:
                 return True
@@ -553,10 +616,21 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
                     body = body.f_back
             if body is not None and body.f_code.co_name == "<module>" and not body.f_code.co_flags & new_locals \
                     and body.f_back is not None and among(body.f_back.f_globals, importing):
+                inner = f
                 continue
             code_, at = f.f_code.co_code, f.f_lasti
-            return 0 <= at < len_(code_) and code_[at] == import_name
+            if 0 <= at < len_(code_) and code_[at] == import_name:
+                return True
+            return c_own_import(inner)
         return True
+
+    def c_own_import(inner):
+        """Whether inner, the frame C code called for a frame of code at a call, is the import system's entry
+        importing one of the names C code imports on its own, which changed code may import (STDLIB_OK)."""
+        if inner is None or find_and_load is None or inner.f_code is not find_and_load:
+            return False
+        name = inner.f_locals.get("name")
+        return type_(name) is str_ and name in c_imports and name.split(".")[0] in stdlib_ok
 
     def own_statement(between):
         """Whether the import system's frames go from the event out to one of its own at an import statement:
@@ -575,12 +649,12 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
         n = 0
         while n < len_(between) and among(between[n].f_globals, path):
             n += 1
-        return n > 0 and entry(between[n - 1]) and rest(between[n:])
+        return n > 0 and entry(between[n - 1]) and rest(between[n:], between[n - 1])
 
     def frame_entry(f):
         return among(f.f_globals, frame_entries) and f.f_code not in hands_out
 
-    def anywhere(_):
+    def anywhere(*_):
         return True
 
     def describer_out(between):
@@ -851,6 +925,11 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
             box = args[0] if args else None
             if f is not None and f.f_code is class_maker and type_(box) is list_ and not box:
                 box.append(not tracked or changed_below(f.f_back) is None)  # True: no changed frame
+                # and whether the statement's body is made code (a library file run with another module's
+                # globals or under a name of the tree, round 8): its class is changed code's, behind the control
+                body = f.f_locals.get("args", ())
+                body = body[0] if type_(body) is tuple_ and body else None
+                box.append(type_(body) is function_type and body.__code__ in made_codes)
             return
         if not tracked:  # no changed module has run: none of its frames can be on the stack
             if event == "codewalk.send":
@@ -912,7 +991,8 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
         if event in code and between and among(between[0].f_globals, code_makers) and \
                 library(between, code_path, anywhere, imported_by_statement):
             if event == "exec" and args and hasattr_(args[0], "co_consts") and not (
-                    among(between[0].f_globals, importing) and files_code(args[0])):
+                    among(between[0].f_globals, importing) and new_module(between[0], args[0]) and
+                    files_code(args[0])):  # the cheap check first: files_code reads and compiles the file
                 todo = [args[0]]  # the code and every code object nested in it
                 while todo:
                     c = todo.pop()
@@ -1221,7 +1301,8 @@ def _class_maker(original, made, dict_of, keys, tuple_, map_, missing, type_erro
     """builtins.__build_class__ as the class guard has it: each class a class statement makes is recorded
     with its verdict dunders as the statement left them (a class decorator runs after), the body
     function that ran, and whether the audit hook found no changed frame on the stack (True) or could not
-    tell (no hook: False); control(cls, body function) then puts the comparison control on it (round 6).
+    tell (no hook: False); control(cls, body function, whether the hook found the body made code) then puts
+    the comparison control on it (round 6; round 8: a library file's class run as made code).
     Everything it uses is bound here."""
 
     fill = (missing,) * len(keys)
@@ -1237,9 +1318,10 @@ def _class_maker(original, made, dict_of, keys, tuple_, map_, missing, type_erro
         box = list_()
         if audit is not None:
             audit(event, box)
-        made.append((cls, args[0], tuple_(map_(space.get, keys, fill)), box == [true]))
+        # box: [no changed frame on the stack, the body is made code] (the hook's answer; no hook: [])
+        made.append((cls, args[0], tuple_(map_(space.get, keys, fill)), box[:1] == [true]))
         if control is not None:
-            control(cls, args[0])
+            control(cls, args[0], box[1:] == [true])
         return cls
 
     return __build_class__
@@ -1743,7 +1825,8 @@ def _class_guard(changed):
         type((lambda x: lambda: x)(0).__closure__[0]).__dict__["cell_contents"].__get__
     made = []  # (class, body function, verdict dunders as the statement left them), not yet judged
     # the comparison control (round 6): the classes whose statement's body is a changed file's, by path or
-    # by the file's identity (a changed file under another name)
+    # by the file's identity (a changed file under another name), or made code (the hook says so: round 8, a
+    # library file run with the candidate's globals or under a name of the tree)
     stat_, os_error = os.stat, OSError
     changed_ids = set()
     for path in changed:
@@ -1792,9 +1875,9 @@ def _class_guard(changed):
             return False
         return (st.st_dev, st.st_ino) in changed_ids
 
-    def control(cls, func):
+    def control(cls, func, made_body=False):
         try:
-            if type_(func) is not function_type or not changed_file(code_of(func).co_filename):
+            if type_(func) is not function_type or not (made_body or changed_file(code_of(func).co_filename)):
                 return
             changed_classes[id_(cls)] = ref(cls)
             space = dict_of(cls)
