@@ -16,7 +16,7 @@ from tests.test_repair_redteam import _grade
 from tests.test_repair_runtime_guard import _run, _solved, _without_class_guard
 
 
-def assert_not_solved(task, tmp_path, edits: Sequence, rules: Sequence[str] | None = None) -> None:
+def assert_not_solved(task, tmp_path, edits: Sequence, rules: Sequence[str | None] | None = None) -> None:
     verdict = _grade(task, tmp_path, *edits)
     assert not verdict.ok, f"graded solved: {verdict.detail}"
     if rules is not None:
