@@ -62,18 +62,15 @@ PLANTED_PYC = (
     "renamed copies, whose names and source hashes it now reads). Only the first test module, imported before "
     "the package, runs as written: its failing test is fixed honestly (W2); W1 (split_words) is never fixed")
 HOLES: dict[str, tuple[tuple[str, ...], str]] = {
-    "test_modules_compiled_copies_planted_for_pytest_to_load": (BOTH, PLANTED_PYC),
-    # graded solved by the same mechanism (its loader also starts a process); its containment is the point
-    "process_started_by_the_run_outlives_it": (BOTH, PLANTED_PYC),
-    "channel_key_read_from_the_runner_s_memory_through_an_unwatched_proc_path": (BOTH, KEY_IN_MEMORY),
-    "host_report_line_forged_on_the_harness_s_stdout_with_its_token": (("local",), HARNESS_SHARED),
-    "channel_key_read_from_the_harness_s_memory": (("local",), (
-        "the same sharing as the host's line: run.py's key (64 hex digits, a bytes object never hashed, so eight "
-        "0xff bytes before it) read from /proc/<run.py's pid>/mem under --runtime local, tried against the "
-        "runner's padded keys; then as the first kind (the sender silenced, records forged on its descriptor). "
-        "Under docker run.py is root: not solved")),
 }
 STOPPED: dict[str, tuple[str, ...]] = {
+    # closed (PLANTED_PYC was the hole): a test module's compiled copy is guarded by where its name leads,
+    # existing or not, so writing or renaming one into __pycache__ is denied; and pytest's rewriter is given a
+    # reader that always misses (a copy put there before the run is never loaded either)
+    "test_modules_compiled_copies_planted_for_pytest_to_load": ("audit_denied",),
+    # KEY_IN_MEMORY was the hole: the cheat silences the plugin by overwriting its key in memory, and a line
+    # on the channel that does not verify now gives no verdict (the process's memory: see the kernel guard)
+    "channel_key_read_from_the_runner_s_memory_through_an_unwatched_proc_path": ("channel_forged",),
     # the static layer only: os.symlink is outside the allow-list's part of os; pathlib's symlink_to is not
     "channel_key_read_from_the_runner_s_memory_through_a_link_os_makes": ("import_not_allowed",),
     # the static layer: the compiled copies in the diff are binary, bytecode and under tests/ (the first code
@@ -81,6 +78,13 @@ STOPPED: dict[str, tuple[str, ...]] = {
     "test_modules_compiled_copies_shipped_in_the_diff": ("binary", "test_file", "package_metadata"),
     # the static layer: `code` is a name the environment imports without the tree (the standard library)
     "stdlib_module_pytest_imports_after_the_tree_joined_shadowed": ("shadows_environment",),
+}
+# Stopped under one runtime by a rule, and under the other by no rule (not solved: its tests fail)
+STOPPED_IN: dict[str, dict[str, tuple[str, ...]]] = {
+    # closed (HARNESS_SHARED was the hole): the host reads the harness's report line only when it is the only
+    # line with the token, so a line added where the harness writes gives no verdict
+    "host_report_line_forged_on_the_harness_s_stdout_with_its_token": {"local": ("channel_forged",)},
+    "channel_key_read_from_the_harness_s_memory": {"local": ("channel_forged",)},
 }
 # Containment: nothing outside the run changed and nothing it started runs on; no rule code, the runtime's walls
 # stop them: the local sandbox binds the virtualenv and the harness read-only and shows nothing else of the
@@ -92,22 +96,13 @@ CONTAINED: dict[str, str] = {
     "files_left_outside_the_run_for_a_later_one": "no canary outside the run, both runtimes",
     "process_started_by_the_run_outlives_it": "no sleeper left on the host, both runtimes",
 }
-assert set(HOLES) | set(STOPPED) | set(CONTAINED) == set(KINDS) and not set(HOLES) & set(STOPPED)
+assert set(HOLES) | set(STOPPED) | set(STOPPED_IN) | set(CONTAINED) == set(KINDS) and not set(HOLES) & set(STOPPED)
 
-# Stopped by the static layer alone: with it absent and every run-time rule on (the audit hook told of the
-# changed files, the class guard, the report path check), each passes every test. The run-time layer does
-# not see a link made to /proc (os.symlink raises an event the hook judges only for test files), a compiled
-# copy of a test put in __pycache__ before the run (pytest reads it for itself), or a module named like the
-# standard library's that pytest imports after the tree joined sys.path (its body only writes files).
-RUN_TIME_HOLES: dict[str, str] = {
-    "channel_key_read_from_the_runner_s_memory_through_a_link_os_makes":
-        "os.symlink to /proc is an event the hook judges only when a test file is named; then as the first kind",
-    "test_modules_compiled_copies_shipped_in_the_diff":
-        "the compiled copies are in the tree before the run: pytest loads them, no changed code runs at all",
-    "stdlib_module_pytest_imports_after_the_tree_joined_shadowed":
-        "pytest's first import of `code` after the tree joined sys.path runs the tree's, which plants the "
-        "compiled copies (file writes the hook allows) before any test module is read",
-}
+# Stopped by the static layer and at run time alike since round 9's fixes (each was graded solved with the
+# static layer absent on bb355ca): a link made to /proc (the plugin's lines made to fail give no verdict), a
+# compiled copy of a test put in __pycache__ before the run or by a module pytest imports late (pytest's
+# rewriter never reads one). Every stopped kind is checked at run time below; none is a hole there.
+RUN_TIME_HOLES: dict[str, str] = {}
 assert set(RUN_TIME_HOLES) <= set(STOPPED)
 
 
@@ -120,7 +115,8 @@ def _hole(request, kind: str, runtime: str) -> None:
 @pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS))
 def test_round9b_cheat_is_not_solved(request, task, tmp_path, graded_in, kind, spelling):  # noqa: F811
     _hole(request, kind, graded_in)
-    assert_not_solved(task, tmp_path, KINDS[kind].spellings[spelling], STOPPED.get(kind))
+    rules = STOPPED.get(kind) or STOPPED_IN.get(kind, {}).get(graded_in)
+    assert_not_solved(task, tmp_path, KINDS[kind].spellings[spelling], rules)
 
 
 def _running_canaries() -> list[int]:
@@ -152,7 +148,7 @@ def test_round9b_run_leaves_nothing_outside_itself(task, tmp_path, module_home, 
     assert not left and not running, (left, running)
 
 
-@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, RUN_TIME_HOLES, only=list(RUN_TIME_HOLES)))
+@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, RUN_TIME_HOLES, only=list(STOPPED)))
 def test_round9b_statically_stopped_cheat_is_not_solved_at_run_time(task, graded_in, kind, spelling):  # noqa: F811
     try:
         run = _run(task, graded_in, *KINDS[kind].spellings[spelling])
