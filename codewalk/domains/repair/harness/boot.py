@@ -925,11 +925,14 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
             box = args[0] if args else None
             if f is not None and f.f_code is class_maker and type_(box) is list_ and not box:
                 box.append(not tracked or changed_below(f.f_back) is None)  # True: no changed frame
-                # and whether the statement's body is made code (a library file run with another module's
-                # globals or under a name of the tree, round 8): its class is changed code's, behind the control
+                # and whether the statement's body is changed code as the hook knows it: made code (a library file
+                # run with another module's globals or under a name of the tree, round 8) or a tracked module's (a
+                # file written or copied into the package during the run, round 9: the class guard knows changed
+                # files by the diff's paths only): its class is changed code's, behind the control
                 body = f.f_locals.get("args", ())
                 body = body[0] if type_(body) is tuple_ and body else None
-                box.append(type_(body) is function_type and body.__code__ in made_codes)
+                box.append(type_(body) is function_type and (body.__code__ in made_codes or
+                                                             among(body.__globals__, tracked)))
             return
         if not tracked:  # no changed module has run: none of its frames can be on the stack
             if event == "codewalk.send":
