@@ -14,6 +14,7 @@ import pytest
 from codewalk.domains.repair import RepairDomain, channel
 from codewalk.domains.repair.channel import NoVerdict
 from codewalk.runtime import sandbox
+from tests.redteam_round9b_cheats import KINDS
 from tests.test_repair_runtime_guard import (  # noqa: F401  (fixtures: both runtimes, the W1 + W2 task)
     GOLD,
     WORDS,
@@ -132,6 +133,34 @@ def test_an_honest_run_keeps_its_verdict_and_says_the_kernel_guard_held(task, ru
     assert gold.evidence["proc_guard"] == f"landlock ABI {landlock}"
 
 
+# What an honest run does with files, which the kernel guard must leave as it was: move and link files and
+# folders between folders (Landlock denies that by default from ABI 2: REFER), truncate, list its own folders.
+HONEST_FILES = '''
+
+def _files():
+    import os
+    import tempfile
+
+    for where in (None, os.getcwd()):  # the temporary folder, the tree (one mount each: no move between them)
+        a, b = tempfile.mkdtemp(dir=where), tempfile.mkdtemp(dir=where)
+        with open(a + "/x", "w") as handle:
+            handle.write("x")
+        os.rename(a + "/x", b + "/y")
+        os.link(b + "/y", a + "/z")
+        os.replace(a + "/z", b + "/w")
+        os.truncate(b + "/w", 0)
+        os.rename(b, a + "/moved")
+        assert sorted(os.listdir(a + "/moved")) == ["w", "y"] and os.path.exists("/proc/self/mem")
+
+
+_files()
+'''
+
+
+def test_an_honest_run_moving_and_linking_files_between_folders_keeps_its_verdict(task, runtime, landlock):  # noqa: F811
+    assert _solved(_run(task, runtime, *GOLD, append(WORDS, HONEST_FILES)))
+
+
 # Spellings of "the process's memory" the audit hook's old test (abspath(path).startswith("/proc")) missed,
 # opened by changed code at import: the hook now judges the file each reaches, with the kernel guard (it names
 # the attempt: no verdict) and without it (then it alone stands in the way).
@@ -172,3 +201,15 @@ def test_without_the_kernel_guard_a_process_file_opened_with_no_changed_frame_gi
     with pytest.raises(NoVerdict) as caught:
         _run(task, runtime, *GOLD, append(WORDS, probe))
     assert (caught.value.rule, caught.value.event) == ("audit_denied", "open")
+
+
+KEY_IN_MEMORY = "channel_key_read_from_the_runner_s_memory_through_an_unwatched_proc_path"
+
+
+@pytest.mark.parametrize("spelling", list(KINDS[KEY_IN_MEMORY].spellings))
+def test_the_channel_key_cheat_is_not_solved_by_the_kernel_guard_alone(task, runtime, landlock, spelling):  # noqa: F811
+    """Round 9b's cheat (the key read from /proc/self/mem, records forged with it), run with no changed file
+    told to the audit hook: the kernel alone keeps it from the key (with both guards off it solves the task:
+    tests/test_repair_redteam_round9b.py, test_round9b_stopped_cheat_really_passes_without_its_rule)."""
+    run = _run(task, runtime, *KINDS[KEY_IN_MEMORY].spellings[spelling], guarded=False)
+    assert not _solved(run), run.status

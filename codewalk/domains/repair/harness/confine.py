@@ -11,10 +11,11 @@ mounts, and the runner's process applies it in its preexec hook, before exec (`r
 `..` or dir_fd it is opened by, a file of procfs lies beneath no rule, so open() fails with EACCES, in every
 thread and every child (a domain is inherited and cannot be left). The harness itself stays outside the domain,
 so the tests cannot ptrace it or read its memory either (Landlock denies ptrace out of a domain).
-Nothing else changes: stat, readlink, exec, making and removing files stay as they were (not handled), and
-descriptors opened before (the channel's pipe) keep working. Where the kernel has no Landlock (or seccomp
-refuses it) the runner's audit hook keeps a fallback (boot.py: `proc_open`), and the run's report says which
-guard held. Standard library only (ctypes), Python 3.6+; Linux only.
+Nothing else changes: stat, readlink, exec, making and removing files stay as they were (not handled), a
+file moved or linked to another folder still is (REFER, granted), and descriptors opened before (the
+channel's pipe) keep working. Where the kernel has no Landlock (or seccomp refuses it) the runner's audit
+hook keeps a fallback (boot.py: `_proc_files`), and the run's report says which guard held.
+Standard library only (ctypes), Python 3.6+; Linux only.
 """
 
 import ctypes
@@ -25,6 +26,9 @@ import stat
 CREATE, ADD_RULE, RESTRICT = 444, 445, 446
 CREATE_RULESET_VERSION, RULE_PATH_BENEATH, PR_SET_NO_NEW_PRIVS = 1, 1, 38
 READ_FILE, WRITE_FILE, READ_DIR, TRUNCATE = 1 << 2, 1 << 1, 1 << 3, 1 << 14  # TRUNCATE: ABI 3+
+# From ABI 2 every ruleset denies moving or linking a file to another folder (EXDEV) unless a rule grants REFER
+# on both sides: granted with the rest, so os.rename and os.link between folders work as before
+REFER = 1 << 13
 FILE_RIGHTS = READ_FILE | WRITE_FILE | TRUNCATE  # a rule on a file that is no folder may hold only these
 
 
@@ -47,7 +51,7 @@ def ruleset():
         return None, "no landlock: " + str(e)
     if abi < 1:
         return None, "no landlock: " + os.strerror(ctypes.get_errno())  # ENOSYS: old kernel; EPERM: seccomp
-    handled = READ_FILE | WRITE_FILE | READ_DIR | (TRUNCATE if abi >= 3 else 0)
+    handled = READ_FILE | WRITE_FILE | READ_DIR | (REFER if abi >= 2 else 0) | (TRUNCATE if abi >= 3 else 0)
     attr = _RulesetAttr(handled)
     fd = libc.syscall(CREATE, ctypes.byref(attr), ctypes.c_size_t(ctypes.sizeof(attr)), ctypes.c_uint32(0))
     if fd < 0:
