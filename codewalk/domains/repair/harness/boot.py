@@ -336,8 +336,9 @@ def _files(here, config):
 def _proc_files():
     """judge(event, path, changed) -> what the audit hook denies of opening or listing path ("" if nothing):
     the file it reaches, not its string (issue 51, round 9b: `//proc`, a link the run makes, `/dev/fd/..`).
-    The folder is resolved as the kernel does (links first, then `..`), a last part that is a link is
-    followed, and a file counts as /proc's if it lies under a proc mount (by path or by device).
+    The path is walked as the kernel walks it (each link followed where it stands, `..` after it), with the
+    os functions bound here (a module attribute rebound changes nothing), until it enters a proc mount (by
+    mount point or device).
     - While changed code is on the stack (changed()), any file of procfs is denied.
     - Where the kernel guard did not hold (confine.py: the runner could open /proc when it started), also a
       per-process file (/proc/<pid>/..., self, thread-self: memory, descriptors, maps, environ) whatever the
@@ -346,9 +347,11 @@ def _proc_files():
     Where the kernel guard holds, opening /proc fails in the kernel whatever the spelling; this check then
     only names the attempt. A check that reads a path races with a thread that changes it: the kernel's does
     not."""
-    lstat, stat, readlink, getcwd, realpath, join, split, isdir = (
-        os.lstat, os.stat, os.readlink, os.getcwd, os.path.realpath, os.path.join, os.path.split, os.path.isdir)
-    s_islnk, oserror, valueerror, str_ = __import__("stat").S_ISLNK, OSError, ValueError, str
+    import stat as stat_module
+
+    lstat, stat, readlink, getcwd = os.lstat, os.stat, os.readlink, os.getcwd
+    is_link, is_dir, oserror, valueerror, str_, isinstance_, len_, reversed_ = (
+        stat_module.S_ISLNK, stat_module.S_ISDIR, OSError, ValueError, str, isinstance, len, reversed)
     mounts = {"/proc"}
     try:
         with open("/proc/self/mountinfo") as table:
@@ -373,41 +376,59 @@ def _proc_files():
     except OSError:
         kernel = False
 
-    def reached(path, depth=0):
-        """The path of procfs opening path reaches, or ""."""
+    def reached(path):
+        """The path of procfs opening path reaches (the rest of it unresolved), or ""."""
+        todo = (path if path.startswith("/") else getcwd() + "/" + path).split("/")
+        todo.reverse()  # the parts still to walk, the next one last
+        current, links = "", 0  # "" is /
         try:
-            folder, name = split(join(getcwd(), path))
-            if name in ("", ".", ".."):
-                folder, name = join(folder, name), ""
-            real = realpath(folder)
-            if (real + "/").startswith(mounts) or stat(real).st_dev in devs:
-                return join(real, name)
-            if not name:
-                return ""
-            target = join(real, name)
-            st = lstat(target)
-            if s_islnk(st.st_mode) and depth < 40:
-                return reached(join(real, readlink(target)), depth + 1)
-            return target if st.st_dev in devs else ""
+            while todo:
+                part = todo.pop()
+                if part in ("", "."):
+                    continue
+                if part == "..":
+                    current = current.rsplit("/", 1)[0]
+                    continue
+                here = current + "/" + part
+                st = lstat(here)
+                if st.st_dev in devs or (here + "/").startswith(mounts):
+                    return "/".join([here] + todo[::-1])
+                if is_link(st.st_mode):
+                    links += 1
+                    if links > 40:
+                        return ""
+                    target = readlink(here)
+                    if target.startswith("/"):
+                        current = ""
+                    todo.extend(reversed_(target.split("/")))
+                    continue
+                current = here
         except (oserror, valueerror):
-            return ""
+            pass
+        return ""
 
     def per_process(where):
         for mount in mounts:
             if (where + "/").startswith(mount):
-                first = where[len(mount):].split("/", 1)[0]
+                first = where[len_(mount):].split("/", 1)[0]
                 return first.isdigit() or first in ("self", "thread-self")
         return True  # procfs by its device, mounted where no mount point says: judged the stricter way
 
+    def folder(path):
+        try:
+            return is_dir(stat(path).st_mode)
+        except (oserror, valueerror):
+            return False
+
     def judge(event, path, changed):
-        if not isinstance(path, str_):
+        if not isinstance_(path, str_):
             return ""
         if kernel:
             return reached(path) if changed() else ""
         where = reached(path)
         if where and (per_process(where) or changed()):
             return where
-        if not where and event == "open" and changed() and isdir(path):
+        if not where and event == "open" and changed() and folder(path):
             return "a folder opened by changed code (its descriptor as dir_fd reaches any file): " + path
         return ""
 
