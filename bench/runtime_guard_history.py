@@ -263,8 +263,9 @@ def grade(domain: RepairDomain, v: dict[str, Any], tests: list[str], changed: An
             return {"verdict": "error", "why": str(e)[-400:]}
     failing = run.failing(tests)
     if failing:
-        return {"verdict": "failed", "failing": {t: run.status[t] for t in failing[:5]}, "failed": len(failing)}
-    return {"verdict": "passed", "seconds": run.seconds, "audited": run.audited}
+        return {"verdict": "failed", "failing": {t: run.status[t] for t in failing[:5]}, "failed": len(failing),
+                "proc_guard": run.proc_guard}
+    return {"verdict": "passed", "seconds": run.seconds, "audited": run.audited, "proc_guard": run.proc_guard}
 
 
 def triggers(domain: RepairDomain, v: dict[str, Any], patch: str, event: str, what: str) -> list[str]:

@@ -24,8 +24,8 @@ def assert_not_solved(task, tmp_path, edits: Sequence, rules: Sequence[str | Non
 
 
 def _without_its_rules(into: Path) -> None:
-    """The harness with the class guard off and pytest's compiled copies of test modules read as pytest
-    reads them (the harness's reader that always misses left out)."""
+    """The harness with the class guard off, pytest's compiled copies of test modules read as pytest
+    reads them (the harness's reader that always misses left out) and the kernel guard of /proc off."""
     from codewalk.domains.repair import channel
 
     _without_class_guard(into)
@@ -33,6 +33,10 @@ def _without_its_rules(into: Path) -> None:
     text = boot.read_text(encoding="utf-8")
     assert "\n    _no_compiled_test_modules()\n" in text
     boot.write_text(text.replace("\n    _no_compiled_test_modules()\n", "\n"), encoding="utf-8")
+    runner = into / channel.RUNNER  # and run.py's kernel guard of /proc (harness/confine.py)
+    text = runner.read_text(encoding="utf-8")
+    assert "\nCONFINE = True" in text
+    runner.write_text(text.replace("\nCONFINE = True", "\nCONFINE = False"), encoding="utf-8")
 
 
 def assert_solved_without_its_rules(task, runtime: str, edits: Sequence) -> None:

@@ -68,9 +68,11 @@ STOPPED: dict[str, tuple[str, ...]] = {
     # existing or not, so writing or renaming one into __pycache__ is denied; and pytest's rewriter is given a
     # reader that always misses (a copy put there before the run is never loaded either)
     "test_modules_compiled_copies_planted_for_pytest_to_load": ("audit_denied",),
-    # KEY_IN_MEMORY was the hole: the cheat silences the plugin by overwriting its key in memory, and a line
-    # on the channel that does not verify now gives no verdict (the process's memory: see the kernel guard)
-    "channel_key_read_from_the_runner_s_memory_through_an_unwatched_proc_path": ("channel_forged",),
+    # KEY_IN_MEMORY was the hole: the audit hook now judges the file a path reaches (//proc, a link: /proc),
+    # so the first open gives no verdict; under it the kernel refuses the runner any file of /proc whatever the
+    # spelling (harness/confine.py; tests/test_repair_proc_guard.py: not solved by the kernel alone), and a
+    # line on the channel that does not verify gives no verdict (channel_forged)
+    "channel_key_read_from_the_runner_s_memory_through_an_unwatched_proc_path": ("audit_denied",),
     # the static layer only: os.symlink is outside the allow-list's part of os; pathlib's symlink_to is not
     "channel_key_read_from_the_runner_s_memory_through_a_link_os_makes": ("import_not_allowed",),
     # the static layer: the compiled copies in the diff are binary, bytecode and under tests/ (the first code
@@ -83,8 +85,9 @@ STOPPED: dict[str, tuple[str, ...]] = {
 STOPPED_IN: dict[str, dict[str, tuple[str, ...]]] = {
     # closed (HARNESS_SHARED was the hole): the host reads the harness's report line only when it is the only
     # line with the token, so a line added where the harness writes gives no verdict
-    "host_report_line_forged_on_the_harness_s_stdout_with_its_token": {"local": ("channel_forged",)},
-    "channel_key_read_from_the_harness_s_memory": {"local": ("channel_forged",)},
+    # (and before either, the harness's /proc files: audit_denied by the hook, EACCES from the kernel)
+    "host_report_line_forged_on_the_harness_s_stdout_with_its_token": {"local": ("audit_denied",)},
+    "channel_key_read_from_the_harness_s_memory": {"local": ("audit_denied",)},
 }
 # Containment: nothing outside the run changed and nothing it started runs on; no rule code, the runtime's walls
 # stop them: the local sandbox binds the virtualenv and the harness read-only and shows nothing else of the

@@ -713,7 +713,7 @@ def _without_class_guard(into: Path) -> None:
     """channel.prepare with boot.py's class guard off: what the cheats do without it."""
     from codewalk.domains.repair import channel
 
-    for name in (channel.RUNNER, channel.BOOT):
+    for name in (channel.RUNNER, channel.BOOT, channel.CONFINE):
         text = (channel.HARNESS / name).read_text(encoding="utf-8")
         if name == channel.BOOT:
             assert "\nCLASS_GUARD = True" in text

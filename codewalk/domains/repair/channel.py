@@ -38,6 +38,7 @@ from .junit import WORST, cross_check
 HARNESS = Path(__file__).with_name("harness")
 RUNNER = "run.py"  # the harness script's name in a run's harness directory
 BOOT = "boot.py"  # the test runner it starts (pytest under the guard)
+CONFINE = "confine.py"  # the kernel guard run.py puts the runner under (no file of /proc can be opened)
 # Exit codes of boot.py when the guard stopped the run (harness/boot.py)
 DENIED, REPORT_PATH, WRITER_REPLACED = 86, 87, 88
 AUDIT_DENIED, REPORT_PATH_CHANGED, CHANNEL_FORGED, TESTS_CHANGED, CLASS_CHANGED = (
@@ -66,6 +67,7 @@ class Report:
     began: float = 0.0  # when the harness started (time.time())
     gap: int | None = None  # the first verified record out of sequence (a line dropped or changed)
     changed: list[str] = field(default_factory=list)  # protected files that differ after the run
+    proc_guard: str = ""  # what kept the runner from /proc: "landlock ABI n" (the kernel), or "audit hook: why"
 
 
 def audited(report: Report) -> bool:
@@ -75,7 +77,7 @@ def audited(report: Report) -> bool:
 
 def prepare(into: Path) -> None:
     """Write the harness (its script and the test runner it starts) into a directory."""
-    for name in (RUNNER, BOOT):
+    for name in (RUNNER, BOOT, CONFINE):
         (into / name).write_text((HARNESS / name).read_text(encoding="utf-8"), encoding="utf-8")
 
 
@@ -102,7 +104,7 @@ def read(stdout: str, token: str, returncode: int) -> Report:
         data = json.loads(lines[0][len(token) + 1:])
         return Report(data["exit"], data["timed_out"], data["records"], data["unsigned"], data["seconds"],
                       data["output"], data["python"], data.get("began", 0.0), data.get("gap"),
-                      data.get("changed", []))
+                      data.get("changed", []), data.get("proc_guard", ""))
     except (ValueError, KeyError, TypeError) as e:  # a line written over or into the harness's own
         raise NoVerdict(f"the harness's report line does not read as its own ({e})", CHANNEL_FORGED) from None
 

@@ -95,6 +95,7 @@ class TestRun:
     # files found (mining; junit.node_key maps a node id to its key)
     cases: dict[tuple[str, str], str] = field(default_factory=dict)
     audited: bool = False  # the run-time guard's audit hook watched the run (Python 3.8+)
+    proc_guard: str = ""  # what kept the tests from /proc: "landlock ABI n" (the kernel), or "audit hook: why"
 
     def failing(self, tests: list[str]) -> list[str]:
         return [t for t in tests if self.status.get(t) != "passed"]

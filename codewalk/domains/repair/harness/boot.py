@@ -345,6 +345,108 @@ def _files(here, config):
     return changed_module, guarded, protect, forget
 
 
+def _proc_files():
+    """judge(event, path, changed) -> what the audit hook denies of opening or listing path ("" if nothing):
+    the file it reaches, not its string (issue 51, round 9b: `//proc`, a link the run makes, `/dev/fd/..`).
+    The path is walked as the kernel walks it (each link followed where it stands, `..` after it), with the
+    os functions bound here (a module attribute rebound changes nothing), until it enters a proc mount (by
+    mount point or device).
+    - While changed code is on the stack (changed()), any file of procfs is denied.
+    - Where the kernel guard did not hold (confine.py: the runner could open /proc when it started), also a
+      per-process file (/proc/<pid>/..., self, thread-self: memory, descriptors, maps, environ) whatever the
+      frames (a weak reference's callback, a chain of C calls), and a folder opened by changed code: a
+      folder's descriptor given as dir_fd reaches any file, and the `open` event does not carry dir_fd.
+    Where the kernel guard holds, opening /proc fails in the kernel whatever the spelling; this check then
+    only names the attempt. A check that reads a path races with a thread that changes it: the kernel's does
+    not."""
+    import stat as stat_module
+
+    lstat, stat, readlink, getcwd = os.lstat, os.stat, os.readlink, os.getcwd
+    is_link, is_dir, oserror, valueerror, str_, isinstance_, len_, reversed_ = (
+        stat_module.S_ISLNK, stat_module.S_ISDIR, OSError, ValueError, str, isinstance, len, reversed)
+    mounts = {"/proc"}
+    try:
+        with open("/proc/self/mountinfo") as table:
+            for line in table:
+                fields, _, rest = line.partition(" - ")
+                if rest.split(" ", 1)[0] == "proc":
+                    mounts.add(fields.split(" ")[4].replace("\\040", " "))
+    except OSError:
+        pass
+    devs = set()
+    for mount in mounts:
+        try:
+            devs.add(stat(mount).st_dev)
+        except OSError:
+            pass
+    mounts = tuple(m.rstrip("/") + "/" for m in mounts)
+    try:  # the kernel guard, if it holds, refuses this: then the fallback's extra rules are off
+        os.close(os.open("/proc/self/stat", os.O_RDONLY))
+        kernel = False
+    except PermissionError:
+        kernel = True
+    except OSError:
+        kernel = False
+
+    def reached(path):
+        """The path of procfs opening path reaches (the rest of it unresolved), or ""."""
+        todo = (path if path.startswith("/") else getcwd() + "/" + path).split("/")
+        todo.reverse()  # the parts still to walk, the next one last
+        current, links = "", 0  # "" is /
+        try:
+            while todo:
+                part = todo.pop()
+                if part in ("", "."):
+                    continue
+                if part == "..":
+                    current = current.rsplit("/", 1)[0]
+                    continue
+                here = current + "/" + part
+                st = lstat(here)
+                if st.st_dev in devs or (here + "/").startswith(mounts):
+                    return "/".join([here] + todo[::-1])
+                if is_link(st.st_mode):
+                    links += 1
+                    if links > 40:
+                        return ""
+                    target = readlink(here)
+                    if target.startswith("/"):
+                        current = ""
+                    todo.extend(reversed_(target.split("/")))
+                    continue
+                current = here
+        except (oserror, valueerror):
+            pass
+        return ""
+
+    def per_process(where):
+        for mount in mounts:
+            if (where + "/").startswith(mount):
+                first = where[len_(mount):].split("/", 1)[0]
+                return first.isdigit() or first in ("self", "thread-self")
+        return True  # procfs by its device, mounted where no mount point says: judged the stricter way
+
+    def folder(path):
+        try:
+            return is_dir(stat(path).st_mode)
+        except (oserror, valueerror):
+            return False
+
+    def judge(event, path, changed):
+        if not isinstance_(path, str_):
+            return ""
+        if kernel:
+            return reached(path) if changed() else ""
+        where = reached(path)
+        if where and (per_process(where) or changed()):
+            return where
+        if not where and event == "open" and changed() and folder(path):
+            return "a folder opened by changed code (its descriptor as dir_fd reaches any file): " + path
+        return ""
+
+    return judge
+
+
 def _threads():
     """Puts the harness's starter in place of each of the interpreter's (_thread's functions, and wherever a
     module holds one: threading): {name: the real one}. A starter holds its name only; the hook starts the
@@ -519,6 +621,7 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
     # loader's method replaced gives other code: made, as before. So does the file's own code run in globals
     # that are not a new module's, or a library file run under a name of the tree (round 8: new_module).
     open_, stat_, code_type, exception = open, os.stat, type(_tops.__code__), Exception
+    proc_judge = _proc_files()  # /proc by the file opened, not the string (the kernel guard, if held, first)
     reg_file = __import__("stat").S_ISREG
     tracked = []  # the globals of each changed module: how a frame of changed code is known
     # (compared by identity: id() raises an audit event of its own)
@@ -974,9 +1077,10 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
             path = args[0] if args else None
             if not isinstance_(path, (str_, bytes_)):
                 return
+            why = proc_judge(event, fsdecode(path), lambda: changed_below(start) is not None)
+            if why:
+                deny(event, why)
             path = abspath(fsdecode(path))
-            if path.startswith(hidden) and changed_below(start) is not None:
-                deny(event, path)
             if event == "open" and test_source(path):
                 if changed_below(start) is not None:
                     deny(event, path)

@@ -7,13 +7,15 @@ when `uid` is given: in a container the harness is root and the code under test 
 session at the timeout and when the runner exits, and prints one line: the host's token, then JSON with the
 exit code, the outcome records whose signature verifies over the whole line (HMAC-SHA256 with the key), how
 many lines did not, whether the verified records are numbered without a gap, and which of the protected
-files (test files and renamed copies: made read-only first) differ after the run from before it.
+files (test files and renamed copies: made read-only first) differ after the run from before it, and which
+guard keeps the runner from /proc (`proc_guard`: the kernel's, confine.py, or the runner's audit hook alone).
 Standard library only, for any Python 3.6 or later.
 """
 
 import binascii
 import hashlib
 import hmac
+import importlib.util
 import json
 import os
 import resource
@@ -23,6 +25,8 @@ import sys
 import tempfile
 import threading
 import time
+
+CONFINE = True  # the kernel guard (confine.py); the tests turn it off to show what it stops is a real cheat
 
 
 def main():
@@ -51,11 +55,14 @@ def main():
     uid = config.get("uid")
     protected = _protect(config["cwd"], config.get("protected", []))
     memory = config.get("memory_mb")
+    made, restrict, proc_guard = _confine(here)
 
     def start():
         os.setsid()
         if memory:  # as the local sandbox limits it: a test that asks too much gets MemoryError, not the OOM killer
             resource.setrlimit(resource.RLIMIT_AS, (memory << 20, memory << 20))
+        if made:  # before exec and before any of the runner's code: it and all it starts cannot open /proc
+            restrict(made)
         if uid is not None:
             os.setgroups([])
             os.setgid(uid)
@@ -69,6 +76,8 @@ def main():
                             stderr=subprocess.STDOUT, pass_fds=(out_w, key_r), preexec_fn=start)
     os.close(out_w)
     os.close(key_r)
+    if made:
+        os.close(made[0])
     chunks = []
     reader = threading.Thread(target=_drain, args=(out_r, chunks), daemon=True)
     reader.start()
@@ -96,9 +105,22 @@ def main():
     report = {"exit": proc.returncode, "timed_out": timed_out, "records": records, "unsigned": unsigned,
               "seconds": round(time.time() - started, 3), "began": began, "output": log.read().decode("utf-8", "replace"),
               "python": ".".join(str(v) for v in sys.version_info[:3]),
-              "gap": gaps[0] if gaps else None, "changed": _changed(config["cwd"], protected)}
+              "gap": gaps[0] if gaps else None, "changed": _changed(config["cwd"], protected),
+              "proc_guard": proc_guard}
     sys.stdout.write(config["token"] + " " + json.dumps(report) + "\n")
     sys.stdout.flush()
+
+
+def _confine(here):
+    """(the Landlock ruleset or None, the function that applies it, which guard keeps the runner from /proc),
+    from confine.py beside this script, loaded by its path (run with -I, this folder is not on sys.path)."""
+    if not CONFINE:
+        return None, None, "audit hook: the kernel guard is off"
+    spec = importlib.util.spec_from_file_location("codewalk_confine", os.path.join(here, "confine.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    made, what = module.ruleset()
+    return made, module.restrict, what if made else "audit hook: " + what
 
 
 def _plugins():
