@@ -208,24 +208,26 @@ def test_a_fix_that_answers_by_its_callers_name_fails_the_renamed_copy(fixture, 
 
 LEAVES = """import os
 import subprocess
+import sys
+
+# a process that outlives its test holds an abstract socket name (the container's own network namespace)
+HOLD = "import socket, time; s = socket.socket(socket.AF_UNIX); s.bind('\\\\0codewalk-left-behind'); time.sleep(1000)"
 
 
 def test_leaves_things_behind():
-    subprocess.Popen(["sleep", "1000"], start_new_session=True)
+    subprocess.Popen([sys.executable, "-c", HOLD], start_new_session=True)
     open("/tmp/left-behind", "w").write("x")
 """
 FINDS = """import os
+import socket
 
 
 def test_finds_nothing_left():
     assert not os.path.exists("/tmp/left-behind")
-    # no other process of the tests' user (the sleeper would be one): kill(-1, 0) reaches every process this
-    # user may signal but the caller and init, and finds none (the tests cannot list /proc: the kernel guard)
-    try:
-        os.kill(-1, 0)
-    except ProcessLookupError:
-        return
-    raise AssertionError("a process of the tests' user is still running")
+    # the name a process left behind would hold is free (the tests cannot list /proc: the kernel guard)
+    probe = socket.socket(socket.AF_UNIX)
+    probe.bind("\\0codewalk-left-behind")
+    probe.close()
 """
 
 
