@@ -94,14 +94,15 @@ def main():
     send = _sender(out, key)
     del key
     audit = hasattr(sys, "addaudithook")
+    files = _files(here, config)  # which files are changed code: one answer for the hook and the class guard
     if audit:
-        _install(send, frozenset(changed), _tops(config["path"]), _places(here, config), _files(here, config))
+        _install(send, frozenset(changed), _tops(config["path"]), _places(here, config), files)
         send = None  # from here on only the hook sends
     _one_parse_at_a_time()
     import pytest  # noqa: E402 - the tree is not on sys.path yet
 
-    plugin = _Plugin(send, config["path"], audit, frozenset(changed))
-    del send, config
+    plugin = _Plugin(send, config["path"], audit, frozenset(changed), files[0])
+    del send, config, files
     sys.exit(pytest.main(sys.argv[1:], plugins=[plugin]))
 
 
@@ -247,11 +248,13 @@ def _files(here, config):
 
     stat, realpath, join, dirname, basename, time_ns = (
         os.stat, os.path.realpath, os.path.join, os.path.dirname, os.path.basename, time.time_ns)
+    lstat, abspath, is_link = os.lstat, os.path.abspath, __import__("stat").S_ISLNK
     str_, isinstance_, tuple_, frozenset_ = str, isinstance, tuple, frozenset
     oserror, valueerror, typeerror = OSError, ValueError, TypeError
     start = time_ns()
-    roots = tuple_(frozenset_(realpath(p) + os.sep for p in [here] + list(config["path"])))
+    roots = tuple_(frozenset_(f(p) + os.sep for p in [here] + list(config["path"]) for f in (realpath, abspath)))
     changed = set()
+    adopted = set()  # files written since the run began, outside the tree, that changed code imported
     tests, folders, compiled, names = set(), set(), set(), set()  # identities; (folder, stem); path strings
     cache = linecache.cache
 
@@ -284,14 +287,43 @@ def _files(here, config):
     for path in config.get("protected", ()):
         protect(join(here, path))
 
+    def linked_since(path):
+        """Whether a symbolic link on path (the file's own name or a folder's) was made since the run began:
+        a link to an unchanged file gives that file's ctime, not the link's."""
+        real, whole = realpath(path), abspath(path)
+        if real == whole:
+            return False
+        while whole != dirname(whole):
+            try:
+                st = lstat(whole)
+            except (oserror, valueerror, typeerror):
+                return False
+            if is_link(st.st_mode) and st.st_ctime_ns >= start:
+                return True
+            whole = dirname(whole)
+        return False
+
     def changed_module(paths, running):
+        """The one notion of changed code (the hook, the class guard and its control all ask here): a file of
+        the diff, or one written since the run began (created, replaced, renamed or linked into place,
+        touched: its ctime, or a link's) under the tree, or anywhere once changed code imported it
+        (running() says so at the import; the file is remembered, so later questions by path agree)."""
         for path in paths:
             st = ident(path) if isinstance_(path, str_) else None
             if st is None:
                 continue
-            if (st.st_dev, st.st_ino) in changed:
+            key = (st.st_dev, st.st_ino)
+            if key in changed or key in adopted:
                 return True
-            if changed and st.st_ctime_ns >= start and (realpath(path).startswith(roots) or running()):
+            if changed and (st.st_ctime_ns >= start or linked_since(path)) and (
+                    realpath(path).startswith(roots) or abspath(path).startswith(roots) or running()):
+                # remembered with the module's other files: a module run from a .pyc written since keeps its
+                # source's name (co_filename), and a module imported from outside the tree is asked about
+                # later by path, with no import running
+                for other in paths:
+                    st = ident(other) if isinstance_(other, str_) else None
+                    if st is not None:
+                        adopted.add((st.st_dev, st.st_ino))
                 return True
         return False
 
@@ -734,7 +766,9 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
         elif caller is not None and caller.f_globals is rewriter:
             space = getattr_(caller.f_locals.get("module"), "__dict__", None)
         where = space.get("__file__") if isinstance_(space, dict_) else None
-        if files[0]((code_.co_filename, where), lambda: caller is not None and changed_below(caller) is not None):
+        cached = space.get("__cached__") if isinstance_(space, dict_) else None  # a .pyc written since is too
+        if files[0]((code_.co_filename, where, cached),
+                    lambda: caller is not None and changed_below(caller) is not None):
             return True
         if caller is not None and caller.f_globals is rewriter:
             files[2](code_.co_filename)
@@ -958,10 +992,11 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
 class _Plugin:
     """The harness's pytest plugin: the report path recorded before the tree is importable, each report sent."""
 
-    def __init__(self, send, paths, audit, changed=frozenset()):
+    def __init__(self, send, paths, audit, changed=frozenset(), changed_module=None):
         self._paths = paths
         self._audit = audit
         self._changed = changed
+        self._changed_module = changed_module
         if audit:
             self._send = _audited(sys.audit)
         else:  # Python 3.7 and older: the check runs here, before each record
@@ -972,7 +1007,8 @@ class _Plugin:
     def pytest_load_initial_conftests(self, early_config):
         """Before the first conftest (and so before any module of the tree): record the report path, then let
         the tree join sys.path. pytest's own implementation, which loads the conftests, runs last."""
-        classes = _class_guard(self._changed) if CLASS_GUARD else None
+        classes = _class_guard(self._changed, self._changed_module) if CLASS_GUARD else None
+        del self._changed_module
         check = _with_classes(_checker(early_config.pluginmanager, self), classes)
         if self._audit:
             sys.audit("codewalk.report_path", check)
@@ -1628,7 +1664,7 @@ def _other_than(draw):
     return other_than
 
 
-def _class_guard(changed):
+def _class_guard(changed, changed_module=None):
     """Record the verdict dunders of every class alive now (before the tree is importable), wrap
     builtins.__build_class__, and return check(final): "" or `class_changed: <class>.<dunder> (why)`.
     The values a class made since may take (judge): None; what a base class holds (inheritance); a
@@ -1711,9 +1747,16 @@ def _class_guard(changed):
 
     other_than, controlled, set_attr = _other_than(draw), _controlled, type.__dict__["__setattr__"]
 
+    no = bool  # running(): the import's question, already answered (and remembered) by the hook
+
     def changed_file(name):
+        """Whether name is changed code's file: the hook's notion (_files), so a module written at run time
+        is a changed file here too (its class statements behind the control, their dunders judged as
+        changed code's). Without it (a direct call), the diff's paths and their identities."""
         if name in changed:
             return True
+        if changed_module is not None:
+            return changed_module((name,), no)
         try:
             st = stat_(name)
         except (os_error, value_error, type_error):
@@ -1866,7 +1909,7 @@ def _class_guard(changed):
             return ""  # the class's own C implementation (a type of an extension module)
         # what a library's or a test's own class statement left (its body, its metaclass, __init_subclass__:
         # pydantic's __hash__, typing's Protocol hook) when not changed code's
-        library = body is not None and body.co_filename not in changed
+        library = body is not None and not changed_file(body.co_filename)
         if type_(v) is not function_type:
             kind = type_(v)
             if (library or first) and c_descriptor(kind) and getattr_(v, "__name__", None) == key:
@@ -1884,7 +1927,7 @@ def _class_guard(changed):
                 if any_(map_(is_, body.co_consts, repeat(inner, len_(body.co_consts)))):
                     return ""
                 w = fdict_of(w).get("__wrapped__")
-            if library and code.co_filename not in changed:
+            if library and not changed_file(code.co_filename):
                 return ""
         where = code.co_filename
         # dataclasses compiles field names into the code it makes: a name that is no identifier is code
@@ -1892,7 +1935,7 @@ def _class_guard(changed):
         if where.startswith("<") and type_(fields) is dict_ and not all_(
                 type_(k) is str_ and k.isidentifier() for k in fields):
             return "a dataclass field name that is no identifier"
-        if where not in changed and mocked(cls, None):
+        if not changed_file(where) and mocked(cls, None):
             # a test configuring its mock (mock.__eq__ = f: the mock's own class takes unittest.mock's
             # wrapper of f), unless f is changed code's
             for cell in v.__closure__ or ():
@@ -1900,10 +1943,10 @@ def _class_guard(changed):
                     inner = cell_contents(cell, None)
                 except value_error:  # an empty cell
                     continue
-                if type_(inner) is function_type and code_of(inner).co_filename in changed:
+                if type_(inner) is function_type and changed_file(code_of(inner).co_filename):
                     return "the changed code's " + str_(code_of(inner).co_name) + ", given to a mock"
             return ""
-        if where in changed:
+        if changed_file(where):
             # a comparison of changed code stands only behind its control (a class statement's, wrapped when
             # the class is made), never raw in a class no statement made or a decoy's real class. A function a
             # class body made under another name only where a changed class statement left it (jinja's
