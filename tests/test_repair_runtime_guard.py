@@ -1905,3 +1905,41 @@ def test_a_module_the_tests_write_and_import_is_changed_code_only_in_the_tree(ta
         with pytest.raises(NoVerdict) as caught:
             _run_told(task, runtime, [WORDS, FMT], *GOLD, conftest)
         assert caught.value.rule == "class_changed" and "Folded.__eq__" in str(caught.value), caught.value
+
+
+ONE_NOTION = r'''
+import os, runpy, sys
+boot = runpy.run_path(sys.argv[1], run_name="boot")
+tree, outside = sys.argv[2], sys.argv[3]
+
+
+def write(path):
+    with open(path, "w") as f:
+        f.write("x = 1\n")
+    return path
+
+
+diff, old = write(os.path.join(tree, "a.py")), write(os.path.join(tree, "old.py"))
+changed_module, _, _, _, wrote = boot["_files"](tree, {"changed": ["a.py"], "path": [tree]})
+new = write(os.path.join(tree, "new.py"))
+os.symlink(os.__file__, os.path.join(tree, "linked.py"))
+by_test, by_changed = write(os.path.join(outside, "by_test.py")), write(os.path.join(outside, "by_changed.py"))
+wrote("open", (by_test, "w", 0), lambda: False)  # a test's write: no changed frame on the stack
+wrote("open", (by_changed, "w", 0), lambda: True)
+names = [diff, old, new, os.path.join(tree, "linked.py"), os.__file__, by_test, by_changed]
+print([changed_module((p,), lambda: False) for p in names])
+print(changed_module((by_test,), lambda: True), changed_module((by_test,), lambda: False))  # imported by changed code
+'''
+
+
+def test_changed_code_is_a_diff_file_or_one_written_since_under_the_tree_or_by_changed_code_or_imported_by_it(
+        tmp_path):
+    """boot._files' changed_module, the one notion the hook, the class guard and its control ask: a file the
+    tests write outside the tree is theirs, until changed code imports it (then remembered)."""
+    boot = Path(repair_env.__file__).with_name("harness") / "boot.py"
+    (tmp_path / "tree").mkdir()
+    (tmp_path / "out").mkdir()
+    out = subprocess.run([sys.executable, "-I", "-c", ONE_NOTION, str(boot), str(tmp_path / "tree"),
+                          str(tmp_path / "out")], capture_output=True, text=True, check=True).stdout.splitlines()
+    # the diff's, not the old file, the new one, the link made since, not its target, not the test's, changed code's
+    assert out == ["[True, False, True, True, False, False, True]", "True True"], out

@@ -254,7 +254,11 @@ def _files(here, config):
     start = time_ns()
     roots = tuple_(frozenset_(f(p) + os.sep for p in [here] + list(config["path"]) for f in (realpath, abspath)))
     changed = set()
-    adopted = set()  # files written since the run began, outside the tree, that changed code imported
+    adopted = set()  # the paths (absolute) of modules found changed: a later question by path agrees
+    written = set()  # the paths changed code wrote to (the hook tells: wrote), absolute and resolved
+    type_, int_ = type, int
+    write_flags, bytes_, fsdecode, any_ = (os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND, bytes,
+                                           os.fsdecode, any)
     tests, folders, compiled, names = set(), set(), set(), set()  # identities; (folder, stem); path strings
     cache = linecache.cache
 
@@ -312,18 +316,15 @@ def _files(here, config):
             st = ident(path) if isinstance_(path, str_) else None
             if st is None:
                 continue
-            key = (st.st_dev, st.st_ino)
-            if key in changed or key in adopted:
+            if (st.st_dev, st.st_ino) in changed or abspath(path) in adopted:
                 return True
             if changed and (st.st_ctime_ns >= start or linked_since(path)) and (
-                    realpath(path).startswith(roots) or abspath(path).startswith(roots) or running()):
-                # remembered with the module's other files: a module run from a .pyc written since keeps its
-                # source's name (co_filename), and a module imported from outside the tree is asked about
-                # later by path, with no import running
-                for other in paths:
-                    st = ident(other) if isinstance_(other, str_) else None
-                    if st is not None:
-                        adopted.add((st.st_dev, st.st_ino))
+                    realpath(path).startswith(roots) or abspath(path).startswith(roots) or
+                    abspath(path) in written or realpath(path) in written or running()):
+                # remembered with the module's other names (not by identity: a link's target is no changed
+                # file): a module run from a .pyc written since keeps its source's name (co_filename), and a
+                # module imported from outside the tree is asked about later by path, with no import running
+                adopted.update(abspath(other) for other in paths if isinstance_(other, str_))
                 return True
         return False
 
@@ -344,7 +345,24 @@ def _files(here, config):
         for name in tuple_(names):
             cache.pop(name, None)
 
-    return changed_module, guarded, protect, forget
+    def wrote(event, args, by_changed_code):
+        """Remembers a file changed code writes (opened for writing, or a rename's, a link's or a symbolic
+        link's target): wherever it lies, written since the run began, it is changed code when imported,
+        whoever imports it (a test's frame, a callback with no changed frame on the stack)."""
+        if event == "open":
+            mode, flags = (args[1] if len(args) > 1 else None), (args[2] if len(args) > 2 else 0)
+            if not (isinstance_(mode, str_) and any_(c in mode for c in "wax+") or
+                    type_(flags) is int_ and flags & write_flags):
+                return
+            targets = args[:1]
+        else:
+            targets = args[1:2]
+        for path in targets:
+            path = fsdecode(path) if isinstance_(path, bytes_) else path
+            if isinstance_(path, str_) and by_changed_code():
+                written.update((abspath(path), realpath(path)))
+
+    return changed_module, guarded, protect, forget, wrote
 
 
 def _threads():
@@ -503,6 +521,7 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
     packages = (sep + "site-packages" + sep, sep + "dist-packages" + sep)
     controlled_codes = frozenset(c for c in _controlled.__code__.co_consts if getattr(c, "co_name", "") in CONTROLLED)
     controlled_keys, file_events, class_event = CONTROLLED, FILE_EVENTS, CLASS_EVENT
+    writing = frozenset(("open", "os.rename", "os.link", "os.symlink"))
     # the class guard's control reads the __code__ of each class body it sees made (a library's too, under
     # changed code: inspect defines classes in its functions) to know a changed file's
     control_code = next(c for c in _class_guard.__code__.co_consts if getattr(c, "co_name", "") == "control")
@@ -914,6 +933,8 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
             if (importer is None or importer.f_code is marking_code) and get_ident() in marked:
                 deny(event, name)  # a thread changed code started with an importer as its target
             return
+        if event in writing and files is not None:  # a file changed code writes: changed code wherever it lies
+            files[4](event, args, lambda: changed_below(start) is not None)
         if event in file_events:  # a test file's path (or its folder's) as either argument
             for path in args[:2] if event in ("os.rename", "os.link", "os.symlink") else args[:1]:
                 if not isinstance_(path, (str_, bytes_)):
