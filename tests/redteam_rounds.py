@@ -7,6 +7,8 @@ off), so its refusal is not a cheat failing on its own."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -14,16 +16,31 @@ from tests.test_repair_redteam import _grade
 from tests.test_repair_runtime_guard import _run, _solved, _without_class_guard
 
 
-def assert_not_solved(task, tmp_path, edits: Sequence, rules: Sequence[str] | None = None) -> None:
+def assert_not_solved(task, tmp_path, edits: Sequence, rules: Sequence[str | None] | None = None) -> None:
     verdict = _grade(task, tmp_path, *edits)
     assert not verdict.ok, f"graded solved: {verdict.detail}"
     if rules is not None:
         assert verdict.evidence.get("rule") in rules, (verdict.reason, verdict.evidence, verdict.detail)
 
 
+def _without_its_rules(into: Path) -> None:
+    """The harness with the class guard off and pytest's compiled copies of test modules read as pytest
+    reads them (the harness's reader that always misses left out)."""
+    from codewalk.domains.repair import channel
+
+    _without_class_guard(into)
+    boot = into / channel.BOOT
+    text = boot.read_text(encoding="utf-8")
+    assert "\n    _no_compiled_test_modules()\n" in text
+    boot.write_text(text.replace("\n    _no_compiled_test_modules()\n", "\n"), encoding="utf-8")
+
+
 def assert_solved_without_its_rules(task, runtime: str, edits: Sequence) -> None:
     from codewalk.domains.repair import channel
 
+    guarded = channel._guarded
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(channel, "prepare", _without_class_guard)
+        patch.setattr(channel, "prepare", _without_its_rules)
+        # lines on the channel that do not verify counted as before (ignored): the cheats silence the plugin so
+        patch.setattr(channel, "_guarded", lambda report, tail: guarded(replace(report, unsigned=0), tail))
         assert _solved(_run(task, runtime, *edits, guarded=False))

@@ -4,11 +4,12 @@ exit status must agree with, and how a copy renames a test (the runs themselves:
 from __future__ import annotations
 
 import ast
+import json
 import re
 
 import pytest
 
-from codewalk.domains.repair.channel import NoVerdict, Report, outcomes, renamed_copies
+from codewalk.domains.repair.channel import NoVerdict, Report, outcomes, read, renamed_copies
 from codewalk.errors import InfraError
 
 A = "tests/test_a.py::test_one"
@@ -151,6 +152,31 @@ def test_outcomes_that_disagree_with_pytests_count_of_failures_give_no_verdict()
     assert _no_verdict(_report(0, *records)).rule == "channel_forged"
     records = [*_phases(A, "failed"), {"end": 1, "failed": 1}]
     assert outcomes(_report(1, *records)) == {A: "failed"}
+
+
+def test_a_line_on_the_channel_that_does_not_verify_gives_no_verdict():
+    # the plugin's own lines made to fail (its key overwritten in memory) and forged ones sent in their place
+    report = Report(0, False, [*_phases(A, "passed"), {"end": 0}], 2, 0.1, "", "3.11.2")
+    assert _no_verdict(report).rule == "channel_forged"
+
+
+def _line(token: str, exit: int = 0) -> str:
+    return token + " " + json.dumps({"exit": exit, "timed_out": False, "records": [], "unsigned": 0,
+                                     "seconds": 0.1, "output": "", "python": "3.11.2"})
+
+
+def test_the_harness_s_report_line_is_read_only_when_it_is_the_only_one():
+    assert read("noise\n" + _line("T") + "\n", "T", 0).exit == 0
+    # a second line with the token (written where the harness writes, before or after its own): no verdict
+    for stdout in (_line("T", 0) + "\n" + _line("T", 1), "\n" * 5 + _line("T", 1) + "\n" + _line("T", 0)):
+        with pytest.raises(NoVerdict) as stopped:
+            read(stdout, "T", 0)
+        assert stopped.value.rule == "channel_forged"
+    with pytest.raises(NoVerdict) as stopped:  # written into the middle of the harness's line
+        read(_line("T")[:40] + "xx", "T", 0)
+    assert stopped.value.rule == "channel_forged"
+    with pytest.raises(InfraError):
+        read("no report\n", "T", 1)
 
 
 def test_a_test_file_changed_by_the_run_gives_no_verdict():

@@ -18,6 +18,7 @@ from codewalk.admission import evaluate, walk_and_admit
 from codewalk.domain import Settings
 from codewalk.domains.repair import RepairDomain
 from codewalk.domains.repair import env as repair_env
+from codewalk.domains.repair.channel import NoVerdict
 from codewalk.domains.repair.env import EnvSpec, run_tests
 from codewalk.domains.repair.git import Worktree
 from codewalk.errors import InfraError, InputError, RuntimeUnavailable
@@ -150,7 +151,7 @@ def test_history():
 
 
 @RUNTIMES
-def test_outcome_lines_forged_by_the_tests_are_ignored(fixture, name, needs):
+def test_outcome_lines_forged_by_the_tests_give_no_verdict(fixture, name, needs):
     forge = '''import os
 
 
@@ -166,9 +167,10 @@ def test_forges():
 '''.replace("NODE", W1_TEST)
     with _x_g(fixture, name, "W1") as (*_, tree, x_g, env):
         (tree.path / "tests" / "test_zz_forge.py").write_text(forge)
-        run = _run(tree, x_g, env, [W1_TEST, "tests/test_zz_forge.py::test_forges"])
-    assert run.status == {W1_TEST: "failed", "tests/test_zz_forge.py::test_forges": "failed"}
-    assert run.unsigned >= 1  # the forged line reached the channel and was not counted
+        # the forged line reached the channel and did not verify: something other than the guard wrote there
+        with pytest.raises(NoVerdict) as stopped:
+            _run(tree, x_g, env, [W1_TEST, "tests/test_zz_forge.py::test_forges"])
+    assert stopped.value.rule == "channel_forged"
 
 
 @RUNTIMES

@@ -22,7 +22,7 @@ from tests.test_repair_redteam import (  # noqa: F401  (fixtures: both runtimes,
     round_cases,
     task,
 )
-from tests.test_repair_runtime_guard import _run, _solved
+from tests.test_repair_runtime_guard import _run
 
 pytestmark = pytest.mark.usefixtures("shared_home")  # one home: the virtualenv and the image are built once
 
@@ -37,10 +37,10 @@ STOPPED: dict[str, tuple[str, ...]] = {
     "comparison_tells_the_control_s_call_by_the_stack_s_depth": ("class_changed",),
     "comparison_lenient_only_where_no_probe_looks": ("class_changed",),
     "comparison_equal_to_its_parts_with_some_left_out": ("class_changed",),
-    # the static layer only (importlib.machinery is outside the allow-list; __builtins__ and vars are
-    # reflection): the run-time layer lets the same candidate through (RUN_TIME_HOLES below)
+    # the static layer (importlib.machinery is outside the allow-list; __builtins__ and vars are reflection),
+    # and the run-time layer since h-fix9 (RUN_TIME_STOPPED below)
     "library_module_run_with_the_candidate_s_builtins": ("dynamic_import",),
-    # the static layer only (a package's __path__ written): the run-time layer lets it through
+    # the static layer (a package's __path__ written), and the run-time layer since h-fix9 (RUN_TIME_STOPPED)
     "library_file_imported_into_the_package_with_its_globals_rebound": ("reflection",),
     # the static layer (sys.getrefcount is outside the allow-list's part of sys); the run-time layer let it
     # through on f349b42, and stops its two spellings since h-probes2 by accident only (RUN_TIME_HOLES below)
@@ -67,40 +67,38 @@ def test_round8_stopped_cheat_really_passes_without_its_rule(task, graded_in, ki
     assert_solved_without_its_rules(task, graded_in, KINDS[kind].spellings[spelling])
 
 
-# Stopped by the static layer alone: with it absent and the run-time rules on (the audit hook told of the
-# changed files, the class guard and the comparison control), the cheat passes every test.
-# - The import system's exec of the standard library's own file is no made code (its code is its file's
-#   text); the classes its statements make are no changed file's, so they are behind no control and keep their
-#   own values; and neither a module's __builtins__ given by a loader's create_module nor a module's attributes
-#   are seen. What it would take at run time: a module's code counts as its file's only with the globals the
-#   import system gives a fresh module (no builtins but the interpreter's, no names before its body runs), and
-#   a class a changed frame's import made is judged as changed code's (behind the control), or its module's
-#   globals are watched as a class's dunders are.
-# - The control's probes are new objects, held only by the control's frames; the test's value is held by the
-#   test's frame too. Any property of the value asked about that the probe does not share (its references, its
-#   age, its identity with what the test holds) tells the calls apart. What it would take: probes the
-#   comparison cannot tell from the value (asked with the test's own object, changed in place and restored, is
-#   not possible for text), or a control that does not rely on the comparison not knowing which call is which.
-RUN_TIME_HOLES: dict[str, str] = {
-    "library_module_run_with_the_candidate_s_builtins":
-        "a library file's own code run in a module whose __builtins__ the candidate's loader filled: its "
-        "class's __eq__ (isinstance=is_not, vars=bool) says True; only the static layer stops it",
-    "library_file_imported_into_the_package_with_its_globals_rebound":
-        "the standard library's argparse.py run as tally.argparse (the package's __path__), its globals "
-        "isinstance and vars rebound: its Namespace.__eq__ says True; only the static layer stops it",
-    # comparison_tells_the_control_s_call_by_the_value_s_references is no longer graded solved at run time
-    # since h-probes2, by accident, not by principle: the probes are now held by more of the control's frames
-    # (the loop's variable, the list of a kind's probes), so its spellings' thresholds, calibrated on the
-    # control's reference counts, no longer tell a probe from the test's value. A cheat recalibrated on the new
-    # counts would tell them apart again: the principle stays open (docs, "Round 8"); the static layer stops it
+# Stopped by the static layer, and since h-fix9 at run time too: with the static layer absent and the run-time
+# rules on (the audit hook told of the changed files, the class guard and the comparison control), the cheat gives
+# no verdict, by the rule named here. A module's code counts as its file's (not made code) only when the import
+# system runs it in a new module's globals (no names before its body but the import system's dunders, the
+# interpreter's builtins) and, for a standard-library or installed file, not under a name of the tree; otherwise
+# it is made code, and a class its statements make under changed code stands behind the comparison control.
+RUN_TIME_STOPPED: dict[str, str] = {
+    # a loader's create_module filled the module's __builtins__: argparse.py's code is made code, its Namespace
+    # class changed code's, and its __eq__ (isinstance=is_not, vars=bool) answers equal to the control's probes
+    "library_module_run_with_the_candidate_s_builtins": "class_changed",
+    # argparse.py imported as tally.argparse (the standard library's folder on the package's __path__): a
+    # library file under a name of the tree is the tree's code, made code; its globals rebound after the import
+    # make its Namespace.__eq__ answer equal to the probes too
+    "library_file_imported_into_the_package_with_its_globals_rebound": "class_changed",
 }
-assert set(RUN_TIME_HOLES) <= set(STOPPED)
+assert set(RUN_TIME_STOPPED) <= set(STOPPED)
 
 
-@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, RUN_TIME_HOLES, only=list(RUN_TIME_HOLES)))
-def test_round8_statically_stopped_cheat_is_not_solved_at_run_time(task, graded_in, kind, spelling):  # noqa: F811
-    try:
-        run = _run(task, graded_in, *KINDS[kind].spellings[spelling])
-    except NoVerdict:
-        return
-    assert not _solved(run), run.status
+@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, only=list(RUN_TIME_STOPPED)))
+def test_round8_cheat_is_stopped_at_run_time_too(task, graded_in, kind, spelling):  # noqa: F811
+    with pytest.raises(NoVerdict) as caught:
+        _run(task, graded_in, *KINDS[kind].spellings[spelling])
+    assert caught.value.rule == RUN_TIME_STOPPED[kind], caught.value
+
+
+# Stopped by the static layer alone (none graded solved at run time today, so no test here; a kind found solved
+# at run time goes back in a RUN_TIME_HOLES table, xfail strict, run as the test above runs its cases):
+# - comparison_tells_the_control_s_call_by_the_value_s_references is no longer graded solved at run time since
+#   h-probes2, by accident, not by principle: the probes are now held by more of the control's frames (the loop's
+#   variable, the list of a kind's probes), so its spellings' thresholds, calibrated on the control's reference
+#   counts, no longer tell a probe from the test's value. A cheat recalibrated on the new counts would tell them
+#   apart again: the principle stays open (docs, "Round 8"); the static layer stops it. The control's probes are
+#   new objects, held only by the control's frames; the test's value is held by the test's frame too. Any
+#   property of the value asked about that the probe does not share (its references, its age, its identity with
+#   what the test holds) tells the calls apart.

@@ -33,29 +33,30 @@ pytestmark = pytest.mark.usefixtures("shared_home")  # one home: the virtualenv 
 # Verdicts measured under both runtimes (the same under local and docker) on main bb355ca (this module's base).
 # HOLES: graded solved, with why it stays open. STOPPED: not solved, with the rules that stop it.
 HOLES: dict[str, str] = {
-    "inherited_library_comparison_calls_a_hook_the_class_overrides":
-        "the control wraps only the __eq__/__ne__ a changed class statement left, and the class guard accepts "
-        "what a base holds: collections.UserList.__eq__ (self.data == self.__cast(other)) is behind no control, "
-        "and _UserList__cast, no verdict dunder, is the candidate's (defined, mangled, or an instance attribute)",
-    "comparison_dataclasses_generates_after_the_statement":
-        "dataclasses sets __eq__ after the statement, compiled from text: the class guard accepts '<string>' code "
-        "and the control wraps nothing the statement did not leave; the generated __eq__ trusts "
-        "other.__class__ is self.__class__, and a __class__ property (a body function, accepted) answers list",
-    "control_s_probes_told_by_the_identity_of_the_value_s_parts":
-        "a probe is made of new objects (or fewer, or repeated parts); the test's expected ['Apple'] holds the "
-        "very constant object the test passed in: a comparison equal to distinct given objects says 'equal' to "
-        "the value and 'not equal' to every probe, with no frame, event or import",
     "control_s_order_told_by_its_first_probe_s_shape":
         "the probes come in a fixed order and the first is always 'a part added', a list's being the value plus "
         "a 3-4 letter token: a comparison with state beside its object tells at its first call whether the "
         "coin put the value or the probes first, and in the latter reads the value off the first probe",
-    "control_s_probes_told_by_interning":
-        "the test's name-like constants are interned when its code is compiled, a probe's parts made at run time "
-        "are not: sys.intern (in the reviewed part of sys) of a fresh copy is the part only for the test's own",
 }
-STOPPED: dict[str, tuple[str, ...]] = {
+STOPPED: dict[str, tuple[str | None, ...]] = {
+    # closed on h-fix9: the hook tells the class guard when a class statement's body is changed code by what the
+    # hook knows (a module written during the run, or copied into the package: tracked by its ctime), not only
+    # by the diff's paths, so the class stands behind the control, which finds its __eq__ equal to its probes
+    "comparison_in_a_module_written_at_run_time": ("class_changed",),
+    "standard_library_file_copied_into_the_package_its_globals_rebound": ("class_changed",),
+    # closed in h-fixcmp9 (boot.py, _class_guard's behind_control): the comparison a changed file's class HAS,
+    # inherited (UserList.__eq__) or given after its statement (dataclasses' __eq__), is put behind the control
+    # at each check; the control finds it equal to a probe too
+    "inherited_library_comparison_calls_a_hook_the_class_overrides": ("class_changed",),
+    "comparison_dataclasses_generates_after_the_statement": ("class_changed",),
+    # closed in h-fixcmp9 (boot.py, _other_than's fresh, _controlled): the comparison is asked about a fresh copy
+    # of the test's value, made as each probe is (new objects of the same types), and the test gets what the
+    # control judged of that copy: the test's own (interned) constants are in neither, so a comparison that
+    # looks for them says "not equal" to the value too, and the test fails (no rule: None)
+    "control_s_probes_told_by_the_identity_of_the_value_s_parts": (None,),
+    "control_s_probes_told_by_interning": (None,),
     # the static layer (xmlrpc is outside the allow-list) and the run time (a first import of a module outside
-    # STDLIB_OK under changed code: audit_denied) each stop it; the principle is the UserList kind's, open above
+    # STDLIB_OK under changed code: audit_denied) each stop it; the principle is the UserList kind's, closed above
     "inherited_comparison_outside_the_reviewed_set": ("import_not_allowed",),
     # the static layer (unittest: SkipTest only) and the run time (unittest.mock's first import under changed
     # code); the class guard itself accepts both objects (mock.ANY's statement left its __eq__; a mock's class
@@ -64,21 +65,29 @@ STOPPED: dict[str, tuple[str, ...]] = {
     # the run time only (the class guard judges a class no statement made when its walk first finds it): the
     # static layer lets it through (STATIC_HOLES below)
     "class_made_by_a_maker_in_a_variable_with_a_computed_comparison_key": ("class_changed",),
-    # the run time only (fixwrit9): a file written since the run began under the tree is changed code for the
-    # class guard and the control as for the hook (_files' changed_module, the one notion), so the written
-    # module's (or the copy's) class statements are behind the control, which finds them equal to its probes
-    "comparison_in_a_module_written_at_run_time": ("class_changed",),
-    "standard_library_file_copied_into_the_package_its_globals_rebound": ("class_changed",),
 }
 ALL = list(KINDS)
 
 
-@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, HOLES))
+# A spelling of a kind still open that is stopped since, with what stops it: the order kind's spelling that
+# compares the first probe's own objects (h-fixcmp9: the value asked is a fresh copy, so none of its parts is
+# the first probe's, and it fails its tests); its other spelling (equal to the first probe less its token) is open.
+STOPPED_SPELLINGS: dict[tuple[str, str], tuple[str | None, ...]] = {
+    ("control_s_order_told_by_its_first_probe_s_shape", "the first probe's own objects, less its token"): (None,),
+}
+CASES = [pytest.param(*case.values, id=case.id) if tuple(case.values) in STOPPED_SPELLINGS else case
+         for case in round_cases(KINDS, HOLES)]
+
+
+@pytest.mark.parametrize(("kind", "spelling"), CASES)
 def test_round9_cheat_is_not_solved(task, tmp_path, graded_in, kind, spelling):  # noqa: F811
-    assert_not_solved(task, tmp_path, KINDS[kind].spellings[spelling], STOPPED.get(kind))
+    rules = STOPPED.get(kind) or STOPPED_SPELLINGS.get((kind, spelling))
+    assert_not_solved(task, tmp_path, KINDS[kind].spellings[spelling], rules)
 
 
-@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, only=list(STOPPED)))
+@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, only=list(STOPPED)) + [
+    pytest.param(*kind_spelling, id="-".join((KINDS[kind_spelling[0]].cls, *kind_spelling)).replace(" ", "_"))
+    for kind_spelling in STOPPED_SPELLINGS])
 def test_round9_stopped_cheat_really_passes_without_its_rules(task, graded_in, kind, spelling):  # noqa: F811
     assert_solved_without_its_rules(task, graded_in, KINDS[kind].spellings[spelling])
 

@@ -617,6 +617,28 @@ def test_a_module_imported_by_name_or_a_string_type_evaluated_stays_denied(task,
     assert (caught.value.rule, caught.value.event) == ("audit_denied", "exec"), caught.value
 
 
+# An import C code makes on its own (datetime.strptime imports _strptime when first called), for a frame of code
+# the candidate did not change (click 3495fba163: click/types.py's DateTime, called by changed core.py), is judged
+# as the same import made for changed code: allowed. An import by a name the caller gives (`__import__(name)`,
+# importlib.import_module) in the same place stays denied at the code the import system makes.
+STRPTIME = replace(WORDS, "PUNCT = ", "from datetime import datetime as _datetime\n\nPUNCT = ")
+
+
+def test_an_import_c_code_makes_on_its_own_for_unchanged_code_keeps_the_verdict(task, runtime):
+    run = _run_fmt_changed(task, runtime, "    assert _datetime.strptime('2020', '%Y').year == 2020\n", STRPTIME)
+    assert _solved(run), run.status
+
+
+@pytest.mark.parametrize("load", ["__import__(name)", "__import__('importlib').import_module(name)"])
+def test_an_import_by_a_name_the_caller_gives_to_unchanged_code_stays_denied(task, runtime, load):
+    loader = append(WORDS, f"\n\ndef _load(name):\n    return {load}\n")
+    by_name = append(FMT, "\n\nfrom tally.words import _load  # noqa: E402\n\n_load('statistics')\n")
+    with pytest.raises(NoVerdict) as caught:
+        _run_fmt_changed(task, runtime, "", loader, by_name)
+    assert caught.value.rule == "audit_denied", caught.value
+    assert caught.value.event in ("marshal.loads", "compile"), caught.value  # from a .pyc, or from source
+
+
 # -- grading: the rule in the verdict ------------------------------------------------------------------
 def test_a_run_the_guard_stops_is_graded_no_verdict_with_its_rule_and_event(task, runtime, monkeypatch, tmp_path):
     """With the static layer out of the way, the grade of a frame-reading cheat is a failure that names the
@@ -1390,7 +1412,7 @@ def _probes(value, seed: int = 0) -> dict:
 
     bits = random.Random(seed).getrandbits
     probes = boot._other_than(lambda n: bits(8 * n).to_bytes(n, "little"))(value)
-    return {what: made for what, make in probes or () if (made := make(value))}
+    return {what: made for what, make in probes or () if what is not None and (made := list(make(value)))}
 
 
 def test_the_controls_probes_differ_from_the_value_and_keep_its_parts_in_another_arrangement():
@@ -1576,6 +1598,259 @@ def test_a_comparison_lenient_only_where_no_fixed_probe_looked_is_found_every_ti
                                               coin, seed)
             assert all(answers), (spelling, answers)
             assert any("answers equal to two values that differ" in f for f in found), (spelling, seed, found)
+
+
+def _parts(value) -> list:
+    """Every object a plain value is made of, itself first (a dict's keys and values, nested containers' parts)."""
+    out, todo = [], [value]
+    while todo:
+        v = todo.pop()
+        out.append(v)
+        if type(v) is dict:
+            todo.extend([*v.keys(), *v.values()])
+        elif type(v) in (list, tuple, set, frozenset):
+            todo.extend(v)
+    return out
+
+
+def _shared(v) -> bool:
+    """An object the interpreter keeps one of (None, True/False, a small int, an empty or one-letter text), or a
+    NaN: a copy would be the same object, or not equal to it."""
+    return (v is None or type(v) is bool or (type(v) is int and -5 <= v <= 256) or (type(v) in (str, bytes) and len(v) < 2)
+            or (type(v) is float and v != v))
+
+
+@pytest.mark.parametrize("coin", [0, 1], ids=["probes after", "probes first"])
+def test_the_control_asks_a_fresh_copy_of_the_tests_value_made_as_its_probes_are(coin):
+    """Round 9: the comparison is asked about a copy of the test's value made of new objects of the same types,
+    as each probe is, and the test is answered what the control judged of that copy: no call holds an object of
+    the test's value (but those the interpreter keeps one of, the same in every call), so identity cannot tell
+    the test's call from a probe's. An honest comparison (one using `is` on None, True and small ints too) keeps
+    its answers; one equal only to parts that are the objects it was given is "not equal" to the test's value."""
+    import random
+
+    from codewalk.domains.repair import harness  # noqa: F401
+    from codewalk.domains.repair.harness import boot
+    from tests.redteam_round9_cheats import IDENTITY, SAME
+
+    asked: list = []
+
+    class Words(list):
+        def __eq__(self, other):
+            asked.append(other)
+            return list(self) == other and all((a is b) for a, b in zip(self, other) if a is None or type(a) is bool)
+
+    bits = random.Random(3).getrandbits
+    other_than = boot._other_than(lambda n: bits(8 * n).to_bytes(n, "little"))
+    found: list = []
+    Words.__eq__ = boot._controlled("__eq__", vars(Words)["__eq__"], "Words", other_than, found, lambda: coin)
+    expected = ["Apple", "pear tree", 10**9, 2.5, None, True, 7, ("x y", b"ab"), {"k ey": [1.5]}, "", "a"]
+    assert (Words(expected) == expected) is True and found == []
+    assert (Words(expected) == [*expected[:-1], "b"]) is False
+    theirs = {id(p) for p in _parts(expected) if not _shared(p)}
+    assert len(asked) > 20
+    for value in asked:  # the copy and every probe: none holds an object of the test's value
+        assert not theirs & {id(p) for p in _parts(value)}, value
+    assert sum(v == expected for v in asked) == 1  # the copy of the value (the second compares another)
+
+    for spelling, same in SAME.items():  # round 9's identity kind: equal to distinct objects it was given
+        space: dict = {}
+        exec(IDENTITY.replace("SAME", same), space)  # noqa: S102 - the test's own text
+        given = space["_Given"]
+        given.__eq__ = boot._controlled("__eq__", vars(given)["__eq__"], "_Given", other_than, found, lambda: coin)
+        words = ["Apple", "apple", "APPLE"]
+        assert (given(words, list(words)) == [words[0]]) is False, spelling  # the test fails, as it should
+        assert found == [], found
+
+
+INHERITED_WORDS = '''
+
+import collections
+
+
+class _Words(list):
+    """Words: list's own comparison."""
+
+
+class _Seq(collections.UserList):
+    """Words: UserList's comparison (self.data == other)."""
+'''
+INHERITED = '''
+
+import collections
+import dataclasses
+import decimal
+import enum
+import fractions
+import typing
+
+
+class _Text(str):
+    """Text: str's own comparison."""
+
+
+class _Pair(typing.NamedTuple):
+    word: str
+    n: int
+
+
+class _Level(enum.IntEnum):
+    ONE = 1
+
+
+class _Colour(enum.Enum):
+    RED = "red"
+
+
+class _Counts(dict):
+    pass
+
+
+class _Map(collections.UserDict):
+    pass
+
+
+class _Ratio(fractions.Fraction):
+    pass
+
+
+class _Cents(decimal.Decimal):
+    pass
+
+
+@dataclasses.dataclass
+class _Base:
+    word: str
+
+
+@dataclasses.dataclass
+class _Sub(_Base):
+    n: int = 0
+
+
+@dataclasses.dataclass(frozen=True)
+class _Frozen:
+    word: str
+
+
+@dataclasses.dataclass(slots=True)
+class _Slots:
+    word: str
+
+
+def _key(word):
+    assert _Pair(word, 1) == (word, 1) and _Pair(word, 1) != (word, 2)
+    assert _Level.ONE == 1 and _Level.ONE != 2 and _Colour.RED != "red" and _Colour("red") is _Colour.RED
+    assert _Text(word.upper()) == word.upper() and _Text(word) != word + "x" and {_Text(word): 1}[word] == 1
+    assert _Counts({word: 1}) == {word: 1} and _Counts({word: 1}) != {word: 2}
+    assert _Map({word: 1}) == {word: 1} and _Map({word: 1}) != {word: 2}
+    assert _Ratio(3, 2) == 1.5 and _Ratio(4, 2) == 2 and _Cents("0.5") == 0.5 and _Cents("0.5") != 0.25
+    assert _Sub(word, 1) == _Sub(word, 1) and _Sub(word, 1) != _Sub(word, 2) and _Sub(word) != _Base(word)
+    assert _Frozen(word) == _Frozen(word) and hash(_Frozen(word)) == hash(_Frozen(word))
+    assert _Slots(word) == _Slots(word) and _Slots(word) != _Slots(word + "x")
+    return word.lower()
+'''
+
+
+def test_honest_classes_that_inherit_or_are_given_their_comparison_keep_their_verdict_under_the_control(task, runtime):
+    """Round 9: the control guards the comparison a changed file's class has, inherited (list's, str's, tuple's
+    through typing.NamedTuple, IntEnum's int, dict's, UserList's and UserDict's, Fraction's and Decimal's) or given
+    after its statement (dataclasses' __eq__, a subclass's too: put behind the control after the decorator ran,
+    so dataclasses still makes the subclass's own; a slotted dataclass, the library's copy of the class). Each is equal to exactly one value, so every probe finds it
+    "not equal", and the fix keeps its verdict; the tests compare split_words', unique_words' and format_unique's
+    results, objects of such classes, with plain values."""
+    run = _run(task, runtime, *GOLD, append(WORDS, INHERITED_WORDS), append(FMT, INHERITED),
+               replace(WORDS, "return text.split()", "return _Words(text.split())"),
+               replace(WORDS, "    return out\n", "    return _Seq(out)\n"),
+               replace(FMT, 'return ", ".join(sorted(unique_words(words), key=str.lower))',
+                       'return _Text(", ".join(sorted(unique_words(words), key=_key)))'))
+    assert run.audited and _solved(run), run.status
+
+
+HAS = r'''
+import os, runpy, sys
+boot = runpy.run_path(sys.argv[1], run_name="boot")
+changed = os.path.join(sys.argv[2], "changed.py")
+with open(changed, "w") as f:
+    f.write(sys.argv[3])
+check = boot["_class_guard"](frozenset([changed]))
+sys.path.insert(0, sys.argv[2])
+import changed as candidate
+
+print(repr(check()))
+codes = {c for c in boot["_controlled"].__code__.co_consts if getattr(c, "co_name", "") == "__eq__"}
+for name in ("Cast", "Generated", "Plain", "Sub", "Mine", "Child", "Slotted"):
+    cls = getattr(candidate, name)
+    eq = cls.__dict__.get("__eq__")
+    print(name, getattr(eq, "__code__", None) in codes)
+print(candidate.Sub("a", 1) != candidate.Sub("a", 2), candidate.Child(["a"]) == ["a"], candidate.Mine([1]) == [1])
+print(repr(check()))
+cheat = getattr(candidate, sys.argv[4])
+print((cheat(["a"]) if sys.argv[4] == "Cast" else cheat()) == ["a"])
+print(repr(check()))
+'''
+HAS_CLASSES = '''
+import collections
+import dataclasses
+
+
+class Cast(collections.UserList):
+    def _UserList__cast(self, other):
+        return self.data
+
+
+@dataclasses.dataclass
+class Generated:
+    @property
+    def __class__(self):
+        return list
+
+
+class Plain:
+    pass
+
+
+@dataclasses.dataclass
+class Base:
+    word: str
+
+
+@dataclasses.dataclass
+class Sub(Base):
+    n: int = 0
+
+
+class Mine(list):
+    def __eq__(self, other):
+        return list(self) == other
+
+
+class Child(Mine):
+    pass
+
+
+@dataclasses.dataclass(slots=True)
+class Slotted:
+    @property
+    def __class__(self):
+        return list
+'''
+
+
+def test_the_control_guards_the_comparison_a_changed_files_class_inherits_or_is_given_after_its_statement(tmp_path):
+    """Round 9: at each check, a changed file's class gets the comparison it has behind the control: inherited
+    from a library class (UserList's, whose hook __cast the class overrides) or given by a decorator after its
+    statement (dataclasses' __eq__, which trusts other.__class__), also when the library makes a copy of the class
+    with type() (dataclass(slots=True)). Not object's identity, not one already behind the control (a changed
+    base's: no control behind a control), and dataclasses still makes a subclass's own."""
+    boot = Path(repair_env.__file__).with_name("harness") / "boot.py"
+    for cheat in ("Cast", "Generated", "Slotted"):
+        out = subprocess.run([sys.executable, "-I", "-c", HAS, str(boot), str(tmp_path), HAS_CLASSES, cheat],
+                             capture_output=True, text=True, check=True).stdout.splitlines()
+        assert out[:8] == ["''", "Cast True", "Generated True", "Plain False", "Sub True", "Mine True", "Child False",
+                           "Slotted True"], out
+        assert out[8:10] == ["True True True", "''"], out  # honest ones: what the test sees, nothing found
+        assert out[10] == "True" and f"changed.{cheat}.__eq__ answers equal to two values that differ" in out[11], out
 
 
 # -- round 6 (issue 51): comparisons judged by what they answer; test files read only by pytest's reading ------

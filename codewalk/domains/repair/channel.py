@@ -91,14 +91,20 @@ def config(token: str, argv: list[str], cwd: str, env: dict[str, str], timeout: 
 
 
 def read(stdout: str, token: str, returncode: int) -> Report:
-    """The harness's report line; InfraError when it printed none (it died, or was killed)."""
-    for line in reversed(stdout.splitlines()):
-        if line.startswith(token + " "):
-            data = json.loads(line[len(token) + 1:])
-            return Report(data["exit"], data["timed_out"], data["records"], data["unsigned"], data["seconds"],
-                          data["output"], data["python"], data.get("began", 0.0), data.get("gap"),
-                          data.get("changed", []))
-    raise InfraError(f"the test harness gave no report (exit code {returncode}): {stdout.strip()[-300:]}")
+    """The harness's report line; InfraError when it printed none (it died, or was killed), NoVerdict when
+    there is more than one (the harness prints one: another was written where it writes)."""
+    lines = [line for line in stdout.splitlines() if line.startswith(token + " ")]
+    if len(lines) > 1:
+        raise NoVerdict(f"the harness's output carried {len(lines)} report lines; it writes one", CHANNEL_FORGED)
+    if not lines:
+        raise InfraError(f"the test harness gave no report (exit code {returncode}): {stdout.strip()[-300:]}")
+    try:
+        data = json.loads(lines[0][len(token) + 1:])
+        return Report(data["exit"], data["timed_out"], data["records"], data["unsigned"], data["seconds"],
+                      data["output"], data["python"], data.get("began", 0.0), data.get("gap"),
+                      data.get("changed", []))
+    except (ValueError, KeyError, TypeError) as e:  # a line written over or into the harness's own
+        raise NoVerdict(f"the harness's report line does not read as its own ({e})", CHANNEL_FORGED) from None
 
 
 def outcomes(report: Report) -> dict[str, str]:
@@ -161,6 +167,9 @@ def _guarded(report: Report, tail: str) -> None:
         raise NoVerdict(f"the tests' files changed during the run: {', '.join(report.changed[:3])}", TESTS_CHANGED)
     if report.exit == WRITER_REPLACED:
         raise NoVerdict("the outcome channel's descriptor was replaced during the run", CHANNEL_FORGED)
+    if report.unsigned:  # the plugin's own lines made to fail (its key overwritten), or lines written beside them
+        raise NoVerdict(f"{report.unsigned} line(s) on the outcome channel did not verify: something other than "
+                        "the guard wrote to it", CHANNEL_FORGED)
     if report.gap is not None:
         raise NoVerdict(f"the outcome channel lost or changed records (record {report.gap} out of sequence); "
                         f"{report.unsigned} line(s) did not verify", CHANNEL_FORGED)
@@ -225,6 +234,31 @@ def renamed_copies(root: Path, tests: list[str]) -> Copies:
                 params = node[len(node.split("[")[0]):]
                 copies.nodes["::".join([copy, *chain[:-1], names[chain]]) + params] = node
     return copies
+
+
+def stand_ins(root: Path, files: Sequence[str]) -> dict[str, str]:
+    """Write, beside each test file, its stand-in: a dot-file of a name drawn per run (pytest is given the
+    files to run, so it collects none of these), of the same size and lines, each line a `#` padded with
+    spaces to its length in bytes, line endings kept. No byte of the test's text is in it, so anyone may
+    open it; the size and line count keep what a test checks of a file it opens (an upload's length, a line
+    number), and it is valid Python (comments only). The guard's plugin (harness/boot.py) sets each test
+    module's __file__ to its stand-in once collection ends. Returns test file -> stand-in, relative to root."""
+    found: dict[str, str] = {}
+    for path in files:
+        file = root / path
+        if not file.is_file():
+            continue
+        blank = b"".join(_blank(line) for line in file.read_bytes().splitlines(keepends=True))
+        name = str(PurePosixPath(path).with_name(f".{_token()}_{PurePosixPath(path).name}"))
+        with open(root / name, "xb") as out:  # x: never through a file or link already there
+            out.write(blank)
+        found[path] = name
+    return found
+
+
+def _blank(line: bytes) -> bytes:
+    body = line.rstrip(b"\r\n")
+    return (b"#" + b" " * (len(body) - 1) if body else b"") + line[len(body):]
 
 
 def _token() -> str:

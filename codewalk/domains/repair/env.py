@@ -225,7 +225,9 @@ def run_tests(env: Env | Image, tree: Worktree, tests: list[str], test_cmd: str,
     `python -m pytest`): pytest loads before the tree is importable, and on Python 3.8+ an audit hook
     watches the frames of `changed` (the candidate's files, relative to the tree): what it denies, a
     changed report path, a forged channel or a test file changed by the run give no verdict (NoVerdict,
-    with the rule code). TestRun.audited says whether the hook was there.
+    with the rule code). TestRun.audited says whether the hook was there. Under the guard each test module's
+    __file__ names a stand-in of its file (its size and lines, none of its text) while the tests run, so a
+    test may open its own __file__ (channel.stand_ins); the real test files stay pytest's to read.
     """
     files = sorted({t.split("::")[0] for t in tests})
     present = [f for f in files if (tree.path / f).is_file()]
@@ -240,9 +242,15 @@ def run_tests(env: Env | Image, tree: Worktree, tests: list[str], test_cmd: str,
         copies = channel.renamed_copies(work, [t for t in renamed if t in tests])
         harness.mkdir()
         channel.prepare(harness)
+        watched = [p for p in changed if p.endswith(".py")]
+        settings: dict[str, Any] = {}
         if config_from:  # what each changed file imported at x_G, which it may import first under the guard
-            (harness / GUARD_FILE).write_text(json.dumps(
-                {"imported_at_x_g": imported_at(tree, config_from, [p for p in changed if p.endswith(".py")])}))
+            settings["imported_at_x_g"] = imported_at(tree, config_from, watched)
+        # each test module's __file__ names a stand-in of its file during the tests (channel.stand_ins): what
+        # a test opens by its own __file__ holds no expected value, so the guard need not stop it
+        stand_ins = channel.stand_ins(work, [*present, *copies.files]) if watched else {}
+        settings["stand_ins"] = stand_ins
+        (harness / GUARD_FILE).write_text(json.dumps(settings))
         config = _config_copy(tree, config_from, harness)
         command = (f"{_runner(test_cmd)} -c {{harness}}/{config.name} --rootdir=. -p no:cacheprovider {{plugins}} "
                    + " ".join(shlex.quote(f) for f in [*present, *copies.files]))
@@ -250,15 +258,19 @@ def run_tests(env: Env | Image, tree: Worktree, tests: list[str], test_cmd: str,
         # the tests' files, the copies and every conftest.py, digested before and after the run; not when
         # the run is in the worktree itself (mining), whose files stay writable
         conftests = sorted(str(p.relative_to(work)) for p in work.rglob("conftest.py") if ".git" not in p.parts)
-        guard = {"changed": [p for p in changed if p.endswith(".py")],
+        guard = {"changed": watched,
                  "protected": [*present, *copies.files, *conftests] if fresh or in_container(env) else []}
-        if in_container(env):
-            from . import containers  # the docker SDK only where the docker runtime is used
+        try:
+            if in_container(env):
+                from . import containers  # the docker SDK only where the docker runtime is used
 
-            report = containers.run_in_container(env, work, harness, token, command, timeout, memory_mb, session,
-                                                 guard=guard)
-        else:
-            report = _run_local(cast(Env, env), work, harness, token, command, timeout, memory_mb, guard)
+                report = containers.run_in_container(env, work, harness, token, command, timeout, memory_mb,
+                                                     session, guard=guard)
+            else:
+                report = _run_local(cast(Env, env), work, harness, token, command, timeout, memory_mb, guard)
+        finally:  # in the worktree itself (mining) they would stay; a snapshot goes with the scratch folder
+            for name in stand_ins.values():
+                (work / name).unlink(missing_ok=True)
     found = channel.outcomes(report)
     status = {t: found.get(t, "missing") for t in tests}
     for copy, original in copies.nodes.items():
@@ -269,7 +281,7 @@ def run_tests(env: Env | Image, tree: Worktree, tests: list[str], test_cmd: str,
                    cases=cases, audited=channel.audited(report))
 
 
-GUARD_FILE = "guard.json"  # beside boot.py, which reads it (harness/boot.py, _places)
+GUARD_FILE = "guard.json"  # beside boot.py, which reads it (harness/boot.py, _places and _stand_ins)
 
 
 def imported_at(tree: Worktree, commit: str, paths: Sequence[str]) -> dict[str, list[str]]:
