@@ -106,16 +106,17 @@ def main():
     send = _sender(out, key)
     del key
     audit = hasattr(sys, "addaudithook")
+    files = _files(here, config)  # which files are changed code: one answer for the hook and the class guard
     if audit:
-        _install(send, frozenset(changed), _tops(config["path"]), _places(here, config), _files(here, config))
+        _install(send, frozenset(changed), _tops(config["path"]), _places(here, config), files)
         send = None  # from here on only the hook sends
     _one_parse_at_a_time()
     import pytest  # noqa: E402 - the tree is not on sys.path yet
 
     _no_compiled_test_modules()
 
-    plugin = _Plugin(send, config["path"], audit, frozenset(changed))
-    del send, config
+    plugin = _Plugin(send, config["path"], audit, frozenset(changed), files[0])
+    del send, config, files
     sys.exit(pytest.main(sys.argv[1:], plugins=[plugin]))
 
 
@@ -273,11 +274,17 @@ def _files(here, config):
 
     stat, realpath, join, dirname, basename, time_ns = (
         os.stat, os.path.realpath, os.path.join, os.path.dirname, os.path.basename, time.time_ns)
+    lstat, abspath, is_link = os.lstat, os.path.abspath, __import__("stat").S_ISLNK
     str_, isinstance_, tuple_, frozenset_ = str, isinstance, tuple, frozenset
     oserror, valueerror, typeerror = OSError, ValueError, TypeError
     start = time_ns()
-    roots = tuple_(frozenset_(realpath(p) + os.sep for p in [here] + list(config["path"])))
+    roots = tuple_(frozenset_(f(p) + os.sep for p in [here] + list(config["path"]) for f in (realpath, abspath)))
     changed = set()
+    adopted = set()  # the paths (absolute) of modules found changed: a later question by path agrees
+    written = set()  # the paths changed code wrote to (the hook tells: wrote), absolute and resolved
+    type_, int_ = type, int
+    write_flags, bytes_, fsdecode, any_ = (os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND, bytes,
+                                           os.fsdecode, any)
     tests, folders, compiled, names = set(), set(), set(), set()  # identities; (folder, stem); path strings
     test_folders = set()  # the real folders holding a test module
     cache = linecache.cache
@@ -312,14 +319,40 @@ def _files(here, config):
     for path in config.get("protected", ()):
         protect(join(here, path))
 
+    def linked_since(path):
+        """Whether a symbolic link on path (the file's own name or a folder's) was made since the run began:
+        a link to an unchanged file gives that file's ctime, not the link's."""
+        real, whole = realpath(path), abspath(path)
+        if real == whole:
+            return False
+        while whole != dirname(whole):
+            try:
+                st = lstat(whole)
+            except (oserror, valueerror, typeerror):
+                return False
+            if is_link(st.st_mode) and st.st_ctime_ns >= start:
+                return True
+            whole = dirname(whole)
+        return False
+
     def changed_module(paths, running):
+        """The one notion of changed code (the hook, the class guard and its control all ask here): a file of
+        the diff, or one written since the run began (created, replaced, renamed or linked into place,
+        touched: its ctime, or a link's) under the tree, or anywhere once changed code imported it
+        (running() says so at the import; the file is remembered, so later questions by path agree)."""
         for path in paths:
             st = ident(path) if isinstance_(path, str_) else None
             if st is None:
                 continue
-            if (st.st_dev, st.st_ino) in changed:
+            if (st.st_dev, st.st_ino) in changed or abspath(path) in adopted:
                 return True
-            if changed and st.st_ctime_ns >= start and (realpath(path).startswith(roots) or running()):
+            if changed and (st.st_ctime_ns >= start or linked_since(path)) and (
+                    realpath(path).startswith(roots) or abspath(path).startswith(roots) or
+                    abspath(path) in written or realpath(path) in written or running()):
+                # remembered with the module's other names (not by identity: a link's target is no changed
+                # file): a module run from a .pyc written since keeps its source's name (co_filename), and a
+                # module imported from outside the tree is asked about later by path, with no import running
+                adopted.update(abspath(other) for other in paths if isinstance_(other, str_))
                 return True
         return False
 
@@ -342,7 +375,24 @@ def _files(here, config):
         for name in tuple_(names):
             cache.pop(name, None)
 
-    return changed_module, guarded, protect, forget
+    def wrote(event, args, by_changed_code):
+        """Remembers a file changed code writes (opened for writing, or a rename's, a link's or a symbolic
+        link's target): wherever it lies, written since the run began, it is changed code when imported,
+        whoever imports it (a test's frame, a callback with no changed frame on the stack)."""
+        if event == "open":
+            mode, flags = (args[1] if len(args) > 1 else None), (args[2] if len(args) > 2 else 0)
+            if not (isinstance_(mode, str_) and any_(c in mode for c in "wax+") or
+                    type_(flags) is int_ and flags & write_flags):
+                return
+            targets = args[:1]
+        else:
+            targets = args[1:2]
+        for path in targets:
+            path = fsdecode(path) if isinstance_(path, bytes_) else path
+            if isinstance_(path, str_) and by_changed_code():
+                written.update((abspath(path), realpath(path)))
+
+    return changed_module, guarded, protect, forget, wrote
 
 
 def _proc_files():
@@ -607,6 +657,7 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
     packages = (sep + "site-packages" + sep, sep + "dist-packages" + sep)
     controlled_codes = frozenset(c for c in _controlled.__code__.co_consts if getattr(c, "co_name", "") in CONTROLLED)
     controlled_keys, file_events, class_event = CONTROLLED, FILE_EVENTS, CLASS_EVENT
+    writing = frozenset(("open", "os.rename", "os.link", "os.symlink"))
     # the class guard's control reads the __code__ of each class body it sees made (a library's too, under
     # changed code: inspect defines classes in its functions) to know a changed file's
     control_code = next(c for c in _class_guard.__code__.co_consts if getattr(c, "co_name", "") == "control")
@@ -911,7 +962,9 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
         elif caller is not None and caller.f_globals is rewriter:
             space = getattr_(caller.f_locals.get("module"), "__dict__", None)
         where = space.get("__file__") if isinstance_(space, dict_) else None
-        if files[0]((code_.co_filename, where), lambda: caller is not None and changed_below(caller) is not None):
+        cached = space.get("__cached__") if isinstance_(space, dict_) else None  # a .pyc written since is too
+        if files[0]((code_.co_filename, where, cached),
+                    lambda: caller is not None and changed_below(caller) is not None):
             return True
         if caller is not None and caller.f_globals is rewriter:
             files[2](code_.co_filename)
@@ -1065,6 +1118,8 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
             if (importer is None or importer.f_code is marking_code) and get_ident() in marked:
                 deny(event, name)  # a thread changed code started with an importer as its target
             return
+        if event in writing and files is not None:  # a file changed code writes: changed code wherever it lies
+            files[4](event, args, lambda: changed_below(start) is not None)
         if event in file_events:  # a test file's path (or its folder's) as either argument
             for path in args[:2] if event in ("os.rename", "os.link", "os.symlink") else args[:1]:
                 if not isinstance_(path, (str_, bytes_)):
@@ -1145,10 +1200,11 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
 class _Plugin:
     """The harness's pytest plugin: the report path recorded before the tree is importable, each report sent."""
 
-    def __init__(self, send, paths, audit, changed=frozenset()):
+    def __init__(self, send, paths, audit, changed=frozenset(), changed_module=None):
         self._paths = paths
         self._audit = audit
         self._changed = changed
+        self._changed_module = changed_module
         if audit:
             self._send = _audited(sys.audit)
         else:  # Python 3.7 and older: the check runs here, before each record
@@ -1160,7 +1216,8 @@ class _Plugin:
     def pytest_load_initial_conftests(self, early_config):
         """Before the first conftest (and so before any module of the tree): record the report path, then let
         the tree join sys.path. pytest's own implementation, which loads the conftests, runs last."""
-        classes = _class_guard(self._changed) if CLASS_GUARD else None
+        classes = _class_guard(self._changed, self._changed_module) if CLASS_GUARD else None
+        del self._changed_module
         check = _with_classes(_checker(early_config.pluginmanager, self), classes)
         if self._audit:
             sys.audit("codewalk.report_path", check)
@@ -1931,7 +1988,7 @@ def _other_than(draw):
     return other_than
 
 
-def _class_guard(changed):
+def _class_guard(changed, changed_module=None):
     """Record the verdict dunders of every class alive now (before the tree is importable), wrap
     builtins.__build_class__, and return check(final): "" or `class_changed: <class>.<dunder> (why)`.
     The values a class made since may take (judge): None; what a base class holds (inheritance); a
@@ -2017,9 +2074,16 @@ def _class_guard(changed):
     controlled_codes = frozenset(c for c in _controlled.__code__.co_consts if getattr(c, "co_name", "") in CONTROLLED)
     changed_classes = {}  # id(class) -> a weak reference to it: the classes a changed file's statement made
 
+    no = bool  # running(): the import's question, already answered (and remembered) by the hook
+
     def changed_file(name):
+        """Whether name is changed code's file: the hook's notion (_files), so a module written at run time
+        is a changed file here too (its class statements behind the control, their dunders judged as
+        changed code's). Without it (a direct call), the diff's paths and their identities."""
         if name in changed:
             return True
+        if changed_module is not None:
+            return changed_module((name,), no)
         try:
             st = stat_(name)
         except (os_error, value_error, type_error):
@@ -2223,7 +2287,7 @@ def _class_guard(changed):
             return ""  # the class's own C implementation (a type of an extension module)
         # what a library's or a test's own class statement left (its body, its metaclass, __init_subclass__:
         # pydantic's __hash__, typing's Protocol hook) when not changed code's
-        library = body is not None and body.co_filename not in changed
+        library = body is not None and not changed_file(body.co_filename)
         if type_(v) is not function_type:
             kind = type_(v)
             if (library or first) and c_descriptor(kind) and getattr_(v, "__name__", None) == key:
@@ -2241,7 +2305,7 @@ def _class_guard(changed):
                 if any_(map_(is_, body.co_consts, repeat(inner, len_(body.co_consts)))):
                     return ""
                 w = fdict_of(w).get("__wrapped__")
-            if library and code.co_filename not in changed:
+            if library and not changed_file(code.co_filename):
                 return ""
         where = code.co_filename
         # dataclasses compiles field names into the code it makes: a name that is no identifier is code
@@ -2249,7 +2313,7 @@ def _class_guard(changed):
         if where.startswith("<") and type_(fields) is dict_ and not all_(
                 type_(k) is str_ and k.isidentifier() for k in fields):
             return "a dataclass field name that is no identifier"
-        if where not in changed and mocked(cls, None):
+        if not changed_file(where) and mocked(cls, None):
             # a test configuring its mock (mock.__eq__ = f: the mock's own class takes unittest.mock's
             # wrapper of f), unless f is changed code's
             for cell in v.__closure__ or ():
@@ -2257,10 +2321,10 @@ def _class_guard(changed):
                     inner = cell_contents(cell, None)
                 except value_error:  # an empty cell
                     continue
-                if type_(inner) is function_type and code_of(inner).co_filename in changed:
+                if type_(inner) is function_type and changed_file(code_of(inner).co_filename):
                     return "the changed code's " + str_(code_of(inner).co_name) + ", given to a mock"
             return ""
-        if where in changed:
+        if changed_file(where):
             # a comparison of changed code stands only behind its control (a class statement's, wrapped when
             # the class is made), never raw in a class no statement made or a decoy's real class. A function a
             # class body made under another name only where a changed class statement left it (jinja's
