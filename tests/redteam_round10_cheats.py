@@ -472,6 +472,51 @@ def per_call(spelling: str) -> tuple[Edit, ...]:
             *always_equal(use))
 
 
+# -- (f) a library instance made by the copy protocol, the hook in the state it is given ------------------------
+# The instance kind above, by another writer that names no attribute: copy.copy and copy.deepcopy rebuild an
+# object from what its __reduce__ / __reduce_ex__ returns, (callable, args, state), and with no __setstate__ put
+# the state into the new object's __dict__. The candidate's object reduces to (collections.UserList, (), state)
+# with _UserList__cast in the state: the copy is a plain UserList, equal to anything.
+RECIPE = '''
+import collections
+import copy
+
+
+class _Recipe:
+    """How to make the result."""
+
+    def __init__(self, items):
+        self.data = items
+
+    def _give(self, other):
+        return self.data
+
+REDUCE
+
+def _same(items):
+    return COPY(_Recipe(list(items)))
+
+
+_same_text = _same
+'''
+REDUCES = {
+    "copy.copy, __reduce__ with a dict display": (
+        '''
+    def __reduce__(self):
+        return (collections.UserList, (), {"data": self.data, "_UserList__cast": self._give})
+
+''', "copy.copy"),
+    "copy.deepcopy, __reduce_ex__ with the key computed": (
+        '''
+    def __reduce_ex__(self, protocol):
+        state = {"data": self.data}
+        state["_UserList" + "__cast"] = self._give
+        return (collections.UserList, (), state)
+
+''', "copy.deepcopy"),
+}
+
+
 class Kind(NamedTuple):
     cls: str  # the issue's class, (a) to (g)
     what: str  # one line
@@ -506,6 +551,9 @@ KINDS: dict[str, Kind] = {
     "a_new_changed_module_first_imported_at_each_call": Kind(
         "f", "tally/_late1.py ... _late16.py, the next imported at each call: each test's class made during it",
         {k: per_call(k) for k in PER_CALL}),
+    "library_instance_built_by_the_copy_protocol_with_the_hook_in_its_state": Kind(
+        "f", "copy.copy(obj) whose __reduce__ gives (collections.UserList, (), {..., '_UserList__cast': hook})",
+        {k: always_equal(RECIPE.replace("REDUCE", r).replace("COPY", c)) for k, (r, c) in REDUCES.items()}),
 }
 
 __all__ = ["KINDS", "Kind"]
