@@ -613,6 +613,27 @@ def _same_text(text):
 }
 
 
+# -- (f) a setter of one's own attributes bound to any object by the descriptor protocol -----------------------
+# The static layer allows setattr(self, name, value) in a method bound to its instance, and refuses the method
+# called through its class with another first argument (_Put.put(obj, ...)); binding it to the other object with
+# the function's own __get__ (_Put.put.__get__(obj)) is not read as that call. It then writes any attribute of
+# any object but a module (a module as a value is refused on its own): the hook a library class's comparison
+# calls, or a class's __eq__ swapped and put back between two records (the kinds above whose spellings the
+# static layer refused).
+def bound(spelling: str) -> tuple[Edit, ...]:
+    if spelling == BOUND[0]:
+        head = CLASS_HOOK.replace("HOOK", "_UserList__cast").replace(
+            "SET", "_Put.put.__get__(collections.UserList)('_UserList' + '__cast', _give)") + PUT
+    else:
+        head = SWAP.replace("ONCE", ONCES["put back by the swapped function at its first call"]).replace(
+            "_Put.put(kind, _KEY,", "_Put.put.__get__(kind)(_KEY,")
+    return always_equal(head)
+
+
+BOUND = ("the hook of collections.UserList replaced on the class",
+         "a class's __eq__ swapped, put back by the swapped function at its first call")
+
+
 class Kind(NamedTuple):
     cls: str  # the class, (a) to (g)
     what: str  # one line
@@ -653,6 +674,9 @@ KINDS: dict[str, Kind] = {
     "verdict_dunder_swapped_through_a_metaclass_the_static_layer_does_not_know": Kind(
         "f", "class _Meta(_T) with _T = type: its put(self, k, v) swaps the class's __eq__, put back before the record",
         {k: always_equal(META.replace("BACK", v)) for k, v in BACKS.items()}),
+    "setter_of_one_s_own_attributes_bound_to_any_object_by_its_get": Kind(
+        "f", "_Put.put.__get__(obj)(name, value): setattr(self, ...) on a library class or a class's __eq__",
+        {k: bound(k) for k in BOUND}),
 }
 
 __all__ = ["KINDS", "Kind"]

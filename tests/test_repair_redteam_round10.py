@@ -54,6 +54,11 @@ HOLES: dict[str, str] = {
         "the class guard compares states at records and sees no writes, and the static layer takes a metaclass "
         "whose base is type held in a variable for a plain class, so its setattr(self, ...) sets a class's "
         "__eq__: swapped when the result is made, put back at its first call or when it dies",
+    "setter_of_one_s_own_attributes_bound_to_any_object_by_its_get":
+        "the static layer exempts setattr(self, ...) in a method bound to its instance and refuses the method "
+        "called through its class with another object, but not the method bound to that object with its own "
+        "__get__; at run time neither a library class's non-dunder attribute nor a dunder put back before the "
+        "record is seen",
 }
 STOPPED: dict[str, tuple[str | None, ...]] = {
     # the static layer: _Put.put (setattr(self, ...)) called with a class as its first argument is refused as a
