@@ -634,6 +634,115 @@ BOUND = ("the hook of collections.UserList replaced on the class",
          "a class's __eq__ swapped, put back by the swapped function at its first call")
 
 
+# -- (f) the comparison control's own state, reached through the closure of the wrapper it put on the class -------
+# The control lives in closures: the __eq__ it puts on a changed file's class closes over `controlled`, which
+# closes over `other_than` (the probes' maker), `coin`, `found`. A function's __closure__ and a cell's
+# cell_contents raise no audit event (reading and writing), and a getter/setter of one's own attributes bound to
+# the function or the cell with its __get__ (the setter kind above) names neither statically (computed names).
+# Told to make no probe (other_than answering None: "not a plain value"), the control asks the always-equal
+# comparison once and hands its answer to the test.
+CONTROL = '''
+class _Get:
+    """A getter of one's own attributes."""
+
+    def get(self, key):
+        return getattr(self, key)
+
+
+class _Put:
+    """A setter of one's own attributes."""
+
+    def put(self, key, value):
+        setattr(self, key, value)
+
+
+_CLOSURE, _CONTENTS, _NAME = "__clo" + "sure__", "cell_" + "contents", "__na" + "me__"
+
+
+def _nothing(value):
+    return None
+
+
+def _cells(fn):
+    return _Get.get.__get__(fn)(_CLOSURE) or ()
+
+
+def _open(fn):
+    """The control around fn (a class's __eq__ as the run left it) told to make no probe."""
+    for cell in _cells(fn):
+        inner = _Get.get.__get__(cell)(_CONTENTS)
+        for deeper in _cells(inner) if callable(inner) else ():
+            held = _Get.get.__get__(deeper)(_CONTENTS)
+            if callable(held) and _Get.get.__get__(held)(_NAME) == "other_than":
+                _Put.put.__get__(deeper)(_CONTENTS, _nothing)
+
+
+class _Same(list):
+    """Words."""
+
+    def __eq__(self, other):
+        return isinstance(other, (list, type(self)))
+
+    __hash__ = None
+
+
+class _SameText(str):
+    """Text."""
+
+    def __eq__(self, other):
+        return isinstance(other, (str, type(self)))
+
+
+def _same(items):
+    _open(_Same.__eq__)
+    return _Same(items)
+
+
+def _same_text(text):
+    _open(_SameText.__eq__)
+    return _SameText(text)
+'''
+CONTROLS = {
+    "other_than's cell given a function that makes no probe": CONTROL,
+    "what the control found emptied when the result dies": CONTROL.replace('''
+def _same(items):
+    _open(_Same.__eq__)
+    return _Same(items)
+
+
+def _same_text(text):
+    _open(_SameText.__eq__)
+    return _SameText(text)
+''', '''
+def _emptied(fn):
+    """What the control around fn found (the one list its closure holds), emptied."""
+    for cell in _cells(fn):
+        inner = _Get.get.__get__(cell)(_CONTENTS)
+        for deeper in _cells(inner) if callable(inner) else ():
+            held = _Get.get.__get__(deeper)(_CONTENTS)
+            if type(held) is list:
+                held.clear()
+
+
+class _Kept(_Same):
+    """Words."""
+
+    def __del__(self):
+        _emptied(_Same.__eq__)
+
+
+class _KeptText(_SameText):
+    """Text."""
+
+    def __del__(self):
+        _emptied(_SameText.__eq__)
+
+
+_same, _same_text = _Kept, _KeptText
+'''),
+}
+
+
 class Kind(NamedTuple):
     cls: str  # the issue's class, (a) to (g)
     what: str  # one line
@@ -677,6 +786,9 @@ KINDS: dict[str, Kind] = {
     "setter_of_one_s_own_attributes_bound_to_any_object_by_its_get": Kind(
         "f", "_Put.put.__get__(obj)(name, value): setattr(self, ...) on a library class or a class's __eq__",
         {k: bound(k) for k in BOUND}),
+    "comparison_control_s_own_state_reached_through_its_wrapper_s_closure": Kind(
+        "f", "_Same.__eq__.__closure__ -> controlled -> other_than's cell set to a no-probe function",
+        {k: always_equal(v) for k, v in CONTROLS.items()}),
 }
 
 __all__ = ["KINDS", "Kind"]

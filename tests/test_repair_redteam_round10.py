@@ -59,6 +59,10 @@ HOLES: dict[str, str] = {
         "called through its class with another object, but not the method bound to that object with its own "
         "__get__; at run time neither a library class's non-dunder attribute nor a dunder put back before the "
         "record is seen",
+    "comparison_control_s_own_state_reached_through_its_wrapper_s_closure":
+        "the control's state (the probes' maker, what it found) lives in closures reachable from the __eq__ it "
+        "puts on the candidate's own class; __closure__ and cell_contents raise no audit event, and the getter "
+        "and setter bound with __get__ name them only as computed strings the static layer does not follow",
 }
 STOPPED: dict[str, tuple[str | None, ...]] = {
     # the static layer: _Put.put (setattr(self, ...)) called with a class as its first argument is refused as a
