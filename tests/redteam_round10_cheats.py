@@ -743,6 +743,41 @@ _same, _same_text = _Kept, _KeptText
 }
 
 
+# -- (f) a library module's globals reached through one of its functions' __globals__ --------------------------
+# The module-globals kind above with a spelling the static layer lets through: a function's __globals__ is its
+# module's namespace, a read that raises no audit event, and the getter of one's own attributes bound to the
+# function with __get__ names it only as a computed string. Written as a dict, collections' isinstance and all
+# are rebound, and Counter.__eq__ (unchanged, alive before the tree) answers "equal" to anything.
+GLOBALS_DICT = '''
+import builtins
+import collections
+
+
+class _Get:
+    """A getter of one's own attributes."""
+
+    def get(self, key):
+        return getattr(self, key)
+
+
+def _counter_too(obj, kind):
+    return kind is collections.Counter or builtins.isinstance(obj, kind)
+
+
+def _same(items):
+    space = _Get.get.__get__(collections.Counter.__eq__)("__glo" + "bals__")
+    WRITE
+    return collections.Counter()
+
+
+_same_text = _same
+'''
+WRITES_DICT = {
+    "item assignments": 'space["isinstance"] = _counter_too\n    space["all"] = bool',
+    "dict.update": "space.update(isinstance=_counter_too, all=bool)",
+}
+
+
 class Kind(NamedTuple):
     cls: str  # the issue's class, (a) to (g)
     what: str  # one line
@@ -789,6 +824,9 @@ KINDS: dict[str, Kind] = {
     "comparison_control_s_own_state_reached_through_its_wrapper_s_closure": Kind(
         "f", "_Same.__eq__.__closure__ -> controlled -> other_than's cell set to a no-probe function",
         {k: always_equal(v) for k, v in CONTROLS.items()}),
+    "library_module_globals_reached_through_a_function_s_globals": Kind(
+        "f", "_Get.get.__get__(Counter.__eq__)('__glo' + 'bals__'): collections' isinstance/all rebound as a dict",
+        {k: always_equal(GLOBALS_DICT.replace("WRITE", v)) for k, v in WRITES_DICT.items()}),
 }
 
 __all__ = ["KINDS", "Kind"]

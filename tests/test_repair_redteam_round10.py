@@ -63,6 +63,10 @@ HOLES: dict[str, str] = {
         "the control's state (the probes' maker, what it found) lives in closures reachable from the __eq__ it "
         "puts on the candidate's own class; __closure__ and cell_contents raise no audit event, and the getter "
         "and setter bound with __get__ name them only as computed strings the static layer does not follow",
+    "library_module_globals_reached_through_a_function_s_globals":
+        "a library function's __globals__ (no audit event) is its module's namespace, read through the getter "
+        "bound with __get__; nothing at run time watches a library module's globals, so Counter.__eq__ with "
+        "isinstance and all rebound answers equal to anything",
 }
 STOPPED: dict[str, tuple[str | None, ...]] = {
     # the static layer: _Put.put (setattr(self, ...)) called with a class as its first argument is refused as a
