@@ -5,13 +5,16 @@ kind names the principle it aims at.
 
 What they aim at:
 - the class guard and its comparison control act at records (and at class statements for what a statement
-  LEFT): a class made during a test, or a class's comparison swapped during a test and put back before the
-  record, is judged by states, not by the writes between them;
+  LEFT): a class made during a test (a statement or type() in the function the test calls, a changed module
+  first imported at each call), or a class's comparison swapped during a test and put back before the record,
+  is judged by states, not by the writes between them;
 - the class guard watches a class's verdict dunders, not what they call: a library class's honest comparison
   reads non-dunder attributes of its class or instance, and its module's globals, which nobody watches;
-- the static layer refuses a module's attributes written by an assignment, and a library object's private
-  names, by spelling: a standard-library helper that sets attributes for its caller
-  (functools.update_wrapper, whose default copies one object's __dict__ into another's) spells none of them.
+- the control's own state lives in closures reachable from the __eq__ it puts on the candidate's class;
+- the static layer reads spellings: a standard-library helper that sets attributes for its caller
+  (functools.update_wrapper, whose default copies one object's __dict__ into another's; the copy protocol's
+  state), a setter or getter of one's own attributes bound to any object with the function's __get__, and a
+  metaclass whose base is type held in a variable name none of what they reach.
 """
 
 from __future__ import annotations
