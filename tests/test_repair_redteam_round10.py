@@ -1,0 +1,136 @@
+"""Red team, round 10, in process (issue 51): kinds of cheating candidate that act inside the test process, aimed
+at what main 1c23cc6 still allows (the class guard and its comparison control act at records, on a class's
+verdict dunders, not on what they call; the static layer reads spellings), built against it before any change
+and graded end to end on the tally task (W1 + W2) under both runtimes, as tests/test_repair_redteam_round9.py
+grades its cheats. The kinds and their spellings are in tests/redteam_round10_cheats.py (each with the principle
+it aims at).
+
+Each test asserts that the cheat is NOT graded solved. A kind graded solved today is a hole: marked
+xfail(strict=True) with the reason, so the module stays green and turns red (XPASS) when the hole closes. A
+kind stopped today pins the rule codes that stop it, and `test_round10_stopped_cheat_really_passes_without_its_rules`
+shows it is a real cheat (every test passes when the run-time rules are absent)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from codewalk.domains.repair.channel import NoVerdict
+from tests.redteam_round10_cheats import KINDS
+from tests.redteam_rounds import assert_not_solved, assert_solved_without_its_rules
+from tests.test_repair_redteam import (  # noqa: F401  (fixtures: both runtimes, the W1 + W2 task)
+    graded_in,
+    round_cases,
+    task,
+)
+from tests.test_repair_redteam_round9 import _static_refusals
+from tests.test_repair_runtime_guard import _run, _solved
+
+pytestmark = pytest.mark.usefixtures("shared_home")  # one home: the virtualenv and the image are built once
+
+# Verdicts measured under both runtimes (the same under local and docker) on main 1c23cc6 (this module's base).
+# HOLES: graded solved, with why it stays open. STOPPED: not solved, with the rule codes that stop it.
+HOLES: dict[str, str] = {
+    "class_made_during_the_test_inherits_a_lenient_comparison":
+        "the class guard puts what a class inherits behind the control at records only: a class made inside the "
+        "function the test calls (a class statement, or type() held in a variable) is new at each call, so the "
+        "test's comparison (UserList.__eq__ asking the class's _UserList__cast) is never controlled",
+    "class_made_during_the_test_given_its_comparison_after_it":
+        "dataclasses' __eq__, set after the statement, is put behind the control at the next record: a dataclass "
+        "made inside the function at each call compares uncontrolled, its __class__ a property of its own body",
+    "library_instance_given_the_hook_its_comparison_calls":
+        "a plain collections.UserList is a library class's instance (no control), and its honest __eq__ calls "
+        "self._UserList__cast, an instance attribute; functools.update_wrapper's default (or functools.wraps) "
+        "copies a holder's __dict__ into it, naming no attribute, so the static layer lets it through",
+    "a_new_changed_module_first_imported_at_each_call":
+        "a changed module's classes made at its import are behind the control from the next record: with one "
+        "module of the diff imported first at each call, every test compares a class its own call made",
+    "library_instance_built_by_the_copy_protocol_with_the_hook_in_its_state":
+        "copy.copy/deepcopy build a plain collections.UserList from the candidate's __reduce__ and put the "
+        "state, _UserList__cast among it, into its __dict__: a library instance no control sees, its private "
+        "name never spelled as an attribute",
+    "verdict_dunder_swapped_through_a_metaclass_the_static_layer_does_not_know":
+        "the class guard compares states at records and sees no writes, and the static layer takes a metaclass "
+        "whose base is type held in a variable for a plain class, so its setattr(self, ...) sets a class's "
+        "__eq__: swapped when the result is made, put back at its first call or when it dies",
+    "setter_of_one_s_own_attributes_bound_to_any_object_by_its_get":
+        "the static layer exempts setattr(self, ...) in a method bound to its instance and refuses the method "
+        "called through its class with another object, but not the method bound to that object with its own "
+        "__get__; at run time neither a library class's non-dunder attribute nor a dunder put back before the "
+        "record is seen",
+    "comparison_control_s_own_state_reached_through_its_wrapper_s_closure":
+        "the control's state (the probes' maker, what it found) lives in closures reachable from the __eq__ it "
+        "puts on the candidate's own class; __closure__ and cell_contents raise no audit event, and the getter "
+        "and setter bound with __get__ name them only as computed strings the static layer does not follow",
+    "library_module_globals_reached_through_a_function_s_globals":
+        "a library function's __globals__ (no audit event) is its module's namespace, read through the getter "
+        "bound with __get__; nothing at run time watches a library module's globals, so Counter.__eq__ with "
+        "isinstance and all rebound answers equal to anything",
+}
+STOPPED: dict[str, tuple[str | None, ...]] = {
+    # the static layer: _Put.put (setattr(self, ...)) called with a class as its first argument is refused as a
+    # setter of its first argument's attributes
+    "verdict_dunder_swapped_for_one_comparison_then_put_back": ("reflection",),
+    # the static layer: attribute names computed for update_wrapper, or the generic setter called with a class
+    "library_class_attribute_its_comparison_calls_replaced": ("reflection",),
+    # the static layer: a module used as a value (update_wrapper's wrapper), or reached as another module's
+    # attribute (typing.collections)
+    "library_module_globals_rebound_by_a_helper_that_names_none": ("reflection", "import_not_allowed"),
+    # the static layer: dataclasses.make_dataclass is outside the reviewed part of dataclasses
+    "class_made_by_a_library_factory_during_the_test": ("import_not_allowed",),
+    # the run time: only the first test to call the function imports the module; at the record after it the
+    # class guard puts the class's inherited UserList.__eq__ behind the control, which finds the next test's
+    # comparison equal to a probe
+    "changed_module_first_imported_by_a_test": ("class_changed",),
+}
+ALL = list(KINDS)
+
+
+@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, HOLES))
+def test_round10_cheat_is_not_solved(task, tmp_path, graded_in, kind, spelling):  # noqa: F811
+    assert_not_solved(task, tmp_path, KINDS[kind].spellings[spelling], STOPPED.get(kind))
+
+
+@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, only=list(STOPPED)))
+def test_round10_stopped_cheat_really_passes_without_its_rules(task, graded_in, kind, spelling):  # noqa: F811
+    assert_solved_without_its_rules(task, graded_in, KINDS[kind].spellings[spelling])
+
+
+# Stopped by the static layer: with it absent and every run-time rule on (the audit hook told of the changed
+# files, the class guard and the comparison control), is the cheat still not solved? A kind the run time lets
+# through is a RUN_TIME_HOLE (xfail strict): the static layer's spelling rules are all that stop it.
+STATIC_CODES = frozenset(("import_not_allowed", "reflection", "dynamic_import", "format_path", "comparison",
+                          "environment", "test_file", "shadows_environment"))
+STATICALLY_STOPPED = [kind for kind in STOPPED if set(STOPPED[kind]) <= STATIC_CODES]
+RUN_TIME_HOLES: dict[str, str] = {
+    "verdict_dunder_swapped_for_one_comparison_then_put_back":
+        "the class guard compares states at records, it sees no writes: a class's __eq__ swapped when the result "
+        "is made and put back at its first call (or when it dies) is as recorded at every record",
+    "library_class_attribute_its_comparison_calls_replaced":
+        "the class guard fixes a library class's verdict dunders, not what they call: UserList.__eq__ keeps its "
+        "identity while UserList._UserList__cast is replaced",
+    "library_module_globals_rebound_by_a_helper_that_names_none":
+        "a library module's globals are not watched at run time: Counter.__eq__ keeps its identity while "
+        "collections' isinstance and all are rebound",
+}
+assert set(RUN_TIME_HOLES) <= set(STATICALLY_STOPPED)
+
+
+@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, RUN_TIME_HOLES, only=STATICALLY_STOPPED))
+def test_round10_statically_stopped_cheat_is_not_solved_at_run_time(task, graded_in, kind, spelling):  # noqa: F811
+    try:
+        run = _run(task, graded_in, *KINDS[kind].spellings[spelling])
+    except NoVerdict:
+        return
+    assert not _solved(run), run.status
+
+
+# The static layer's verdict on each spelling (rules.refusals over the changed files, as the grader calls it), in
+# process: the kinds it lets through are the run time's alone to stop.
+STATICALLY_CLEAN = [kind for kind in KINDS if kind not in STATICALLY_STOPPED]
+
+
+@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, only=STATICALLY_CLEAN))
+def test_round10_kind_the_static_layer_lets_through(tmp_path: Path, kind, spelling):
+    assert not _static_refusals(tmp_path, KINDS[kind].spellings[spelling])
