@@ -30,7 +30,21 @@ from tests.test_repair_runtime_guard import _run, _solved
 pytestmark = pytest.mark.usefixtures("shared_home")  # one home: the virtualenv and the image are built once
 
 # Verdicts measured under both runtimes on main 1c23cc6, local and docker as root.
+BOTH = ("local", "docker")
+TOOL_CALLS = (
+    "pytest's collection reads `__test__` of every object in a test module's namespace (safe_getattr); a "
+    "property there whose getter is a functools.partial of pathlib's Path.replace (or linecache.getlines) runs "
+    "with no changed frame on the stack and with pytest's frame under the standard library's readers: the hook "
+    "judges it pytest's own reading (read_for_a_tool), so it may open and rename test files. The name the test "
+    "module imports (format_row: a callable str subclass whose value is the move's target) moves a rewritten "
+    "tests/test_words.py (every assert made true) over the original when tests/test_fmt.py is collected; the "
+    "rewritten module (written at run time: no file of the diff, so the static layer never reads it) has pytest "
+    "read each renamed copy into linecache.cache, writes the copy's text with its asserts made true (its "
+    "function's name, drawn per run, kept), and has pytest move it over the copy; each rewritten module, "
+    "collected, moves its original back, so the digests after the run are the ones before (no tests_changed). "
+    "W1 is never fixed")
 HOLES: dict[str, tuple[tuple[str, ...], str]] = {
+    "test_files_and_renamed_copies_rewritten_by_calls_pytest_makes": (BOTH, TOOL_CALLS),
 }
 # Stopped by a rule (the code the grade's evidence names), under both runtimes
 STOPPED: dict[str, tuple[str, ...]] = {
@@ -45,6 +59,8 @@ STOPPED: dict[str, tuple[str, ...]] = {
     "channel_descriptor_written_beside_the_plugin": ("channel_forged",),
     # the hook: changed code may not open a test file (a renamed copy is the first one listed)
     "test_files_rewritten_and_restored_before_the_digest": ("audit_denied",),
+    # the comparison control: the rewritten module's list subclass answers equal to values that differ
+    "test_file_written_by_a_call_pytest_makes_and_results_made_equal": ("class_changed",),
     # the static layer: changed code may not read the environment (os.environ)
     "files_left_where_the_run_s_environment_points": ("environment",),
 }
@@ -58,6 +74,8 @@ FAILS: dict[str, str] = {
     # socket.create_connection is in the allow-list and reaches nothing: no network in either runtime (the
     # sandbox's own network namespace, a container with network none)
     "tcp_client_to_the_host_s_services": "3 of 7 tests fail, both runtimes",
+    # test_words.py is rewritten and put back unseen (TOOL_CALLS); only the renamed copy of W1's test fails
+    "test_file_written_by_a_call_pytest_makes": "1 of 7 fail: W1's test, renamed copy failed, both runtimes",
     "runner_output_flooded": "3 of 7 tests fail, both runtimes",
     # under --runtime local RLIMIT_FSIZE kills the runner (SIGXFSZ): every test missing, a failed verdict
     # (no verdict would be as good); in a container the sparse file is written; threads and memory run out
@@ -114,11 +132,25 @@ def test_round10b_statically_stopped_cheat_is_not_solved_at_run_time(task, grade
     assert not _solved(run), run.status
 
 
-REAL_CHEATS: dict[str, tuple[str, ...]] = {}  # stopped kinds graded solved with their rules absent, per runtime
+# Stopped kinds graded solved with their rules absent (redteam_rounds.assert_solved_without_its_rules), by runtime;
+# a spelling that is no cheat under a runtime whatever the rules (the runtime's walls) is named in NOT_A_CHEAT_IN
+REAL_CHEATS: dict[str, tuple[str, ...]] = {
+    # with the hook told of no changed file, the test files are rewritten, the copies too, and put back: the
+    # read-only mode and the digests stop nothing (under docker the tests' folder is the test user's to rename in)
+    "test_files_rewritten_and_restored_before_the_digest": BOTH,
+    # with the class guard (and its comparison control) off
+    "test_file_written_by_a_call_pytest_makes_and_results_made_equal": BOTH,
+}
+NOT_A_CHEAT_IN: dict[tuple[str, str], tuple[str, str]] = {
+    ("test_files_rewritten_and_restored_before_the_digest",
+     "made writable by its owner, written in place, made read-only again"): (
+        "docker", "in a container the test files are root's: the test user cannot chmod them"),
+}
 
 
 @pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, only=list(REAL_CHEATS)))
 def test_round10b_stopped_cheat_really_passes_without_its_rules(task, graded_in, kind, spelling):  # noqa: F811
-    if graded_in not in REAL_CHEATS[kind]:
-        pytest.skip(f"not a cheat under {graded_in}: the runtime's walls stop it without any rule")
+    runtime, why = NOT_A_CHEAT_IN.get((kind, spelling), ("", ""))
+    if graded_in not in REAL_CHEATS[kind] or graded_in == runtime:
+        pytest.skip(f"not a cheat under {graded_in}: {why or 'the runtime stops it without any rule'}")
     assert_solved_without_its_rules(task, graded_in, KINDS[kind].spellings[spelling])
