@@ -322,6 +322,7 @@ LEAVES_PLAIN = {
 # candidate), which fails.
 TOOL_WRITE = '''
 import functools
+import os
 import pathlib
 
 # written by changed code at import (files of the package's own folder: nothing guards them)
@@ -338,11 +339,11 @@ class _AsPytest(str):
 
 
 class _Rewrite(_AsPytest):
-    __test__ = property(functools.partial(pathlib.Path.@MOVE@, _NEUTRAL))
+    __test__ = property(functools.partial(@MOVER@, _NEUTRAL))
 
 
 class _PutBack(_AsPytest):
-    __test__ = property(functools.partial(pathlib.Path.@MOVE@, _ORIGINAL))
+    __test__ = property(functools.partial(@MOVER@, _ORIGINAL))
 
 
 _PUT_BACK = _PutBack("tests/test_words.py")
@@ -355,6 +356,8 @@ TOOL_WRITES = {
     "Path.replace; the rewritten module has pytest read the renamed copy into linecache, then rewrite it": (
         "_Rewrite", "replace+copies"),
     "Path.rename on a second base class; the copy read and rewritten the same way": ("_Twice", "rename+copies"),
+    "os.replace bound directly (no Python frame between pytest and the rename); the copies the same way": (
+        "_Rewrite", "os.replace+copies"),
 }
 # Code the rewritten test module runs to rewrite the renamed copies too (their functions' names are drawn per
 # run): pytest collects this module's names in order. For each copy: an object whose __test__ is
@@ -436,7 +439,7 @@ _w.split_words = _split
 TWICE = '''
 
 class _Base(str):
-    __test__ = property(functools.partial(pathlib.Path.@MOVE@, _NEUTRAL))
+    __test__ = property(functools.partial(@MOVER@, _NEUTRAL))
 
 
 class _Twice(_Base, _AsPytest):
@@ -453,7 +456,7 @@ def tool_write(spelling: str) -> tuple[Edit, ...]:
         neutral = original.replace("assert ", "assert True or ") + "from tally.fmt import _PUT_BACK  # noqa\n"
         neutral += {"eq": EQUAL, "copies": COPIES}.get(equal, "")
         code = TOOL_WRITE + (TWICE if cls == "_Twice" else "")
-        code = code.replace("@NEUTRAL@", repr(neutral)).replace("@ORIGINAL@", repr(original)).replace("@MOVE@", move)
+        code = code.replace("@NEUTRAL@", repr(neutral)).replace("@ORIGINAL@", repr(original)).replace("@MOVER@", move if "." in move else "pathlib.Path." + move)
         fmt = root / FMT
         text = fmt.read_text().replace("def format_row(", "def _format_row(")
         fmt.write_text(text + code + f"\n\nformat_row = {cls}(\"tests/test_words.py\")\n")
