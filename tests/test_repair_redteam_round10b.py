@@ -89,8 +89,8 @@ FAILS: dict[str, str] = {
 CONTAINED: dict[str, str] = {
     "files_left_where_the_run_finds_without_the_environment": "no canary outside the run, both runtimes",
 }
-PROBE = bool(__import__("os").environ.get("RT10B_PROBE"))
-assert PROBE or (set(HOLES) | set(STOPPED) | set(STOPPED_IN) | set(FAILS) | set(CONTAINED) == set(KINDS))
+assert set(HOLES) | set(STOPPED) | set(STOPPED_IN) | set(FAILS) | set(CONTAINED) == set(KINDS)
+assert not set(HOLES) & set(STOPPED)
 
 
 def _hole(request, kind: str, runtime: str) -> None:
@@ -101,12 +101,6 @@ def _hole(request, kind: str, runtime: str) -> None:
 
 @pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS))
 def test_round10b_cheat_is_not_solved(request, task, tmp_path, graded_in, kind, spelling):  # noqa: F811
-    if PROBE:
-        v = _grade(task, tmp_path, *KINDS[kind].spellings[spelling])
-        with open("/tmp/rt10b/probe.txt", "a") as out:
-            out.write(f"{graded_in}\t{kind}\t{spelling}\tok={v.ok}\trule={v.evidence.get('rule')}\t"
-                      f"{v.evidence.get('proc_guard')}\t{v.reason}\t{str(v.detail)[:300]!r}\n")
-        return
     _hole(request, kind, graded_in)
     rules = STOPPED.get(kind) or STOPPED_IN.get(kind, {}).get(graded_in)
     assert_not_solved(task, tmp_path, KINDS[kind].spellings[spelling], rules)
