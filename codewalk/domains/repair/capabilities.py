@@ -1451,7 +1451,10 @@ class _Reader(ast.NodeVisitor):
 
     def _function_defined_here(self, node: ast.expr) -> bool:
         """A lambda, the instance at hand (a method's bound `self`), or a name only ever bound by a def of this
-        module that has no decorator but wraps (a decorator could return any object)."""
+        module that has no decorator but wraps (a decorator could return any object); `typing.cast(T, f)` is f."""
+        if isinstance(node, ast.Call) and len(node.args) == 2 and self._dotted(node.func) is not None \
+                and self._dotted(node.func)[0][-2:] == ["typing", "cast"]:  # type: ignore[index]
+            node = node.args[1]
         if isinstance(node, ast.Lambda):
             return True
         if not isinstance(node, ast.Name) or node.id in self.names or node.id in self.stores:
@@ -1670,7 +1673,7 @@ class _Reader(ast.NodeVisitor):
                 receiver.attr in index.reflecting_cm or receiver.attr in index.reflecting):
             # a bound method's __func__ is the plain function: it takes any first argument
             self.add(Rule.REFLECTION, f"uses {ast.unparse(node)}, which gets or sets attributes of its first "
-                     "argument by names computed at run time, with another first argument than its own", node)
+                     "argument by names computed at run time, with another first argument than its class or instance", node)
 
     def _class_expr(self, node: ast.expr) -> bool:
         """Whether node is statically a class: its __class__ is then a metaclass (type or one of its own)."""
