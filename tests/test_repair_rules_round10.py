@@ -24,6 +24,11 @@ def codes(after: str, before: str | None = None) -> set[str]:
     GET + "import collections\n\nspace = _Get.get.__get__(collections.Counter.__eq__)('__glo' + 'bals__')\n",
     GET + "def cells(fn):\n    return _Get.get.__get__(fn)('__clo' + 'sure__')\n",
     GET + "def cells(fn):\n    return _Get.get.__get__(fn, type(fn))('__clo' + 'sure__')\n",
+    # the same function looked up by a constant name, or bound by a two-argument super() to another object
+    PUT + "def f(o, g):\n    _Put.__dict__['put'](o, '__e' + 'q__', g)\n",
+    PUT + "def f(o, g):\n    vars(_Put)['put'](o, '__e' + 'q__', g)\n",
+    PUT + "def f(o, g):\n    getattr(_Put, 'put')(o, '__e' + 'q__', g)\n",
+    PUT + "class _Sub(_Put):\n    pass\n\n\ndef f(o, g):\n    super(_Sub, o).put('__e' + 'q__', g)\n",
     # a bound method's __func__ is the plain function: it takes any first argument
     PUT + "def f(kind, g):\n    _Put().put.__func__(kind, '__e' + 'q__', g)\n",
     # 2: a metaclass by any route: a base that is not known to be a plain class gives no setter-of-self exemption
@@ -61,6 +66,8 @@ def test_round10_static_escape_is_refused_as_reflection(source):
     "class D:\n    def __init__(self, fn):\n        self.fn = fn\n\n    def __get__(self, obj, owner=None):\n"
     "        return self.fn.__get__(obj, owner)\n",
     PUT + "class B(_Put):\n    def set(self, k, v):\n        _Put.put(self, k, v)\n",
+    PUT + "class B(_Put):\n    def put(self, k, v):\n        super(B, self).put(k, v)\n",
+    PUT + "def f(o):\n    return getattr(_Put(), 'put'), _Put.__dict__['__doc__']\n",
     # 2: plain classes: no base, object, a builtin, a class here, a reviewed library's class, a generic
     "class A:\n    def __init__(self, **kw):\n        for k, v in kw.items():\n            setattr(self, k, v)\n",
     "class A(object):\n    def put(self, k, v):\n        setattr(self, k, v)\n\n\nclass B(A):\n"

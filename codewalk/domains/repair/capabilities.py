@@ -1050,6 +1050,8 @@ class _Reader(ast.NodeVisitor):
             and isinstance(obj.func, ast.Name) and obj.func.id == "super"
         plain = self._own_class(obj) or own and (not isinstance(obj, ast.Name) or self._bound_self(obj, write=False))
         own = own and attr != "__dict__"  # the dict of a `cls` that is no bound first parameter: judged by its use
+        if how == "getattr" and (self._class_expr(obj) or isinstance(obj, ast.Name) and obj.id in SELVES - {"self"}):
+            self._reflecting_by_name(attr, call)  # getattr(C, "put") is C.put
         start = len(self.found)
         if how != "getattr" and attr in OUTSIDE:
             self.add(Rule.REFLECTION, f"sets {attr} from outside a class body", call)
@@ -1219,7 +1221,20 @@ class _Reader(ast.NodeVisitor):
                 and node.slice.value in BEHAVIOUR:
             self.add(Rule.REFLECTION, f"puts {node.slice.value} in a namespace (a class made without a class "
                      "statement)", node)
+        value = node.value
+        if isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str) and (
+                isinstance(value, ast.Attribute) and value.attr == "__dict__"
+                or isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "vars"):
+            self._reflecting_by_name(node.slice.value, node)  # C.__dict__["put"], vars(C)["put"]: the plain function
         self.generic_visit(node)
+
+    def _reflecting_by_name(self, name: str, node: ast.AST) -> None:
+        """A method that gets or sets attributes of its first parameter by computed names, looked up by a
+        constant name in a namespace or with getattr on something else than the instance at hand: the function
+        then takes any first argument, as `C.put(obj, ...)` does."""
+        if name in self._gadget_index(node).reflecting | self._gadget_index(node).reflecting_cm:
+            self.add(Rule.REFLECTION, f"looks up {name!r}, which gets or sets attributes of its first argument by "
+                     "names computed at run time, where it takes another first argument than self", node)
 
     def visit_JoinedStr(self, node: ast.JoinedStr) -> None:
         for value in node.values:  # the literal parts of an f-string are not format templates
@@ -1669,6 +1684,12 @@ class _Reader(ast.NodeVisitor):
             if not (isinstance(first, ast.Name) and self._bound_self(first, write=True)):
                 self.add(Rule.REFLECTION, f"uses {ast.unparse(node)}, which gets or sets attributes of its first "
                          "argument by names computed at run time, with another first argument than self", node)
+        if node.attr in index.reflecting and isinstance(node.ctx, ast.Load) and _is_super(receiver) \
+                and isinstance(receiver, ast.Call) and len(receiver.args) == 2 and not (
+                    isinstance(receiver.args[1], ast.Name) and self._bound_self(receiver.args[1], write=True)):
+            # super(C, obj).put(...) binds the method to obj, whatever obj is
+            self.add(Rule.REFLECTION, f"uses {ast.unparse(node)}, which gets or sets attributes of its first "
+                     "argument by names computed at run time, bound by super() to another object than self", node)
         if node.attr == "__func__" and isinstance(receiver, ast.Attribute) and (
                 receiver.attr in index.reflecting_cm or receiver.attr in index.reflecting):
             # a bound method's __func__ is the plain function: it takes any first argument
