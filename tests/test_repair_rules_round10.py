@@ -55,6 +55,9 @@ def codes(after: str, before: str | None = None) -> set[str]:
     "class R:\n    def __reduce__(self):\n        return self.maker()\n",
     "import collections\n\n\nclass R:\n    __reduce__ = lambda self: (collections.UserList, (), {})\n",
     "class R:\n    __reduce__ = object.__reduce__\n",
+    "import collections\n\n\nclass R:\n    def __reduce__(self):\n        return collections.UserList.__reduce__(self)\n",
+    "import functools\n\n\ndef f(m, h):\n    made = functools.partial(print)\n    made = m\n"
+    "    return functools.update_wrapper(made, h)\n",
 ])
 def test_round10_static_escape_is_refused_as_reflection(source):
     assert "reflection" in codes(source)
@@ -93,6 +96,19 @@ def test_round10_static_escape_is_refused_as_reflection(source):
     "class R:\n    def __reduce__(self):\n        return self.__class__, (self.x,)\n",
     "class R:\n    def __reduce_ex__(self, protocol):\n        return super().__reduce_ex__(protocol)\n",
     "class R:\n    def __reduce__(self):\n        return 'R'\n",
+    # no state: the maker is only called with its arguments (attrs's `(_none_constructor, _args)`)
+    "import collections\n\n\nclass R:\n    def __reduce__(self):\n        return (collections.UserList, ([1],))\n",
+    "import collections\n\n\nclass R:\n    def __reduce__(self):\n        return collections.OrderedDict, (), None\n",
+    # a base's own hook given the object (requests: CompatJSONDecodeError.__reduce__(self))
+    "import json\n\n\nclass E(json.JSONDecodeError):\n    def __reduce__(self):\n"
+    "        return json.JSONDecodeError.__reduce__(self)\n",
+    "class E(ValueError):\n    def __reduce__(self):\n        return ValueError.__reduce__(self)\n",
+    # `type` a parameter elsewhere in the module (werkzeug's `get(self, key, default=None, type=None)`)
+    "class R:\n    def get(self, key, type=None):\n        return key\n\n    def __reduce_ex__(self, protocol):\n"
+    "        return type(self), (list(self),), {}\n",
+    # update_wrapper onto a partial made here (marshmallow's factory)
+    "import functools\n\n\nclass S:\n    @classmethod\n    def factory(cls, *a):\n"
+    "        made = functools.partial(cls, *a)\n        functools.update_wrapper(made, cls)\n        return made\n",
 ])
 def test_round10_honest_neighbour_stays_allowed(source):
     assert codes(source) == set()
@@ -101,7 +117,7 @@ def test_round10_honest_neighbour_stays_allowed(source):
 def test_self_class_is_no_maker_where_the_module_defines_a_class_property():
     """`self.__class__` may be a property of the changed code's own (`def __class__`): then it is any class."""
     source = ("import collections\n\n\nclass R:\n    @property\n    def __class__(self):\n"
-              "        return collections.UserList\n\n    def __reduce__(self):\n        return self.__class__, ()\n")
+              "        return collections.UserList\n\n    def __reduce__(self):\n        return self.__class__, (), {}\n")
     assert "reflection" in codes(source)
 
 

@@ -1417,30 +1417,34 @@ class _Reader(ast.NodeVisitor):
             else:
                 continue
             for value in values:
-                if not self._own_reduction(value, first, node.name):
+                if not self._own_reduction(value, first, node):
                     self.add(Rule.REFLECTION, f"defines {node.name}'s copy hook returning "
                              f"{(ast.unparse(value) if value else 'None')[:60]}: an object made by another maker than "
                              "its own class gets the state's attributes by names computed at run time",
                              value or item)
 
-    def _own_reduction(self, value: ast.expr | None, first: str, owner: str) -> bool:
+    def _own_reduction(self, value: ast.expr | None, first: str, owner: ast.ClassDef) -> bool:
         if value is None or isinstance(value, ast.Constant) and isinstance(value.value, str):
             return True  # a string names a global: copy returns the object itself
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in REDUCERS \
                 and (_is_super(value.func.value) or isinstance(value.func.value, ast.Name)
-                     and value.func.value.id == "object" and "object" not in self.stores):
-            return True  # the default: copyreg's reconstructor of type(self)
+                     and value.func.value.id == "object" and "object" not in self.stores
+                     or ast.unparse(value.func.value) in {ast.unparse(b) for b in owner.bases} and value.args
+                     and isinstance(value.args[0], ast.Name) and value.args[0].id == first):
+            return True  # the default, or a base's own hook given the object (Base.__reduce__(self))
         if not isinstance(value, ast.Tuple) or not value.elts:
             return False
+        if len(value.elts) < 3 or isinstance(value.elts[2], ast.Constant) and value.elts[2].value is None:
+            return True  # no state: the maker is only called with its arguments, as code may call it anyway
         maker = value.elts[0]
         if isinstance(maker, ast.Call) and isinstance(maker.func, ast.Name) and maker.func.id == "type" \
-                and "type" not in self.stores and len(maker.args) == 1 and isinstance(maker.args[0], ast.Name) \
-                and maker.args[0].id == first:
+                and not self._bound_locally(maker.func) and "type" not in self._outer_stores() \
+                and len(maker.args) == 1 and isinstance(maker.args[0], ast.Name) and maker.args[0].id == first:
             return True
         if isinstance(maker, ast.Attribute) and maker.attr == "__class__" and isinstance(maker.value, ast.Name) \
                 and maker.value.id == first and "__class__" not in self.defined:
             return True  # self.__class__, unless some class here defines a __class__ of its own
-        return isinstance(maker, ast.Name) and (maker.id == owner or self._own_class(maker)) \
+        return isinstance(maker, ast.Name) and (maker.id == owner.name or self._own_class(maker)) \
             and maker.id not in self.stores
 
     def _wrapper_target(self, node: ast.Call, name: str) -> None:
@@ -1472,6 +1476,13 @@ class _Reader(ast.NodeVisitor):
             node = node.args[1]
         if isinstance(node, ast.Lambda):
             return True
+        if isinstance(node, ast.Name) and node.id not in self.names:
+            scope, bindings, param = self._bindings(node)
+            if scope is not None and bindings and not param and all(
+                    isinstance(b, ast.Assign) and isinstance(b.value, ast.Call) and self._dotted(b.value.func)
+                    is not None and self._dotted(b.value.func)[0] == ["functools", "partial"]  # type: ignore[index]
+                    for b in bindings):
+                return True  # a partial made here: its own __dict__, which its call never reads
         if not isinstance(node, ast.Name) or node.id in self.names or node.id in self.stores:
             return self._bound_self(node, write=True) if isinstance(node, ast.Name) else False
         index = self._gadget_index(node)
