@@ -105,12 +105,14 @@ def test_gadget_is_refused_with_its_rule(source, rule, named):
 @pytest.mark.parametrize("source", [
     # 1: the plain decorator, functools' defaults, literal public names
     "import functools\n\n\ndef deco(f):\n    @functools.wraps(f)\n    def inner(*a):\n        return f(*a)\n    return inner\n",
-    "import functools\n\n\ndef deco(f, g):\n    return functools.update_wrapper(g, f)\n",
-    "import functools\n\n\ndef deco(f, g):\n    return functools.update_wrapper(g, f, assigned=functools.WRAPPER_ASSIGNMENTS"
-    " + ('extra',), updated=())\n",
-    "from functools import wraps\n\n\ndef deco(f):\n    return wraps(f, assigned=('__name__', '__doc__'))\n",
+    "import functools\n\n\ndef deco(f):\n    def g(*a):\n        return f(*a)\n    return functools.update_wrapper(g, f)\n",
+    "import functools\n\n\ndef deco(f):\n    def g(*a):\n        return f(*a)\n"
+    "    return functools.update_wrapper(g, f, assigned=functools.WRAPPER_ASSIGNMENTS + ('extra',), updated=())\n",
+    "from functools import wraps\n\n\ndef deco(f):\n    @wraps(f, assigned=('__name__', '__doc__'))\n"
+    "    def g(*a):\n        return f(*a)\n    return g\n",
     "from functools import WRAPPER_ASSIGNMENTS, wraps\n\n\ndef deco(f):\n    mine = ('__module__', '__name__')\n"
-    "    rest = tuple(set(WRAPPER_ASSIGNMENTS).difference(mine))\n    return wraps(f, assigned=rest)\n",
+    "    rest = tuple(set(WRAPPER_ASSIGNMENTS).difference(mine))\n\n    @wraps(f, assigned=rest)\n"
+    "    def g(*a):\n        return f(*a)\n    return g\n",
     # 2: literal public names
     "import enum\nColor = enum.Enum('Color', 'RED GREEN')\n",
     "import enum\nColor = enum.Enum('Color', [('RED', 1), ('GREEN', 2)])\n",

@@ -930,6 +930,12 @@ class _Reader(ast.NodeVisitor):
         if isinstance(up, ast.Attribute):  # judged once, as the whole chain
             self.generic_visit(node)
             return
+        # the gadget rules judge every link of a chain, not its last only: `_Put.put.__get__(obj)` uses the
+        # setter `_Put.put` as a value as much as `_Put.put(obj, ...)` does (the chain below visits its root only)
+        link = node.value
+        while isinstance(link, ast.Attribute):
+            self._gadget_attribute(link)
+            link = link.value
         dotted = self._dotted(node)
         if dotted is not None:
             self._chain(dotted[0], node)
@@ -1044,6 +1050,8 @@ class _Reader(ast.NodeVisitor):
             and isinstance(obj.func, ast.Name) and obj.func.id == "super"
         plain = self._own_class(obj) or own and (not isinstance(obj, ast.Name) or self._bound_self(obj, write=False))
         own = own and attr != "__dict__"  # the dict of a `cls` that is no bound first parameter: judged by its use
+        if how == "getattr" and (self._class_expr(obj) or isinstance(obj, ast.Name) and obj.id in SELVES - {"self"}):
+            self._reflecting_by_name(attr, call)  # getattr(C, "put") is C.put
         start = len(self.found)
         if how != "getattr" and attr in OUTSIDE:
             self.add(Rule.REFLECTION, f"sets {attr} from outside a class body", call)
@@ -1213,7 +1221,20 @@ class _Reader(ast.NodeVisitor):
                 and node.slice.value in BEHAVIOUR:
             self.add(Rule.REFLECTION, f"puts {node.slice.value} in a namespace (a class made without a class "
                      "statement)", node)
+        value = node.value
+        if isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str) and (
+                isinstance(value, ast.Attribute) and value.attr == "__dict__"
+                or isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "vars"):
+            self._reflecting_by_name(node.slice.value, node)  # C.__dict__["put"], vars(C)["put"]: the plain function
         self.generic_visit(node)
+
+    def _reflecting_by_name(self, name: str, node: ast.AST) -> None:
+        """A method that gets or sets attributes of its first parameter by computed names, looked up by a
+        constant name in a namespace or with getattr on something else than the instance at hand: the function
+        then takes any first argument, as `C.put(obj, ...)` does."""
+        if name in self._gadget_index(node).reflecting | self._gadget_index(node).reflecting_cm:
+            self.add(Rule.REFLECTION, f"looks up {name!r}, which gets or sets attributes of its first argument by "
+                     "names computed at run time, where it takes another first argument than self", node)
 
     def visit_JoinedStr(self, node: ast.JoinedStr) -> None:
         for value in node.values:  # the literal parts of an f-string are not format templates
@@ -1366,16 +1387,154 @@ class _Reader(ast.NodeVisitor):
                 decorators = {_last_name(d) for d in up.decorator_list}
                 if "staticmethod" in decorators:
                     return False
-                if write and ("classmethod" in decorators or owner.name in self._gadget_index(name).metaclasses):
+                if write and ("classmethod" in decorators or owner.name in self._gadget_index(name).metaclasses
+                              or not self._plain_class_statement(owner, set())):
                     return False
                 return True
             child, up = up, self.parent.get(id(up))
         return False
 
+    def _reduce_hooks(self, node: ast.ClassDef) -> None:
+        """The copy protocol (copy.copy, deepcopy) builds an object by calling what __reduce__/__reduce_ex__
+        returns first, then writes the state it returns into that object's __dict__ (or hands it to its
+        __setstate__): with a library class first, every attribute the state names is written onto a library
+        instance, by keys nobody spells as attributes (the hook its comparison calls). So the maker must be the
+        object's own class (`type(self)`, a class this module defines) or the default (`super().__reduce__()`)."""
+        for item in node.body:
+            if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef) and item.name in REDUCERS:
+                values = [n.value for n in _own_returns(item.body)]
+                positional = [*item.args.posonlyargs, *item.args.args]
+                first = positional[0].arg if positional else ""
+            elif isinstance(item, ast.Assign) and any(isinstance(t, ast.Name) and t.id in REDUCERS
+                                                      for t in item.targets):
+                if not isinstance(item.value, ast.Lambda):
+                    self.add(Rule.REFLECTION, "sets a copy hook (__reduce__) to a value the rules cannot read: its "
+                             "maker and state are computed at run time", item)
+                    continue
+                values = [item.value.body]
+                positional = [*item.value.args.posonlyargs, *item.value.args.args]
+                first = positional[0].arg if positional else ""
+            else:
+                continue
+            for value in values:
+                if not self._own_reduction(value, first, node):
+                    self.add(Rule.REFLECTION, f"defines {node.name}'s copy hook returning "
+                             f"{(ast.unparse(value) if value else 'None')[:60]}: an object made by another maker than "
+                             "its own class gets the state's attributes by names computed at run time",
+                             value or item)
+
+    def _own_reduction(self, value: ast.expr | None, first: str, owner: ast.ClassDef) -> bool:
+        if value is None or isinstance(value, ast.Constant) and isinstance(value.value, str):
+            return True  # a string names a global: copy returns the object itself
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in REDUCERS \
+                and (_is_super(value.func.value) or isinstance(value.func.value, ast.Name)
+                     and value.func.value.id == "object" and "object" not in self.stores
+                     or ast.unparse(value.func.value) in {ast.unparse(b) for b in owner.bases} and value.args
+                     and isinstance(value.args[0], ast.Name) and value.args[0].id == first):
+            return True  # the default, or a base's own hook given the object (Base.__reduce__(self))
+        if not isinstance(value, ast.Tuple) or not value.elts:
+            return False
+        if len(value.elts) < 3 or isinstance(value.elts[2], ast.Constant) and value.elts[2].value is None:
+            return True  # no state: the maker is only called with its arguments, as code may call it anyway
+        maker = value.elts[0]
+        if isinstance(maker, ast.Call) and isinstance(maker.func, ast.Name) and maker.func.id == "type" \
+                and not self._bound_locally(maker.func) and "type" not in self._outer_stores() \
+                and len(maker.args) == 1 and isinstance(maker.args[0], ast.Name) and maker.args[0].id == first:
+            return True
+        if isinstance(maker, ast.Attribute) and maker.attr == "__class__" and isinstance(maker.value, ast.Name) \
+                and maker.value.id == first and "__class__" not in self.defined:
+            return True  # self.__class__, unless some class here defines a __class__ of its own
+        return isinstance(maker, ast.Name) and (maker.id == owner.name or self._own_class(maker)) \
+            and maker.id not in self.stores
+
+    def _wrapper_target(self, node: ast.Call, name: str) -> None:
+        """update_wrapper(wrapper, wrapped) and wraps(wrapped)(wrapper) write the wrapper: a setattr per assigned
+        name and, by default, `wrapper.__dict__.update(wrapped.__dict__)`, every attribute of one object copied
+        onto another by names nobody spells (onto a module: its globals; onto a library instance: the hook its
+        comparison calls). So the wrapper must be a function this module defines (or the instance at hand,
+        `update_wrapper(self, func)` in a decorator class): then it writes that function's own attributes."""
+        up = self.parent.get(id(node))
+        if name == "functools.update_wrapper":
+            target = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "wrapper"), None)
+        elif isinstance(up, ast.FunctionDef | ast.AsyncFunctionDef) and node in up.decorator_list:
+            return  # @wraps(f) on a def: the wrapper is that function
+        elif isinstance(up, ast.Call) and up.func is node and len(up.args) == 1 and not up.keywords:
+            target = up.args[0]
+        else:
+            self.add(Rule.REFLECTION, f"uses {name}(...) other than on a function defined here: it copies attributes "
+                     "onto any object by names computed at run time", node)
+            return
+        if target is None or not self._function_defined_here(target):
+            self.add(Rule.REFLECTION, f"applies {name} to {ast.unparse(target) if target else 'nothing'}, not a "
+                     "function defined here: it copies attributes onto it by names computed at run time", node)
+
+    def _function_defined_here(self, node: ast.expr) -> bool:
+        """A lambda, the instance at hand (a method's bound `self`), or a name only ever bound by a def of this
+        module that has no decorator but wraps (a decorator could return any object); `typing.cast(T, f)` is f."""
+        if isinstance(node, ast.Call) and len(node.args) == 2 and self._dotted(node.func) is not None \
+                and self._dotted(node.func)[0][-2:] == ["typing", "cast"]:  # type: ignore[index]
+            node = node.args[1]
+        if isinstance(node, ast.Lambda):
+            return True
+        if isinstance(node, ast.Name) and node.id not in self.names:
+            scope, bindings, param = self._bindings(node)
+            if scope is not None and bindings and not param and all(
+                    isinstance(b, ast.Assign) and isinstance(b.value, ast.Call) and self._dotted(b.value.func)
+                    is not None and self._dotted(b.value.func)[0] == ["functools", "partial"]  # type: ignore[index]
+                    for b in bindings):
+                return True  # a partial made here: its own __dict__, which its call never reads
+        if not isinstance(node, ast.Name) or node.id in self.names or node.id in self.stores:
+            return self._bound_self(node, write=True) if isinstance(node, ast.Name) else False
+        index = self._gadget_index(node)
+        defs = index.functions.get(node.id, [])
+        return bool(defs) and node.id not in index.classes and all(
+            _last_name(d.func if isinstance(d, ast.Call) else d) == "wraps" for f in defs for d in f.decorator_list)
+
+    def _plain_class_statement(self, cls: ast.ClassDef, seen: set[str]) -> bool:
+        """Whether a class statement is known to make a plain class (no metaclass: its instances are no classes),
+        by its bases: none, `object` or a builtin type other than `type`, a plain class this module defines, a
+        class of a reviewed library that does not derive from `type` (`typing.NamedTuple`'s maker too). Anything
+        else is not known (a variable, `_T = type`; a call; a class imported from the repository, which the rules
+        do not see), and a metaclass by any route is a metaclass: `setattr(self, ...)` in its method sets a
+        class's attributes, its __eq__ among them."""
+        if cls.name in seen:
+            return False
+        seen = seen | {cls.name}
+        return all(self._plain_base(b, seen) for b in cls.bases)
+
+    def _plain_base(self, base: ast.expr, seen: set[str]) -> bool:
+        while isinstance(base, ast.Subscript):  # Generic[T], List[int]: the class subscripted
+            base = base.value
+        if isinstance(base, ast.Name) and base.id not in self.names:
+            if base.id in self.stores or self._bound_locally(base):
+                return False  # a variable (`_T = type`), whatever it holds
+            index = self._gadget_index(base)
+            if base.id in index.classes:
+                return self._plain_class_statement(index.classes[base.id], seen)
+            real = getattr(builtins, base.id, None)
+            return isinstance(real, type) and not issubclass(real, type)
+        dotted = self._dotted(base)
+        if dotted is None or dotted[0][0] in self.own:
+            return False
+        parts = dotted[0]
+        real = _module(parts[0])
+        for k, part in enumerate(parts[1:], 1):
+            if real is None:
+                return False
+            if isinstance(real, types.ModuleType) and _module(".".join(parts[:k + 1])) is not None:
+                real = _module(".".join(parts[:k + 1]))
+                continue
+            real = getattr(real, part, None)
+        if isinstance(real, type):
+            return not issubclass(real, type)
+        return real is not None and hasattr(real, "__mro_entries__")
+
     def _gadget_call(self, node: ast.Call, name: str) -> None:
         func = node.func
         if any(k.arg is None for k in node.keywords) and (name in WRAPPERS or self._enum_maker(func) is not None):
             self.add(Rule.REFLECTION, f"passes **keywords to {name or 'an enum'}: names computed at run time", node)
+        if name in WRAPPERS:
+            self._wrapper_target(node, name)
         if name in WRAPPERS:  # update_wrapper(wrapper, wrapped, assigned, updated): a getattr + setattr per name
             given = [*node.args[WRAPPERS[name]:], *(k.value for k in node.keywords if k.arg in ("assigned", "updated"))]
             for value in given:
@@ -1536,9 +1695,17 @@ class _Reader(ast.NodeVisitor):
             if not (isinstance(first, ast.Name) and self._bound_self(first, write=True)):
                 self.add(Rule.REFLECTION, f"uses {ast.unparse(node)}, which gets or sets attributes of its first "
                          "argument by names computed at run time, with another first argument than self", node)
-        if node.attr == "__func__" and isinstance(receiver, ast.Attribute) and receiver.attr in index.reflecting_cm:
-            self.add(Rule.REFLECTION, f"uses {ast.unparse(node)}, which gets attributes of its first argument by "
-                     "names computed at run time, with another first argument than its class", node)
+        if node.attr in index.reflecting and isinstance(node.ctx, ast.Load) and _is_super(receiver) \
+                and isinstance(receiver, ast.Call) and len(receiver.args) == 2 and not (
+                    isinstance(receiver.args[1], ast.Name) and self._bound_self(receiver.args[1], write=True)):
+            # super(C, obj).put(...) binds the method to obj, whatever obj is
+            self.add(Rule.REFLECTION, f"uses {ast.unparse(node)}, which gets or sets attributes of its first "
+                     "argument by names computed at run time, bound by super() to another object than self", node)
+        if node.attr == "__func__" and isinstance(receiver, ast.Attribute) and (
+                receiver.attr in index.reflecting_cm or receiver.attr in index.reflecting):
+            # a bound method's __func__ is the plain function: it takes any first argument
+            self.add(Rule.REFLECTION, f"uses {ast.unparse(node)}, which gets or sets attributes of its first "
+                     "argument by names computed at run time, with another first argument than its class or instance", node)
 
     def _class_expr(self, node: ast.expr) -> bool:
         """Whether node is statically a class: its __class__ is then a metaclass (type or one of its own)."""
@@ -1571,6 +1738,7 @@ class _Reader(ast.NodeVisitor):
         """Comparisons are pure and compare: one that stores into its own object can adopt the value it is
         compared with (`self[:] = other`), and one that never compares something of its object with
         something of the other (`isinstance(other, list)`, `other == other`) answers without comparing."""
+        self._reduce_hooks(node)
         for item in node.body:
             body: list[ast.stmt] | list[ast.expr]
             if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef) and item.name in COMPARISONS:
@@ -2131,6 +2299,23 @@ def _compares(mine: set[str], theirs: set[str], body: list[ast.stmt] | list[ast.
     return False
 
 
+# The copy protocol's hooks that name the maker of the copy (copy.copy, deepcopy).
+REDUCERS = {"__reduce__", "__reduce_ex__"}
+
+
+def _own_returns(body: list[ast.stmt]) -> list[ast.Return]:
+    """The return statements of a function's body, not of the functions and classes nested in it."""
+    found: list[ast.Return] = []
+    stack: list[ast.AST] = list(body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.Return):
+            found.append(n)
+        if not isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            stack.extend(ast.iter_child_nodes(n))
+    return found
+
+
 def _string_sum(node: ast.expr, names: set[str]) -> bool:
     """Whether node is string literals added together, or with names of the set."""
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
@@ -2167,7 +2352,10 @@ class _Gadgets:
         self.reflecting_cm: set[str] = set()  # classmethods
         self.format_methods: set[str] = set()
         params: set[str] = set()
+        self.functions: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
         for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                self.functions.setdefault(node.name, []).append(node)
             if isinstance(node, ast.ClassDef):
                 self.classes.setdefault(node.name, node)
                 for item in node.body:
