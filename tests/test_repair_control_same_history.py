@@ -201,3 +201,37 @@ def test_a_comparison_with_state_is_not_graded_solved_when_every_ask_sees_the_sa
 @pytest.mark.parametrize("comparison", [TRUSTS_FIRST, TRIANGULATES], ids=["trusts its first call", "triangulates"])
 def test_a_comparison_with_state_really_passes_without_the_control(task, graded_in, comparison):  # noqa: F811
     assert_solved_without_its_rules(task, graded_in, _edits(comparison))
+
+
+@pytest.mark.parametrize("caught", [False, True], ids=["the refusal raised", "the refusal caught"])
+def test_a_comparison_that_keeps_its_state_in_a_file_keeps_none_from_one_ask_to_the_next(tmp_path, caught):
+    """The same history in the file system too: a child may leave nothing behind (its own audit hook refuses a
+    file opened to write, made, renamed or given other times, a socket, a signal, a process), so a comparison
+    that trusts its first call and writes it down for the next ask is found (it says "equal" to a probe, or it
+    raises only apart and answers here: no verdict either way). Nothing is written."""
+    from codewalk.domains.repair.harness import boot
+
+    state = tmp_path / "first"
+
+    class Written(list):
+        def __eq__(self, other):
+            if state.exists():
+                return repr(other) == state.read_text()
+            try:
+                state.write_text(repr(other))
+            except PermissionError:
+                if not caught:
+                    raise
+            return True
+
+    bits = random.Random(7).getrandbits
+    other_than = boot._other_than(lambda n: bits(8 * n).to_bytes(n, "little"))
+    found: list = []
+    Written.__eq__ = boot._controlled("__eq__", vars(Written)["__eq__"], "Written", other_than, found, lambda: 0,
+                                      boot._apart())
+    assert (Written(["a", "B"]) == ["a", "B"]) is True
+    if caught:
+        assert not state.exists()
+        assert "answers equal to two values that differ" in found[0], found
+    else:  # asked here after raising apart: it wrote its file here, and gives no verdict
+        assert found == ["Written.__eq__ raises only in a child of its own"], found

@@ -1561,9 +1561,18 @@ CONTROLLED = ("__eq__", "__ne__")
 # asked before committing, passed. Each ask (the value's copy, each probe) now runs in a child forked for it
 # alone, the comparison's state as it is in the test's process, where it is never asked: it can tell the value's
 # ask from a probe's only by the argument's content. The child keeps no descriptor but its pipe (not the
-# channel's), answers one byte and leaves by os._exit; it is killed after APART_SECONDS, and what it changed
-# is lost with it (honest comparisons rarely change anything). An ask with no valid answer gives no verdict.
+# channel's), may leave nothing behind in the file system or elsewhere (its own audit hook: KEPT_FROM_CHILDREN),
+# answers one byte and leaves by os._exit; it is killed after APART_SECONDS, and what it changed is lost with it
+# (honest comparisons rarely change anything). An ask with no valid answer gives no verdict.
 APART_SECONDS = 30
+# What a child may not do (its own audit hook, besides opening a file to write): whatever outlasts it
+KEPT_FROM_CHILDREN = frozenset((
+    "os.rename", "os.remove", "os.rmdir", "os.mkdir", "os.link", "os.symlink", "os.truncate", "os.chmod", "os.chown",
+    "os.utime", "os.chflags", "os.lchflags", "os.setxattr", "os.removexattr", "os.mkfifo", "os.mknod", "os.kill",
+    "os.killpg", "os.fork", "os.forkpty", "os.posix_spawn", "os.system", "os.putenv", "os.unsetenv",
+    "subprocess.Popen", "socket.__new__", "socket.bind", "socket.connect", "socket.sendto", "socket.sendmsg",
+    "mmap.__new__", "signal.pthread_kill", "resource.setrlimit", "fcntl.fcntl", "fcntl.ioctl", "fcntl.flock",
+    "fcntl.lockf"))
 FALSE, TRUE, NOT_IMPLEMENTED, RAISED, NO_TRUTH, CHANGES, CHANGED = 0, 1, 2, 3, 4, 5, 8
 
 
@@ -1573,8 +1582,24 @@ def _apart(seconds=APART_SECONDS):
     import select
     import signal
 
-    fork, pipe, read, write, close, closerange, exit_, waitpid, kill = (
-        os.fork, os.pipe, os.read, os.write, os.close, os.closerange, os._exit, os.waitpid, os.kill)
+    fork, pipe, read, write, close, closerange, exit_, waitpid, kill, add_hook = (
+        os.fork, os.pipe, os.read, os.write, os.close, os.closerange, os._exit, os.waitpid, os.kill,
+        getattr(sys, "addaudithook", None))
+    str_, int_, type_, permission = str, int, type, PermissionError
+    kept = KEPT_FROM_CHILDREN
+    writes = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+
+    def nothing_left_behind(event, args):
+        """The child's own audit hook: nothing it does may outlast it for the next child to read (a file made,
+        written or given other times or modes, a socket, a signal, a process): every ask sees the same history
+        in the file system too. Refused as an error the comparison may catch (the child's state dies with it)."""
+        if event == "open" and len(args) > 2:
+            mode, flags = args[1], args[2]
+            if (type_(mode) is str_ and any(c in mode for c in "wax+")) or (
+                    type_(flags) is int_ and flags & writes):
+                raise permission("the comparison control's child writes nothing")
+        elif event in kept or event.startswith(("shutil.", "os.exec", "os.spawn", "ctypes.", "sqlite3.")):
+            raise permission("the comparison control's child leaves nothing behind: " + event)
     select_, monotonic, sigkill, bytes_, exception, valid = (
         select.select, time.monotonic, signal.SIGKILL, bytes, Exception, frozenset(range(6)) | frozenset(range(8, 14)))
     try:
@@ -1595,6 +1620,8 @@ def _apart(seconds=APART_SECONDS):
             try:
                 closerange(0, w)
                 closerange(w + 1, top)
+                if add_hook is not None:
+                    add_hook(nothing_left_behind)
                 code = answer(*args)
             finally:
                 try:
