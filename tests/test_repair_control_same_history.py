@@ -235,3 +235,31 @@ def test_a_comparison_that_keeps_its_state_in_a_file_keeps_none_from_one_ask_to_
         assert "answers equal to two values that differ" in found[0], found
     else:  # asked here after raising apart: it wrote its file here, and gives no verdict
         assert found == ["Written.__eq__ raises only in a child of its own"], found
+
+
+def test_a_comparison_that_calls_a_controlled_comparison_keeps_its_answer_apart():
+    """boltons' OrderedMultiDict (ebc7a8f776): `__ne__` is `not (self == other)`, both behind the control. Asked in
+    a child, its __eq__ is asked there plainly (the child is apart already, and may not fork): the answers are a
+    dict's, and nothing is found."""
+    from codewalk.domains.repair.harness import boot
+
+    class Pairs(dict):  # its storage holds lists, as the multidict's does: a dict's own == differs from its own
+        def __init__(self, **kwargs):
+            super().__init__((k, [v]) for k, v in kwargs.items())
+
+        def __eq__(self, other):
+            return all(other.get(k) == v[-1] for k, v in self.items()) and len(other) == len(self)
+
+        def __ne__(self, other):
+            return not (self == other)
+
+    bits = random.Random(9).getrandbits
+    other_than = boot._other_than(lambda n: bits(8 * n).to_bytes(n, "little"))
+    found: list = []
+    apart = boot._apart()
+    for key in ("__eq__", "__ne__"):
+        setattr(Pairs, key, boot._controlled(key, vars(Pairs)[key], "Pairs", other_than, found, lambda: 0, apart))
+    pairs = Pairs(a=1, b=2)
+    assert (pairs == {"a": 1, "b": 2}, pairs != {"a": 1, "b": 2}) == (True, False)
+    assert (pairs == {"a": 9, "b": 2}, pairs != {"a": 9, "b": 2}) == (False, True)
+    assert found == []

@@ -1578,7 +1578,7 @@ FALSE, TRUE, NOT_IMPLEMENTED, RAISED, NO_TRUTH, CHANGES, CHANGED = 0, 1, 2, 3, 4
 
 def _apart(seconds=APART_SECONDS):
     """apart(answer, *args): answer(*args) run in a child forked for it alone (the code it returns, 0-255), or None when the
-    child gave no single byte in time. Everything it uses is bound here, at the harness's start."""
+    child gave no single byte in time; apart(): whether this process is such a child. Everything it uses is bound here, at the harness's start."""
     import select
     import signal
 
@@ -1607,7 +1607,11 @@ def _apart(seconds=APART_SECONDS):
     except (ValueError, OSError):
         top = 65536
 
-    def apart(answer, *args):
+    inside = [False]
+
+    def apart(answer=None, *args):
+        if answer is None:  # asked whether this is a child already: a comparison a child's comparison makes is
+            return inside[0]  # asked there plainly (the child is apart already; it may not fork)
         r, w = pipe()
         try:
             pid = fork()
@@ -1616,7 +1620,7 @@ def _apart(seconds=APART_SECONDS):
             close(w)
             return None
         if pid == 0:  # the child: only its pipe, one ask, one byte, gone (never back into the test's stack)
-            code = 255
+            code, inside[0] = 255, True
             try:
                 closerange(0, w)
                 closerange(w + 1, top)
@@ -1777,7 +1781,8 @@ def _controlled(key, original, owner, other_than, found, coin, apart=None):
         if not probes:  # not a plain value: nothing to compare the answer with
             return ask(self, other)
         if apart is not None:
-            return asked_apart(self, other, probes)
+            # (a comparison that a child's comparison makes, __ne__'s `not self == other`: asked there plainly)
+            return ask(self, other) if apart() else asked_apart(self, other, probes)
         # a container compared is asked with a copy kept: a comparison that adopts the other's items, then
         # answers NotImplemented (so that the container's own comparison finds them equal), changed its object.
         # The copy is of the storage itself: dict.copy of a subclass reads it through the subclass's own keys()
