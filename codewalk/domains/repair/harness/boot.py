@@ -1577,8 +1577,9 @@ FALSE, TRUE, NOT_IMPLEMENTED, RAISED, NO_TRUTH, CHANGES, CHANGED = 0, 1, 2, 3, 4
 
 
 def _apart(seconds=APART_SECONDS):
-    """apart(answer, *args): answer(*args) run in a child forked for it alone (the code it returns, 0-255), or None when the
-    child gave no single byte in time; apart(): whether this process is such a child. Everything it uses is bound here, at the harness's start."""
+    """apart(answer, *args): answer(*args) run in a child forked for it alone (the code it returns, 0-255), or None
+    when the child gave no single byte in time; apart(): whether this process is such a child. Everything it uses
+    is bound here, at the harness's start."""
     import select
     import signal
 
@@ -1600,6 +1601,7 @@ def _apart(seconds=APART_SECONDS):
                 raise permission("the comparison control's child writes nothing")
         elif event in kept or event.startswith(("shutil.", "os.exec", "os.spawn", "ctypes.", "sqlite3.")):
             raise permission("the comparison control's child leaves nothing behind: " + event)
+
     select_, monotonic, sigkill, bytes_, exception, valid = (
         select.select, time.monotonic, signal.SIGKILL, bytes, Exception, frozenset(range(6)) | frozenset(range(8, 14)))
     try:
