@@ -30,11 +30,14 @@ pytestmark = pytest.mark.usefixtures("shared_home")  # one home: the virtualenv 
 # then with the control's probes of h-probes2.
 # HOLES: graded solved, with why it stays open. STOPPED: not solved, with the rules that stop it.
 HOLES: dict[str, str] = {}
-STOPPED: dict[str, tuple[str, ...]] = {
+STOPPED: dict[str, tuple[str | None, ...]] = {
     # closed after round 8 (h-probes2): the value and each probe are asked from one call site at one depth
     # (the stack's depth no longer tells them apart), at every place of a short value (drawn places of a long
     # one), with a part left out at each place: the control finds each equal to a probe too
-    "comparison_tells_the_control_s_call_by_the_stack_s_depth": ("class_changed",),
+    # since round 10 (h-fixorder10: each ask in a child of its own) its tests fail instead (rule None): its offset
+    # counted the control's frames before, and the calibrating spelling's gauge records its depth in a child, so
+    # the record is lost with it and the module fails at import
+    "comparison_tells_the_control_s_call_by_the_stack_s_depth": ("class_changed", None),
     "comparison_lenient_only_where_no_probe_looks": ("class_changed",),
     "comparison_equal_to_its_parts_with_some_left_out": ("class_changed",),
     # the static layer (importlib.machinery is outside the allow-list; __builtins__ and vars are reflection),

@@ -1555,16 +1555,121 @@ def _class_maker(original, made, dict_of, keys, tuple_, map_, missing, type_erro
 # verdict): what the control saw is what the assertion sees.
 CONTROLLED = ("__eq__", "__ne__")
 
+# Round 10 (issue 51): every ask sees the same history. A comparison with state (beside its object, in a global, a
+# closure) learns from its first call: asked in one process, whichever ask came first (the value or a probe, drawn)
+# told it which the others were, and one that trusted its first call, or read the value off the probes it was
+# asked before committing, passed. Each ask (the value's copy, each probe) now runs in a child forked for it
+# alone, the comparison's state as it is in the test's process, where it is never asked: it can tell the value's
+# ask from a probe's only by the argument's content. The child keeps no descriptor but its pipe (not the
+# channel's), may leave nothing behind in the file system or elsewhere (its own audit hook: KEPT_FROM_CHILDREN),
+# answers one byte and leaves by os._exit; it is killed after APART_SECONDS, and what it changed is lost with it
+# (honest comparisons rarely change anything). An ask with no valid answer gives no verdict.
+APART_SECONDS = 30
+# What a child may not do (its own audit hook, besides opening a file to write): whatever outlasts it
+KEPT_FROM_CHILDREN = frozenset((
+    "os.rename", "os.remove", "os.rmdir", "os.mkdir", "os.link", "os.symlink", "os.truncate", "os.chmod", "os.chown",
+    "os.utime", "os.chflags", "os.lchflags", "os.setxattr", "os.removexattr", "os.mkfifo", "os.mknod", "os.kill",
+    "os.killpg", "os.fork", "os.forkpty", "os.posix_spawn", "os.system", "os.putenv", "os.unsetenv",
+    "subprocess.Popen", "socket.__new__", "socket.bind", "socket.connect", "socket.sendto", "socket.sendmsg",
+    "mmap.__new__", "signal.pthread_kill", "resource.setrlimit", "fcntl.fcntl", "fcntl.ioctl", "fcntl.flock",
+    "fcntl.lockf"))
+FALSE, TRUE, NOT_IMPLEMENTED, RAISED, NO_TRUTH, CHANGES, CHANGED = 0, 1, 2, 3, 4, 5, 8
 
-def _controlled(key, original, owner, other_than, found, coin):
+
+def _apart(seconds=APART_SECONDS):
+    """apart(answer, *args): answer(*args) run in a child forked for it alone (the code it returns, 0-255), or None
+    when the child gave no single byte in time; apart(): whether this process is such a child. Everything it uses
+    is bound here, at the harness's start."""
+    import select
+    import signal
+
+    fork, pipe, read, write, close, closerange, exit_, waitpid, kill, add_hook = (
+        os.fork, os.pipe, os.read, os.write, os.close, os.closerange, os._exit, os.waitpid, os.kill,
+        getattr(sys, "addaudithook", None))
+    str_, int_, type_, permission = str, int, type, PermissionError
+    kept = KEPT_FROM_CHILDREN
+    writes = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+
+    def nothing_left_behind(event, args):
+        """The child's own audit hook: nothing it does may outlast it for the next child to read (a file made,
+        written or given other times or modes, a socket, a signal, a process): every ask sees the same history
+        in the file system too. Refused as an error the comparison may catch (the child's state dies with it)."""
+        if event == "open" and len(args) > 2:
+            mode, flags = args[1], args[2]
+            if (type_(mode) is str_ and any(c in mode for c in "wax+")) or (
+                    type_(flags) is int_ and flags & writes):
+                raise permission("the comparison control's child writes nothing")
+        elif event in kept or event.startswith(("shutil.", "os.exec", "os.spawn", "ctypes.", "sqlite3.")):
+            raise permission("the comparison control's child leaves nothing behind: " + event)
+
+    select_, monotonic, sigkill, bytes_, exception, valid = (
+        select.select, time.monotonic, signal.SIGKILL, bytes, Exception, frozenset(range(6)) | frozenset(range(8, 14)))
+    try:
+        top = max(256, os.sysconf("SC_OPEN_MAX"))
+    except (ValueError, OSError):
+        top = 65536
+
+    inside = [False]
+
+    def apart(answer=None, *args):
+        if answer is None:  # asked whether this is a child already: a comparison a child's comparison makes is
+            return inside[0]  # asked there plainly (the child is apart already; it may not fork)
+        r, w = pipe()
+        try:
+            pid = fork()
+        except exception:  # noqa: BLE001 - no child: no answer (no verdict)
+            close(r)
+            close(w)
+            return None
+        if pid == 0:  # the child: only its pipe, one ask, one byte, gone (never back into the test's stack)
+            code, inside[0] = 255, True
+            try:
+                closerange(0, w)
+                closerange(w + 1, top)
+                if add_hook is not None:
+                    add_hook(nothing_left_behind)
+                code = answer(*args)
+            finally:
+                try:
+                    write(w, bytes_((code & 255,)))
+                finally:
+                    exit_(0)
+        close(w)
+        data = b""
+        try:
+            deadline = monotonic() + seconds
+            while len(data) < 2:
+                left = deadline - monotonic()
+                if left <= 0 or not select_([r], [], [], left)[0]:
+                    data = b""
+                    break
+                chunk = read(r, 2)
+                if not chunk:
+                    break
+                data += chunk
+        finally:
+            close(r)
+            try:
+                kill(pid, sigkill)
+            except exception:  # noqa: BLE001 - gone already
+                pass
+            waitpid(pid, 0)
+        return data[0] if len(data) == 1 and data[0] in valid else None
+
+    return apart
+
+
+def _controlled(key, original, owner, other_than, found, coin, apart=None):
     """The comparison original (a class's key as its statement left it) behind the control; other_than(value)
     gives the probes of a plain value (each a pair: what it changed, the value) or None, found collects what the
-    control saw, coin() draws 0 or 1. Only these functions' code may be set on a class by the class guard's
-    maker (the audit hook checks it)."""
+    control saw, coin() draws 0 or 1. apart (_apart; the harness always gives it): each ask in a child of its
+    own, so every ask sees the same history (round 10); without it the asks run here, in the order coin draws
+    (the probes' own tests). Only these functions' code may be set on a class by the class guard's maker (the
+    audit hook checks it)."""
     get = getattr(type(original), "__get__", None)
     not_implemented, bool_, type_, exception = NotImplemented, bool, type, Exception
     list_, dict_, set_, zip_, issubclass_, next_, stop = list, dict, set, zip, issubclass, next, StopIteration
-    dict_keys, dict_values = dict.keys, dict.values
+    dict_keys, dict_values, base_exception = dict.keys, dict.values, BaseException
     equal = key == "__eq__"
     where = owner + "." + key
 
@@ -1585,6 +1690,91 @@ def _controlled(key, original, owner, other_than, found, coin):
             found.append(where + " answers with a truth that changes between calls")
         return first
 
+    def storage(self):
+        """(the plain type a container compared is, a copy of its storage) or (None, None)."""
+        base = next_((b for b in (list_, dict_, set_) if issubclass_(type_(self), b)), None)
+        if base is dict_:
+            return base, dict_(zip_(dict_keys(self), dict_values(self)))
+        return base, (base.copy(self) if base is not None else None)
+
+    def order(kinds, other):
+        """(None, the value's copy) and (what changed, a probe) for each probe, in the order of kinds."""
+        for what, make in kinds:
+            made = make(other)
+            while True:
+                try:
+                    probe = next_(made)
+                except stop:
+                    break
+                except exception:  # noqa: BLE001 - a probe that cannot be made is not asked
+                    if what is None:
+                        probe = other  # a value that cannot be copied is asked as it is
+                    else:
+                        break
+                yield what, probe
+                if what is None:
+                    break
+
+    def answered(self, value, base, kept):
+        """One ask, in a child of its own (round 10): the code of its answer, CHANGED added when the comparison
+        changed its own object. Never raises: the child must not return into the test's stack."""
+        try:
+            answer = ask(self, value)
+        except base_exception:  # noqa: BLE001
+            return RAISED
+        try:
+            mark = CHANGED if kept is not None and not base.__eq__(kept, self) else 0
+            if answer is not_implemented:
+                return NOT_IMPLEMENTED | mark
+            if type_(answer) is bool_:
+                return (TRUE if answer else FALSE) | mark
+            told = bool_(answer)
+            if bool_(answer) is not told:
+                return CHANGES | mark
+            return (TRUE if told else FALSE) | mark
+        except base_exception:  # noqa: BLE001
+            return NO_TRUTH
+
+    def asked_apart(self, other, probes):
+        """Round 10: the value's copy, then (when it is "equal") each probe, each asked in a child of its own,
+        forked from this process as it is now: the comparison is asked each thing first, in the same state; no
+        ask is made here, so nothing it was asked before can tell it which is the test's. The order no longer
+        matters, so the value comes first and its probes only when it answers "equal"."""
+        base, kept = storage(self)
+        said = None
+        for what, value in order(probes, other):
+            code = apart(answered, self, value, base, kept)
+            if code is None:
+                found.append(where + " could not be asked in a child of its own" +
+                             ("" if what is None else " (" + what + ")"))
+                return not_implemented if what is None else said
+            if code & CHANGED and what is None:
+                found.append(where + " changed its own object")
+            code &= ~CHANGED
+            if code == CHANGES:
+                found.append(where + " answers with a truth that changes between calls")
+                return not_implemented if what is None else said
+            if what is not None:
+                if code == (TRUE if equal else FALSE):
+                    found.append(where + " answers equal to two values that differ (" + what + ")")
+                    return said
+                continue  # "not equal", an error, NotImplemented or no truth: a probe is not "equal"
+            if code == NOT_IMPLEMENTED:
+                return not_implemented
+            if code == NO_TRUTH:
+                found.append(where + " answers with no truth value")
+                return not_implemented
+            if code == RAISED:
+                # the error is the test's to see: asked here, where an honest comparison raises as it did apart
+                # (one that answers here is no honest one: no verdict)
+                answer = ask(self, value)
+                found.append(where + " raises only in a child of its own")
+                return answer
+            said = code == TRUE
+            if said is not equal:
+                return said  # the probes only when the answer is "equal"
+        return said
+
     def controlled(self, other):
         try:
             probes = other_than(other)
@@ -1592,45 +1782,26 @@ def _controlled(key, original, owner, other_than, found, coin):
             probes = None
         if not probes:  # not a plain value: nothing to compare the answer with
             return ask(self, other)
+        if apart is not None:
+            # (a comparison that a child's comparison makes, __ne__'s `not self == other`: asked there plainly)
+            return ask(self, other) if apart() else asked_apart(self, other, probes)
         # a container compared is asked with a copy kept: a comparison that adopts the other's items, then
         # answers NotImplemented (so that the container's own comparison finds them equal), changed its object.
         # The copy is of the storage itself: dict.copy of a subclass reads it through the subclass's own keys()
         # and __getitem__ (boltons' OrderedMultiDict keeps lists and gives their last item). Its type, not its
         # __class__ (which a property may answer)
-        base = next((b for b in (list_, dict_, set_) if issubclass_(type_(self), b)), None)
-        if base is dict_:
-            kept = dict_(zip_(dict_keys(self), dict_values(self)))
-        else:
-            kept = base.copy(self) if base is not None else None
+        base, kept = storage(self)
         first = coin()  # the probes first: no candidate knows which of its calls are the control
         # round 9: the comparison is asked about a fresh copy of the test's value, made as each probe is made (new
         # objects of the same types, each when asked), and the test is answered what the control judged of that
         # copy: no identity, reference count or age of a part tells the test's value from a probe
         kinds = probes[1:] + probes[:1] if first else probes
 
-        def order():
-            """(None, the value's copy) and (what changed, a probe) for each probe, the probes first or after."""
-            for what, make in kinds:
-                made = make(other)
-                while True:
-                    try:
-                        probe = next_(made)
-                    except stop:
-                        break
-                    except exception:  # noqa: BLE001 - a probe that cannot be made is not asked
-                        if what is None:
-                            probe = other  # a value that cannot be copied is asked as it is
-                        else:
-                            break
-                    yield what, probe
-                    if what is None:
-                        break
-
         # the value and every probe are asked from this one call site, at one depth of the stack, their answers'
         # truth too: a comparison that measures the stack (a recursion to RecursionError) cannot tell the
         # test's call from a probe's by it
         before = said = None
-        for what, value in order():
+        for what, value in order(kinds, other):
             if what is not None and before is not None:
                 continue  # one probe claimed equal is enough
             try:
@@ -2070,6 +2241,7 @@ def _class_guard(changed, changed_module=None):
     def coin():
         return bits(1)
 
+    apart = _apart()  # round 10: each ask in a child of its own
     other_than, controlled, set_attr = _other_than(draw), _controlled, type.__dict__["__setattr__"]
     controlled_codes = frozenset(c for c in _controlled.__code__.co_consts if getattr(c, "co_name", "") in CONTROLLED)
     changed_classes = {}  # id(class) -> a weak reference to it: the classes a changed file's statement made
@@ -2100,7 +2272,7 @@ def _class_guard(changed, changed_module=None):
                 value = space.get(key)
                 # (code_of here, not in a helper: the hook lets this function read __code__ under changed code)
                 if value is not None and not (type_(value) is function_type and code_of(value) in controlled_codes):
-                    set_attr(cls, key, controlled(key, value, name_of(cls), other_than, found, coin))
+                    set_attr(cls, key, controlled(key, value, name_of(cls), other_than, found, coin, apart))
         except Exception:  # noqa: BLE001 - a class the control cannot read keeps its comparison; the guard judges it
             return
 
@@ -2123,7 +2295,7 @@ def _class_guard(changed, changed_module=None):
             if value is missing or value is None or holder is object or (
                     type_(value) is function_type and code_of(value) in controlled_codes):
                 continue
-            set_attr(cls, key, controlled(key, value, name_of(cls), other_than, found, coin))
+            set_attr(cls, key, controlled(key, value, name_of(cls), other_than, found, coin, apart))
 
     def changed_class(cls):
         return changed_classes.get(id_(cls), none_ref)() is cls
