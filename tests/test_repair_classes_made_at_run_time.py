@@ -138,13 +138,13 @@ def _made_at_run_time(spelling: str):
 # as it is, or its last decorator returned: the hook's profile window), so the control asks its comparison's
 # probes from the first call; a comparison given after that, or one a class no statement made has, is found at
 # the next record of the tests' run and gives no verdict (it may have answered that test uncontrolled).
-SETTLED, LATE = "answers equal to two values that differ", "compared behind no control"
+BY_CONTROL, AT_RECORD = "answers equal to two values that differ", "compared behind no control"
 STOPPED_BY = {
-    "a class statement in a function the test calls": SETTLED,
-    "a decorated dataclass made in a function, its __class__ a property": SETTLED,
-    "a dataclass applied by a call after the statement": LATE,
-    "a class made by type() in a function the test calls": LATE,
-    "a changed module imported afresh by each call": SETTLED,
+    "a class statement in a function the test calls": BY_CONTROL,
+    "a decorated dataclass made in a function, its __class__ a property": BY_CONTROL,
+    "a dataclass applied by a call after the statement": AT_RECORD,
+    "a class made by type() in a function the test calls": AT_RECORD,
+    "a changed module imported afresh by each call": BY_CONTROL,
 }
 
 

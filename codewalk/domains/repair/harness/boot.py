@@ -2190,9 +2190,9 @@ def _class_guard(changed, changed_module=None):
     # behind the control, after its decorators ran (a comparison put in the class's own namespace at the
     # statement would keep dataclasses and attrs from making theirs); object's identity is left as it is (never
     # equal to a plain value), and one already controlled (a changed base's) too.
-    def behind_control(cls):
-        """Put what cls has for each comparison behind the control; "" or, during the tests (round 10), why not
-        before: a comparison of Python code it was given since it was settled, or that a class no statement made
+    def behind_control(cls, strict=False):
+        """Put what cls has for each comparison behind the control; "" or, when strict (a record of the tests'
+        run, round 10), why it was not before: a comparison of Python code it was given since it was settled, or that a class no statement made
         had, could have answered a test's assertion uncontrolled (a C type's own is a plain comparison of its
         content: wrapped silently)."""
         late = ""
@@ -2207,7 +2207,7 @@ def _class_guard(changed, changed_module=None):
             if value is missing or value is None or holder is object or (
                     type_(value) is function_type and code_of(value) in controlled_codes):
                 continue
-            if testing[0] and not late and type_(value) not in descriptors:  # a slot of a C type's: list.__eq__
+            if strict and not late and type_(value) not in descriptors:  # a slot of a C type's: list.__eq__
                 late = name_of(cls) + "." + key + " (compared behind no control: given after its class was made, " \
                     "or a class no statement made, during a test)"
             set_attr(cls, key, controlled(key, value, name_of(cls), other_than, found, coin))
@@ -2431,8 +2431,9 @@ def _class_guard(changed, changed_module=None):
             return ""
         return str_(code.co_name) + " of " + str_(where) + ", defined under another name"
 
-    def statements():
-        """Judge what the class statements made since left in their classes, and record them."""
+    def statements(strict=False):
+        """Judge what the class statements made since left in their classes, and record them (strict: at a record
+        of the tests' run, a changed class's comparison found behind no control gives no verdict)."""
         batch = []
         while made:  # one by one: another thread may be making a class
             batch.append(made.pop())
@@ -2462,7 +2463,7 @@ def _class_guard(changed, changed_module=None):
                     if why:
                         return name_of(cls) + "." + k + " (" + why + ")"
             if changed_class(cls):
-                why = behind_control(cls)
+                why = behind_control(cls, strict)
                 if why:
                     return why
                 now = values_of(space)
@@ -2487,7 +2488,7 @@ def _class_guard(changed, changed_module=None):
                         return name_of(cls) + "." + k + " (" + why + ")"
             if made_from_changed(space):
                 changed_classes[i] = ref(cls)
-                why = behind_control(cls)
+                why = behind_control(cls, testing[0])
                 if why:
                     return why
                 values = values_of(space)
@@ -2547,7 +2548,7 @@ def _class_guard(changed, changed_module=None):
                     if why:
                         return name_of(cls) + "." + k + " (" + why + ")"
             if changed_class(cls):
-                why = behind_control(cls)
+                why = behind_control(cls, testing[0])
                 if why:
                     return why
                 now = values_of(entry[1])
@@ -2590,7 +2591,7 @@ def _class_guard(changed, changed_module=None):
         if why:
             return CLASS_CHANGED + ": " + why
         buried()
-        why = statements()
+        why = statements(testing[0])
         now = walk()
         if not why and not (len_(now) == len_(last[0]) and all_(map_(is_, now, last[0]))):
             why = appeared(now)
