@@ -2574,7 +2574,7 @@ def _class_guard(changed, changed_module=None):
     def check(final=False, tests=False):
         """tests: the record is one the tests' run sends (a test's report, the final one): a class made since
         may have been compared by a test."""
-        testing[0] = tests
+        testing[0] = tests and audit is not None  # (no hook, Python 3.7: nothing settles a class when made)
         try:
             return checked(final)
         except Exception as e:  # noqa: BLE001 - a class the guard cannot read gives no verdict
