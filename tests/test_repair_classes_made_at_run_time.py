@@ -263,3 +263,41 @@ def test_honest_classes_made_during_a_test_keep_their_verdict(task, runtime):  #
                        'return _checked("c")[2](", ".join(sorted(unique_words(words), key=str.lower)))'),
                replace(FMT, "from tally.words import unique_words", "from tally.words import _checked, unique_words"))
     assert run.audited and _solved(run), run.status
+
+
+def test_the_globals_a_library_classs_comparison_reads_are_watched_by_identity_and_no_other():
+    """In process: _library_globals records the names argparse.Namespace.__eq__ loads as globals (isinstance,
+    vars: the builtins' until argparse's globals shadow them); a name added to argparse's globals, or a builtin
+    rebound, is found; warnings.filters, which pytest rebinds around each test and which catch_warnings.__exit__
+    names only as an attribute, is not watched."""
+    import argparse
+    import builtins
+    import operator
+    import runpy
+    import warnings
+
+    from codewalk.domains.repair import channel
+
+    boot = runpy.run_path(str(channel.HARNESS / channel.BOOT), run_name="boot")
+    check = boot["_library_globals"]([argparse.Namespace, warnings.catch_warnings], boot["VERDICT"],
+                                     lambda cls: True, lambda cls: cls.__qualname__)
+    assert check() == ""
+    saved = warnings.filters
+    try:
+        warnings.filters = list(saved)
+        assert check() == ""
+    finally:
+        warnings.filters = saved
+    try:
+        argparse.isinstance = operator.is_not  # type: ignore[attr-defined]
+        assert check() == "Namespace.__eq__ reads isinstance: rebound in argparse's globals"
+    finally:
+        del argparse.isinstance  # type: ignore[attr-defined]
+    assert check() == ""
+    real = builtins.vars
+    try:
+        builtins.vars = bool  # type: ignore[assignment]
+        assert check() == "Namespace.__eq__ reads vars: rebound in the builtins"
+    finally:
+        builtins.vars = real
+    assert check() == ""

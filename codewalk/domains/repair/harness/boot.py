@@ -2699,7 +2699,7 @@ def _library_globals(classes, keys, changeable, name_of):
         for where, name, value, (owner, module) in zip_(spaces_, names_, values_, owners):
             if get(where, name, missing) is not value:
                 return owner + " reads " + name + ": rebound in " + ("the builtins" if where is builtins_space
-                                                                      else module) + "'s globals"
+                                                                      else module + "'s globals")
         return ""
 
     return check
