@@ -2173,11 +2173,11 @@ def _class_guard(changed, changed_module=None):
         the control now, before the test that made it can compare (round 10). A class the decorator returned
         that no statement made (dataclass(slots=True)'s copy) too."""
         try:
-            why = statements()
+            why = statements(False, True)
             if not why and result is not None and type_ in mro_of(type_(result)) and changeable(result) \
                     and made_from_changed(dict_of(result)):
                 changed_classes[id_(result)] = ref(result)
-                behind_control(result)
+                behind_control(result, False, True)
         except Exception as e:  # noqa: BLE001 - a class the guard cannot read gives no verdict
             why = "the class guard could not read the classes (" + str_(type_(e).__name__) + ")"
         if why and not found:
@@ -2190,11 +2190,12 @@ def _class_guard(changed, changed_module=None):
     # behind the control, after its decorators ran (a comparison put in the class's own namespace at the
     # statement would keep dataclasses and attrs from making theirs); object's identity is left as it is (never
     # equal to a plain value), and one already controlled (a changed base's) too.
-    def behind_control(cls, strict=False):
+    def behind_control(cls, strict=False, settling=False):
         """Put what cls has for each comparison behind the control; "" or, when strict (a record of the tests'
-        run, round 10), why it was not before: a comparison of Python code it was given since it was settled, or that a class no statement made
-        had, could have answered a test's assertion uncontrolled (a C type's own is a plain comparison of its
-        content: wrapped silently)."""
+        run, round 10), why it was not before: a comparison of Python code it was given since it was settled, or
+        that a class no statement made had, could have answered a test's assertion uncontrolled (a C type's own
+        slot, list.__eq__, is a plain comparison of the content: wrapped silently, and left out when settling, so
+        that a library applied to the class by a later call, `dataclass(C)`, still makes its own)."""
         late = ""
         if not changeable(cls):
             return late
@@ -2206,6 +2207,8 @@ def _class_guard(changed, changed_module=None):
                     break
             if value is missing or value is None or holder is object or (
                     type_(value) is function_type and code_of(value) in controlled_codes):
+                continue
+            if settling and type_(value) in descriptors:
                 continue
             if strict and not late and type_(value) not in descriptors:  # a slot of a C type's: list.__eq__
                 late = name_of(cls) + "." + key + " (compared behind no control: given after its class was made, " \
@@ -2431,7 +2434,7 @@ def _class_guard(changed, changed_module=None):
             return ""
         return str_(code.co_name) + " of " + str_(where) + ", defined under another name"
 
-    def statements(strict=False):
+    def statements(strict=False, settling=False):
         """Judge what the class statements made since left in their classes, and record them (strict: at a record
         of the tests' run, a changed class's comparison found behind no control gives no verdict)."""
         batch = []
@@ -2463,7 +2466,7 @@ def _class_guard(changed, changed_module=None):
                     if why:
                         return name_of(cls) + "." + k + " (" + why + ")"
             if changed_class(cls):
-                why = behind_control(cls, strict)
+                why = behind_control(cls, strict, settling)
                 if why:
                     return why
                 now = values_of(space)
