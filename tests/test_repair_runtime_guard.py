@@ -803,7 +803,10 @@ TRUTH = '\n\nclass _V(list):\n    pass\n\n\ndef _compared(self, other):\n    ret
 
 @pytest.mark.parametrize("dunder, value", [("__bool__", "lambda s: True"), ("__len__", "lambda s: 1")])
 def test_truth_given_to_the_class_of_a_comparisons_result_gives_no_verdict(task, runtime, dunder, value):
-    setup = TRUTH + f'\n\nclass _S(list):\n    __eq__ = _compared\n\n\n_H.put(_V, "{dunder}", {value})\n'
+    # (_S's __eq__ a def of its body: `__eq__ = _compared`, a module function under another name, is refused at
+    # the statement itself since round 10, which judges a changed class when it is made)
+    setup = TRUTH + (f'\n\nclass _S(list):\n    def __eq__(self, other):\n        return _compared(self, other)\n'
+                     f'\n\n_H.put(_V, "{dunder}", {value})\n')
     err = _class_cheat(task, runtime, *_split_returns("_S()", setup))
     assert f"_V.{dunder}" in str(err)
 

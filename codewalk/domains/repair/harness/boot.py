@@ -661,6 +661,14 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
     # the class guard's control reads the __code__ of each class body it sees made (a library's too, under
     # changed code: inspect defines classes in its functions) to know a changed file's
     control_code = next(c for c in _class_guard.__code__.co_consts if getattr(c, "co_name", "") == "control")
+    settle_code = next(c for c in _class_guard.__code__.co_consts if getattr(c, "co_name", "") == "settle")
+    # Round 10: a changed file's class is settled (judged, and its comparison behind the control) once its value
+    # is final: at once when its statement's result is stored as it is, else when the statement's last
+    # decorator returns (a profile function on this thread sees that return: the decorators are calls).
+    decorator_calls = frozenset(dis.opmap[n] for n in ("PRECALL", "CALL", "CALL_FUNCTION", "CACHE") if n in dis.opmap)
+    call_ops = frozenset(dis.opmap[n] for n in ("CALL", "CALL_FUNCTION") if n in dis.opmap)
+    setprofile, getprofile = sys.setprofile, sys.getprofile
+    windows = {}  # thread ident -> [(the statement's frame, its last decorator call's first and end offsets, settle)]
     main_thread = get_ident()
     ended = []
     # code a library compiled from text for changed code (dataclasses, attrs, namedtuple): its frames count as
@@ -682,6 +690,46 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
     def deny(event, what):
         send({"denied": event, "what": str_(what)[:200]})
         exit_(denied)
+
+    def decorators(stmt):
+        """(first, end): the byte offsets of the last decorator call after the class statement's __build_class__
+        call running in stmt (the decorators are calls with nothing between them and the store), or None when the
+        statement's result is stored as it is (or the code is read no further)."""
+        co = stmt.f_code.co_code
+        at, last = stmt.f_lasti + 2, None
+        while at < len_(co) and co[at] in decorator_calls:
+            op = co[at]
+            end = at + 2 + 2 * caches[op]
+            if op in call_ops:
+                last = (at, end)
+            at = end
+        return last
+
+    def window(fr, event, arg):
+        """The profile function while a changed class statement's decorators run: its class is settled when the
+        last one returns (or the statement's frame leaves, on an exception)."""
+        me = get_ident()
+        open_ = windows.get(me)
+        if not open_:
+            return
+        stmt, first, end, settle = open_[-1]
+        if fr is stmt:
+            done = event == "return" or (event in ("c_return", "c_exception") and first <= stmt.f_lasti < end)
+        else:
+            done = event == "return" and fr.f_back is stmt and first <= stmt.f_lasti < end
+        if not done:
+            return
+        was = me in busy
+        busy.add(me)  # what settling raises is the harness's own
+        try:
+            open_.pop()
+            if not open_:
+                del windows[me]
+                setprofile(None)
+            settle(arg if event == "return" and fr is not stmt else None)
+        finally:
+            if not was:
+                busy.discard(me)
 
     def files_code(code_):
         """Whether code_ is what compiling its file's text gives, the file not changed code's (_files)."""
@@ -1043,7 +1091,7 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
         if "end" in record:
             ended.append(True)
         if checker:
-            why = checker[0]("end" in record)
+            why = checker[0]("end" in record, "node" in record or "end" in record)
             if why:
                 send({"guard": "class_changed" if why.startswith("class_changed") else "report_path_changed",
                       "what": why})
@@ -1089,6 +1137,17 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
                 body = body[0] if type_(body) is tuple_ and body else None
                 box.append(type_(body) is function_type and (body.__code__ in made_codes or
                                                              among(body.__globals__, tracked)))
+            elif f is not None and f.f_code is control_code and type_(box) is list_ and len_(box) == 1 and \
+                    type_(box[0]) is function_type and box[0].__code__ is settle_code and f.f_back is not None \
+                    and f.f_back.f_code is class_maker and f.f_back.f_back is not None:
+                # a changed file's class: settled now, or when its statement's last decorator returns
+                stmt, settle = f.f_back.f_back, box[0]
+                last = decorators(stmt)
+                if last is None or getprofile() not in (None, window):
+                    settle(None)  # (a profiler of another already set: before the decorators, as stored)
+                else:
+                    windows.setdefault(get_ident(), []).append((stmt, last[0], last[1], settle))
+                    setprofile(window)
             return
         if not tracked:  # no changed module has run: none of its frames can be on the stack
             if event == "codewalk.send":
@@ -1308,7 +1367,7 @@ def _checked(send, plugin):
     exit_ = os._exit
 
     def checked(record):
-        why = plugin._check("end" in record) if plugin._check else ""
+        why = plugin._check("end" in record, "node" in record or "end" in record) if plugin._check else ""
         if why:
             send({"guard": CLASS_CHANGED if why.startswith(CLASS_CHANGED) else "report_path_changed", "what": why})
             exit_(REPORT_PATH)
@@ -1497,10 +1556,10 @@ VERDICT = (
 def _with_classes(check, classes):
     """The report path's check, then the class guard's (at the final record, every class looked up whole)."""
     if classes is None:
-        return lambda final=False: check()
+        return lambda final=False, testing=False: check()
 
-    def both(final=False):
-        return check() or classes(final)
+    def both(final=False, testing=False):
+        return check() or classes(final, testing)
 
     return both
 
@@ -2245,6 +2304,8 @@ def _class_guard(changed, changed_module=None):
     other_than, controlled, set_attr = _other_than(draw), _controlled, type.__dict__["__setattr__"]
     controlled_codes = frozenset(c for c in _controlled.__code__.co_consts if getattr(c, "co_name", "") in CONTROLLED)
     changed_classes = {}  # id(class) -> a weak reference to it: the classes a changed file's statement made
+    audit, class_event = getattr(sys, "audit", None), CLASS_EVENT
+    testing = [False]  # the check running is one of a record the tests' run sends (round 10: strict)
 
     no = bool  # running(): the import's question, already answered (and remembered) by the hook
 
@@ -2275,6 +2336,24 @@ def _class_guard(changed, changed_module=None):
                     set_attr(cls, key, controlled(key, value, name_of(cls), other_than, found, coin, apart))
         except Exception:  # noqa: BLE001 - a class the control cannot read keeps its comparison; the guard judges it
             return
+        if audit is not None:  # round 10: the hook settles it when its value is final (its decorators ran)
+            audit(class_event, [settle])
+
+    def settle(result=None):
+        """A changed file's class statement's value is final (stored as it is, or its last decorator returned
+        result): judge what the statements made since left, and put the comparison each changed class has behind
+        the control now, before the test that made it can compare (round 10). A class the decorator returned
+        that no statement made (dataclass(slots=True)'s copy) too."""
+        try:
+            why = statements(False, True)
+            if not why and result is not None and type_ in mro_of(type_(result)) and changeable(result) \
+                    and made_from_changed(dict_of(result)):
+                changed_classes[id_(result)] = ref(result)
+                behind_control(result, False, True)
+        except Exception as e:  # noqa: BLE001 - a class the guard cannot read gives no verdict
+            why = "the class guard could not read the classes (" + str_(type_(e).__name__) + ")"
+        if why and not found:
+            found.append(why)
 
     # Round 9 (issue 51): the control guards the comparison a changed file's class HAS, not only what its statement
     # left: one it inherits (collections.UserList.__eq__ is `self.data == self.__cast(other)`, and the class may
@@ -2283,9 +2362,15 @@ def _class_guard(changed, changed_module=None):
     # behind the control, after its decorators ran (a comparison put in the class's own namespace at the
     # statement would keep dataclasses and attrs from making theirs); object's identity is left as it is (never
     # equal to a plain value), and one already controlled (a changed base's) too.
-    def behind_control(cls):
+    def behind_control(cls, strict=False, settling=False):
+        """Put what cls has for each comparison behind the control; "" or, when strict (a record of the tests'
+        run, round 10), why it was not before: a comparison of Python code it was given since it was settled, or
+        that a class no statement made had, could have answered a test's assertion uncontrolled (a C type's own
+        slot, list.__eq__, is a plain comparison of the content: wrapped silently, and left out when settling, so
+        that a library applied to the class by a later call, `dataclass(C)`, still makes its own)."""
+        late = ""
         if not changeable(cls):
-            return
+            return late
         for key in CONTROLLED:
             value, holder = missing, None
             for holder in mro_of(cls):
@@ -2295,7 +2380,13 @@ def _class_guard(changed, changed_module=None):
             if value is missing or value is None or holder is object or (
                     type_(value) is function_type and code_of(value) in controlled_codes):
                 continue
+            if settling and type_(value) in descriptors:
+                continue
+            if strict and not late and type_(value) not in descriptors:  # a slot of a C type's: list.__eq__
+                late = name_of(cls) + "." + key + " (compared behind no control: given after its class was made, " \
+                    "or a class no statement made, during a test)"
             set_attr(cls, key, controlled(key, value, name_of(cls), other_than, found, coin, apart))
+        return late
 
     def changed_class(cls):
         return changed_classes.get(id_(cls), none_ref)() is cls
@@ -2515,8 +2606,9 @@ def _class_guard(changed, changed_module=None):
             return ""
         return str_(code.co_name) + " of " + str_(where) + ", defined under another name"
 
-    def statements():
-        """Judge what the class statements made since left in their classes, and record them."""
+    def statements(strict=False, settling=False):
+        """Judge what the class statements made since left in their classes, and record them (strict: at a record
+        of the tests' run, a changed class's comparison found behind no control gives no verdict)."""
         batch = []
         while made:  # one by one: another thread may be making a class
             batch.append(made.pop())
@@ -2546,7 +2638,9 @@ def _class_guard(changed, changed_module=None):
                     if why:
                         return name_of(cls) + "." + k + " (" + why + ")"
             if changed_class(cls):
-                behind_control(cls)
+                why = behind_control(cls, strict, settling)
+                if why:
+                    return why
                 now = values_of(space)
             entries[id_(cls)] = entry = [watch(cls), space, now, False, own]
             add(entry)
@@ -2569,7 +2663,9 @@ def _class_guard(changed, changed_module=None):
                         return name_of(cls) + "." + k + " (" + why + ")"
             if made_from_changed(space):
                 changed_classes[i] = ref(cls)
-                behind_control(cls)
+                why = behind_control(cls, testing[0])
+                if why:
+                    return why
                 values = values_of(space)
             entries[i] = entry = [watch(cls), space, values, False]
             add(entry)
@@ -2627,7 +2723,9 @@ def _class_guard(changed, changed_module=None):
                     if why:
                         return name_of(cls) + "." + k + " (" + why + ")"
             if changed_class(cls):
-                behind_control(cls)
+                why = behind_control(cls, testing[0])
+                if why:
+                    return why
                 now = values_of(entry[1])
             entry[2] = now
             updated = True
@@ -2645,21 +2743,30 @@ def _class_guard(changed, changed_module=None):
         else:
             fixed_ids[id_(cls)] = ref(cls)
     rebuild()
+    library_globals = _library_globals(last[1], keys, changeable, name_of)
     builtins_space["__build_class__"] = maker
 
-    def check(final=False):
+    def check(final=False, tests=False):
+        """tests: the record is one the tests' run sends (a test's report, the final one): a class made since
+        may have been compared by a test."""
+        testing[0] = tests and audit is not None  # (no hook, Python 3.7: nothing settles a class when made)
         try:
             return checked(final)
         except Exception as e:  # noqa: BLE001 - a class the guard cannot read gives no verdict
             return CLASS_CHANGED + ": the class guard could not read the classes (" + str_(type_(e).__name__) + ")"
+        finally:
+            testing[0] = False
 
     def checked(final):
         if builtins_space.get("__build_class__") is not maker:
             return CLASS_CHANGED + ": builtins.__build_class__ replaced"
         if found:
             return CLASS_CHANGED + ": " + found[0]
+        why = library_globals()
+        if why:
+            return CLASS_CHANGED + ": " + why
         buried()
-        why = statements()
+        why = statements(testing[0])
         now = walk()
         if not why and not (len_(now) == len_(last[0]) and all_(map_(is_, now, last[0]))):
             why = appeared(now)
@@ -2672,6 +2779,105 @@ def _class_guard(changed, changed_module=None):
     return check
 
 
+
+
+def _library_globals(classes, keys, changeable, name_of):
+    """Round 10 (issue 51): the globals a library class's verdict dunders read, watched as its dunders are. A class
+    alive before the tree keeps its dunders (the class guard), but what they do rests on the names their code
+    loads as globals, resolved at each call in their module's globals, then the builtins: `argparse.isinstance =
+    operator.is_not` after a plain `import argparse` (no event sees a module attribute set) makes the honest
+    Namespace.__eq__ equal to anything. For each Python function among those dunders (and each Python function
+    such a global names, one call deep), the value each such name resolves to now is recorded, in its module's
+    globals and in the builtins (a name added to the module's globals shadows the builtin); the check says which
+    changed, by identity. Only names loaded as globals are read (an attribute's name, `self.filters`, is not a
+    global: warnings.filters, which pytest rebinds around each test, is not watched)."""
+    import dis
+    import itertools
+    import operator
+    import types
+
+    function_type, code_type, module_type = types.FunctionType, types.CodeType, types.ModuleType
+    loads = frozenset(dis.opmap[n] for n in ("LOAD_GLOBAL", "LOAD_NAME") if n in dis.opmap)
+    extended, shift = dis.opmap["EXTENDED_ARG"], 1 if sys.version_info >= (3, 11) else 0
+    global_op = dis.opmap["LOAD_GLOBAL"]
+    caches = [0] * 256
+    entries = getattr(__import__("opcode"), "_inline_cache_entries", None)
+    for op, count in (entries.items() if isinstance(entries, dict) else enumerate(entries or ())):
+        op = dis.opmap.get(op, -1) if isinstance(op, str) else op
+        if 0 <= op < 256:
+            caches[op] = count
+    missing, spaces, names, values, owners = object(), [], [], [], []
+    seen_pairs, seen_codes = set(), set()
+    builtins_space = vars(__import__("builtins"))
+
+    def global_names(code):
+        """The names code and the code nested in it load as globals."""
+        found, todo = set(), [code]
+        while todo:
+            c = todo.pop()
+            if id(c) in seen_codes:
+                continue
+            seen_codes.add(id(c))
+            raw, arg, at = c.co_code, 0, 0
+            while at < len(raw):
+                op = raw[at]
+                arg = arg << 8 | raw[at + 1]
+                if op == extended:
+                    at += 2
+                    continue
+                if op in loads:
+                    i = arg >> shift if op == global_op else arg
+                    if i < len(c.co_names):
+                        found.add(c.co_names[i])
+                arg = 0
+                at += 2 + 2 * caches[op]
+            todo.extend(k for k in c.co_consts if type(k) is code_type)
+        return found
+
+    def watch(function, owner, depth):
+        space = function.__globals__
+        if type(space) is not dict:
+            return
+        base = space.get("__builtins__", builtins_space)
+        base = vars(base) if type(base) is module_type else base
+        for name in global_names(function.__code__):
+            for where in (space, base):
+                if type(where) is dict and (id(where), name) not in seen_pairs:
+                    seen_pairs.add((id(where), name))
+                    value = where.get(name, missing)
+                    spaces.append(where)
+                    names.append(name)
+                    values.append(value)
+                    owners.append((owner, str(space.get("__name__", "?"))))
+                    if depth < 1 and where is space and type(value) is function_type:
+                        watch(value, owner, depth + 1)
+
+    for cls in classes:
+        if not changeable(cls):
+            continue
+        space = type.__dict__["__dict__"].__get__(cls)
+        for key in keys:
+            value = space.get(key)
+            if type(value) in (classmethod, staticmethod):
+                value = value.__func__
+            elif type(value) is property:
+                value = value.fget
+            if type(value) is function_type:
+                watch(value, name_of(cls) + "." + key, 0)
+    get, is_, repeat = dict.get, operator.is_, itertools.repeat
+    spaces_, names_, values_ = tuple(spaces), tuple(names), tuple(values)
+    all_, map_, zip_ = all, map, zip
+
+    def check():
+        if all_(map_(is_, map_(get, spaces_, names_, repeat(missing)), values_)):
+            return ""
+        for where, name, value, (owner, module) in zip_(spaces_, names_, values_, owners):
+            if get(where, name, missing) is not value:
+                return owner + " reads " + name + ": rebound in " + ("the builtins" if where is builtins_space
+                                                                      else module + "'s globals")
+        return ""
+
+    return check
 
 
 # Instance state on the report path (issue 51, round 5): keys pytest itself rebinds while a session runs,
