@@ -2553,8 +2553,19 @@ def _class_guard(changed, changed_module=None):
     # from them, through the functions they hold, is kept with its contents, and any change is a change of the
     # guard (no verdict): at each record, new controls first (the classes of changed files, found again here).
     kept = [[], []]  # the cells, their contents
-    kept_ids, snapped = set(), {}  # id(cell); id(a control's function) -> the function
-    int_, repr_ = int, repr
+    # id(a control's function) -> (the function, the cells of it and of the functions it holds, their contents):
+    # what a comparison of its class checks (the whole graph is checked at records)
+    kept_ids, snapped = set(), {}
+    int_, repr_, enumerate_, contents_of = int, repr, enumerate, operator.attrgetter("cell_contents")
+
+    def snap(fn):
+        cells = list_(closure_of(fn, None) or ())
+        for cell in tuple_(cells):
+            v = cell_contents(cell, None)
+            if type_(v) is function_type:
+                cells.extend(closure_of(v, None) or ())
+        snapped[id_(fn)] = (fn, tuple_(cells), tuple_(map_(contents_of, cells)))
+        keep(fn)
 
     def keep(fn):
         todo = [fn]
@@ -2581,10 +2592,9 @@ def _class_guard(changed, changed_module=None):
             for key in CONTROLLED:
                 v = space.get(key)
                 if type_(v) is function_type and id_(v) not in snapped and code_of(v) in controlled_codes:
-                    snapped[id_(v)] = v
-                    keep(v)
+                    snap(v)
         cells, contents = kept
-        if all_(map_(is_, map_(cell_contents, cells, repeat(None, len_(cells))), contents)):
+        if all_(map_(is_, map_(contents_of, cells), contents)):
             return ""
         return "the state of the class guard or of a comparison control was changed"
 
@@ -2613,34 +2623,36 @@ def _class_guard(changed, changed_module=None):
             found.append(why)
 
     def operands_changed(left, right):
+        """What a record would find of the comparison the operands' classes have now: for __eq__ and __ne__, the
+        first class of each one's MRO holding it must hold what was recorded there (a class made before the tree:
+        the same; another: one judge accepts) and its control's cells be as kept."""
         for kind in (type_(left), type_(right)):
-            for cls in mro_of(kind):
-                entry = entries.get(id_(cls))
-                if entry is None or entry[0]() is not cls:
-                    continue  # a static type, or a class made since the last record (judged there)
-                now = values_of(entry[1])
-                if all_(map_(is_, now, entry[2])):
-                    continue
-                for k, old, new in zip_(keys, entry[2], now):
-                    if new is old:
+            for index, key in enumerate_(CONTROLLED):
+                for cls in mro_of(kind):
+                    space = dict_of(cls)
+                    if key not in space:
                         continue
-                    if entry[3]:
-                        return name_of(cls) + "." + k + " (a class made before the tree: changed at a comparison)"
-                    if new is not missing:
-                        why = judge(cls, k, new, None, own=entry[4] if len_(entry) > 4 else None)
+                    entry = entries.get(id_(cls))
+                    if entry is None or entry[0]() is not cls:
+                        break  # a static type, or a class made since the last record (judged there)
+                    new = space[key]
+                    if new is not entry[2][index]:
+                        if entry[3]:
+                            return name_of(cls) + "." + key + " (a class made before the tree: changed at a comparison)"
+                        why = judge(cls, key, new, None, own=entry[4] if len_(entry) > 4 else None)
                         if why:
-                            return name_of(cls) + "." + k + " (" + why + ", at a comparison)"
-        why = reads_changed()
-        if not why:
-            cells, contents = kept
-            if not all_(map_(is_, map_(cell_contents, cells, repeat(None, len_(cells))), contents)):
-                why = "the state of the class guard or of a comparison control was changed, at a comparison"
-        return why
+                            return name_of(cls) + "." + key + " (" + why + ", at a comparison)"
+                    kept_fn = snapped.get(id_(new))
+                    if kept_fn is not None and kept_fn[0] is new and not all_(
+                            map_(is_, map_(contents_of, kept_fn[1]), kept_fn[2])):
+                        return "the state of the comparison control of " + name_of(cls) + " was changed, at a comparison"
+                    break
+        return reads_changed()
 
     keep(maker)
     keep(operands)
     for wrapper, _ in library_originals.values():
-        keep(wrapper)
+        snap(wrapper)
 
     def check(final=False):
         try:
