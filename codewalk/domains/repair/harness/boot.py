@@ -2698,6 +2698,8 @@ def _judged_assertions(operands):
     if original is None:
         return
     name, plain = "_codewalk_operands", (ast.Name, ast.Constant)
+    # before 3.8 constants had their own nodes (names deprecated since: not read after)
+    plain += tuple(getattr(ast, n) for n in ("Num", "Str", "Bytes", "NameConstant") if sys.version_info[1] < 8)
     comparisons = (ast.Eq, ast.NotEq)
 
     class Asked(ast.NodeTransformer):
