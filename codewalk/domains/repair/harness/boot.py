@@ -2710,13 +2710,19 @@ def _judged_assertions(operands):
                     and node.targets[0].id.startswith("@py_assert")
                     and type(value.left) in plain and type(value.comparators[0]) in plain):
                 return self.generic_visit(node)
-            ask = ast.Expr(ast.Call(ast.Attribute(ast.Name("@pytest_ar", ast.Load()), name, ast.Load()),
-                                    [value.left, value.comparators[0]], []))
-            return [ast.copy_location(ask, node), node]
+            module = ast.Name("@pytest_ar", ast.Load())
+            function = ast.Attribute(module, name, ast.Load())
+            call = ast.Call(function, [value.left, value.comparators[0]], [])
+            ask = ast.Expr(call)
+            line = getattr(node, "lineno", None) or 1
+            for made in (ask, call, function, module):  # the operands keep their own
+                made.lineno = made.end_lineno = line
+                made.col_offset = made.end_col_offset = 0
+            return [ask, node]
 
     def rewrite_asserts(mod, *args, **kwargs):
         original(mod, *args, **kwargs)
-        ast.fix_missing_locations(Asked().visit(mod))
+        Asked().visit(mod)
 
     setattr(rewrite, name, operands)
     rewrite.rewrite_asserts = rewrite_asserts
