@@ -121,7 +121,8 @@ def test_honest():
     assert x == [1]
     assert x != [2]
 """)
-boot["_judged_assertions"](check.operands)
+boot["_judged_assertions"]()
+sys.addaudithook(lambda event, args: check.operands(*args) if event == boot["OPERANDS_EVENT"] else None)  # as the hook
 import pytest
 
 class Records:

@@ -85,8 +85,9 @@ C_IMPORTS = frozenset(("_strptime",))
 # own (set by module_from_spec and _init_module_attrs) and __builtins__, which exec adds (round 8).
 MODULE_DUNDERS = frozenset(("__name__", "__doc__", "__package__", "__loader__", "__spec__", "__file__", "__cached__",
                             "__path__", "__builtins__"))
+OPERANDS_EVENT = "codewalk.operands"  # an assertion's comparison about to be made (round 10: _judged_assertions)
 WATCHED = FRAMES | CODE | ALWAYS | PATHS | THREADS | FILE_EVENTS | {"import", "codewalk.send", "codewalk.report_path",
-                                                                   CLASS_EVENT}
+                                                                   CLASS_EVENT, OPERANDS_EVENT}
 
 
 def main():
@@ -678,6 +679,7 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
     # (compared by identity: id() raises an audit event of its own)
     busy = set()
     checker = []
+    operands_of = []  # the class guard's judge of an assertion's operands, handed over with the report path's check
 
     def deny(event, what):
         send({"denied": event, "what": str_(what)[:200]})
@@ -1065,10 +1067,15 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
             if not among(space, tracked):
                 tracked.append(space)
             return
+        if event == "codewalk.operands":  # pytest's rewritten assertion, before it compares (round 10)
+            if operands_of and operands_of[0] is not None and len_(args) == 2:
+                operands_of[0](args[0], args[1])
+            return
         if event == "codewalk.report_path":
             if checker:
                 deny(event, "a second report path")
             checker.append(args[0])
+            operands_of.append(getattr_(args[0], "operands", None))
             trusted.extend(m.__dict__ for m in list(sys.modules.values()) if hasattr_(m, "__dict__"))
             tools.extend(m.__dict__ for n, m in list(sys.modules.items())
                          if hasattr_(m, "__dict__") and (n == "__main__" or str_(n).split(".")[0] not in stdlib))
@@ -1218,8 +1225,8 @@ class _Plugin:
         the tree join sys.path. pytest's own implementation, which loads the conftests, runs last."""
         classes = _class_guard(self._changed, self._changed_module) if CLASS_GUARD else None
         del self._changed_module
-        if classes is not None:
-            _judged_assertions(classes.operands)  # type: ignore[attr-defined]
+        if classes is not None and self._audit:
+            _judged_assertions()
         check = _with_classes(_checker(early_config.pluginmanager, self), classes)
         if self._audit:
             sys.audit("codewalk.report_path", check)
@@ -1504,6 +1511,7 @@ def _with_classes(check, classes):
     def both(final=False):
         return check() or classes(final)
 
+    both.operands = getattr(classes, "operands", None)  # type: ignore[attr-defined]
     return both
 
 
@@ -2650,7 +2658,6 @@ def _class_guard(changed, changed_module=None):
         return reads_changed()
 
     keep(maker)
-    keep(operands)
     for wrapper, _ in library_originals.values():
         snap(wrapper)
 
@@ -2681,23 +2688,24 @@ def _class_guard(changed, changed_module=None):
             return CLASS_CHANGED + ": " + why
         return ""
 
-    check.operands = operands  # type: ignore[attr-defined]
+    check.operands = operands  # type: ignore[attr-defined]  # handed to the hook only (codewalk.report_path)
     return check
 
 
-def _judged_assertions(operands):
-    """pytest's assertion rewriter made to ask operands(left, right) just before each `==` / `!=` of an
-    assertion it rewrites compares them (left and right are the names it holds the operands in, or constants:
-    asked twice, they are the same objects). Done before the report path is recorded, so the rewriter and the
-    function it calls are on the report path: putting pytest's back is a changed report path."""
+def _judged_assertions():
+    """pytest's assertion rewriter made to raise the audit event OPERANDS_EVENT (left, right) just before each
+    `==` / `!=` of an assertion it rewrites compares them (left and right are the names it holds the operands
+    in, or constants: asked twice, they are the same objects); the hook hands them to the class guard's
+    operands, which no module holds (its state is out of changed code's reach). Done before the report path is
+    recorded, so the rewriter is on the report path: putting pytest's back is a changed report path."""
     import ast
 
     import _pytest.assertion.rewrite as rewrite
 
     original = getattr(rewrite, "rewrite_asserts", None)
-    if original is None:
+    if original is None or getattr(rewrite, "sys", None) is not sys:
         return
-    name, plain = "_codewalk_operands", (ast.Name, ast.Constant)
+    plain = (ast.Name, ast.Constant)
     # before 3.8 constants had their own nodes (names deprecated since: not read after)
     plain += tuple(getattr(ast, n) for n in ("Num", "Str", "Bytes", "NameConstant") if sys.version_info[1] < 8)
     comparisons = (ast.Eq, ast.NotEq)
@@ -2711,11 +2719,13 @@ def _judged_assertions(operands):
                     and type(value.left) in plain and type(value.comparators[0]) in plain):
                 return self.generic_visit(node)
             module = ast.Name("@pytest_ar", ast.Load())
-            function = ast.Attribute(module, name, ast.Load())
-            call = ast.Call(function, [value.left, value.comparators[0]], [])
+            system = ast.Attribute(module, "sys", ast.Load())
+            function = ast.Attribute(system, "audit", ast.Load())
+            event = ast.Constant(OPERANDS_EVENT)
+            call = ast.Call(function, [event, value.left, value.comparators[0]], [])
             ask = ast.Expr(call)
             line = getattr(node, "lineno", None) or 1
-            for made in (ask, call, function, module):  # the operands keep their own
+            for made in (ask, call, function, system, module, event):  # the operands keep their own
                 made.lineno = made.end_lineno = line
                 made.col_offset = made.end_col_offset = 0
             return [ask, node]
@@ -2724,7 +2734,6 @@ def _judged_assertions(operands):
         original(mod, *args, **kwargs)
         Asked().visit(mod)
 
-    setattr(rewrite, name, operands)
     rewrite.rewrite_asserts = rewrite_asserts
 
 
