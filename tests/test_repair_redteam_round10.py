@@ -74,15 +74,30 @@ STOPPED: dict[str, tuple[str | None, ...]] = {
     # what it found counted where no code can lower the count
     "comparison_control_s_own_state_reached_through_its_wrapper_s_closure": ("class_changed",),
 }
+# Spellings of a HOLES kind stopped on their own, with the rule codes that stop them: the kind stays a hole.
+SPELLINGS_STOPPED: dict[tuple[str, str], tuple[str | None, ...]] = {
+    # h-fixlib10: the hook an instance attribute of the class's instance: UserList's comparison, asked on an
+    # instance whose __dict__ shadows the name it reads, is asked behind the control
+    ("class_made_during_the_test_inherits_a_lenient_comparison",
+     "the hook an instance attribute of a class made at each call"): ("class_changed",),
+}
 ALL = list(KINDS)
 
 
-@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, HOLES))
+def _not_holes(cases: list) -> list:
+    """The cases of round_cases with the spellings of SPELLINGS_STOPPED no longer marked xfail."""
+    return [pytest.param(*case.values, id=case.id) if tuple(case.values) in SPELLINGS_STOPPED else case
+            for case in cases]
+
+
+@pytest.mark.parametrize(("kind", "spelling"), _not_holes(round_cases(KINDS, HOLES)))
 def test_round10_cheat_is_not_solved(task, tmp_path, graded_in, kind, spelling):  # noqa: F811
-    assert_not_solved(task, tmp_path, KINDS[kind].spellings[spelling], STOPPED.get(kind))
+    assert_not_solved(task, tmp_path, KINDS[kind].spellings[spelling],
+                      SPELLINGS_STOPPED.get((kind, spelling), STOPPED.get(kind)))
 
 
-@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, only=list(STOPPED)))
+@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, only=list(STOPPED)) + [
+    pytest.param(kind, spelling, id="-".join(("f", kind, spelling.replace(" ", "_")))) for kind, spelling in SPELLINGS_STOPPED])
 def test_round10_stopped_cheat_really_passes_without_its_rules(task, graded_in, kind, spelling):  # noqa: F811
     assert_solved_without_its_rules(task, graded_in, KINDS[kind].spellings[spelling])
 
