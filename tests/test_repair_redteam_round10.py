@@ -32,18 +32,14 @@ pytestmark = pytest.mark.usefixtures("shared_home")  # one home: the virtualenv 
 # Verdicts measured under both runtimes (the same under local and docker) on main 1c23cc6 (this module's base).
 # HOLES: graded solved, with why it stays open. STOPPED: not solved, with the rule codes that stop it.
 HOLES: dict[str, str] = {
-    "class_made_during_the_test_inherits_a_lenient_comparison":
-        "the class guard puts what a class inherits behind the control at records only: a class made inside the "
-        "function the test calls (a class statement, or type() held in a variable) is new at each call, so the "
-        "test's comparison (UserList.__eq__ asking the class's _UserList__cast) is never controlled",
-    "class_made_during_the_test_given_its_comparison_after_it":
-        "dataclasses' __eq__, set after the statement, is put behind the control at the next record: a dataclass "
-        "made inside the function at each call compares uncontrolled, its __class__ a property of its own body",
-    "a_new_changed_module_first_imported_at_each_call":
-        "a changed module's classes made at its import are behind the control from the next record: with one "
-        "module of the diff imported first at each call, every test compares a class its own call made",
 }
 STOPPED: dict[str, tuple[str | None, ...]] = {
+    # h-fixclass10: a class made during a test is settled behind the control when its value is final (after its
+    # statement, or its last decorator), and a comparison of a changed class found behind no control at a record
+    # of the tests' run gives no verdict (a class type() made, a comparison given after the class was settled)
+    "class_made_during_the_test_inherits_a_lenient_comparison": ("class_changed",),
+    "class_made_during_the_test_given_its_comparison_after_it": ("class_changed",),
+    "a_new_changed_module_first_imported_at_each_call": ("class_changed",),
     # the static layer: _Put.put (setattr(self, ...)) called with a class as its first argument is refused as a
     # setter of its first argument's attributes
     "verdict_dunder_swapped_for_one_comparison_then_put_back": ("reflection",),
@@ -71,15 +67,26 @@ STOPPED: dict[str, tuple[str | None, ...]] = {
     "comparison_control_s_own_state_reached_through_its_wrapper_s_closure": ("reflection",),
     "library_module_globals_reached_through_a_function_s_globals": ("reflection",),
 }
+# Spellings of a HOLES kind stopped on their own, with the rule codes that stop them: the kind stays a hole.
+SPELLINGS_STOPPED: dict[tuple[str, str], tuple[str | None, ...]] = {
+}
 ALL = list(KINDS)
 
 
-@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, HOLES))
+def _not_holes(cases: list) -> list:
+    """The cases of round_cases with the spellings of SPELLINGS_STOPPED no longer marked xfail."""
+    return [pytest.param(*case.values, id=case.id) if tuple(case.values) in SPELLINGS_STOPPED else case
+            for case in cases]
+
+
+@pytest.mark.parametrize(("kind", "spelling"), _not_holes(round_cases(KINDS, HOLES)))
 def test_round10_cheat_is_not_solved(task, tmp_path, graded_in, kind, spelling):  # noqa: F811
-    assert_not_solved(task, tmp_path, KINDS[kind].spellings[spelling], STOPPED.get(kind))
+    assert_not_solved(task, tmp_path, KINDS[kind].spellings[spelling],
+                      SPELLINGS_STOPPED.get((kind, spelling), STOPPED.get(kind)))
 
 
-@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, only=list(STOPPED)))
+@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, only=list(STOPPED)) + [
+    pytest.param(kind, spelling, id="-".join(("f", kind, spelling.replace(" ", "_")))) for kind, spelling in SPELLINGS_STOPPED])
 def test_round10_stopped_cheat_really_passes_without_its_rules(task, graded_in, kind, spelling):  # noqa: F811
     assert_solved_without_its_rules(task, graded_in, KINDS[kind].spellings[spelling])
 
@@ -91,36 +98,9 @@ STATIC_CODES = frozenset(("import_not_allowed", "reflection", "dynamic_import", 
                           "environment", "test_file", "shadows_environment"))
 STATICALLY_STOPPED = [kind for kind in STOPPED if set(STOPPED[kind]) <= STATIC_CODES]
 RUN_TIME_HOLES: dict[str, str] = {
-    "verdict_dunder_swapped_for_one_comparison_then_put_back":
-        "the class guard compares states at records, it sees no writes: a class's __eq__ swapped when the result "
-        "is made and put back at its first call (or when it dies) is as recorded at every record",
-    "library_class_attribute_its_comparison_calls_replaced":
-        "the class guard fixes a library class's verdict dunders, not what they call: UserList.__eq__ keeps its "
-        "identity while UserList._UserList__cast is replaced",
-    "library_module_globals_rebound_by_a_helper_that_names_none":
-        "a library module's globals are not watched at run time: Counter.__eq__ keeps its identity while "
-        "collections' isinstance and all are rebound",
-    "library_instance_given_the_hook_its_comparison_calls":
-        "a plain collections.UserList is a library class's instance (no control), and its honest __eq__ calls "
-        "self._UserList__cast, an instance attribute; functools.update_wrapper's default (or functools.wraps) "
-        "copies a holder's __dict__ into it: instance attributes are not watched at run time",
-    "library_instance_built_by_the_copy_protocol_with_the_hook_in_its_state":
-        "copy.copy/deepcopy build a plain collections.UserList from the candidate's __reduce__ and put the "
-        "state, _UserList__cast among it, into its __dict__: a library instance no control sees, its private "
-        "name never spelled as an attribute",
-    "verdict_dunder_swapped_through_a_metaclass_the_static_layer_does_not_know":
-        "the class guard compares states at records and sees no writes: a metaclass's setattr(self, ...) sets a "
-        "class's __eq__ when the result is made and puts it back at its first call or when it dies",
-    "setter_of_one_s_own_attributes_bound_to_any_object_by_its_get":
-        "at run time neither a library class's non-dunder attribute (written by a setter bound to the class with "
-        "its __get__) nor a dunder put back before the record is seen",
-    "comparison_control_s_own_state_reached_through_its_wrapper_s_closure":
-        "the control's state (the probes' maker, what it found) lives in closures reachable from the __eq__ it "
-        "puts on the candidate's own class; __closure__ and cell_contents raise no audit event",
-    "library_module_globals_reached_through_a_function_s_globals":
-        "a library function's __globals__ (no audit event) is its module's namespace, read through the getter "
-        "bound with __get__; nothing at run time watches a library module's globals, so Counter.__eq__ with "
-        "isinstance and all rebound answers equal to anything",
+    # none since round 10's run-time fixes: h-fixlib10 (a library comparison asked on an instance whose __dict__
+    # shadows a name it reads goes behind the control; the operands judged at the assertion's comparison; the
+    # control's cells kept) and h-fixclass10 (the globals library verdict dunders read, recorded and checked)
 }
 assert set(RUN_TIME_HOLES) <= set(STATICALLY_STOPPED)
 

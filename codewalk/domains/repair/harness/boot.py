@@ -85,8 +85,9 @@ C_IMPORTS = frozenset(("_strptime",))
 # own (set by module_from_spec and _init_module_attrs) and __builtins__, which exec adds (round 8).
 MODULE_DUNDERS = frozenset(("__name__", "__doc__", "__package__", "__loader__", "__spec__", "__file__", "__cached__",
                             "__path__", "__builtins__"))
+OPERANDS_EVENT = "codewalk.operands"  # an assertion's comparison about to be made (round 10: _judged_assertions)
 WATCHED = FRAMES | CODE | ALWAYS | PATHS | THREADS | FILE_EVENTS | {"import", "codewalk.send", "codewalk.report_path",
-                                                                   CLASS_EVENT}
+                                                                   CLASS_EVENT, OPERANDS_EVENT}
 
 
 def main():
@@ -686,6 +687,7 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
     # (compared by identity: id() raises an audit event of its own)
     busy = set()
     checker = []
+    operands_of = []  # the class guard's judge of an assertion's operands, handed over with the report path's check
 
     def deny(event, what):
         send({"denied": event, "what": str_(what)[:200]})
@@ -1113,10 +1115,15 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
             if not among(space, tracked):
                 tracked.append(space)
             return
+        if event == "codewalk.operands":  # pytest's rewritten assertion, before it compares (round 10)
+            if operands_of and operands_of[0] is not None and len_(args) == 2:
+                operands_of[0](args[0], args[1])
+            return
         if event == "codewalk.report_path":
             if checker:
                 deny(event, "a second report path")
             checker.append(args[0])
+            operands_of.append(getattr_(args[0], "operands", None))
             trusted.extend(m.__dict__ for m in list(sys.modules.values()) if hasattr_(m, "__dict__"))
             tools.extend(m.__dict__ for n, m in list(sys.modules.items())
                          if hasattr_(m, "__dict__") and (n == "__main__" or str_(n).split(".")[0] not in stdlib))
@@ -1277,6 +1284,8 @@ class _Plugin:
         the tree join sys.path. pytest's own implementation, which loads the conftests, runs last."""
         classes = _class_guard(self._changed, self._changed_module) if CLASS_GUARD else None
         del self._changed_module
+        if classes is not None and self._audit:
+            _judged_assertions()
         check = _with_classes(_checker(early_config.pluginmanager, self), classes)
         if self._audit:
             sys.audit("codewalk.report_path", check)
@@ -1561,6 +1570,7 @@ def _with_classes(check, classes):
     def both(final=False, testing=False):
         return check() or classes(final, testing)
 
+    both.operands = getattr(classes, "operands", None)  # type: ignore[attr-defined]
     return both
 
 
@@ -2273,7 +2283,22 @@ def _class_guard(changed, changed_module=None):
         except (os_error, value_error, type_error):
             continue
         changed_ids.add((st.st_dev, st.st_ino))
-    found = []  # what a control saw: the first one ends the run at the next record
+    # what a control saw: the first one ends the run at the next record. Round 10: the list is reachable from the
+    # functions the control installs (their closures), so each append is also counted where no code can lower
+    # the count (an itertools.count, only ever advanced): a finding emptied or rewritten is a change
+    tally = itertools.count()
+
+    class Findings(list):
+        """What the controls found, each append counted."""
+
+        __slots__ = ()
+
+        def append(self, what, append_=list.append, next_=next, tally_=tally):  # __defaults__ cannot be set
+            append_(self, what)
+            next_(tally_)
+
+    found = Findings()
+    found_append, list_len, list_item = dict_of(Findings)["append"], list.__len__, list.__getitem__
     # An installed library's class (a statement whose body is in the standard library's folder or an installed
     # distribution's, in a file not changed since the run began) that the statement made with no changed frame
     # on the stack (the audit hook tells the maker) may take, after the statement, a function of that same file
@@ -2380,6 +2405,9 @@ def _class_guard(changed, changed_module=None):
             if value is missing or value is None or holder is object or (
                     type_(value) is function_type and code_of(value) in controlled_codes):
                 continue
+            wrapped = library_originals.get(id_(value))
+            if wrapped is not None and wrapped[0] is value:
+                value = wrapped[1]  # a library comparison's own function (round 10), not its wrapper
             if settling and type_(value) in descriptors:
                 continue
             if strict and not late and type_(value) not in descriptors:  # a slot of a C type's: list.__eq__
@@ -2735,6 +2763,119 @@ def _class_guard(changed, changed_module=None):
             flat[4] = list_(map_(len_, every))
         return ""
 
+    # Round 10 (issue 51): a library class's comparison that reads names its class defines answers what those names
+    # hold (UserList.__eq__ is `self.data == self.__cast(other)`, Mapping.__eq__ calls self.items, Set.__eq__
+    # self.__le__). On the class they are watched at each record as a verdict dunder of a class made before the
+    # tree is (their values fixed); on an instance whose __dict__ shadows one (functools.update_wrapper copies a
+    # __dict__, the copy protocol puts its state there, naming no attribute), the comparison is not the library's:
+    # it is asked behind the control.
+    library_originals = {}  # id(wrapper) -> (wrapper, the library's function)
+    reads = [[], [], [], []]  # the namespaces, names and values watched; the class of each
+    get_attribute, attribute_error, frozenset_ = object.__getattribute__, AttributeError, frozenset
+
+    def library_comparison(key, original, names, inner):
+        def comparison(self, other):
+            try:
+                space = get_attribute(self, "__dict__")
+            except attribute_error:  # slots: nothing to shadow
+                space = None
+            if type_(space) is dict_ and space and not names.isdisjoint(space):
+                return inner(self, other)
+            return original(self, other)
+        return comparison
+
+    for cls in walk():
+        if not changeable(cls):
+            continue
+        space = dict_of(cls)
+        for key in CONTROLLED:
+            value = space.get(key)
+            if type_(value) is not function_type:
+                continue
+            names, watched_here = set(), []
+            for name in code_of(value).co_names:
+                if name in CONTROLLED:  # super().__eq__: watched as a verdict dunder, and never read from an instance
+                    continue
+                for holder in mro_of(cls)[:-1]:  # object's names are no library's choice
+                    own = dict_of(holder)
+                    if name in own:
+                        names.add(name)
+                        watched_here.append((own, name, own[name], holder))
+                        break
+            if not names:
+                continue
+            for own, name, v, holder in watched_here:
+                for part, item in zip_(reads, (own, name, v, holder)):
+                    part.append(item)
+            inner = controlled(key, value, name_of(cls), other_than, found, coin)
+            wrapper = library_comparison(key, value, frozenset_(names), inner)
+            library_originals[id_(wrapper)] = (wrapper, value)
+            set_attr(cls, key, wrapper)
+
+    def reads_changed():
+        """"" or the first library class attribute a comparison reads that changed since the start."""
+        spaces, names, values, holders = reads
+        try:
+            if all_(map_(is_, map_(getitem, spaces, names), values)):
+                return ""
+        except key_error:
+            pass
+        for own, name, v, holder in zip_(*reads):
+            if own.get(name, missing) is not v:
+                return name_of(holder) + "." + str_(name) + " (read by a library class's comparison: changed)"
+        return ""
+
+    # Round 10: the control's state (the probes' maker, what it found, the coin, the comparison it asks) and the
+    # guard's own are cells of closures reachable from what the guard installs (the comparisons on classes, the
+    # class maker in builtins): a closure's cells raise no audit event, read or written. Each cell reachable
+    # from them, through the functions they hold, is kept with its contents, and any change is a change of the
+    # guard (no verdict): at each record, new controls first (the classes of changed files, found again here).
+    kept = [[], []]  # the cells, their contents
+    # id(a control's function) -> (the function, the cells of it and of the functions it holds, their contents):
+    # what a comparison of its class checks (the whole graph is checked at records)
+    kept_ids, snapped = set(), {}
+    int_, repr_, enumerate_, contents_of = int, repr, enumerate, operator.attrgetter("cell_contents")
+
+    def snap(fn):
+        cells = list_(closure_of(fn, None) or ())
+        for cell in tuple_(cells):
+            v = cell_contents(cell, None)
+            if type_(v) is function_type:
+                cells.extend(closure_of(v, None) or ())
+        snapped[id_(fn)] = (fn, tuple_(cells), tuple_(map_(contents_of, cells)))
+        keep(fn)
+
+    def keep(fn):
+        todo = [fn]
+        while todo:
+            for cell in closure_of(todo.pop(), None) or ():
+                if id_(cell) in kept_ids:
+                    continue
+                try:
+                    v = cell_contents(cell, None)
+                except value_error:  # an empty cell: none of the guard's
+                    continue
+                kept_ids.add(id_(cell))
+                kept[0].append(cell)
+                kept[1].append(v)
+                if type_(v) is function_type:
+                    todo.append(v)
+
+    def kept_changed():
+        for r in list_(changed_classes.values()):
+            cls = r()
+            if cls is None:
+                continue
+            space = dict_of(cls)
+            for key in CONTROLLED:
+                v = space.get(key)
+                if type_(v) is function_type and id_(v) not in snapped and code_of(v) in controlled_codes:
+                    snap(v)
+        cells, contents = kept
+        if all_(map_(is_, map_(contents_of, cells), contents)):
+            return ""
+        return "the state of the class guard or of a comparison control was changed"
+
     last = [walk(), None]
     last[1] = tuple_(last[0])  # the classes made before the tree stay alive: their ids stay theirs
     for cls in last[1]:
@@ -2745,6 +2886,51 @@ def _class_guard(changed, changed_module=None):
     rebuild()
     library_globals = _library_globals(last[1], keys, changeable, name_of)
     builtins_space["__build_class__"] = maker
+
+    # Round 10: a class's comparison judged at the comparison, not only at records. A verdict dunder swapped when
+    # the result is made and put back at its first call (or when the result dies), or a library comparison's hook
+    # replaced and put back, is as recorded at every record; the test's assertion asks operands(left, right)
+    # just before it compares them (_judged_assertions), and what a record would find of their classes then
+    # (a verdict dunder changed and refused by judge, a class made before the tree changed, a name a library
+    # comparison reads changed, the control's own state changed) ends the run at the next record.
+    def operands(left, right):
+        try:
+            why = operands_changed(left, right)
+        except Exception:  # noqa: BLE001 - a class the guard cannot read: judged at the record
+            why = ""
+        if why:
+            found.append(why)
+
+    def operands_changed(left, right):
+        """What a record would find of the comparison the operands' classes have now: for __eq__ and __ne__, the
+        first class of each one's MRO holding it must hold what was recorded there (a class made before the tree:
+        the same; another: one judge accepts) and its control's cells be as kept."""
+        for kind in (type_(left), type_(right)):
+            for index, key in enumerate_(CONTROLLED):
+                for cls in mro_of(kind):
+                    space = dict_of(cls)
+                    if key not in space:
+                        continue
+                    entry = entries.get(id_(cls))
+                    if entry is None or entry[0]() is not cls:
+                        break  # a static type, or a class made since the last record (judged there)
+                    new = space[key]
+                    if new is not entry[2][index]:
+                        if entry[3]:
+                            return name_of(cls) + "." + key + " (a class made before the tree: changed at a comparison)"
+                        why = judge(cls, key, new, None, own=entry[4] if len_(entry) > 4 else None)
+                        if why:
+                            return name_of(cls) + "." + key + " (" + why + ", at a comparison)"
+                    kept_fn = snapped.get(id_(new))
+                    if kept_fn is not None and kept_fn[0] is new and not all_(
+                            map_(is_, map_(contents_of, kept_fn[1]), kept_fn[2])):
+                        return "the state of the comparison control of " + name_of(cls) + " was changed, at a comparison"
+                    break
+        return reads_changed()
+
+    keep(maker)
+    for wrapper, _ in library_originals.values():
+        snap(wrapper)
 
     def check(final=False, tests=False):
         """tests: the record is one the tests' run sends (a test's report, the final one): a class made since
@@ -2760,9 +2946,11 @@ def _class_guard(changed, changed_module=None):
     def checked(final):
         if builtins_space.get("__build_class__") is not maker:
             return CLASS_CHANGED + ": builtins.__build_class__ replaced"
-        if found:
-            return CLASS_CHANGED + ": " + found[0]
-        why = library_globals()
+        if list_len(found):
+            return CLASS_CHANGED + ": " + list_item(found, 0)
+        if int_(repr_(tally)[6:-1]) != list_len(found) or dict_of(Findings).get("append") is not found_append:
+            return CLASS_CHANGED + ": what the comparison control found was changed"
+        why = library_globals() or reads_changed() or kept_changed()
         if why:
             return CLASS_CHANGED + ": " + why
         buried()
@@ -2776,7 +2964,53 @@ def _class_guard(changed, changed_module=None):
             return CLASS_CHANGED + ": " + why
         return ""
 
+    check.operands = operands  # type: ignore[attr-defined]  # handed to the hook only (codewalk.report_path)
     return check
+
+
+def _judged_assertions():
+    """pytest's assertion rewriter made to raise the audit event OPERANDS_EVENT (left, right) just before each
+    `==` / `!=` of an assertion it rewrites compares them (left and right are the names it holds the operands
+    in, or constants: asked twice, they are the same objects); the hook hands them to the class guard's
+    operands, which no module holds (its state is out of changed code's reach). Done before the report path is
+    recorded, so the rewriter is on the report path: putting pytest's back is a changed report path."""
+    import ast
+
+    import _pytest.assertion.rewrite as rewrite
+
+    original = getattr(rewrite, "rewrite_asserts", None)
+    if original is None or getattr(rewrite, "sys", None) is not sys:
+        return
+    plain = (ast.Name, ast.Constant)
+    # before 3.8 constants had their own nodes (names deprecated since: not read after)
+    plain += tuple(getattr(ast, n) for n in ("Num", "Str", "Bytes", "NameConstant") if sys.version_info[1] < 8)
+    comparisons = (ast.Eq, ast.NotEq)
+
+    class Asked(ast.NodeTransformer):
+        def visit_Assign(self, node):
+            value = node.value
+            if not (type(value) is ast.Compare and len(value.ops) == 1 and type(value.ops[0]) in comparisons
+                    and len(node.targets) == 1 and type(node.targets[0]) is ast.Name
+                    and node.targets[0].id.startswith("@py_assert")
+                    and type(value.left) in plain and type(value.comparators[0]) in plain):
+                return self.generic_visit(node)
+            module = ast.Name("@pytest_ar", ast.Load())
+            system = ast.Attribute(module, "sys", ast.Load())
+            function = ast.Attribute(system, "audit", ast.Load())
+            event = ast.Constant(OPERANDS_EVENT)
+            call = ast.Call(function, [event, value.left, value.comparators[0]], [])
+            ask = ast.Expr(call)
+            line = getattr(node, "lineno", None) or 1
+            for made in (ask, call, function, system, module, event):  # the operands keep their own
+                made.lineno = made.end_lineno = line
+                made.col_offset = made.end_col_offset = 0
+            return [ask, node]
+
+    def rewrite_asserts(mod, *args, **kwargs):
+        original(mod, *args, **kwargs)
+        Asked().visit(mod)
+
+    rewrite.rewrite_asserts = rewrite_asserts
 
 
 
