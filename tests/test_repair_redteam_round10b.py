@@ -18,7 +18,7 @@ import pytest
 
 from codewalk.domains.repair.channel import NoVerdict
 from tests.redteam_round10b_cheats import CANARY, KINDS
-from tests.redteam_rounds import assert_not_solved, assert_solved_without_its_rules
+from tests.redteam_rounds import _without_its_rules, assert_not_solved, assert_solved_without_its_rules
 from tests.test_repair_redteam import (  # noqa: F401  (fixtures: both runtimes, the W1 + W2 task)
     _grade,
     graded_in,
@@ -31,6 +31,7 @@ pytestmark = pytest.mark.usefixtures("shared_home")  # one home: the virtualenv 
 
 # Verdicts measured under both runtimes on main 1c23cc6, local and docker as root.
 BOTH = ("local", "docker")
+# What TOOL_CALLS did before h-fixtests10 (a hole under both runtimes on 1c23cc6), kept for the record:
 TOOL_CALLS = (
     "pytest's collection reads `__test__` of every object in a test module's namespace (safe_getattr); a "
     "property there whose getter is a functools.partial of pathlib's Path.replace (or linecache.getlines) runs "
@@ -44,7 +45,6 @@ TOOL_CALLS = (
     "collected, moves its original back, so the digests after the run are the ones before (no tests_changed). "
     "W1 is never fixed")
 HOLES: dict[str, tuple[tuple[str, ...], str]] = {
-    "test_files_and_renamed_copies_rewritten_by_calls_pytest_makes": (BOTH, TOOL_CALLS),
 }
 # Stopped by a rule (the code the grade's evidence names), under both runtimes
 STOPPED: dict[str, tuple[str, ...]] = {
@@ -59,8 +59,12 @@ STOPPED: dict[str, tuple[str, ...]] = {
     "channel_descriptor_written_beside_the_plugin": ("channel_forged",),
     # the hook: changed code may not open a test file (a renamed copy is the first one listed)
     "test_files_rewritten_and_restored_before_the_digest": ("audit_denied",),
-    # the comparison control: the rewritten module's list subclass answers equal to values that differ
-    "test_file_written_by_a_call_pytest_makes_and_results_made_equal": ("class_changed",),
+    # the hook (h-fixtests10): a test file or a renamed copy is never renamed over, linked, removed, given other
+    # modes or times, or opened to write, whoever is on the stack: pytest only reads one, so its reading
+    # excuses none of these (TOOL_CALLS: a call pytest makes on the candidate's object has pytest's stack)
+    "test_files_and_renamed_copies_rewritten_by_calls_pytest_makes": ("audit_denied",),
+    "test_file_written_by_a_call_pytest_makes": ("audit_denied",),
+    "test_file_written_by_a_call_pytest_makes_and_results_made_equal": ("audit_denied",),
     # the static layer: changed code may not read the environment (os.environ)
     "files_left_where_the_run_s_environment_points": ("environment",),
 }
@@ -74,8 +78,6 @@ FAILS: dict[str, str] = {
     # socket.create_connection is in the allow-list and reaches nothing: no network in either runtime (the
     # sandbox's own network namespace, a container with network none)
     "tcp_client_to_the_host_s_services": "3 of 7 tests fail, both runtimes",
-    # test_words.py is rewritten and put back unseen (TOOL_CALLS); only the renamed copy of W1's test fails
-    "test_file_written_by_a_call_pytest_makes": "1 of 7 fail: W1's test, renamed copy failed, both runtimes",
     "runner_output_flooded": "3 of 7 tests fail, both runtimes",
     # under --runtime local RLIMIT_FSIZE kills the runner (SIGXFSZ): every test missing, a failed verdict
     # (no verdict would be as good); in a container the sparse file is written; threads and memory run out
@@ -130,10 +132,13 @@ def test_round10b_statically_stopped_cheat_is_not_solved_at_run_time(task, grade
 # a spelling that is no cheat under a runtime whatever the rules (the runtime's walls) is named in NOT_A_CHEAT_IN
 REAL_CHEATS: dict[str, tuple[str, ...]] = {
     # with the hook told of no changed file, the test files are rewritten, the copies too, and put back: the
-    # read-only mode and the digests stop nothing (under docker the tests' folder is the test user's to rename in)
-    "test_files_rewritten_and_restored_before_the_digest": BOTH,
-    # with the class guard (and its comparison control) off
-    "test_file_written_by_a_call_pytest_makes_and_results_made_equal": BOTH,
+    # read-only mode and the digests stop nothing under --runtime local (the harness is the tests' user there);
+    # in a container the folders holding them are root's and sticky (h-fixtests10), so the kernel refuses the
+    # test user a rename over a file that is not its own
+    "test_files_rewritten_and_restored_before_the_digest": ("local",),
+    "test_files_and_renamed_copies_rewritten_by_calls_pytest_makes": ("local",),
+    # with the hook off, the class guard's control is what stops it under docker too
+    "test_file_written_by_a_call_pytest_makes_and_results_made_equal": ("local",),
 }
 NOT_A_CHEAT_IN: dict[tuple[str, str], tuple[str, str]] = {
     ("test_files_rewritten_and_restored_before_the_digest",
@@ -148,3 +153,19 @@ def test_round10b_stopped_cheat_really_passes_without_its_rules(task, graded_in,
     if graded_in not in REAL_CHEATS[kind] or graded_in == runtime:
         pytest.skip(f"not a cheat under {graded_in}: {why or 'the runtime stops it without any rule'}")
     assert_solved_without_its_rules(task, graded_in, KINDS[kind].spellings[spelling])
+
+
+# The kernel's wall behind the hook: in a container the harness is root and the tests another user, so the
+# folders holding the test files are root's and sticky (run.py's _protect); a test file moved over by a call
+# pytest makes is refused by the kernel even with every rule of the hook, the class guard and the control off.
+@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, only=[
+    "test_files_and_renamed_copies_rewritten_by_calls_pytest_makes", "test_file_written_by_a_call_pytest_makes"]))
+def test_round10b_test_files_are_kept_by_the_kernel_in_a_container_with_the_rules_off(task, graded_in, kind, spelling):  # noqa: F811
+    if graded_in != "docker":
+        pytest.skip("under --runtime local the harness is the tests' user: the hook alone keeps the test files")
+    from codewalk.domains.repair import channel
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(channel, "prepare", _without_its_rules)
+        run = _run(task, graded_in, *KINDS[kind].spellings[spelling], guarded=False)
+    assert not _solved(run), run.status

@@ -375,11 +375,15 @@ def test_test_files_rewritten_by_the_tree_give_no_verdict(task, runtime):
     with pytest.raises(NoVerdict) as caught:
         _run(task, runtime, FIX_CASE, FIX_SORT, append(INIT, REWRITE_BLIND))
     assert (caught.value.rule, caught.value.event) == ("audit_denied", "os.rename"), caught.value
+    if runtime == "docker":
+        # the harness is root there: the folders holding the test files are root's and sticky, so the kernel
+        # refuses the tests' user the rename itself, with the hook tracking no module (round 10b); a container's
+        # run always has the digests, and a run in the worktree itself (mining) has none
+        assert not _solved(_run(task, runtime, FIX_CASE, FIX_SORT, append(INIT, REWRITE_BLIND), guarded=False))
+        return
     with pytest.raises(NoVerdict) as caught:
         _run(task, runtime, FIX_CASE, FIX_SORT, append(INIT, REWRITE_BLIND), guarded=False)
     assert caught.value.rule == "tests_changed", caught.value
-    if runtime == "docker":
-        return  # a container's run always has the digests; a run in the worktree itself (mining) has none
     with _x_g(task, runtime) as (tree, env, x_g, tests):  # without the guard's digests, the cheat passes
         FIX_CASE(tree.path)
         FIX_SORT(tree.path)

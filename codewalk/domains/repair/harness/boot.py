@@ -261,7 +261,7 @@ def _one_parse_at_a_time():
 
 def _files(here, config):
     """Which files are changed code and which are the tests' sources, by file identity (issue 51, round 5):
-    (changed_module, guarded, protect, forget), bound here like the hook.
+    (changed_module, guarded, protect, forget, wrote, for_writing), bound here like the hook.
     - changed_module(paths, running): a module run from one of paths (its code's co_filename, its __file__)
       is changed code when the file is one the candidate changed, under any name (st_dev, st_ino: a
       `tally/.` or `../tally` entry of a package's __path__ gives another string for the same file), or
@@ -270,7 +270,9 @@ def _files(here, config):
     - guarded(path): whether path is a test file the harness runs (the protected files, renamed copies
       among them, and each module pytest's assertion rewriter loads), the folder holding one, or one's
       compiled copy in __pycache__: changed code may not open it. Names (listdir) may still be read.
-    - forget(): drops the test files from linecache, where pytest leaves the source of a failing test."""
+    - forget(): drops the test files from linecache, where pytest leaves the source of a failing test.
+    - wrote(event, args, by_changed_code) remembers the files changed code writes; for_writing(args) tells
+      whether an `open` event opens its file to write (the hook refuses that for a test file, whoever asks)."""
     import linecache
 
     stat, realpath, join, dirname, basename, time_ns = (
@@ -283,7 +285,7 @@ def _files(here, config):
     changed = set()
     adopted = set()  # the paths (absolute) of modules found changed: a later question by path agrees
     written = set()  # the paths changed code wrote to (the hook tells: wrote), absolute and resolved
-    type_, int_ = type, int
+    type_, int_, bool_ = type, int, bool
     write_flags, bytes_, fsdecode, any_ = (os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND, bytes,
                                            os.fsdecode, any)
     tests, folders, compiled, names = set(), set(), set(), set()  # identities; (folder, stem); path strings
@@ -376,14 +378,18 @@ def _files(here, config):
         for name in tuple_(names):
             cache.pop(name, None)
 
+    def for_writing(args):
+        """Whether an `open` event's arguments (path, mode, flags) open its file to write."""
+        mode, flags = (args[1] if len(args) > 1 else None), (args[2] if len(args) > 2 else 0)
+        return bool_(isinstance_(mode, str_) and any_(c in mode for c in "wax+") or
+                     type_(flags) is int_ and flags & write_flags)
+
     def wrote(event, args, by_changed_code):
         """Remembers a file changed code writes (opened for writing, or a rename's, a link's or a symbolic
         link's target): wherever it lies, written since the run began, it is changed code when imported,
         whoever imports it (a test's frame, a callback with no changed frame on the stack)."""
         if event == "open":
-            mode, flags = (args[1] if len(args) > 1 else None), (args[2] if len(args) > 2 else 0)
-            if not (isinstance_(mode, str_) and any_(c in mode for c in "wax+") or
-                    type_(flags) is int_ and flags & write_flags):
+            if not for_writing(args):
                 return
             targets = args[:1]
         else:
@@ -393,7 +399,7 @@ def _files(here, config):
             if isinstance_(path, str_) and by_changed_code():
                 written.update((abspath(path), realpath(path)))
 
-    return changed_module, guarded, protect, forget, wrote
+    return changed_module, guarded, protect, forget, wrote, for_writing
 
 
 def _proc_files():
@@ -1191,8 +1197,8 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
                 if not isinstance_(path, (str_, bytes_)):
                     continue
                 path = abspath(fsdecode(path))
-                if test_source(path) and (changed_below(start) is not None or not read_for_a_tool(start)):
-                    deny(event, "a test file changed outside pytest's work: " + path)
+                if test_source(path):  # none of these is a read: pytest's reading excuses none of them
+                    deny(event, "a test file changed: " + path)
             return
         if event in paths:
             path = args[0] if args else None
@@ -1203,6 +1209,8 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
                 deny(event, why)
             path = abspath(fsdecode(path))
             if event == "open" and test_source(path):
+                if files[5](args):  # pytest only reads a test file: a write is nobody's work, whoever is below
+                    deny(event, "a test file opened to write: " + path)
                 if changed_below(start) is not None:
                     deny(event, path)
                 if tools and not read_for_a_tool(start):

@@ -137,17 +137,29 @@ def _plugins():
 
 
 def _protect(root, paths):
-    """Digests of the files the tests must not change, made read-only (root-owned where the harness is root)."""
+    """Digests of the files the tests must not change, made read-only. Where the harness is root (the tests
+    run as another user), each is root's, and so is each folder holding one, made sticky and writable by all
+    (as /tmp is): the tests may still make and remove their own files there, but the kernel refuses them
+    renaming or linking over, or removing, a file that is not theirs (issue 51, round 10b: a test file moved
+    over and put back before the digest)."""
     found = {}
+    root_owned = os.geteuid() == 0
     for path in paths:
         full = os.path.join(root, path)
         found[path] = _digest(full)
         try:
-            if os.geteuid() == 0:
+            if root_owned:
                 os.chown(full, 0, 0)
             os.chmod(full, 0o444)
         except OSError:
             pass
+    if root_owned:
+        for folder in {os.path.dirname(os.path.join(root, path)) for path in paths}:
+            try:
+                os.chown(folder, 0, 0)
+                os.chmod(folder, 0o1777)
+            except OSError:
+                pass
     return found
 
 
