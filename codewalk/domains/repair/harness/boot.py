@@ -1642,6 +1642,11 @@ CONTROLLED = ("__eq__", "__ne__")
 # answers one byte and leaves by os._exit; it is killed after APART_SECONDS, and what it changed is lost with it
 # (honest comparisons rarely change anything). An ask with no valid answer gives no verdict.
 APART_SECONDS = 30
+# A child's pid is the namespace's next one, and a test suite's forks come in the same order at every run, so a
+# comparison calibrated on the task beforehand could tell the value's child by os.getpid() alone: before each
+# child, the control uses up a random number (0 to PID_SKIP - 1) of pids with short threads of its own, so no pid
+# names an ask (a guess of the value's child is right about once in PID_SKIP; a thread costs ~30 us)
+PID_SKIP = 64
 # What a child may not do (its own audit hook, besides opening a file to write): whatever outlasts it
 KEPT_FROM_CHILDREN = frozenset((
     "os.rename", "os.remove", "os.rmdir", "os.mkdir", "os.link", "os.symlink", "os.truncate", "os.chmod", "os.chown",
@@ -1653,12 +1658,23 @@ KEPT_FROM_CHILDREN = frozenset((
 FALSE, TRUE, NOT_IMPLEMENTED, RAISED, NO_TRUTH, CHANGES, CHANGED = 0, 1, 2, 3, 4, 5, 8
 
 
-def _apart(seconds=APART_SECONDS):
+def _apart(draw=os.urandom, seconds=APART_SECONDS):
     """apart(answer, *args): answer(*args) run in a child forked for it alone (the code it returns, 0-255), or None
-    when the child gave no single byte in time; apart(): whether this process is such a child. Everything it uses
-    is bound here, at the harness's start."""
+    when the child gave no single byte in time; apart(): whether this process is such a child. draw(n) gives n
+    random bytes. Everything it uses is bound here, at the harness's start."""
+    import _thread
     import select
     import signal
+
+    start_thread, new_lock = _thread.start_new_thread, _thread.allocate_lock  # the harness's starter by now
+
+    def skip_pids():
+        """Uses up a random number of pids (PID_SKIP): each short thread takes the namespace's next one."""
+        for _ in range(draw(1)[0] % PID_SKIP):
+            done = new_lock()
+            done.acquire()
+            start_thread(done.release, ())
+            done.acquire()
 
     fork, pipe, read, write, close, closerange, exit_, waitpid, kill, add_hook = (
         os.fork, os.pipe, os.read, os.write, os.close, os.closerange, os._exit, os.waitpid, os.kill,
@@ -1693,6 +1709,7 @@ def _apart(seconds=APART_SECONDS):
             return inside[0]  # asked there plainly (the child is apart already; it may not fork)
         r, w = pipe()
         try:
+            skip_pids()
             pid = fork()
         except exception:  # noqa: BLE001 - no child: no answer (no verdict)
             close(r)
@@ -2333,7 +2350,7 @@ def _class_guard(changed, changed_module=None):
     def coin():
         return bits(1)
 
-    apart = _apart()  # round 10: each ask in a child of its own
+    apart = _apart(draw)  # round 10: each ask in a child of its own (the run's draw)
     other_than, controlled, set_attr = _other_than(draw), _controlled, type.__dict__["__setattr__"]
     controlled_codes = frozenset(c for c in _controlled.__code__.co_consts if getattr(c, "co_name", "") in CONTROLLED)
     changed_classes = {}  # id(class) -> a weak reference to it: the classes a changed file's statement made
