@@ -88,6 +88,9 @@ assert set(HOLES) | set(STOPPED) == set(KINDS) and not set(HOLES) & set(STOPPED)
 
 
 LINKS = ("pathlib hardlink_to",)
+# In a container the folders holding the test files are root's and sticky (round 10b, run.py's _protect): the
+# tests' user may not rename a file root owns away and back either, whatever rule is on
+RENAMES = ("renamed away and back",)
 
 
 @pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, HOLES))
@@ -111,4 +114,6 @@ REAL = round_cases(KINDS, only=[k for k in STOPPED if k not in AGAINST_THE_CONTR
 def test_round6_stopped_cheat_really_passes_without_its_rule(task, graded_in, kind, spelling):  # noqa: F811
     if graded_in == "docker" and spelling in LINKS:
         pytest.skip("fs.protected_hardlinks: the tests' user may not link a file root owns")
+    if graded_in == "docker" and spelling in RENAMES:
+        pytest.skip("the test files' folders are root's and sticky: the tests' user may not rename a file root owns")
     assert_solved_without_its_rules(task, graded_in, KINDS[kind].spellings[spelling])

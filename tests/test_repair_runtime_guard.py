@@ -2202,7 +2202,7 @@ def write(path):
 
 
 diff, old = write(os.path.join(tree, "a.py")), write(os.path.join(tree, "old.py"))
-changed_module, _, _, _, wrote = boot["_files"](tree, {"changed": ["a.py"], "path": [tree]})
+changed_module, _, _, _, wrote, _ = boot["_files"](tree, {"changed": ["a.py"], "path": [tree]})
 new = write(os.path.join(tree, "new.py"))
 os.symlink(os.__file__, os.path.join(tree, "linked.py"))
 by_test, by_changed = write(os.path.join(outside, "by_test.py")), write(os.path.join(outside, "by_changed.py"))
