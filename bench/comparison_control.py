@@ -27,7 +27,9 @@ def load(path: Path, name: str):
     return module
 
 
-def measure(boot, coin: int, number: int) -> dict[str, float]:
+def controlled_cases(boot, coin: int, apart=None) -> tuple[dict, list]:
+    """Two comparisons of a list and a text subclass behind boot's control, and the four calls timed (equal and not
+    equal to each), with the list the control writes its findings to."""
     bits = random.Random(0).getrandbits
     other_than = boot._other_than(lambda n: bits(8 * n).to_bytes(n, "little"))
     found: list = []
@@ -41,12 +43,19 @@ def measure(boot, coin: int, number: int) -> dict[str, float]:
             return str(self) == str(other)
 
     for cls in (Words, Text):
-        cls.__eq__ = boot._controlled("__eq__", vars(cls)["__eq__"], cls.__name__, other_than, found, lambda: coin)
+        extra = () if apart is None else (apart,)
+        cls.__eq__ = boot._controlled("__eq__", vars(cls)["__eq__"], cls.__name__, other_than, found, lambda: coin,
+                                      *extra)
     words, text = Words(["alpha", "beta", "gamma"]), Text("alpha, beta, gamma")
     cases = {"list, equal": lambda: words == ["alpha", "beta", "gamma"],
              "list, not equal": lambda: words == ["alpha", "beta"],
              "text, equal": lambda: text == "alpha, beta, gamma",
              "text, not equal": lambda: text == "alpha"}
+    return cases, found
+
+
+def measure(boot, coin: int, number: int) -> dict[str, float]:
+    cases, found = controlled_cases(boot, coin)
     out = {name: min(timeit.repeat(case, number=number, repeat=5)) / number * 1e6 for name, case in cases.items()}
     assert not found, found  # exact comparisons: the control finds nothing
     return out

@@ -20,6 +20,8 @@ import os
 import random
 import timeit
 
+from comparison_control import controlled_cases  # beside this script: run as `python bench/...`
+
 from codewalk.domains.repair.harness import boot
 
 
@@ -31,26 +33,7 @@ def bare_fork() -> None:
 
 
 def measure(apart: bool, number: int) -> dict[str, float]:
-    bits = random.Random(0).getrandbits
-    other_than = boot._other_than(lambda n: bits(8 * n).to_bytes(n, "little"))
-    found: list = []
-
-    class Words(list):
-        def __eq__(self, other):
-            return list(self) == list(other)
-
-    class Text(str):
-        def __eq__(self, other):
-            return str(self) == str(other)
-
-    for cls in (Words, Text):
-        cls.__eq__ = boot._controlled("__eq__", vars(cls)["__eq__"], cls.__name__, other_than, found, lambda: 0,
-                                      boot._apart() if apart else None)
-    words, text = Words(["alpha", "beta", "gamma"]), Text("alpha, beta, gamma")
-    cases = {"list, equal": lambda: words == ["alpha", "beta", "gamma"],
-             "list, not equal": lambda: words == ["alpha", "beta"],
-             "text, equal": lambda: text == "alpha, beta, gamma",
-             "text, not equal": lambda: text == "alpha"}
+    cases, found = controlled_cases(boot, 0, boot._apart() if apart else None)
     out = {name: min(timeit.repeat(case, number=number, repeat=3)) / number * 1e3 for name, case in cases.items()}
     assert not found, found  # exact comparisons: the control finds nothing
     return out
