@@ -50,17 +50,18 @@ def _missing() -> str:
     return ""
 
 
-def ours() -> list:
-    """The containers this test session made that are still there (there should be none)."""
+def ours(kind: str | None = None) -> list:
+    """The containers this test session made that are still there (there should be none); with `kind`, only
+    those of that kind ("run": a test run's, not an image build's step)."""
     from docker.errors import NotFound
 
-    label = f"{runtime.LABEL}={os.environ['CODEWALK_DOCKER_LABEL']}"
+    labels = [f"{runtime.LABEL}={os.environ['CODEWALK_DOCKER_LABEL']}"] + ([f"{runtime.KIND}={kind}"] if kind else [])
     for _ in range(20):
         try:
-            return runtime.client().containers.list(all=True, filters={"label": label})
+            return runtime.client().containers.list(all=True, filters={"label": labels})
         except NotFound:  # removed (in the background) between the listing and its inspection: list again
             time.sleep(0.1)
-    return runtime.client().containers.list(all=True, filters={"label": label})
+    return runtime.client().containers.list(all=True, filters={"label": labels})
 
 
 @contextmanager
