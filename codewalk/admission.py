@@ -24,7 +24,7 @@ from .domain import Domain, Rejected, Settings, domain_class, get_domain
 from .errors import InfraError, StoreUnavailable, UsageError
 from .executors import Inline, open_executor
 from .records import Atom, Composite, Reason, Run, Task, TaskStatus, now, task_id
-from .runtime import Runtime, meter, ready
+from .runtime import Runtime, meter, ready, sandbox
 from .store import GraphStore
 from .walk import Walker
 
@@ -161,6 +161,8 @@ def walk_and_admit(
         raise UsageError("--count and --workers must be at least 1")
     kind = domain_class(domain_name)
     where = ready(runtime, kind.name, kind.runtimes, pull=pull)
+    if not where.containers:  # refused before anything is stored, not found group by group
+        sandbox.require_isolation(f"the {kind.name} domain's verifiers (code nobody reviewed)")
     settings = Settings(runtime=where, walk=kind.parse_walk_options(options or {}))
     domain = get_domain(domain_name, settings)
     seed = random.SystemRandom().randrange(2**31) if seed is None else seed

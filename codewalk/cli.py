@@ -19,7 +19,6 @@ from .cli_db import db_app  # cw db: start, stop, status, import
 from .cli_output import JsonOpt, PullOpt, RuntimeOpt, err, out, parse_params, print_json, print_load, table
 from .errors import CodewalkError, FewerAdmitted, Interrupted, UsageError
 from .records import STATUSES, Reason
-from .runtime import sandbox
 
 app = typer.Typer(
     help="Compositional coding benchmarks from verified atoms: a problem graph, random-extension walks, "
@@ -116,8 +115,10 @@ def demo(
     from .demo import run_demo
 
     with _store(ctx) as store, _progress("demo") as on_task:
-        loaded, runs = run_demo(store, seed=seed, count=count, workers=workers, on_task=on_task)
+        loaded, runs, note = run_demo(store, seed=seed, count=count, workers=workers, on_task=on_task)
         rows = [_yield_row(r) for r in runs]
+    if note:
+        err.print(f"[yellow]note:[/] {escape(note)}")
     if as_json:
         return print_json({"load": loaded.as_dict(), "runs": [r.as_dict() for r in runs]})
     out.print(f"Loaded {loaded.atoms} demo atoms, {sum(loaded.edges.values())} FEEDS edges "
@@ -593,8 +594,9 @@ def grade(
         help="Draw solve rate against N, a line per run, into this folder.")] = None,
     require_isolation: Annotated[bool, typer.Option(
         "--require-isolation/--allow-unisolated",
-        help="Refuse to grade where candidates cannot be isolated (no bubblewrap). Default: on under CI "
-             "(CI set), off elsewhere, with a warning.", show_default=False)] = sandbox.required_by_default(),
+        help="Refuse to grade where candidates cannot be isolated (no bubblewrap): the default, on every "
+             "machine. --allow-unisolated runs them as you, unisolated, with a warning.",
+        show_default=False)] = True,
     runtime: RuntimeOpt = None,
     pull: PullOpt = True,
     as_json: JsonOpt = False,

@@ -90,3 +90,11 @@ class RuntimeUnavailable(CodewalkError):
     DOCKER_HOST (an image that cannot be had is a group's error, not this)."""
 
     exit_code = 9
+
+
+class Unisolated(CodewalkError):
+    """Code nobody reviewed (candidates, references, rows) would run on this host without isolation (no
+    working bubblewrap) and the user did not allow it (CODEWALK_ALLOW_UNISOLATED=1, --allow-unisolated). Not an
+    InfraError: no group's verdict, the whole command's refusal, before the code runs."""
+
+    exit_code = 10

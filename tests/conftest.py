@@ -18,6 +18,7 @@ from hypothesis import settings
 from neo4j import GraphDatabase
 from neo4j.exceptions import DriverError, Neo4jError
 
+from codewalk.runtime import sandbox
 from codewalk.store import open_store
 from tests import docker_runtime, neo4j_owner, repair_fixture
 
@@ -28,6 +29,18 @@ NEO4J_URI = os.environ.get("CODEWALK_TEST_NEO4J")  # None: the suite starts its 
 settings.register_profile("ci", derandomize=True, database=None)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+# codewalk refuses to run code nobody reviewed unisolated. The suite's fixtures and cheats are its own code:
+# on a machine without bubblewrap (never CI, which installs it) they may run unisolated, as `cw demo` does;
+# the tests of the refusal itself unset this.
+if not sandbox.isolated() and not sandbox.under_ci():
+    os.environ[sandbox.ALLOW_UNISOLATED] = "1"
+
+
+def pytest_report_header() -> str:
+    return f"isolation: {sandbox.isolation()}" + (
+        f" ({sandbox.ALLOW_UNISOLATED}=1 for the suite's own code)" if os.environ.get(sandbox.ALLOW_UNISOLATED)
+        else "")
 
 
 @pytest.fixture(autouse=True)

@@ -32,7 +32,7 @@ def require() -> None:
     """Skip (fail under CI) unless a daemon answers and the base image the fixtures need is here."""
     why = _missing()
     if why:
-        if sandbox.required_by_default():
+        if sandbox.under_ci():
             pytest.fail(f"CI needs the docker runtime: {why}")
         pytest.skip(why)
 
@@ -71,7 +71,7 @@ def registry(root: Path) -> Iterator[str]:
     binary = shutil.which("docker-registry")
     if not binary:
         why = "no docker-registry (apt-get install docker-registry; .ci/docker.sh installs it)"
-        if sandbox.required_by_default():
+        if sandbox.under_ci():
             pytest.fail(f"CI needs a registry for the pull test: {why}")
         pytest.skip(why)
     with socket.socket() as s:

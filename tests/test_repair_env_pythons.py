@@ -25,7 +25,7 @@ PLUGIN_DIST = {"METADATA": "Metadata-Version: 2.1\nName: zplug\nVersion: 1.0\n",
 def _interpreter(version: str) -> str:
     exe, used, note = find_python(version)
     if note:
-        if sandbox.required_by_default():
+        if sandbox.under_ci():
             pytest.fail(f"CI must provide python {version}: {note}")
         pytest.skip(note)
     assert used.startswith(version + "."), used

@@ -347,11 +347,11 @@ def test_ci_machines_isolate_untrusted_code():
     assert sandbox._bwrap_works(), sandbox.isolation()
 
 
-@pytest.mark.parametrize(("value", "required"), [(None, False), ("", False), ("false", False), ("0", False),
-                                                 ("true", True), ("1", True), ("TRUE", True)])
-def test_isolation_is_required_by_default_only_when_ci_is_set_to_a_true_value(monkeypatch, value, required):
+@pytest.mark.parametrize(("value", "ci"), [(None, False), ("", False), ("false", False), ("0", False),
+                                           ("true", True), ("1", True), ("TRUE", True)])
+def test_ci_is_set_only_by_a_true_value(monkeypatch, value, ci):
     if value is None:
         monkeypatch.delenv("CI", raising=False)
     else:
         monkeypatch.setenv("CI", value)
-    assert sandbox.required_by_default() is required
+    assert sandbox.under_ci() is ci

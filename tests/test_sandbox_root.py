@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from codewalk.errors import InfraError
+from codewalk.errors import Unisolated
 from codewalk.runtime import sandbox
 from codewalk.runtime.sandbox import run, workdir
 
@@ -136,14 +136,23 @@ def test_an_isolated_run_of_the_whole_filesystem_cannot_write_the_users_home():
         marker.unlink(missing_ok=True)
 
 
-def test_an_isolated_run_is_refused_under_ci_where_bubblewrap_does_not_work(monkeypatch):
+@pytest.mark.parametrize("ci", ["true", ""], ids=["ci", "not-ci"])
+def test_an_isolated_run_is_refused_where_bubblewrap_does_not_work_ci_or_not(monkeypatch, ci):
+    """Code nobody reviewed never runs on the host as the invoking user (root, here) unless the user says so."""
     monkeypatch.setattr(sandbox, "_bwrap_works", lambda: False)
     monkeypatch.setattr(sandbox, "_unisolated_allowed", False)
-    monkeypatch.setenv("CI", "true")
-    with workdir() as cwd, pytest.raises(InfraError, match="unisolated under CI"):
-        run([PY, "-c", "pass"], cwd=cwd, timeout=10)
+    monkeypatch.delenv(sandbox.ALLOW_UNISOLATED, raising=False)
+    monkeypatch.setenv("CI", ci)
+    marker = Path.home() / f".codewalk-unisolated-{os.getpid()}"
+    with workdir() as cwd, pytest.raises(Unisolated, match=sandbox.ALLOW_UNISOLATED):
+        run([PY, "-c", f"open({str(marker)!r}, 'w').write('x')"], cwd=cwd, timeout=10)
+    assert not marker.exists()  # refused before it started
     with workdir() as cwd:  # trusted tooling asks for no isolation and runs
         assert run([PY, "-c", "pass"], cwd=cwd, timeout=10, isolate=False).returncode == 0
+    monkeypatch.setenv(sandbox.ALLOW_UNISOLATED, "1")  # the user's choice, for every process it starts
+    with workdir() as cwd:
+        assert run([PY, "-c", "pass"], cwd=cwd, timeout=10).returncode == 0
+    monkeypatch.delenv(sandbox.ALLOW_UNISOLATED)
     monkeypatch.setattr(sandbox, "_unisolated_allowed", True)  # --allow-unisolated
     with workdir() as cwd:
         assert run([PY, "-c", "pass"], cwd=cwd, timeout=10).returncode == 0

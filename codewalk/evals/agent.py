@@ -88,7 +88,7 @@ def repair_agent(store: str | None = None, export: str | None = None, level: int
         raise UsageError("turns, time_limit, command_timeout and workers must be positive")
     if level < 0:
         raise UsageError("level must be 1 or more (0 = all levels)")
-    require = cw_sandbox.required_by_default() if require_isolation is None else require_isolation
+    require = True if require_isolation is None else require_isolation
     warning = check_isolation(require, allow="-T require_isolation=false")  # V_G's runs, as cw grade
     if warning:
         log.warning(warning)

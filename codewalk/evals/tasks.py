@@ -10,7 +10,7 @@ and `codewalk/proofs` resolve once codewalk is installed. Each task takes, as `-
 - `release`: read the tasks from a release folder `cw release` wrote (`split`: only that split, default
   every split; grades are recorded only if `store` is given too, and holds those tasks);
 - `level`: only tasks of that level N (default 0: every level); `levels`: several, as `levels=1,2`;
-- `require_isolation`: refuse to grade where candidates cannot be isolated (default: on under CI, as
+- `require_isolation`: refuse to grade where candidates cannot be isolated (default: on everywhere, as
   `cw grade`); `workers`: verifier runs at a time (default: one per core).
 
 The scorer is `cw grade`'s: the domain's V_G on the model's answer (one Markdown fence around the whole
@@ -46,7 +46,6 @@ from codewalk.grading import Graded, check_isolation, grade_id, grade_row, verdi
 from codewalk.records import Composite
 from codewalk.records import Task as CodewalkTask
 from codewalk.release import release_tasks
-from codewalk.runtime import sandbox
 from codewalk.store import open_store
 
 log = logging.getLogger(__name__)
@@ -122,7 +121,7 @@ def codewalk_task(domain: str, store: str | None, export: str | None, level: int
         raise UsageError("level must be 1 or more (0 = all levels)")
     if workers < 1:
         raise UsageError("workers must be at least 1")
-    require = sandbox.required_by_default() if require_isolation is None else require_isolation  # as cw grade
+    require = True if require_isolation is None else require_isolation  # as cw grade
     warning = check_isolation(require, allow="-T require_isolation=false")
     if warning:
         log.warning(warning)

@@ -18,8 +18,10 @@ runs of trusted tools on reviewed inputs: patch applying a patch to a worktree).
 run is still the invoking user, so the view, not the uid, is what keeps it from that user's files. Process count is capped at the caller's
 `max_procs` by a pids cgroup when one is writable (root ignores RLIMIT_NPROC; bwrap's own two processes
 are added only when it runs), else by RLIMIT_NPROC. `isolation()` says what this machine gives; where
-bwrap cannot run, an isolated run goes ahead unisolated, except under CI (`required_by_default`), where it
-is refused unless a command allowed it (`allow_unisolated`, cw grade's --allow-unisolated). Trusted
+bwrap cannot run, an isolated run is refused (Unisolated, naming what to install), on every machine: code
+nobody reviewed never runs on the host as the invoking user, who is often root. Only the user can lift that
+(CODEWALK_ALLOW_UNISOLATED=1, or a command's --allow-unisolated: `allow_unisolated`); `cw demo`, whose code
+is codewalk's own, lifts it for its own runs (`unisolated_for`). Trusted
 tooling (git on a trusted git directory, `find_python`) passes `isolate=False`; building an environment
 runs isolated with the network (`network=True`).
 """
@@ -46,7 +48,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import InfraError
+from ..errors import InfraError, Unisolated
 from . import meter
 
 MB = 1024 * 1024
@@ -61,10 +63,14 @@ class Completed:
     duration: float  # wall-clock seconds
 
 
-def required_by_default() -> bool:
-    """Whether grading refuses to run unisolated unless told otherwise: when CI is set to a true value
-    (CI=true, as CI services set it; CI=false or CI=0 is not CI)."""
-    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+def _true(value: str | None) -> bool:
+    return (value or "").strip().lower() not in ("", "0", "false", "no")
+
+
+def under_ci() -> bool:
+    """Whether CI is set to a true value (CI=true, as CI services set it; CI=false or CI=0 is not CI): tests
+    then fail, instead of skipping, where a tool or a sandbox they need is missing."""
+    return _true(os.environ.get("CI"))
 
 
 BWRAP_PROCS = 2  # processes bwrap adds to a run: itself and the init of its PID namespace
@@ -74,13 +80,46 @@ UID = GID = 1000
 # Files of /etc a run with the network needs to resolve names and check certificates (environment builds).
 NETWORK_FILES = ("/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/host.conf", "/etc/gai.conf",
                  "/etc/ssl", "/etc/ca-certificates", "/etc/pki", "/etc/pip.conf")
+ALLOW_UNISOLATED = "CODEWALK_ALLOW_UNISOLATED"  # set to 1: runs meant to be isolated go ahead without bwrap
 _unisolated_allowed = False
 
 
 def allow_unisolated() -> None:
-    """Let isolated runs go ahead without bubblewrap under CI too (the user said so: --allow-unisolated)."""
+    """Let isolated runs go ahead without bubblewrap in this process (the user said so: --allow-unisolated)."""
     global _unisolated_allowed
     _unisolated_allowed = True
+
+
+def unisolated_allowed() -> bool:
+    """Whether the user lifted the refusal of unisolated runs (allow_unisolated, or CODEWALK_ALLOW_UNISOLATED)."""
+    return _unisolated_allowed or _true(os.environ.get(ALLOW_UNISOLATED))
+
+
+@contextmanager
+def unisolated_for(why: str) -> Iterator[str]:
+    """Within the block, runs go ahead unisolated where bwrap cannot run (the code they run is codewalk's own:
+    `why` says so); yields the note to show the user, "" where runs are isolated anyway. Worker processes
+    started in the block inherit it through the environment."""
+    if isolated() or unisolated_allowed():
+        yield ""
+        return
+    os.environ[ALLOW_UNISOLATED] = "1"
+    try:
+        yield f"no isolation here ({isolation()}): {why}, so it runs unisolated"
+    finally:
+        os.environ.pop(ALLOW_UNISOLATED, None)
+
+
+def unavailable(what: str) -> str:
+    """Why `what` is refused where runs cannot be isolated, and the ways out."""
+    return (f"refusing to run {what} unisolated on this host ({isolation()}): install bubblewrap (Debian: "
+            f"apt-get install bubblewrap), or set {ALLOW_UNISOLATED}=1 to run it as you, unisolated, anyway")
+
+
+def require_isolation(what: str) -> None:
+    """Raise Unisolated unless isolated runs are isolated here or the user allowed them not to be."""
+    if not isolated() and not unisolated_allowed():
+        raise Unisolated(unavailable(what))
 
 
 def namespaces(network: bool = False) -> list[str]:
@@ -114,8 +153,8 @@ def run(cmd: list[str], *, cwd: Path, timeout: float, stdin: str | None = None, 
     if not shutil.which(cmd[0], path=(env or {}).get("PATH", os.environ.get("PATH", os.defpath))):
         raise InfraError(f"cannot start {cmd[0]}: not found")  # bwrap or prlimit would only say "exit 1"
     cap = max_procs
-    if isolate and not _bwrap_works() and required_by_default() and not _unisolated_allowed:
-        raise InfraError(f"refusing to run {program} unisolated under CI: {isolation()}")
+    if isolate:
+        require_isolation(program)
     if isolate and _bwrap_works():
         if network and sees is not None:
             sees = [*sees, *map(Path, NETWORK_FILES)]
