@@ -570,10 +570,10 @@ class _Index:
                 names.add(node.asname)
             elif isinstance(node, ast.Dict):  # body["__attrs_attrs__"] = ...: a namespace the module builds
                 names.update(k.value for k in node.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)
-                             and k.value.startswith("__") and k.value not in OUTSIDE)
+                             and _defines_key(k.value))
             elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) \
                     and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str) \
-                    and node.slice.value.startswith("__") and node.slice.value not in OUTSIDE:
+                    and _defines_key(node.slice.value):
                 names.add(node.slice.value)
             if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) \
                     and node.body and isinstance(node.body[0], ast.Expr) \
@@ -582,6 +582,20 @@ class _Index:
         self.imports.sort(key=lambda n: (n.lineno, n.col_offset))
         self.defined = frozenset(names)
         self.classes = frozenset(classes)  # the classes the module defines (a class statement)
+
+
+def _defines_key(key: str) -> bool:
+    """A constant key a module stores in a namespace it builds that counts as a name it defines: a dunder of its
+    own protocol (not one that changes what an instance compares equal to or is), or (round 11) a private name
+    (`attrs["_declared_fields"] = ...` in a metaclass's __new__: the class's own attribute, as
+    `cls._declared_fields = ...` would define it). Defining a private name excuses reading it on any object, as
+    an assignment `x._name = v` anywhere in the change already does; so this gives a cheat no name it could not
+    define by assignment."""
+    if not key.startswith("_"):
+        return False
+    if key.startswith("__"):
+        return key not in OUTSIDE
+    return key.isidentifier()
 
 
 def _module(name: str) -> types.ModuleType | None:
@@ -740,7 +754,8 @@ class _Reader(ast.NodeVisitor):
         top = parts[0]
         if top in self.own:
             for k, part in enumerate(parts[1:], 1):
-                if part in ROUTES or self._reviewed_route(parts[k:], node, importing):
+                if part in ROUTES and not self._called_last(parts[k:], node, importing) \
+                        or self._reviewed_route(parts[k:], node, importing):
                     # pkg.compat.sys.modules: a module the repository's module imported
                     self._chain(parts[k:], node, importing)
                     return
@@ -806,6 +821,14 @@ class _Reader(ast.NodeVisitor):
             return
         if not importing:
             self._module_as_value(name, node)
+
+    def _called_last(self, rest: list[str], node: ast.AST, importing: bool) -> bool:
+        """Whether a name of ROUTES that ends a chain on the repository's own modules is called there
+        (`attrs.inspect(cls)`, round 11): a module object is not callable (TypeError before anything runs), so
+        what is called is the repository's function of that name, as _reviewed_route judges `utils.copy(x)`.
+        A chain going on (`pkg.inspect.stack()`), a value (`m = pkg.inspect`) or an import is still the route."""
+        up = self.parent.get(id(node))
+        return len(rest) == 1 and not importing and isinstance(up, ast.Call) and up.func is node
 
     def _reviewed_route(self, rest: list[str], node: ast.AST, importing: bool) -> bool:
         """Whether rest, met in a chain on the repository's own modules (pkg.compat.json.decoder), is a reviewed
@@ -877,7 +900,7 @@ class _Reader(ast.NodeVisitor):
         text and names come out of it without a value: iterating (keys), `len`, `sorted`, `list`, `str`,
         `print` of it; and a function's local bound once to it is judged by each of its reads."""
         up = self.parent.get(id(at))
-        if self._names_only(at, up):
+        if self._names_only(at, up) or self._filtered_values(at, up) or self._clone_copy(at, up):
             return True
         if isinstance(up, ast.Assign) and up.value is at and len(up.targets) == 1 and isinstance(up.targets[0], ast.Name):
             return self._plain_alias(up, node, writes)
@@ -911,6 +934,146 @@ class _Reader(ast.NodeVisitor):
             self.found[start:] = [f._replace(what=f"reads a namespace (__dict__, vars(), globals()) by a key the rules "
                                               f"read: {f.what}") for f in self.found[start:]]
             return True
+        return False
+
+    def _filtered_values(self, at: ast.AST, up: ast.AST | None) -> bool:
+        """Round 11: `[(k, v) for k, v in x.__dict__.items() if isinstance(v, C) ...]` (or `.values()`, or a for
+        statement whose whole body is `if isinstance(v, C):` without else), C a plain class this module defines
+        (_instance_class): the first thing done with each value is the isinstance test, so the only values that
+        come out are instances of C (or objects whose class claims C as its `__class__`, which only code naming C
+        can write), never a descriptor of another class's namespace (`type.__dict__`'s __subclasses__, a
+        builtin's __self__) nor a module. Keys are strings."""
+        if not (isinstance(up, ast.Attribute) and up.value is at and up.attr in ("items", "values")):
+            return False
+        call = self.parent.get(id(up))
+        if not (isinstance(call, ast.Call) and call.func is up and not call.args and not call.keywords):
+            return False
+        loop = self.parent.get(id(call))
+        if not isinstance(loop, ast.comprehension | ast.For) or loop.iter is not call:
+            return False
+        target = loop.target
+        if up.attr == "items":
+            if not (isinstance(target, ast.Tuple) and len(target.elts) == 2):
+                return False
+            target = target.elts[1]
+        if not isinstance(target, ast.Name):
+            return False
+        if isinstance(loop, ast.comprehension):
+            test = loop.ifs[0] if loop.ifs else None
+        else:
+            if loop.orelse or len(loop.body) != 1 or not isinstance(loop.body[0], ast.If) or loop.body[0].orelse:
+                return False
+            test = loop.body[0].test
+        return isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance" \
+            and test.func.id not in self.stores and test.func.id not in self.names and not test.keywords \
+            and len(test.args) == 2 and isinstance(test.args[0], ast.Name) and test.args[0].id == target.id \
+            and self._instance_class(test.args[1], set())
+
+    def _instance_class(self, node: ast.AST, seen: set[str]) -> bool:
+        """Whether node names a class this module defines by one top-level class statement, never rebound,
+        undecorated, without a metaclass (none given, bases only `object`, builtin types that are not metaclasses,
+        or such classes of this module): `isinstance(v, C)` then runs type's own check, which no code of the
+        change can steer (an ABC's __subclasshook__ or a metaclass's __instancecheck__ could answer True)."""
+        if not isinstance(node, ast.Name) or node.id in seen or not self._own_class(node) \
+                or node.id in self.stores:
+            return False
+        made = [n for n in ast.walk(self.tree) if isinstance(n, ast.ClassDef) and n.name == node.id]
+        if len(made) != 1 or made[0] not in self.tree.body or made[0].keywords or made[0].decorator_list:
+            return False
+        for base in made[0].bases:
+            if isinstance(base, ast.Name) and base.id in self.classes:
+                if not self._instance_class(base, seen | {node.id}):
+                    return False
+                continue
+            real = getattr(builtins, base.id, None) if isinstance(base, ast.Name) else None
+            if not (isinstance(base, ast.Name) and base.id not in self.names and base.id not in self.stores
+                    and isinstance(real, type) and type(real) is type and not issubclass(real, type)):
+                return False
+        return True
+
+    def _clone_copy(self, at: ast.AST, up: ast.AST | None) -> bool:
+        """Round 11: `ns = dict(X.__dict__)` in a function, ns a namespace only given to
+        `type(name, X.__bases__, ns)` (_clone_namespace): a class's copy, slotted (attrs)."""
+        if not (isinstance(up, ast.Call) and isinstance(up.func, ast.Name) and up.func.id == "dict"
+                and up.args == [at] and not up.keywords and isinstance(at, ast.Attribute)):
+            return False
+        assign = self.parent.get(id(up))
+        return isinstance(assign, ast.Assign) and assign.value is up and len(assign.targets) == 1 \
+            and isinstance(assign.targets[0], ast.Name) and self._clone_namespace(assign.targets[0]) is not None
+
+    def _clone_namespace(self, name: ast.Name) -> ast.Assign | None:
+        """Round 11: a class cloned from another, as attrs makes a slotted class (`cd = dict(cls.__dict__);
+        cd["__slots__"] = ...; cd.pop(k, None); cls = type(cls.__name__, cls.__bases__, cd)`). name is a function's
+        local bound once, by `name = dict(X.__dict__)` with X a local or parameter of the function not bound again
+        after that statement (which is in no loop there), and every other use of name is:
+        - a store by a constant key that a class statement could spell (_namespace_key: public names, what a class
+          statement sets itself, `__init__`, the repository's own dunders): never a behaviour dunder;
+        - `del name[k]` or `name.pop(k, ...)` as a statement, by any key: an entry dropped, its value not used;
+        - the namespace of `type(n, X.__bases__, name)`, the same X.
+        No value comes out of the copy (no read by a key, no iteration, not handed on), so it gives no descriptor
+        of another class's namespace by a computed key; and the class made has X's own entries (less some), X's
+        bases and plain public names: what X did, X's bases do, or plain data. It borrows nothing from a third
+        class, so it compares as X or X's bases would, and X() or X.__bases__[i]() (plain code) already make
+        such objects. Returns the binding statement, or None."""
+        scope, bindings, param = self._bindings(name)
+        if not isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef) or param or len(bindings) != 1:
+            return None
+        assign = bindings[0]
+        if not (isinstance(assign, ast.Assign) and len(assign.targets) == 1 and isinstance(assign.value, ast.Call)):
+            return None
+        copy = assign.value
+        if not (isinstance(copy.func, ast.Name) and copy.func.id == "dict" and "dict" not in self.stores
+                and "dict" not in self.names and len(copy.args) == 1 and not copy.keywords
+                and isinstance(copy.args[0], ast.Attribute) and copy.args[0].attr == "__dict__"
+                and isinstance(copy.args[0].value, ast.Name)):
+            return None
+        source = copy.args[0].value
+        assert isinstance(source, ast.Name)
+        src_scope, src_bindings, _ = self._bindings(source)
+        if src_scope is not scope or self._in_loop(assign, scope):
+            return None
+        made: list[ast.Call] = []
+        for n in ast.walk(scope):
+            if not (isinstance(n, ast.Name) and n.id == name.id) or n is assign.targets[0]:
+                continue
+            if isinstance(n.ctx, ast.Store):
+                return None
+            use = self.parent.get(id(n))
+            if isinstance(use, ast.Subscript) and use.value is n:
+                if isinstance(use.ctx, ast.Store) and isinstance(use.slice, ast.Constant) \
+                        and self._namespace_key(use.slice.value) or isinstance(use.ctx, ast.Del):
+                    continue
+                return None
+            if isinstance(use, ast.Attribute) and use.value is n and use.attr == "pop":
+                call = self.parent.get(id(use))
+                if isinstance(call, ast.Call) and call.func is use and isinstance(self.parent.get(id(call)), ast.Expr):
+                    continue
+                return None
+            if isinstance(use, ast.Call) and isinstance(use.func, ast.Name) and use.func.id == "type" \
+                    and "type" not in self.names and "type" not in self.stores and len(use.args) == 3 \
+                    and use.args[2] is n and not use.keywords and use.lineno > assign.lineno \
+                    and isinstance(use.args[1], ast.Attribute) and use.args[1].attr == "__bases__" \
+                    and isinstance(use.args[1].value, ast.Name) and use.args[1].value.id == source.id \
+                    and not self._in_loop(use, scope):
+                made.append(use)
+                continue
+            return None
+        # X is not bound again between the copy and the class made of it (the statement making it may rebind X:
+        # `cls = type(cls.__name__, cls.__bases__, cd)` reads X before it binds it)
+        for b in src_bindings:
+            line = getattr(b, "lineno", 0)
+            if line >= assign.lineno and not all(
+                    any(m is c for c in ast.walk(b)) or line > (m.end_lineno or m.lineno) for m in made):
+                return None
+        return assign if made else None
+
+    def _in_loop(self, node: ast.AST, scope: ast.AST) -> bool:
+        up = self.parent.get(id(node))
+        while up is not None and up is not scope:
+            if isinstance(up, ast.For | ast.AsyncFor | ast.While | ast.comprehension | ast.Lambda
+                          | ast.FunctionDef | ast.AsyncFunctionDef):
+                return True
+            up = self.parent.get(id(up))
         return False
 
     # -- expressions ---------------------------------------------------------------------------------------
@@ -1148,7 +1311,8 @@ class _Reader(ast.NodeVisitor):
                 self.add(Rule.REFLECTION, f"calls {func.attr} on an object other than self with a computed or "
                          "dunder name", node)
         if isinstance(func, ast.Name) and func.id == "type" and len(node.args) == 3 and "type" not in self.names \
-                and not _plain_class(node.args[1], node.args[2]) and not self._readable_class(node.args[1], node.args[2]):
+                and not _plain_class(node.args[1], node.args[2]) and not self._readable_class(node.args[1], node.args[2]) \
+                and not (isinstance(node.args[2], ast.Name) and self._clone_namespace(node.args[2]) is not None):
             self.add(Rule.REFLECTION, "makes a class with three-argument type()", node)
         if len(node.args) == 3 and self._builtins_type(func):
             self.add(Rule.REFLECTION, "makes a class with three-argument type() (as builtins.type)", node)
