@@ -754,8 +754,13 @@ class _Reader(ast.NodeVisitor):
         top = parts[0]
         if top in self.own:
             for k, part in enumerate(parts[1:], 1):
-                if part in ROUTES and not self._called_last(parts[k:], node, importing) \
-                        or self._reviewed_route(parts[k:], node, importing):
+                if part in ROUTES and self._called_last(parts[k:], node, importing):
+                    start = len(self.found)  # round 11: the repository's function; at x_G, what it was judged
+                    self._chain(parts[k:], node, importing)
+                    self.allowed += self.found[start:]
+                    del self.found[start:]
+                    break
+                if part in ROUTES or self._reviewed_route(parts[k:], node, importing):
                     # pkg.compat.sys.modules: a module the repository's module imported
                     self._chain(parts[k:], node, importing)
                     return
@@ -900,7 +905,10 @@ class _Reader(ast.NodeVisitor):
         text and names come out of it without a value: iterating (keys), `len`, `sorted`, `list`, `str`,
         `print` of it; and a function's local bound once to it is judged by each of its reads."""
         up = self.parent.get(id(at))
-        if self._names_only(at, up) or self._filtered_values(at, up) or self._clone_copy(at, up):
+        if self._names_only(at, up):
+            return True
+        if self._filtered_values(at, up) or self._clone_copy(at, up):
+            self._note_allowed("reads the dunder __dict__", node)  # round 11: at x_G, still the capability used
             return True
         if isinstance(up, ast.Assign) and up.value is at and len(up.targets) == 1 and isinstance(up.targets[0], ast.Name):
             return self._plain_alias(up, node, writes)
@@ -1311,9 +1319,11 @@ class _Reader(ast.NodeVisitor):
                 self.add(Rule.REFLECTION, f"calls {func.attr} on an object other than self with a computed or "
                          "dunder name", node)
         if isinstance(func, ast.Name) and func.id == "type" and len(node.args) == 3 and "type" not in self.names \
-                and not _plain_class(node.args[1], node.args[2]) and not self._readable_class(node.args[1], node.args[2]) \
-                and not (isinstance(node.args[2], ast.Name) and self._clone_namespace(node.args[2]) is not None):
-            self.add(Rule.REFLECTION, "makes a class with three-argument type()", node)
+                and not _plain_class(node.args[1], node.args[2]) and not self._readable_class(node.args[1], node.args[2]):
+            if isinstance(node.args[2], ast.Name) and self._clone_namespace(node.args[2]) is not None:
+                self._note_allowed("makes a class with three-argument type()", node)  # round 11 (x_G: still used)
+            else:
+                self.add(Rule.REFLECTION, "makes a class with three-argument type()", node)
         if len(node.args) == 3 and self._builtins_type(func):
             self.add(Rule.REFLECTION, "makes a class with three-argument type() (as builtins.type)", node)
         if len(node.args) == 3 and isinstance(func, ast.Call) and (
