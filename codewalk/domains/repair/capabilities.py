@@ -22,6 +22,9 @@ harmless, and anything else is refused with the rule it breaks (rules.Rule):
   Third round (issue 51): a name that can hold only literal strings is judged as those constants; a proxy's
   __getattr__, super().__setattr__ in an instance method, a namespace's names or text, three-argument type()
   with a namespace read whole and a module's logger are allowed (each with why, at its code and in the docs).
+  Round 11: private names given as constant keys of a namespace, a route name called on the repository's own
+  chain, a class's namespace iterated under isinstance of a plain class here, a class cloned from one class's
+  namespace copy and bases, and typing._GenericAlias (docs: "Round 11: the static layer's honest cost").
 - format_path: a string constant whose format fields walk attributes or indexes (`"{0.__globals__}"`,
   `"{x[k]}"`), used with str.format/format_map or anywhere in the new code. An f-string is code: its
   fields are AST nodes, judged by the rules above like any other expression.
