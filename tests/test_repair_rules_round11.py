@@ -167,3 +167,23 @@ def test_typing_s_generic_alias_class_is_allowed(source):
 ])
 def test_typing_s_other_private_names_and_what_the_alias_class_reaches_stay_refused(source):
     assert "reflection" in codes(source)
+
+
+# -- a hole found on the way, closed: a template joined from pieces none of which parses ------------------------------
+@pytest.mark.parametrize("source", [
+    "def f(x):\n    t = '{0.' + '__globals__}'\n    return t.format(x)\n",
+    "def f(x):\n    t = '{0.'\n    t += '__globals__}'\n    return t.format(x)\n",
+    "A = '{0.'\nB = A + '__glo' + 'bals__}'\n\n\ndef f(x):\n    return B.format(x)\n",
+    "def f(x):\n    t = '{' + '0.__init__.__globals__}'\n    return str.format(t, x)\n",
+])
+def test_a_format_template_joined_from_pieces_that_do_not_parse_is_computed(source):
+    assert "format_path" in codes(source)
+
+
+@pytest.mark.parametrize("source", [
+    "def f(a, b):\n    t = '{0}: ' + '{1}'\n    return t.format(a, b)\n",
+    "def f(a, b):\n    t = 'value {{braced}} '\n    t += '{0!r}'\n    return t.format(a)\n",
+    "MESSAGE = 'not a valid {kind}: ' + '{value!r}'\n\n\ndef f(k, v):\n    return MESSAGE.format(kind=k, value=v)\n",
+])
+def test_a_format_template_joined_from_whole_templates_is_read_as_text(source):
+    assert codes(source) == set()

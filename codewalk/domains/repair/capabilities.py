@@ -2497,11 +2497,22 @@ def _own_returns(body: list[ast.stmt]) -> list[ast.Return]:
 
 
 def _string_sum(node: ast.expr, names: set[str]) -> bool:
-    """Whether node is string literals added together, or with names of the set."""
+    """Whether node is string literals added together, or with names of the set; each literal a whole format
+    template (round 11: `t = "{0." + "__globals__}"` joins two pieces that each fail to parse, so the rules read no
+    field in either, into a field that walks `__globals__`). Templates that each parse join into one whose fields
+    are theirs: the parser leaves each outside any field, `{{` and `}}` being escapes."""
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         return _string_sum(node.left, names) and _string_sum(node.right, names)
-    return isinstance(node, ast.Constant) and isinstance(node.value, str) or isinstance(node, ast.Name) \
-        and node.id in names
+    return isinstance(node, ast.Constant) and isinstance(node.value, str) and _whole_template(node.value) \
+        or isinstance(node, ast.Name) and node.id in names
+
+
+def _whole_template(text: str) -> bool:
+    try:
+        list(string.Formatter().parse(text))
+    except ValueError:
+        return False
+    return True
 
 
 def _reflects_on_first(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
