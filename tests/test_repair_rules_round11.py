@@ -187,3 +187,34 @@ def test_a_format_template_joined_from_pieces_that_do_not_parse_is_computed(sour
 ])
 def test_a_format_template_joined_from_whole_templates_is_read_as_text(source):
     assert codes(source) == set()
+
+
+# -- 6. a local bound to literals, formatted once into itself (marshmallow's message) ---------------------------------
+ONCE = """
+def invalid(names, cls, many):
+    if many:
+        message = '{0} are not valid fields for {1}.'
+    else:
+        message = '{0} is not a valid field for {1}.'
+    message = message.format(names, cls.__name__)
+    raise AttributeError(message)
+"""
+
+
+def test_a_local_bound_to_literals_formatted_once_into_itself_is_read_as_those_literals():
+    assert codes(ONCE) == set()
+
+
+@pytest.mark.parametrize("source", [
+    ONCE.replace("    raise AttributeError(message)", "    message = message.format(names)"),  # its own result formatted
+    ONCE.replace("    raise AttributeError(message)", "    other = message.format(1)"),
+    "def invalid(names):\n    message = '{0}'\n    for name in names:\n        message = message.format(name)\n"
+    "    return message\n",  # in a loop: the second time round it formats its own result
+    ONCE.replace("'{0} is not a valid field for {1}.'", "names[0]"),  # a value, not a literal
+    ONCE.replace("'{0} is not a valid field for {1}.'", "'{0.' + '__globals__}'"),  # pieces that do not parse
+    ONCE.replace("def invalid(names, cls, many):", "def invalid(names, cls, many, message='{0}'):"),  # a parameter
+    ONCE.replace("    if many:", "    global message\n    if many:"),  # a global: formatted again at the next call
+    ONCE.replace("    raise AttributeError(message)", "    message += '{0}'\n    return message.format(1)"),
+])
+def test_a_format_string_that_may_hold_its_own_result_or_a_value_stays_computed(source):
+    assert "format_path" in codes(source)

@@ -1836,7 +1836,7 @@ class _Reader(ast.NodeVisitor):
             return True
         index = self._gadget_index(value)
         if isinstance(value, ast.Name):
-            if value.id in index.constant_strings:
+            if value.id in index.constant_strings or self._formatted_once(value):
                 return True
             return value.id in SELVES and bool(index.format_methods) and self._bound_self(value, write=False)
         if isinstance(value, ast.Call) and _last_name(value.func) in TRANSLATORS \
@@ -1845,6 +1845,28 @@ class _Reader(ast.NodeVisitor):
                     for a in value.args[:TRANSLATORS[_last_name(value.func)]]):
             return True  # the messages constant (ngettext's count is not one)
         return False
+
+    def _formatted_once(self, name: ast.Name) -> bool:
+        """Round 11: `message = message.format(...)` where message is a function's local otherwise bound only to
+        string literals (marshmallow: `if many: message = "{0} are ..." else: message = "{0} is ..."`, then the
+        statement): the statement is in no loop there, so it runs once per call, when message holds one of those
+        literals (each a whole template, whose fields the rules read) and never its own result, which holds the
+        arguments' text (braces among it)."""
+        up = self.parent.get(id(name))
+        call = self.parent.get(id(up))
+        statement = self.parent.get(id(call))
+        if not (isinstance(up, ast.Attribute) and up.value is name and up.attr in ("format", "format_map")
+                and isinstance(call, ast.Call) and call.func is up and isinstance(statement, ast.Assign)
+                and statement.value is call and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name) and statement.targets[0].id == name.id):
+            return False
+        scope, bindings, param = self._bindings(name)
+        if not isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef) or param \
+                or self._in_loop(statement, scope):
+            return False
+        others = [b for b in bindings if b is not statement]
+        return len(others) == len(bindings) - 1 and bool(others) and all(
+            isinstance(b, ast.Assign) and len(b.targets) == 1 and _string_sum(b.value, set()) for b in others)
 
     def _gadget_attribute(self, node: ast.Attribute) -> None:
         up = self.parent.get(id(node))
