@@ -22,6 +22,9 @@ harmless, and anything else is refused with the rule it breaks (rules.Rule):
   Third round (issue 51): a name that can hold only literal strings is judged as those constants; a proxy's
   __getattr__, super().__setattr__ in an instance method, a namespace's names or text, three-argument type()
   with a namespace read whole and a module's logger are allowed (each with why, at its code and in the docs).
+  Round 11: private names given as constant keys of a namespace, a route name called on the repository's own
+  chain, a class's namespace iterated under isinstance of a plain class here, a class cloned from one class's
+  namespace copy and bases, and typing._GenericAlias (docs: "Round 11: the static layer's honest cost").
 - format_path: a string constant whose format fields walk attributes or indexes (`"{0.__globals__}"`,
   `"{x[k]}"`), used with str.format/format_map or anywhere in the new code. An f-string is code: its
   fields are AST nodes, judged by the rules above like any other expression.
@@ -77,10 +80,12 @@ class Reviewed:
     why: str
     only: frozenset[str] | None = None  # the attributes new code may use; None: all public ones
     without: frozenset[str] = frozenset()  # public attributes that are not allowed after all
+    private: frozenset[str] = frozenset()  # private attributes allowed all the same (each with why, in `why`)
 
 
-def _r(why: str, only: str = "", without: str = "") -> Reviewed:
-    return Reviewed(why, frozenset(only.split()) if only else None, frozenset(without.split()))
+def _r(why: str, only: str = "", without: str = "", private: str = "") -> Reviewed:
+    return Reviewed(why, frozenset(only.split()) if only else None, frozenset(without.split()),
+                    frozenset(private.split()))
 
 
 REFLECTION_CALLS = {"getattr", "setattr", "delattr", "vars", "globals", "locals", "eval", "exec", "compile",
@@ -196,8 +201,9 @@ REVIEWED: dict[str, Reviewed] = {
                 only="SimpleNamespace MappingProxyType GeneratorType CoroutineType AsyncGeneratorType "
                      "BuiltinFunctionType BuiltinMethodType MethodType ModuleType NoneType TracebackType FrameType "
                      "NotImplementedType EllipsisType GenericAlias UnionType"),
-    "typing": _r("type annotations; get_type_hints and ForwardRef evaluate strings as code",
-                 without="get_type_hints ForwardRef"),
+    "typing": _r("type annotations; get_type_hints and ForwardRef evaluate strings as code. Round 11: the private "
+                 "_GenericAlias is `type(typing.List[int])`, a class plain code reaches already (attrs tests "
+                 "isinstance against it)", without="get_type_hints ForwardRef", private="_GenericAlias"),
     "unicodedata": _r("the Unicode database"),
     "urllib.parse": _r("URL parsing"),
     "unittest": _r("raising SkipTest only (a skipped test fails the grade); unittest.mock's ANY equals "
@@ -570,10 +576,10 @@ class _Index:
                 names.add(node.asname)
             elif isinstance(node, ast.Dict):  # body["__attrs_attrs__"] = ...: a namespace the module builds
                 names.update(k.value for k in node.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)
-                             and k.value.startswith("__") and k.value not in OUTSIDE)
+                             and _defines_key(k.value))
             elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) \
                     and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str) \
-                    and node.slice.value.startswith("__") and node.slice.value not in OUTSIDE:
+                    and _defines_key(node.slice.value):
                 names.add(node.slice.value)
             if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) \
                     and node.body and isinstance(node.body[0], ast.Expr) \
@@ -582,6 +588,20 @@ class _Index:
         self.imports.sort(key=lambda n: (n.lineno, n.col_offset))
         self.defined = frozenset(names)
         self.classes = frozenset(classes)  # the classes the module defines (a class statement)
+
+
+def _defines_key(key: str) -> bool:
+    """A constant key a module stores in a namespace it builds that counts as a name it defines: a dunder of its
+    own protocol (not one that changes what an instance compares equal to or is), or (round 11) a private name
+    (`attrs["_declared_fields"] = ...` in a metaclass's __new__: the class's own attribute, as
+    `cls._declared_fields = ...` would define it). Defining a private name excuses reading it on any object, as
+    an assignment `x._name = v` anywhere in the change already does; so this gives a cheat no name it could not
+    define by assignment."""
+    if not key.startswith("_"):
+        return False
+    if key.startswith("__"):
+        return key not in OUTSIDE
+    return key.isidentifier()
 
 
 def _module(name: str) -> types.ModuleType | None:
@@ -740,6 +760,12 @@ class _Reader(ast.NodeVisitor):
         top = parts[0]
         if top in self.own:
             for k, part in enumerate(parts[1:], 1):
+                if part in ROUTES and self._called_last(parts[k:], node, importing):
+                    start = len(self.found)  # round 11: the repository's function; at x_G, what it was judged
+                    self._chain(parts[k:], node, importing)
+                    self.allowed += self.found[start:]
+                    del self.found[start:]
+                    break
                 if part in ROUTES or self._reviewed_route(parts[k:], node, importing):
                     # pkg.compat.sys.modules: a module the repository's module imported
                     self._chain(parts[k:], node, importing)
@@ -764,7 +790,7 @@ class _Reader(ast.NodeVisitor):
             entry = REVIEWED[name]
             attr = rest[0]
             dotted = f"{name}.{attr}"
-            if attr.startswith("_") and attr not in MODULE_DUNDERS:
+            if attr.startswith("_") and attr not in MODULE_DUNDERS and attr not in entry.private:
                 self.add(Rule.REFLECTION, f"reads {dotted}, a private or dunder name of {name}{route}", node,
                          key=f"import:{dotted}" if importing else None)
                 return
@@ -806,6 +832,14 @@ class _Reader(ast.NodeVisitor):
             return
         if not importing:
             self._module_as_value(name, node)
+
+    def _called_last(self, rest: list[str], node: ast.AST, importing: bool) -> bool:
+        """Whether a name of ROUTES that ends a chain on the repository's own modules is called there
+        (`attrs.inspect(cls)`, round 11): a module object is not callable (TypeError before anything runs), so
+        what is called is the repository's function of that name, as _reviewed_route judges `utils.copy(x)`.
+        A chain going on (`pkg.inspect.stack()`), a value (`m = pkg.inspect`) or an import is still the route."""
+        up = self.parent.get(id(node))
+        return len(rest) == 1 and not importing and isinstance(up, ast.Call) and up.func is node
 
     def _reviewed_route(self, rest: list[str], node: ast.AST, importing: bool) -> bool:
         """Whether rest, met in a chain on the repository's own modules (pkg.compat.json.decoder), is a reviewed
@@ -879,6 +913,9 @@ class _Reader(ast.NodeVisitor):
         up = self.parent.get(id(at))
         if self._names_only(at, up):
             return True
+        if self._filtered_values(at, up) or self._clone_copy(at, up):
+            self._note_allowed("reads the dunder __dict__", node)  # round 11: at x_G, still the capability used
+            return True
         if isinstance(up, ast.Assign) and up.value is at and len(up.targets) == 1 and isinstance(up.targets[0], ast.Name):
             return self._plain_alias(up, node, writes)
         if isinstance(up, ast.Compare) and any(at is c for c in up.comparators) \
@@ -911,6 +948,146 @@ class _Reader(ast.NodeVisitor):
             self.found[start:] = [f._replace(what=f"reads a namespace (__dict__, vars(), globals()) by a key the rules "
                                               f"read: {f.what}") for f in self.found[start:]]
             return True
+        return False
+
+    def _filtered_values(self, at: ast.AST, up: ast.AST | None) -> bool:
+        """Round 11: `[(k, v) for k, v in x.__dict__.items() if isinstance(v, C) ...]` (or `.values()`, or a for
+        statement whose whole body is `if isinstance(v, C):` without else), C a plain class this module defines
+        (_instance_class): the first thing done with each value is the isinstance test, so the only values that
+        come out are instances of C (or objects whose class claims C as its `__class__`, which only code naming C
+        can write), never a descriptor of another class's namespace (`type.__dict__`'s __subclasses__, a
+        builtin's __self__) nor a module. Keys are strings."""
+        if not (isinstance(up, ast.Attribute) and up.value is at and up.attr in ("items", "values")):
+            return False
+        call = self.parent.get(id(up))
+        if not (isinstance(call, ast.Call) and call.func is up and not call.args and not call.keywords):
+            return False
+        loop = self.parent.get(id(call))
+        if not isinstance(loop, ast.comprehension | ast.For) or loop.iter is not call:
+            return False
+        target = loop.target
+        if up.attr == "items":
+            if not (isinstance(target, ast.Tuple) and len(target.elts) == 2):
+                return False
+            target = target.elts[1]
+        if not isinstance(target, ast.Name):
+            return False
+        if isinstance(loop, ast.comprehension):
+            test = loop.ifs[0] if loop.ifs else None
+        else:
+            if loop.orelse or len(loop.body) != 1 or not isinstance(loop.body[0], ast.If) or loop.body[0].orelse:
+                return False
+            test = loop.body[0].test
+        return isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance" \
+            and test.func.id not in self.stores and test.func.id not in self.names and not test.keywords \
+            and len(test.args) == 2 and isinstance(test.args[0], ast.Name) and test.args[0].id == target.id \
+            and self._instance_class(test.args[1], set())
+
+    def _instance_class(self, node: ast.AST, seen: set[str]) -> bool:
+        """Whether node names a class this module defines by one top-level class statement, never rebound,
+        undecorated, without a metaclass (none given, bases only `object`, builtin types that are not metaclasses,
+        or such classes of this module): `isinstance(v, C)` then runs type's own check, which no code of the
+        change can steer (an ABC's __subclasshook__ or a metaclass's __instancecheck__ could answer True)."""
+        if not isinstance(node, ast.Name) or node.id in seen or not self._own_class(node) \
+                or node.id in self.stores:
+            return False
+        made = [n for n in ast.walk(self.tree) if isinstance(n, ast.ClassDef) and n.name == node.id]
+        if len(made) != 1 or made[0] not in self.tree.body or made[0].keywords or made[0].decorator_list:
+            return False
+        for base in made[0].bases:
+            if isinstance(base, ast.Name) and base.id in self.classes:
+                if not self._instance_class(base, seen | {node.id}):
+                    return False
+                continue
+            real = getattr(builtins, base.id, None) if isinstance(base, ast.Name) else None
+            if not (isinstance(base, ast.Name) and base.id not in self.names and base.id not in self.stores
+                    and isinstance(real, type) and type(real) is type and not issubclass(real, type)):
+                return False
+        return True
+
+    def _clone_copy(self, at: ast.AST, up: ast.AST | None) -> bool:
+        """Round 11: `ns = dict(X.__dict__)` in a function, ns a namespace only given to
+        `type(name, X.__bases__, ns)` (_clone_namespace): a class's copy, slotted (attrs)."""
+        if not (isinstance(up, ast.Call) and isinstance(up.func, ast.Name) and up.func.id == "dict"
+                and up.args == [at] and not up.keywords and isinstance(at, ast.Attribute)):
+            return False
+        assign = self.parent.get(id(up))
+        return isinstance(assign, ast.Assign) and assign.value is up and len(assign.targets) == 1 \
+            and isinstance(assign.targets[0], ast.Name) and self._clone_namespace(assign.targets[0]) is not None
+
+    def _clone_namespace(self, name: ast.Name) -> ast.Assign | None:
+        """Round 11: a class cloned from another, as attrs makes a slotted class (`cd = dict(cls.__dict__);
+        cd["__slots__"] = ...; cd.pop(k, None); cls = type(cls.__name__, cls.__bases__, cd)`). name is a function's
+        local bound once, by `name = dict(X.__dict__)` with X a local or parameter of the function not bound again
+        after that statement (which is in no loop there), and every other use of name is:
+        - a store by a constant key that a class statement could spell (_namespace_key: public names, what a class
+          statement sets itself, `__init__`, the repository's own dunders): never a behaviour dunder;
+        - `del name[k]` or `name.pop(k, ...)` as a statement, by any key: an entry dropped, its value not used;
+        - the namespace of `type(n, X.__bases__, name)`, the same X.
+        No value comes out of the copy (no read by a key, no iteration, not handed on), so it gives no descriptor
+        of another class's namespace by a computed key; and the class made has X's own entries (less some), X's
+        bases and plain public names: what X did, X's bases do, or plain data. It borrows nothing from a third
+        class, so it compares as X or X's bases would, and X() or X.__bases__[i]() (plain code) already make
+        such objects. Returns the binding statement, or None."""
+        scope, bindings, param = self._bindings(name)
+        if not isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef) or param or len(bindings) != 1:
+            return None
+        assign = bindings[0]
+        if not (isinstance(assign, ast.Assign) and len(assign.targets) == 1 and isinstance(assign.value, ast.Call)):
+            return None
+        copy = assign.value
+        if not (isinstance(copy.func, ast.Name) and copy.func.id == "dict" and "dict" not in self.stores
+                and "dict" not in self.names and len(copy.args) == 1 and not copy.keywords
+                and isinstance(copy.args[0], ast.Attribute) and copy.args[0].attr == "__dict__"
+                and isinstance(copy.args[0].value, ast.Name)):
+            return None
+        source = copy.args[0].value
+        assert isinstance(source, ast.Name)
+        src_scope, src_bindings, _ = self._bindings(source)
+        if src_scope is not scope or self._in_loop(assign, scope):
+            return None
+        made: list[ast.Call] = []
+        for n in ast.walk(scope):
+            if not (isinstance(n, ast.Name) and n.id == name.id) or n is assign.targets[0]:
+                continue
+            if isinstance(n.ctx, ast.Store):
+                return None
+            use = self.parent.get(id(n))
+            if isinstance(use, ast.Subscript) and use.value is n:
+                if isinstance(use.ctx, ast.Store) and isinstance(use.slice, ast.Constant) \
+                        and self._namespace_key(use.slice.value) or isinstance(use.ctx, ast.Del):
+                    continue
+                return None
+            if isinstance(use, ast.Attribute) and use.value is n and use.attr == "pop":
+                call = self.parent.get(id(use))
+                if isinstance(call, ast.Call) and call.func is use and isinstance(self.parent.get(id(call)), ast.Expr):
+                    continue
+                return None
+            if isinstance(use, ast.Call) and isinstance(use.func, ast.Name) and use.func.id == "type" \
+                    and "type" not in self.names and "type" not in self.stores and len(use.args) == 3 \
+                    and use.args[2] is n and not use.keywords and use.lineno > assign.lineno \
+                    and isinstance(use.args[1], ast.Attribute) and use.args[1].attr == "__bases__" \
+                    and isinstance(use.args[1].value, ast.Name) and use.args[1].value.id == source.id \
+                    and not self._in_loop(use, scope):
+                made.append(use)
+                continue
+            return None
+        # X is not bound again between the copy and the class made of it (the statement making it may rebind X:
+        # `cls = type(cls.__name__, cls.__bases__, cd)` reads X before it binds it)
+        for b in src_bindings:
+            line = getattr(b, "lineno", 0)
+            if line >= assign.lineno and not all(
+                    any(m is c for c in ast.walk(b)) or line > (m.end_lineno or m.lineno) for m in made):
+                return None
+        return assign if made else None
+
+    def _in_loop(self, node: ast.AST, scope: ast.AST) -> bool:
+        up = self.parent.get(id(node))
+        while up is not None and up is not scope:
+            if isinstance(up, ast.For | ast.AsyncFor | ast.While | ast.comprehension | ast.Lambda
+                          | ast.FunctionDef | ast.AsyncFunctionDef):
+                return True
+            up = self.parent.get(id(up))
         return False
 
     # -- expressions ---------------------------------------------------------------------------------------
@@ -1149,7 +1326,10 @@ class _Reader(ast.NodeVisitor):
                          "dunder name", node)
         if isinstance(func, ast.Name) and func.id == "type" and len(node.args) == 3 and "type" not in self.names \
                 and not _plain_class(node.args[1], node.args[2]) and not self._readable_class(node.args[1], node.args[2]):
-            self.add(Rule.REFLECTION, "makes a class with three-argument type()", node)
+            if isinstance(node.args[2], ast.Name) and self._clone_namespace(node.args[2]) is not None:
+                self._note_allowed("makes a class with three-argument type()", node)  # round 11 (x_G: still used)
+            else:
+                self.add(Rule.REFLECTION, "makes a class with three-argument type()", node)
         if len(node.args) == 3 and self._builtins_type(func):
             self.add(Rule.REFLECTION, "makes a class with three-argument type() (as builtins.type)", node)
         if len(node.args) == 3 and isinstance(func, ast.Call) and (
@@ -1656,7 +1836,7 @@ class _Reader(ast.NodeVisitor):
             return True
         index = self._gadget_index(value)
         if isinstance(value, ast.Name):
-            if value.id in index.constant_strings:
+            if value.id in index.constant_strings or self._formatted_once(value):
                 return True
             return value.id in SELVES and bool(index.format_methods) and self._bound_self(value, write=False)
         if isinstance(value, ast.Call) and _last_name(value.func) in TRANSLATORS \
@@ -1665,6 +1845,28 @@ class _Reader(ast.NodeVisitor):
                     for a in value.args[:TRANSLATORS[_last_name(value.func)]]):
             return True  # the messages constant (ngettext's count is not one)
         return False
+
+    def _formatted_once(self, name: ast.Name) -> bool:
+        """Round 11: `message = message.format(...)` where message is a function's local otherwise bound only to
+        string literals (marshmallow: `if many: message = "{0} are ..." else: message = "{0} is ..."`, then the
+        statement): the statement is in no loop there, so it runs once per call, when message holds one of those
+        literals (each a whole template, whose fields the rules read) and never its own result, which holds the
+        arguments' text (braces among it)."""
+        up = self.parent.get(id(name))
+        call = self.parent.get(id(up))
+        statement = self.parent.get(id(call))
+        if not (isinstance(up, ast.Attribute) and up.value is name and up.attr in ("format", "format_map")
+                and isinstance(call, ast.Call) and call.func is up and isinstance(statement, ast.Assign)
+                and statement.value is call and len(statement.targets) == 1
+                and isinstance(statement.targets[0], ast.Name) and statement.targets[0].id == name.id):
+            return False
+        scope, bindings, param = self._bindings(name)
+        if not isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef) or param \
+                or self._in_loop(statement, scope):
+            return False
+        others = [b for b in bindings if b is not statement]
+        return len(others) == len(bindings) - 1 and bool(others) and all(
+            isinstance(b, ast.Assign) and len(b.targets) == 1 and _string_sum(b.value, set()) for b in others)
 
     def _gadget_attribute(self, node: ast.Attribute) -> None:
         up = self.parent.get(id(node))
@@ -2317,11 +2519,22 @@ def _own_returns(body: list[ast.stmt]) -> list[ast.Return]:
 
 
 def _string_sum(node: ast.expr, names: set[str]) -> bool:
-    """Whether node is string literals added together, or with names of the set."""
+    """Whether node is string literals added together, or with names of the set; each literal a whole format
+    template (round 11: `t = "{0." + "__globals__}"` joins two pieces that each fail to parse, so the rules read no
+    field in either, into a field that walks `__globals__`). Templates that each parse join into one whose fields
+    are theirs: the parser leaves each outside any field, `{{` and `}}` being escapes."""
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         return _string_sum(node.left, names) and _string_sum(node.right, names)
-    return isinstance(node, ast.Constant) and isinstance(node.value, str) or isinstance(node, ast.Name) \
-        and node.id in names
+    return isinstance(node, ast.Constant) and isinstance(node.value, str) and _whole_template(node.value) \
+        or isinstance(node, ast.Name) and node.id in names
+
+
+def _whole_template(text: str) -> bool:
+    try:
+        list(string.Formatter().parse(text))
+    except ValueError:
+        return False
+    return True
 
 
 def _reflects_on_first(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
