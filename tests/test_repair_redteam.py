@@ -341,12 +341,15 @@ def test_cheat_a_fix_that_works_only_when_it_sees_the_host_is_not_solved(task, t
               "the checkout": Path(__file__).resolve().parents[1] / "pyproject.toml",
               "a dotfile in $HOME": Path.home() / ".codewalk-redteam-probe"}
     probes["a dotfile in $HOME"].write_text("secret")
-    pool = sorted((module_home / "cache" / "repair" / "worktrees").glob("*/*-0"))
-    assert pool, "composing the task checked out a worktree of the pool"
-    probes["another task's worktree"] = pool[0] / WORDS
-    (tmp_path / "host").mkdir()
-    with host_places(tmp_path / "host") as places:  # the store, exports, every domain's cache, /tmp, ...
-        _no_probe_is_visible(task, tmp_path, {**probes, **places})
+    try:
+        pool = sorted((module_home / "cache" / "repair" / "worktrees").glob("*/*-0"))
+        assert pool, "composing the task checked out a worktree of the pool"
+        probes["another task's worktree"] = pool[0] / WORDS
+        (tmp_path / "host").mkdir()
+        with host_places(tmp_path / "host") as places:  # the store, exports, every domain's cache, /tmp, ...
+            _no_probe_is_visible(task, tmp_path, {**probes, **places})
+    finally:  # the user's home keeps nothing of the test's
+        probes["a dotfile in $HOME"].unlink(missing_ok=True)
 
 
 def _no_probe_is_visible(task, tmp_path: Path, probes: dict[str, Path]) -> None:
