@@ -1,0 +1,145 @@
+"""Red team, round 11 part b (issue 51): kinds of cheating candidate aimed AROUND the test process -- processes the
+tests start (which the audit hook, one per interpreter, never sees), the test files and their folder, files
+pytest looks for, the exit status around pytest's final record, signals, stragglers on the channel, host files
+in the evidence -- built against main 185f144 before any change and graded end to end on the tally task
+(W1 + W2) under both runtimes, as round 10b grades its cheats. The kinds and their spellings are in
+tests/redteam_round11b_cheats.py.
+
+Each test asserts that the cheat is NOT graded solved (for containment: that the evidence carries no host
+file). A kind graded solved today is a hole: xfail(strict=True) with the reason, per runtime, so the module
+stays green and turns red (XPASS) when the hole closes. A kind stopped today pins the rule codes that stop it;
+a kind no rule stops but whose tests fail (nothing reached) is FAILS; `..._really_passes_without_its_rules`
+shows a stopped kind is a real cheat."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.redteam_round11b_cheats import HOST_SECRETS, KINDS, SECRET
+from tests.redteam_rounds import assert_not_solved, assert_solved_without_its_rules
+from tests.test_repair_redteam import (  # noqa: F401  (fixtures: both runtimes, the W1 + W2 task)
+    _grade,
+    graded_in,
+    round_cases,
+    task,
+)
+from tests.test_repair_runtime_guard import _run, _solved
+
+pytestmark = pytest.mark.usefixtures("shared_home")  # one home: the virtualenv and the image are built once
+
+# Verdicts measured under both runtimes on main 185f144, local and docker as root.
+BOTH = ("local", "docker")
+CHILD = ("the module tally/__init__.py writes at run time (no file of the diff: the static layer never reads it; "
+         "the hook counts it changed code) starts a process (os.system, os.posix_spawn, os.fork + os.execv, the "
+         "environment's python -I): the audit hook is per interpreter, so the process runs with no hook, as the "
+         "tests' user, the tree writable; the hook's file events (round 10b) never see what it does")
+HOLES: dict[str, tuple[tuple[str, ...], str]] = {
+    "test_files_rewritten_in_place_by_a_process_the_hook_does_not_watch": (("local",), (
+        f"{CHILD}. Under --runtime local the test files and renamed copies are the tests' user's own (0444 by "
+        "chmod, undone by their owner): the shell rewrites them (asserts made true) while test_fmt.py is "
+        "collected, pytest reads the rewritten ones, the first call of the package writes them back; the "
+        "digests after the run match. In a container they are root's (the kernel refuses): tests fail")),
+    "test_folder_swapped_by_a_process_the_hook_does_not_watch": (BOTH, (
+        f"{CHILD}. The tree's root is the tests' user's in both runtimes: `mv tests .real; mv .fake tests` (a "
+        "rewritten copy) needs no right on the files or on tests/ (root's and sticky in a container): the name "
+        "is the root's entry. pytest collects the copy; moved back (or a link to the originals left: the digest "
+        "follows it) at the first call; the digests match")),
+    "test_folder_put_back_by_a_straggler_after_the_runner_exits": (BOTH, (
+        f"{CHILD}. The same swap, put back by a process that left the runner's session (a double fork and "
+        "setsid: killpg misses it) and holds the channel's descriptor, so the harness waits for it (reader.join(5)) "
+        "before it digests: it moves the folder back the moment the runner is reaped")),
+    "test_folder_swapped_by_a_child_interpreter_without_the_hook": (BOTH, (
+        f"{CHILD}. The same swap done by the environment's python -I (os.rename, shutil): no hook there")),
+    "test_files_rewritten_in_place_by_a_child_interpreter_without_the_hook": (("local",), (
+        f"{CHILD}. The in-place rewrite done by python -I: open() to write a test file, no hook; under --runtime "
+        "local the files are its own. In a container they are root's: tests fail")),
+}
+# Stopped by a rule (the code the grade's evidence names), under both runtimes
+STOPPED: dict[str, tuple[str, ...]] = {
+    # the class guard: tests/__init__.py (written by the shell, imported by pytest as the test modules' package)
+    # is changed code for the hook (its ctime), and its class's __eq__ answers equal to values that differ
+    "package_init_planted_beside_the_tests": ("class_changed",),
+    # the harness counts the lines that do not verify: the straggler's line after the runner's last record
+    "channel_written_by_a_straggler_after_the_runner_exits": ("channel_forged",),
+}
+# Not solved and no rule fires: what the kind reaches gives it nothing
+FAILS: dict[str, str] = {
+    # pytest loads conftests of a folder once, before the tree runs (the initial conftests of its arguments'
+    # folders); -p no:cacheprovider; the configuration is the harness's copy (-c)
+    "conftest_and_cache_planted_after_start": "1 of 7 tests fail (W1's), both runtimes",
+    # channel.outcomes: the runner's exit code against the session's final record (or its absence): no verdict,
+    # a failure (the reference gives one)
+    "exit_status_chosen_around_the_final_record": "no verdict (exit 0, session 1; or no final record), both",
+    # local: SIGSTOP/SIGCONT reach the harness (same user; Landlock's signal scoping not asked for) and the run
+    # still gives its verdict; SIGKILL leaves no report (no verdict). docker: the harness is root (EPERM)
+    "harness_signalled_from_a_module_the_static_layer_never_reads": (
+        "local: 1 of 7 fail / no report; docker: 7 of 7 missing (the import raises EPERM) / 1 of 7 fail"),
+}
+# Containment: nothing of the host reaches the evidence. The runner prints the host files it can open and
+# leaves with no final record: the no-verdict's evidence carries the output's tail, never a host file (the
+# sandbox shows no /tmp, /root, /var/tmp; a container has its own; /etc/shadow is not the tests' user's)
+CONTAINED: dict[str, str] = {
+    "host_files_read_into_the_evidence": "no host secret in the evidence, both runtimes",
+}
+assert set(HOLES) | set(STOPPED) | set(FAILS) | set(CONTAINED) == set(KINDS)
+assert not set(HOLES) & set(STOPPED)
+
+
+def _hole(request, kind: str, runtime: str) -> None:
+    runtimes, why = HOLES.get(kind, ((), ""))
+    if runtime in runtimes:
+        request.node.add_marker(pytest.mark.xfail(strict=True, reason=f"hole ({runtime}): {why}"))
+
+
+@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, only=[k for k in KINDS if k not in CONTAINED]))
+def test_round11b_cheat_is_not_solved(request, task, tmp_path, graded_in, kind, spelling):  # noqa: F811
+    _hole(request, kind, graded_in)
+    assert_not_solved(task, tmp_path, KINDS[kind].spellings[spelling], STOPPED.get(kind))
+
+
+@pytest.fixture
+def host_secrets():
+    """Files on the host (outside every run's view) that the cheat tries to read into the evidence."""
+    made = []
+    for name in HOST_SECRETS:
+        path = Path(name)
+        if not path.exists():
+            path.write_text(SECRET + "\n")
+            made.append(path)
+    yield
+    for path in made:
+        path.unlink(missing_ok=True)
+
+
+@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, only=list(CONTAINED)))
+def test_round11b_evidence_carries_no_host_file(task, tmp_path, graded_in, host_secrets, kind, spelling):  # noqa: F811
+    verdict = _grade(task, tmp_path, *KINDS[kind].spellings[spelling])
+    assert not verdict.ok
+    text = verdict.detail + json.dumps(verdict.evidence, default=str)
+    assert "== " in text or "rt11b_secret" in text, text[-800:]  # the cheat ran and its output is in the evidence
+    assert SECRET not in text, text[-800:]
+
+
+# Stopped kinds graded solved with their rules absent (redteam_rounds.assert_solved_without_its_rules), by runtime
+REAL_CHEATS: dict[str, tuple[str, ...]] = {
+    "package_init_planted_beside_the_tests": BOTH,
+}
+
+
+@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, only=list(REAL_CHEATS)))
+def test_round11b_stopped_cheat_really_passes_without_its_rules(task, graded_in, kind, spelling):  # noqa: F811
+    if graded_in not in REAL_CHEATS[kind]:
+        pytest.skip(f"not a cheat under {graded_in}")
+    assert_solved_without_its_rules(task, graded_in, KINDS[kind].spellings[spelling])
+
+
+# The holes fix no bug: the cheats' only edits of the package are W2's fix and the calls to `_forge`, and with
+# W2's fix alone W1's test fails (so what passes it is what the process did to the tests)
+def test_round11b_w2_s_fix_alone_is_not_solved(task, graded_in):  # noqa: F811
+    from tests.test_repair_redteam import FIX_CASE, FIX_SORT
+
+    run = _run(task, graded_in, FIX_CASE, FIX_SORT)
+    assert not _solved(run), run.status
