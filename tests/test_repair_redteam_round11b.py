@@ -82,8 +82,14 @@ FAILS: dict[str, str] = {
 # leaves with no final record: the no-verdict's evidence carries the output's tail, never a host file (the
 # sandbox shows no /tmp, /root, /var/tmp; a container has its own; /etc/shadow is not the tests' user's)
 CONTAINED: dict[str, str] = {
-    "host_files_read_into_the_evidence": "no host secret in the evidence, both runtimes",
+    "host_files_read_into_the_evidence": "no host secret in the evidence: docker, and local where bwrap isolates",
 }
+# Where bubblewrap is missing (sandbox.isolated() False: this machine has none; CI installs it) a local run goes
+# ahead unisolated outside CI, as the grader's own user: root here. The tests' user is then root on the host: it
+# read the secrets put in /tmp, /root and /var/tmp and the host's /etc/shadow into the grade's evidence (measured
+# on 185f144; with bwrap on PATH, 0 of 2: the view holds no /tmp, /root, /var/tmp, /etc/shadow)
+UNISOLATED = ("an unisolated local run (no bwrap, outside CI) is the grader's user, root here: the runner opens "
+              "host files (the secrets in /tmp, /root, /var/tmp, /etc/shadow) and its output's tail is the evidence")
 assert set(HOLES) | set(STOPPED) | set(FAILS) | set(CONTAINED) == set(KINDS)
 assert not set(HOLES) & set(STOPPED)
 
@@ -115,7 +121,11 @@ def host_secrets():
 
 
 @pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, only=list(CONTAINED)))
-def test_round11b_evidence_carries_no_host_file(task, tmp_path, graded_in, host_secrets, kind, spelling):  # noqa: F811
+def test_round11b_evidence_carries_no_host_file(request, task, tmp_path, graded_in, host_secrets, kind, spelling):  # noqa: F811
+    from codewalk.runtime import sandbox
+
+    if graded_in == "local" and not sandbox.isolated():
+        request.node.add_marker(pytest.mark.xfail(strict=True, reason=f"hole (local, no bwrap): {UNISOLATED}"))
     verdict = _grade(task, tmp_path, *KINDS[kind].spellings[spelling])
     assert not verdict.ok
     text = verdict.detail + json.dumps(verdict.evidence, default=str)
