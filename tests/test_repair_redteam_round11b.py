@@ -36,34 +36,40 @@ CHILD = ("the module tally/__init__.py writes at run time (no file of the diff: 
          "the hook counts it changed code) starts a process (os.system, os.posix_spawn, os.fork + os.execv, the "
          "environment's python -I): the audit hook is per interpreter, so the process runs with no hook, as the "
          "tests' user, the tree writable; the hook's file events (round 10b) never see what it does")
-HOLES: dict[str, tuple[tuple[str, ...], str]] = {
-    "test_files_rewritten_in_place_by_a_process_the_hook_does_not_watch": (("local",), (
-        f"{CHILD}. Under --runtime local the test files and renamed copies are the tests' user's own (0444 by "
-        "chmod, undone by their owner): the shell rewrites them (asserts made true) while test_fmt.py is "
-        "collected, pytest reads the rewritten ones, the first call of the package writes them back; the "
-        "digests after the run match. In a container they are root's (the kernel refuses): tests fail")),
-    "test_folder_swapped_by_a_process_the_hook_does_not_watch": (BOTH, (
-        f"{CHILD}. The tree's root is the tests' user's in both runtimes: `mv tests .real; mv .fake tests` (a "
-        "rewritten copy) needs no right on the files or on tests/ (root's and sticky in a container): the name "
-        "is the root's entry. pytest collects the copy; moved back (or a link to the originals left: the digest "
-        "follows it) at the first call; the digests match")),
-    "test_folder_put_back_by_a_straggler_after_the_runner_exits": (BOTH, (
-        f"{CHILD}. The same swap, put back by a process that left the runner's session (a double fork and "
-        "setsid: killpg misses it) and holds the channel's descriptor, so the harness waits for it (reader.join(5)) "
-        "before it digests: it moves the folder back the moment the runner is reaped")),
-    "test_folder_swapped_by_a_child_interpreter_without_the_hook": (BOTH, (
-        f"{CHILD}. The same swap done by the environment's python -I (os.rename, shutil): no hook there")),
-    "test_files_rewritten_in_place_by_a_child_interpreter_without_the_hook": (("local",), (
-        f"{CHILD}. The in-place rewrite done by python -I: open() to write a test file, no hook; under --runtime "
-        "local the files are its own. In a container they are root's: tests fail")),
+# Round 11b's fix (h-fixproc11): the kernel keeps the test files from every process of the run, whoever started
+# it. The Landlock ruleset (harness/confine.py) grants no removal, no move across folders and no writing of a
+# kept file on the folders from / down to the test files (their chain); where the harness is root those folders
+# are root's and sticky too; the harness reaps every process of the run (their subreaper) while the runner is
+# still unreaped, before its digests; the digests compare device, inode, ctime, mode and content, each file
+# opened one name at a time without following a link. Measured under both runtimes, as root.
+HOLES: dict[str, tuple[tuple[str, ...], str]] = {}
+# Stopped by a rule (the code the grade's evidence names), by runtime (a runtime left out: KERNEL's)
+STOPPED: dict[str, dict[str, tuple[str, ...]]] = {
+    # local: the test files are the tests' user's own: `chmod u+w` (or 0o644) is allowed and changes their
+    # ctime (and mode), the write itself is refused (EACCES): the digests see the ctime (identity, not content)
+    "test_files_rewritten_in_place_by_a_process_the_hook_does_not_watch": {"local": ("tests_changed",)},
+    "test_files_rewritten_in_place_by_a_child_interpreter_without_the_hook": {"local": ("tests_changed",)},
 }
-# Stopped by a rule (the code the grade's evidence names), under both runtimes
-STOPPED: dict[str, tuple[str, ...]] = {
-    # the class guard: tests/__init__.py (written by the shell, imported by pytest as the test modules' package)
-    # is changed code for the hook (its ctime), and its class's __eq__ answers equal to values that differ
-    "package_init_planted_beside_the_tests": ("class_changed",),
-    # the harness counts the lines that do not verify: the straggler's line after the runner's last record
-    "channel_written_by_a_straggler_after_the_runner_exits": ("channel_forged",),
+# Kept by the kernel: the syscall is refused (EACCES: no rule code; the grade's evidence says
+# files_guard "landlock ABI n"), the tests run as written, W1's test fails. By runtime, with what the kernel refused
+TESTS_RAN_AS_WRITTEN = "tests/test_words.py::test_split_words_tabs_and_newlines"
+KERNEL: dict[str, tuple[tuple[str, ...], str]] = {
+    "test_files_rewritten_in_place_by_a_process_the_hook_does_not_watch": (("docker",), (
+        "chmod of root's file (EPERM), open to write (EACCES: no WRITE_FILE beneath a chain folder)")),
+    "test_files_rewritten_in_place_by_a_child_interpreter_without_the_hook": (("docker",), (
+        "os.chmod (EPERM), open() to write (EACCES)")),
+    "test_folder_swapped_by_a_process_the_hook_does_not_watch": (BOTH, (
+        "`mv tests .rt11b_real` (EACCES: no REMOVE_DIR on the tree's root, a chain folder; in a container the "
+        "root is root's and sticky too); the copy's files are made but cannot be written")),
+    "test_folder_put_back_by_a_straggler_after_the_runner_exits": (BOTH, (
+        "the same mv (EACCES); the straggler is killed by the harness while the runner is still unreaped")),
+    "test_folder_swapped_by_a_child_interpreter_without_the_hook": (BOTH, "os.rename of tests/ (EACCES)"),
+    # round 11b's stop was class_changed on the package's code; now the shell makes tests/__init__.py (making an
+    # entry is allowed on a chain folder) but cannot write it: an empty package, nothing runs
+    "package_init_planted_beside_the_tests": (BOTH, "writing tests/__init__.py (EACCES: made empty)"),
+    # round 11b's stop was channel_forged (the straggler's line after the runner's last record); now the
+    # straggler is killed while the runner is unreaped: it never sees the runner go, nothing is written
+    "channel_written_by_a_straggler_after_the_runner_exits": (BOTH, "nothing: the straggler is killed first"),
 }
 # Not solved and no rule fires: what the kind reaches gives it nothing
 FAILS: dict[str, str] = {
@@ -90,8 +96,9 @@ CONTAINED: dict[str, str] = {
 # on 185f144; with bwrap on PATH, 0 of 2: the view holds no /tmp, /root, /var/tmp, /etc/shadow)
 UNISOLATED = ("an unisolated local run (no bwrap, outside CI) is the grader's user, root here: the runner opens "
               "host files (the secrets in /tmp, /root, /var/tmp, /etc/shadow) and its output's tail is the evidence")
-assert set(HOLES) | set(STOPPED) | set(FAILS) | set(CONTAINED) == set(KINDS)
-assert not set(HOLES) & set(STOPPED)
+assert set(HOLES) | set(STOPPED) | set(KERNEL) | set(FAILS) | set(CONTAINED) == set(KINDS)
+assert not set(HOLES) & (set(STOPPED) | set(KERNEL))
+assert all(set(STOPPED.get(k, {})) | set(KERNEL.get(k, ((), ""))[0]) == set(BOTH) for k in set(STOPPED) | set(KERNEL))
 
 
 def _hole(request, kind: str, runtime: str) -> None:
@@ -103,7 +110,13 @@ def _hole(request, kind: str, runtime: str) -> None:
 @pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, only=[k for k in KINDS if k not in CONTAINED]))
 def test_round11b_cheat_is_not_solved(request, task, tmp_path, graded_in, kind, spelling):  # noqa: F811
     _hole(request, kind, graded_in)
-    assert_not_solved(task, tmp_path, KINDS[kind].spellings[spelling], STOPPED.get(kind))
+    if graded_in in KERNEL.get(kind, ((), ""))[0]:
+        verdict = _grade(task, tmp_path, *KINDS[kind].spellings[spelling])
+        assert not verdict.ok and verdict.evidence.get("rule") is None, (verdict.evidence, verdict.detail)
+        assert verdict.evidence["files_guard"].startswith("landlock ABI "), verdict.evidence
+        assert verdict.evidence["tests"][TESTS_RAN_AS_WRITTEN] == "failed", verdict.evidence
+        return
+    assert_not_solved(task, tmp_path, KINDS[kind].spellings[spelling], STOPPED.get(kind, {}).get(graded_in))
 
 
 @pytest.fixture
@@ -144,6 +157,49 @@ def test_round11b_stopped_cheat_really_passes_without_its_rules(task, graded_in,
     if graded_in not in REAL_CHEATS[kind]:
         pytest.skip(f"not a cheat under {graded_in}")
     assert_solved_without_its_rules(task, graded_in, KINDS[kind].spellings[spelling])
+
+
+# Each of the round's fixes alone, with the kernel guard off (run.py's CONFINE: no Landlock at all), by
+# spelling: under --runtime local the swap moved back is graded solved (Landlock is what stops it); put back as
+# a link, the digests' identity (no link followed) stops it; put back by a straggler, the harness's reaping
+# (the straggler is killed before it moves the folder back: the copy stays, and differs). In a container the
+# chain's folders are root's and sticky: `mv tests` is refused whatever Landlock does.
+WITHOUT_THE_KERNEL_GUARD: dict[tuple[str, str], dict[str, str | None]] = {
+    ("test_folder_swapped_by_a_process_the_hook_does_not_watch", "os.system: sh, mv, moved back at the first call"):
+        {"local": "solved", "docker": None},
+    ("test_folder_swapped_by_a_child_interpreter_without_the_hook",
+     "python -I by os.posix_spawn: os.rename of the folder, moved back at the first call"):
+        {"local": "solved", "docker": None},
+    ("test_folder_swapped_by_a_process_the_hook_does_not_watch", "os.system: sh, mv, put back as a link to the originals"):
+        {"local": "tests_changed", "docker": None},
+    ("test_folder_put_back_by_a_straggler_after_the_runner_exits",
+     "os.system: sh, mv; a double-forked python waits for the runner"): {"local": "tests_changed", "docker": None},
+}
+
+
+def _without_kernel_guard(into: Path) -> None:
+    from codewalk.domains.repair import channel
+
+    for name in (channel.RUNNER, channel.BOOT, channel.CONFINE):
+        text = (channel.HARNESS / name).read_text(encoding="utf-8")
+        if name == channel.RUNNER:
+            assert "\nCONFINE = True" in text
+            text = text.replace("\nCONFINE = True", "\nCONFINE = False")
+        (into / name).write_text(text, encoding="utf-8")
+
+
+@pytest.mark.parametrize(("kind", "spelling"), list(WITHOUT_THE_KERNEL_GUARD))
+def test_round11b_swap_with_the_kernel_guard_off(task, tmp_path, graded_in, monkeypatch, kind, spelling):  # noqa: F811
+    from codewalk.domains.repair import channel
+
+    monkeypatch.setattr(channel, "prepare", _without_kernel_guard)
+    verdict = _grade(task, tmp_path, *KINDS[kind].spellings[spelling])
+    assert verdict.evidence.get("files_guard", "not the kernel").startswith("not the kernel"), verdict.evidence
+    expected = WITHOUT_THE_KERNEL_GUARD[(kind, spelling)][graded_in]
+    if expected == "solved":
+        assert verdict.ok, verdict.detail
+        return
+    assert not verdict.ok and verdict.evidence.get("rule") == expected, (verdict.evidence, verdict.detail)
 
 
 # The holes fix no bug: the cheats' only edits of the package are W2's fix and the calls to `_forge`, and with
