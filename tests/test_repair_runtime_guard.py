@@ -373,8 +373,13 @@ def test_test_files_rewritten_by_the_tree_give_no_verdict(task, runtime):
     with pytest.raises(NoVerdict) as caught:
         _run(task, runtime, FIX_CASE, FIX_SORT, append(INIT, REWRITE))
     assert (caught.value.rule, caught.value.event) == ("audit_denied", "open"), caught.value
-    with pytest.raises(NoVerdict) as caught:
-        _run(task, runtime, FIX_CASE, FIX_SORT, append(INIT, REWRITE_BLIND))
+    # the new file beside a test file cannot be written (round 11b: the kernel keeps the test files' folders):
+    # the import fails, nothing passes; with the kernel guard off, the hook denies the rename
+    assert not _solved(_run(task, runtime, FIX_CASE, FIX_SORT, append(INIT, REWRITE_BLIND)))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(repair_channel, "prepare", _without_kernel_guard)
+        with pytest.raises(NoVerdict) as caught:
+            _run(task, runtime, FIX_CASE, FIX_SORT, append(INIT, REWRITE_BLIND))
     assert (caught.value.rule, caught.value.event) == ("audit_denied", "os.rename"), caught.value
     # with the hook tracking no module, the kernel refuses the write beside the test files and the rename
     # (round 11b: Landlock keeps them from every process of the run; in a container their folders are root's
@@ -2193,8 +2198,10 @@ assert folded_by_a_test.Folded("Apple") == "apple"
 
 @pytest.mark.parametrize("where", ["outside the tree", "in the tree"])
 def test_a_module_the_tests_write_and_import_is_changed_code_only_in_the_tree(task, runtime, where):
+    # in the tree: beneath its package folder (round 11b: a new file in the tree's root, a folder on the test
+    # files' chain, cannot be written)
     folder = "tempfile.mkdtemp()" if where == "outside the tree" else \
-        "os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'made_by_tests')"
+        "os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'tally', 'made_by_tests')"
     conftest = write("tests/conftest.py", FOLDED_BY_A_TEST.replace("WHERE", folder))
     if where == "outside the tree":
         run = _run_told(task, runtime, [WORDS, FMT], *GOLD, conftest)
