@@ -25,7 +25,8 @@ def assert_not_solved(task, tmp_path, edits: Sequence, rules: Sequence[str | Non
 
 def _without_its_rules(into: Path) -> None:
     """The harness with the class guard off, pytest's compiled copies of test modules read as pytest
-    reads them (the harness's reader that always misses left out) and the kernel guard of /proc off."""
+    reads them (the harness's reader that always misses left out), the kernel guard (Landlock: /proc and the test
+    files) off and the digests comparing content only (run.py's IDENTITY)."""
     from codewalk.domains.repair import channel
 
     _without_class_guard(into)
@@ -35,8 +36,9 @@ def _without_its_rules(into: Path) -> None:
     boot.write_text(text.replace("\n    _no_compiled_test_modules()\n", "\n"), encoding="utf-8")
     runner = into / channel.RUNNER  # and run.py's kernel guard of /proc (harness/confine.py)
     text = runner.read_text(encoding="utf-8")
-    assert "\nCONFINE = True" in text
-    runner.write_text(text.replace("\nCONFINE = True", "\nCONFINE = False"), encoding="utf-8")
+    assert "\nCONFINE = True" in text and "\nIDENTITY = True" in text  # and the digests' identity: content only
+    runner.write_text(text.replace("\nCONFINE = True", "\nCONFINE = False").replace(
+        "\nIDENTITY = True", "\nIDENTITY = False"), encoding="utf-8")
 
 
 def assert_solved_without_its_rules(task, runtime: str, edits: Sequence) -> None:

@@ -135,13 +135,17 @@ def test_an_honest_run_keeps_its_verdict_and_says_the_kernel_guard_held(task, ru
 
 # What an honest run does with files, which the kernel guard must leave as it was: move and link files and
 # folders between folders (Landlock denies that by default from ABI 2: REFER), truncate, list its own folders.
+# In the tree: beneath a folder of it off the test files' chain (the package's); a folder on it (the tree's root,
+# tests/) holds no new file that can be written, and lets nothing be removed (round 11b: the kernel keeps the
+# test files from every process of the run: `test_in_the_tree_s_root_new_files_stay_empty_and_nothing_goes`)
 HONEST_FILES = '''
 
 def _files():
     import os
     import tempfile
 
-    for where in (None, os.getcwd()):  # the temporary folder, the tree (one mount each: no move between them)
+    # the temporary folder, the tree's package folder (one mount each: no move between them)
+    for where in (None, os.path.dirname(os.path.abspath(__file__))):
         a, b = tempfile.mkdtemp(dir=where), tempfile.mkdtemp(dir=where)
         with open(a + "/x", "w") as handle:
             handle.write("x")
@@ -159,6 +163,39 @@ _files()
 
 def test_an_honest_run_moving_and_linking_files_between_folders_keeps_its_verdict(task, runtime, landlock):  # noqa: F811
     assert _solved(_run(task, runtime, *GOLD, append(WORDS, HONEST_FILES)))
+
+
+# The cost of round 11b, pinned: in the tree's root (a folder on the test files' chain) a run may make a folder
+# or a file, but not write a new file (nor one in the new folder), nor remove or rename an entry (what was
+# there may be written: tests/test_repair_test_files_kept_by_the_kernel.py). Each attempt is answered as the kernel answers it, and the run keeps its verdict.
+IN_THE_ROOT = '''
+
+def _in_the_root():
+    import os
+
+    root = os.getcwd()
+    found = []
+    for what in (lambda: open(os.path.join(root, "made.txt"), "w").write("x"),
+                 lambda: (os.makedirs(os.path.join(root, "made", "deeper"), exist_ok=True),
+                          open(os.path.join(root, "made", "deeper", "x"), "w").write("x")),
+                 lambda: os.unlink(os.path.join(root, "made.txt")),
+                 lambda: os.rename(os.path.join(root, "tally"), os.path.join(root, "moved"))):
+        try:
+            what()
+            found.append("done")
+        except PermissionError:
+            found.append("EACCES")
+    assert found == ["EACCES"] * 4, found
+
+
+_in_the_root()
+'''
+
+
+def test_in_the_tree_s_root_new_files_stay_empty_and_nothing_goes(task, runtime, landlock):  # noqa: F811
+    if landlock < 2:
+        pytest.skip("Landlock ABI 2+ keeps the test files")
+    assert _solved(_run(task, runtime, *GOLD, append(WORDS, IN_THE_ROOT)))
 
 
 # Spellings of "the process's memory" the audit hook's old test (abspath(path).startswith("/proc")) missed,

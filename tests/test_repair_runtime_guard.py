@@ -19,6 +19,7 @@ import pytest
 
 from codewalk.domain import Settings
 from codewalk.domains.repair import RepairDomain
+from codewalk.domains.repair import channel as repair_channel
 from codewalk.domains.repair import env as repair_env
 from codewalk.domains.repair.channel import NoVerdict
 from codewalk.domains.repair.env import EnvSpec, find_python, run_tests
@@ -372,17 +373,25 @@ def test_test_files_rewritten_by_the_tree_give_no_verdict(task, runtime):
     with pytest.raises(NoVerdict) as caught:
         _run(task, runtime, FIX_CASE, FIX_SORT, append(INIT, REWRITE))
     assert (caught.value.rule, caught.value.event) == ("audit_denied", "open"), caught.value
-    with pytest.raises(NoVerdict) as caught:
-        _run(task, runtime, FIX_CASE, FIX_SORT, append(INIT, REWRITE_BLIND))
+    # the new file beside a test file cannot be written (round 11b: the kernel keeps the test files' folders):
+    # the import fails, nothing passes; with the kernel guard off, the hook denies the rename
+    assert not _solved(_run(task, runtime, FIX_CASE, FIX_SORT, append(INIT, REWRITE_BLIND)))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(repair_channel, "prepare", _without_kernel_guard)
+        with pytest.raises(NoVerdict) as caught:
+            _run(task, runtime, FIX_CASE, FIX_SORT, append(INIT, REWRITE_BLIND))
     assert (caught.value.rule, caught.value.event) == ("audit_denied", "os.rename"), caught.value
+    # with the hook tracking no module, the kernel refuses the write beside the test files and the rename
+    # (round 11b: Landlock keeps them from every process of the run; in a container their folders are root's
+    # and sticky too, round 10b); a container's run always has the digests, and a run in the worktree itself
+    # (mining) has none
+    assert not _solved(_run(task, runtime, FIX_CASE, FIX_SORT, append(INIT, REWRITE_BLIND), guarded=False))
     if runtime == "docker":
-        # the harness is root there: the folders holding the test files are root's and sticky, so the kernel
-        # refuses the tests' user the rename itself, with the hook tracking no module (round 10b); a container's
-        # run always has the digests, and a run in the worktree itself (mining) has none
-        assert not _solved(_run(task, runtime, FIX_CASE, FIX_SORT, append(INIT, REWRITE_BLIND), guarded=False))
         return
-    with pytest.raises(NoVerdict) as caught:
-        _run(task, runtime, FIX_CASE, FIX_SORT, append(INIT, REWRITE_BLIND), guarded=False)
+    with pytest.MonkeyPatch.context() as patch:  # the kernel guard off (run.py's CONFINE): the digests see it
+        patch.setattr(repair_channel, "prepare", _without_kernel_guard)
+        with pytest.raises(NoVerdict) as caught:
+            _run(task, runtime, FIX_CASE, FIX_SORT, append(INIT, REWRITE_BLIND), guarded=False)
     assert caught.value.rule == "tests_changed", caught.value
     with _x_g(task, runtime) as (tree, env, x_g, tests):  # without the guard's digests, the cheat passes
         FIX_CASE(tree.path)
@@ -711,6 +720,18 @@ class _H:
 class _S(list):
     pass
 '''
+
+
+def _without_kernel_guard(into: Path) -> None:
+    """channel.prepare with run.py's kernel guard (Landlock) off."""
+    from codewalk.domains.repair import channel
+
+    for name in (channel.RUNNER, channel.BOOT, channel.CONFINE):
+        text = (channel.HARNESS / name).read_text(encoding="utf-8")
+        if name == channel.RUNNER:
+            assert "\nCONFINE = True" in text
+            text = text.replace("\nCONFINE = True", "\nCONFINE = False")
+        (into / name).write_text(text, encoding="utf-8")
 
 
 def _without_class_guard(into: Path) -> None:
@@ -2177,8 +2198,10 @@ assert folded_by_a_test.Folded("Apple") == "apple"
 
 @pytest.mark.parametrize("where", ["outside the tree", "in the tree"])
 def test_a_module_the_tests_write_and_import_is_changed_code_only_in_the_tree(task, runtime, where):
+    # in the tree: beneath its package folder (round 11b: a new file in the tree's root, a folder on the test
+    # files' chain, cannot be written)
     folder = "tempfile.mkdtemp()" if where == "outside the tree" else \
-        "os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'made_by_tests')"
+        "os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'tally', 'made_by_tests')"
     conftest = write("tests/conftest.py", FOLDED_BY_A_TEST.replace("WHERE", folder))
     if where == "outside the tree":
         run = _run_told(task, runtime, [WORDS, FMT], *GOLD, conftest)

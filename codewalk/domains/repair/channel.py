@@ -68,6 +68,9 @@ class Report:
     gap: int | None = None  # the first verified record out of sequence (a line dropped or changed)
     changed: list[str] = field(default_factory=list)  # protected files that differ after the run
     proc_guard: str = ""  # what kept the runner from /proc: "landlock ABI n" (the kernel), or "audit hook: why"
+    # what kept the protected files from every process of the run: "landlock ABI n" (the kernel), or "not the
+    # kernel: why" (the hook and the digests alone), or "none: nothing to keep"
+    files_guard: str = ""
 
 
 def audited(report: Report) -> bool:
@@ -104,7 +107,8 @@ def read(stdout: str, token: str, returncode: int) -> Report:
         data = json.loads(lines[0][len(token) + 1:])
         return Report(data["exit"], data["timed_out"], data["records"], data["unsigned"], data["seconds"],
                       data["output"], data["python"], data.get("began", 0.0), data.get("gap"),
-                      data.get("changed", []), data.get("proc_guard", ""))
+                      data.get("changed", []), data.get("proc_guard", ""),
+                      data.get("files_guard", ""))
     except (ValueError, KeyError, TypeError) as e:  # a line written over or into the harness's own
         raise NoVerdict(f"the harness's report line does not read as its own ({e})", CHANNEL_FORGED) from None
 

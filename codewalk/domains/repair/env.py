@@ -278,7 +278,8 @@ def run_tests(env: Env | Image, tree: Worktree, tests: list[str], test_cmd: str,
             status[original] = f"renamed copy {found.get(copy, 'missing')}"
     cases = {node_key(node): outcome for node, outcome in found.items() if node not in copies.nodes}
     return TestRun(status, report.exit, round(report.seconds, 3), unsigned=report.unsigned, python=report.python,
-                   cases=cases, audited=channel.audited(report), proc_guard=report.proc_guard)
+                   cases=cases, audited=channel.audited(report), proc_guard=report.proc_guard,
+                   files_guard=report.files_guard)
 
 
 GUARD_FILE = "guard.json"  # beside boot.py, which reads it (harness/boot.py, _places and _stand_ins)

@@ -96,6 +96,7 @@ class TestRun:
     cases: dict[tuple[str, str], str] = field(default_factory=dict)
     audited: bool = False  # the run-time guard's audit hook watched the run (Python 3.8+)
     proc_guard: str = ""  # what kept the tests from /proc: "landlock ABI n" (the kernel), or "audit hook: why"
+    files_guard: str = ""  # what kept the test files from every process of the run (channel.Report.files_guard)
 
     def failing(self, tests: list[str]) -> list[str]:
         return [t for t in tests if self.status.get(t) != "passed"]

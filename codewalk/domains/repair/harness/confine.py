@@ -11,10 +11,27 @@ mounts, and the runner's process applies it in its preexec hook, before exec (`r
 `..` or dir_fd it is opened by, a file of procfs lies beneath no rule, so open() fails with EACCES, in every
 thread and every child (a domain is inherited and cannot be left). The harness itself stays outside the domain,
 so the tests cannot ptrace it or read its memory either (Landlock denies ptrace out of a domain).
-Nothing else changes: stat, readlink, exec, making and removing files stay as they were (not handled), a
-file moved or linked to another folder still is (REFER, granted), and descriptors opened before (the
-channel's pipe) keep working. Where the kernel has no Landlock (or seccomp refuses it) the runner's audit
-hook keeps a fallback (boot.py: `_proc_files`), and the run's report says which guard held.
+Stat, readlink, exec and descriptors opened before (the channel's pipe) keep working.
+
+The test files (issue 51, round 11b): given the files a run keeps (`keep`: test files, renamed copies,
+conftests), the ruleset (ABI 2+) also handles removing, making and (REFER) moving or linking across folders,
+and keeps those files from every process of the run, whoever started it (a shell, a fork, `python -I`: the
+audit hook lives in one interpreter, the domain in the kernel). The folders from `/` down to each kept file
+are its *chain*. Full rights are granted beneath every entry of a chain folder that is not itself on the
+chain (enumerated here, when the ruleset is made); on a chain folder only reading, listing and making new
+plain entries (files, folders, sockets, fifos: no symlink, no device), and on the existing files directly in
+a chain folder that are not kept, writing and truncating. So no process of the run can open a kept file to
+write or truncate it (WRITE_FILE, TRUNCATE: open, O_TRUNC, truncate()), remove or rename it or anything
+else in a chain folder, either way, RENAME_EXCHANGE too (REMOVE_FILE, REMOVE_DIR on its folder), rename or
+remove a chain folder (the same on its parent, up to `/`), replace a kept file by a rename or link onto its
+name (the removal is asked of its folder), nor link it out to a writable folder (REFER is not granted on a
+chain folder: moving or linking across folders needs it on both). Mounting is refused to a process in a
+domain. What a run no longer may do: write a new file (or one in a new folder) directly in a chain folder,
+or remove or rename an entry there (the tree's root, the tests' folders); beneath any other entry of the
+tree, the home and TMPDIR, as before. Where the kernel's ABI is under 2 (no REFER: a ruleset would refuse
+every move across folders) the ruleset keeps /proc alone and the report says the test files are not kept
+by the kernel (`files_guard`). Where the kernel has no Landlock (or seccomp refuses it) the runner's audit
+hook keeps a fallback for /proc (boot.py: `_proc_files`), and the run's report says which guard held.
 Standard library only (ctypes), Python 3.6+; Linux only.
 """
 
@@ -25,11 +42,18 @@ import stat
 # linux/landlock.h: the same syscall numbers on every architecture but alpha (unified table, 5.13+)
 CREATE, ADD_RULE, RESTRICT = 444, 445, 446
 CREATE_RULESET_VERSION, RULE_PATH_BENEATH, PR_SET_NO_NEW_PRIVS = 1, 1, 38
-READ_FILE, WRITE_FILE, READ_DIR, TRUNCATE = 1 << 2, 1 << 1, 1 << 3, 1 << 14  # TRUNCATE: ABI 3+
+WRITE_FILE, READ_FILE, READ_DIR, REMOVE_DIR, REMOVE_FILE = 1 << 1, 1 << 2, 1 << 3, 1 << 4, 1 << 5
+MAKE_CHAR, MAKE_DIR, MAKE_REG, MAKE_SOCK, MAKE_FIFO, MAKE_BLOCK, MAKE_SYM = (1 << n for n in range(6, 13))
+REFER, TRUNCATE = 1 << 13, 1 << 14  # REFER: ABI 2+; TRUNCATE: ABI 3+
 # From ABI 2 every ruleset denies moving or linking a file to another folder (EXDEV) unless a rule grants REFER
-# on both sides: granted with the rest, so os.rename and os.link between folders work as before
-REFER = 1 << 13
+# on both sides: granted with the rest beneath every entry off the chain, so os.rename and os.link between
+# folders work there as before
 FILE_RIGHTS = READ_FILE | WRITE_FILE | TRUNCATE  # a rule on a file that is no folder may hold only these
+MAKE = MAKE_CHAR | MAKE_DIR | MAKE_REG | MAKE_SOCK | MAKE_FIFO | MAKE_BLOCK | MAKE_SYM
+# on a chain folder (and so beneath it, kept files included): read, list, make a new plain entry (it is made
+# empty: nothing beneath a chain folder but its existing files may be written); no removal, no move across
+# folders, no symlink (a name that would point elsewhere), no device
+CHAIN_RIGHTS = READ_FILE | READ_DIR | MAKE_DIR | MAKE_REG | MAKE_SOCK | MAKE_FIFO
 
 
 class _RulesetAttr(ctypes.Structure):
@@ -41,28 +65,39 @@ class _PathBeneath(ctypes.Structure):
     _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
 
 
-def ruleset():
-    """(ruleset descriptor, "landlock ABI n") for restrict(), or (None, why not). Run in the harness, before
-    the runner starts: it reads /proc/self/mountinfo to know where procfs is mounted."""
+def ruleset(keep=()):
+    """(ruleset descriptor, "landlock ABI n", what keeps the files of `keep`) for restrict(), or (None, why
+    not, why not). Run in the harness, before the runner starts: it reads /proc/self/mountinfo to know where
+    procfs is mounted, and lists the folders on the way to each file of `keep` (absolute paths, no link)."""
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         abi = libc.syscall(CREATE, None, ctypes.c_size_t(0), ctypes.c_uint32(CREATE_RULESET_VERSION))
     except (OSError, AttributeError) as e:  # no libc to call: not Linux
-        return None, "no landlock: " + str(e)
+        return None, "no landlock: " + str(e), "no landlock"
     if abi < 1:
-        return None, "no landlock: " + os.strerror(ctypes.get_errno())  # ENOSYS: old kernel; EPERM: seccomp
+        why = "no landlock: " + os.strerror(ctypes.get_errno())  # ENOSYS: old kernel; EPERM: seccomp
+        return None, why, why
     handled = READ_FILE | WRITE_FILE | READ_DIR | (REFER if abi >= 2 else 0) | (TRUNCATE if abi >= 3 else 0)
+    keeping = bool(keep) and abi >= 2
+    if keeping:
+        handled |= REMOVE_FILE | REMOVE_DIR | MAKE
+        kept = f"landlock ABI {abi}" + ("" if abi >= 3 else " (truncate() not handled before ABI 3)")
+    else:
+        kept = "none: nothing to keep" if not keep else f"not the kernel: landlock ABI {abi} has no REFER (2+)"
     attr = _RulesetAttr(handled)
     fd = libc.syscall(CREATE, ctypes.byref(attr), ctypes.c_size_t(ctypes.sizeof(attr)), ctypes.c_uint32(0))
     if fd < 0:
-        return None, "no landlock ruleset: " + os.strerror(ctypes.get_errno())
+        why = "no landlock ruleset: " + os.strerror(ctypes.get_errno())
+        return None, why, why
     procs = _proc_mounts()
+    files, chain = _chain(keep) if keeping else (set(), set())
     try:
-        _allow(libc, fd, "/", procs, handled)
+        _allow(libc, fd, "/", procs, handled, files, chain)
     except OSError as e:
         os.close(fd)
-        return None, "no landlock rule: " + str(e)
-    return (fd, libc), f"landlock ABI {abi}"
+        why = "no landlock rule: " + str(e)
+        return None, why, why
+    return (fd, libc), f"landlock ABI {abi}", kept
 
 
 def restrict(made):
@@ -72,6 +107,19 @@ def restrict(made):
     if libc.prctl(PR_SET_NO_NEW_PRIVS, *(ctypes.c_ulong(v) for v in (1, 0, 0, 0))) != 0 or libc.syscall(RESTRICT, fd, ctypes.c_uint32(0)) != 0:
         raise OSError(ctypes.get_errno(), "landlock_restrict_self: " + os.strerror(ctypes.get_errno()))
     os.close(fd)
+
+
+def _chain(keep):
+    """The kept files and the folders from / down to each (normalised absolute paths)."""
+    files, chain = set(), {"/"}
+    for path in keep:
+        path = os.path.normpath(path)
+        files.add(path)
+        folder = os.path.dirname(path)
+        while folder not in chain:
+            chain.add(folder)
+            folder = os.path.dirname(folder)
+    return files, chain
 
 
 def _proc_mounts():
@@ -94,27 +142,36 @@ def _unescape(path):
     return path
 
 
-def _allow(libc, ruleset_fd, folder, procs, handled):
-    """A rule for each entry of folder, except a proc mount; a folder a proc mount lies under is entered
-    instead (so /proc, or a procfs mounted deeper, is beneath no rule). Links are skipped: what they point
-    to is beneath the rule of its own top-level folder, and a link to /proc must not carry one."""
+def _allow(libc, ruleset_fd, folder, procs, handled, files=frozenset(), chain=frozenset()):
+    """A rule for each entry of folder, except a proc mount; a folder a proc mount lies under, or on the chain
+    to a kept file, is entered instead (so /proc, or a procfs mounted deeper, is beneath no rule), and a chain
+    folder that holds no proc mount gets CHAIN_RIGHTS itself. Beneath an entry off the chain every handled
+    right; a kept file gets no rule of its own (its folder's lets it be read); any other file directly in a
+    chain folder may be read, written and truncated. Links are skipped: what they point to is beneath the
+    rule of its own folder, and a link to /proc must not carry one."""
+    if folder in chain and not any(p == folder or p.startswith(folder.rstrip("/") + "/") for p in procs):
+        _rule(libc, ruleset_fd, folder, handled & CHAIN_RIGHTS, True)
     for name in sorted(os.listdir(folder)):
         path = os.path.join(folder, name)
-        if path in procs:
+        if path in procs or path in files:
             continue
-        if any(p.startswith(path + "/") for p in procs):
-            _allow(libc, ruleset_fd, path, procs, handled)
+        if path in chain or any(p.startswith(path + "/") for p in procs):
+            _allow(libc, ruleset_fd, path, procs, handled, files, chain)
             continue
-        try:
-            fd = os.open(path, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC)
-        except OSError:
-            continue  # gone since listed
-        try:
-            mode = os.fstat(fd).st_mode
-            if stat.S_ISLNK(mode):
-                continue
-            rule = _PathBeneath(handled if stat.S_ISDIR(mode) else handled & FILE_RIGHTS, fd)
-            if libc.syscall(ADD_RULE, ruleset_fd, RULE_PATH_BENEATH, ctypes.byref(rule), ctypes.c_uint32(0)):
-                raise OSError(ctypes.get_errno(), f"landlock_add_rule {path}: {os.strerror(ctypes.get_errno())}")
-        finally:
-            os.close(fd)
+        _rule(libc, ruleset_fd, path, handled, False)
+
+
+def _rule(libc, ruleset_fd, path, rights, folder_only):
+    try:
+        fd = os.open(path, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return  # gone since listed
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISLNK(mode) or (folder_only and not stat.S_ISDIR(mode)):
+            return
+        rule = _PathBeneath(rights if stat.S_ISDIR(mode) else rights & FILE_RIGHTS, fd)
+        if libc.syscall(ADD_RULE, ruleset_fd, RULE_PATH_BENEATH, ctypes.byref(rule), ctypes.c_uint32(0)):
+            raise OSError(ctypes.get_errno(), f"landlock_add_rule {path}: {os.strerror(ctypes.get_errno())}")
+    finally:
+        os.close(fd)

@@ -4,15 +4,20 @@ Run as `python -I run.py CONFIG` (a JSON file, removed once read) or with the JS
 run's key, hands the runner two inherited descriptors (the key to read once, a pipe to write outcomes to:
 see boot.py, the runner it starts in place of pytest), starts the runner in its own session (as another user
 when `uid` is given: in a container the harness is root and the code under test is not), kills the whole
-session at the timeout and when the runner exits, and prints one line: the host's token, then JSON with the
+session at the timeout and when the runner exits, then every other process the run left (the harness is their
+subreaper: a process that left the session is still its descendant), before it takes any digest, and prints one line: the host's token, then JSON with the
 exit code, the outcome records whose signature verifies over the whole line (HMAC-SHA256 with the key), how
 many lines did not, whether the verified records are numbered without a gap, and which of the protected
-files (test files and renamed copies: made read-only first) differ after the run from before it, and which
-guard keeps the runner from /proc (`proc_guard`: the kernel's, confine.py, or the runner's audit hook alone).
+files (test files, renamed copies and conftests: made read-only first) differ after the run from before it, each
+opened one name at a time without following a link and compared by device, inode, ctime, mode and content;
+which guard keeps the runner from /proc (`proc_guard`: the kernel's, confine.py, or the runner's audit hook
+alone) and what keeps the protected files from every process of the run (`files_guard`: the kernel's, or
+not: then the hook and the digests alone).
 Standard library only, for any Python 3.6 or later.
 """
 
 import binascii
+import ctypes
 import hashlib
 import hmac
 import importlib.util
@@ -27,6 +32,11 @@ import threading
 import time
 
 CONFINE = True  # the kernel guard (confine.py); the tests turn it off to show what it stops is a real cheat
+# the digests compare each protected file's identity (device, inode, ctime, mode, opened without following a
+# link) as well as its content; the tests turn it off (content only, links followed: as before round 11b) to
+# show that what the hook stops is a real cheat
+IDENTITY = True
+PR_SET_CHILD_SUBREAPER = 36
 
 
 def main():
@@ -53,9 +63,12 @@ def main():
     env["CODEWALK_GUARD"] = json.dumps({"changed": config.get("changed", []), "path": tree_paths,
                                         "protected": config.get("protected", [])})
     uid = config.get("uid")
-    protected = _protect(config["cwd"], config.get("protected", []))
+    root = os.path.realpath(config["cwd"])
+    paths = config.get("protected", [])
+    protected = _protect(root, paths)
     memory = config.get("memory_mb")
-    made, restrict, proc_guard = _confine(here)
+    made, restrict, proc_guard, files_guard = _confine(here, _kept(root, paths))
+    _subreaper()
 
     def start():
         os.setsid()
@@ -81,17 +94,20 @@ def main():
     chunks = []
     reader = threading.Thread(target=_drain, args=(out_r, chunks), daemon=True)
     reader.start()
-    timed_out = False
-    try:
-        proc.wait(timeout=config["timeout"])
-    except subprocess.TimeoutExpired:
-        timed_out = True
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)  # the runner's whole session, stragglers too
-    except OSError:
-        pass
+    # the runner's exit, waited for without reaping it: until every other process of the run is gone its pid
+    # stays taken (a zombie), so none that waits for it to go sees it go
+    waiter = threading.Thread(target=os.waitid, args=(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT), daemon=True)
+    waiter.start()
+    waiter.join(config["timeout"])
+    timed_out = waiter.is_alive()
+    for kill in (lambda: os.killpg(proc.pid, signal.SIGKILL), lambda: os.kill(proc.pid, signal.SIGKILL)):
+        try:  # the runner's whole session
+            kill()
+        except OSError:
+            pass
+    _kill_the_rest(proc.pid)  # and every process of the run that left it, before any digest
     proc.wait()
-    reader.join(5)  # a process that left the session may hold the pipe open: do not wait for it
+    reader.join(5)  # every writer of the pipe is gone: it ends at once
     records, unsigned = [], 0
     for line in b"".join(chunks).split(b"\n"):
         mac, _, body = line.partition(b" ")
@@ -106,21 +122,85 @@ def main():
               "seconds": round(time.time() - started, 3), "began": began, "output": log.read().decode("utf-8", "replace"),
               "python": ".".join(str(v) for v in sys.version_info[:3]),
               "gap": gaps[0] if gaps else None, "changed": _changed(config["cwd"], protected),
-              "proc_guard": proc_guard}
+              "proc_guard": proc_guard, "files_guard": files_guard}
     sys.stdout.write(config["token"] + " " + json.dumps(report) + "\n")
     sys.stdout.flush()
 
 
-def _confine(here):
-    """(the Landlock ruleset or None, the function that applies it, which guard keeps the runner from /proc),
-    from confine.py beside this script, loaded by its path (run with -I, this folder is not on sys.path)."""
+def _confine(here, keep):
+    """(the Landlock ruleset or None, the function that applies it, which guard keeps the runner from /proc,
+    what keeps the files of `keep` from every process of the run), from confine.py beside this script, loaded
+    by its path (run with -I, this folder is not on sys.path)."""
     if not CONFINE:
-        return None, None, "audit hook: the kernel guard is off"
+        return None, None, "audit hook: the kernel guard is off", "not the kernel: the kernel guard is off"
     spec = importlib.util.spec_from_file_location("codewalk_confine", os.path.join(here, "confine.py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    made, what = module.ruleset()
-    return made, module.restrict, what if made else "audit hook: " + what
+    made, what, kept = module.ruleset(keep)
+    if not made:
+        return None, module.restrict, "audit hook: " + what, "not the kernel: " + kept
+    return made, module.restrict, what, kept
+
+
+def _kept(root, paths):
+    """The absolute paths the kernel keeps: each protected file by its name in the tree and, if a link, where
+    it leads (both names' folders go on the chain)."""
+    found = set()
+    for path in paths:
+        full = os.path.normpath(os.path.join(root, path))
+        found.update((full, os.path.realpath(full)))
+    return sorted(found)
+
+
+def _subreaper():
+    """Make the harness the subreaper of everything it starts: a process of the run whose parent exits (a
+    double fork, with or without setsid) becomes the harness's child, not init's, so _kill_the_rest finds it."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, *(ctypes.c_ulong(v) for v in (1, 0, 0, 0)))
+    except (OSError, AttributeError):
+        pass
+
+
+def _kill_the_rest(runner):
+    """SIGKILL every child of the harness but the runner, and reap it, until none is left: the processes of
+    the run that outlived the runner's session (each orphan is reparented to the harness, its subreaper, as
+    its parent dies). The runner stays unreaped (the caller reaps it after)."""
+    while True:
+        others = [p for p in _children() if p != runner]
+        if not others:
+            return
+        for pid in others:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        for pid in others:
+            try:
+                os.waitpid(pid, 0)
+            except OSError:
+                pass
+
+
+def _children():
+    """The harness's children (every thread's: an orphan goes to any live thread of its subreaper)."""
+    found = set()
+    try:
+        for task in os.listdir("/proc/self/task"):
+            with open("/proc/self/task/" + task + "/children") as handle:
+                found.update(int(p) for p in handle.read().split())
+        return found
+    except OSError:  # a kernel without CONFIG_PROC_CHILDREN: every process's parent, read from its stat
+        pass
+    me = os.getpid()
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open("/proc/" + name + "/stat") as handle:
+                    if int(handle.read().rpartition(")")[2].split()[1]) == me:
+                        found.add(int(name))
+            except (OSError, ValueError, IndexError):
+                pass
+    return found
 
 
 def _plugins():
@@ -137,16 +217,15 @@ def _plugins():
 
 
 def _protect(root, paths):
-    """Digests of the files the tests must not change, made read-only. Where the harness is root (the tests
-    run as another user), each is root's, and so is each folder holding one, made sticky and writable by all
-    (as /tmp is): the tests may still make and remove their own files there, but the kernel refuses them
-    renaming or linking over, or removing, a file that is not theirs (issue 51, round 10b: a test file moved
-    over and put back before the digest)."""
-    found = {}
+    """The identity of each file the tests must not change (_identity: taken after it is made read-only), by
+    its path. Where the harness is root (the tests run as another user), each is root's, and so is every folder
+    from the tree's root down to each one's, made sticky and writable by all (as /tmp is): the tests may still
+    make and remove their own files there, but the kernel refuses them renaming or linking over, or removing,
+    a file or folder that is not theirs (issue 51, round 10b: a test file moved over; round 11b: the tests'
+    folder moved aside, by a process no hook watches)."""
     root_owned = os.geteuid() == 0
     for path in paths:
         full = os.path.join(root, path)
-        found[path] = _digest(full)
         try:
             if root_owned:
                 os.chown(full, 0, 0)
@@ -154,25 +233,63 @@ def _protect(root, paths):
         except OSError:
             pass
     if root_owned:
-        for folder in {os.path.dirname(os.path.join(root, path)) for path in paths}:
+        folders = set()
+        for path in paths:
+            folder = os.path.dirname(os.path.normpath(os.path.join(root, path)))
+            while folder not in folders and (folder == root or folder.startswith(root.rstrip("/") + "/")):
+                folders.add(folder)
+                folder = os.path.dirname(folder)
+        for folder in folders:
             try:
-                os.chown(folder, 0, 0)
-                os.chmod(folder, 0o1777)
+                if not os.path.islink(folder):
+                    os.chown(folder, 0, 0)
+                    os.chmod(folder, 0o1777)
             except OSError:
                 pass
-    return found
+    return {path: (os.path.realpath(os.path.join(root, path)), _identity(os.path.realpath(os.path.join(root, path))))
+            for path in paths}
 
 
 def _changed(root, protected):
-    return sorted(p for p, d in protected.items() if _digest(os.path.join(root, p)) != d)
+    return sorted(p for p, (real, before) in protected.items() if _identity(real) != before)
 
 
-def _digest(path):
+def _identity(path):
+    """(device, inode, ctime, mode, sha256) of the file at the absolute path, opened one name at a time from /
+    without following a link (a folder put back as a link to the originals, a file swapped for another with
+    the same text, a mode changed and changed back are each a change); None if it cannot be opened so."""
+    if not IDENTITY:
+        try:
+            with open(path, "rb") as handle:
+                return hashlib.sha256(handle.read()).hexdigest()
+        except OSError:
+            return None
+    parts = [p for p in path.split("/") if p]
+    flags = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
-        with open(path, "rb") as handle:
-            return hashlib.sha256(handle.read()).hexdigest()
+        fd = os.open("/", flags)
     except OSError:
         return None
+    try:
+        for name in parts[:-1]:
+            inner = os.open(name, flags, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        inner = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
+        os.close(fd)
+        fd = inner
+        found = os.fstat(fd)
+        digest = hashlib.sha256()
+        while True:
+            data = os.read(fd, 1 << 20)
+            if not data:
+                break
+            digest.update(data)
+        return [found.st_dev, found.st_ino, found.st_ctime_ns, found.st_mode, digest.hexdigest()]
+    except (OSError, IndexError):
+        return None
+    finally:
+        os.close(fd)
 
 
 def _drain(fd, chunks):
