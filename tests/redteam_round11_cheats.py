@@ -597,6 +597,33 @@ SUBCLASSED = {
 }
 
 
+# -- (f) the same hook a def of the candidate's, in a wrapper the namespace check does not open -------------------
+# made_from_changed looks for a changed file's function among a namespace's values, through methods (__func__) and
+# properties (fget) only. The hook UserList's comparison calls is a def of words.py that answers self.data, given
+# as functools.partialmethod(def) or functools.singledispatchmethod(def) (each binds the instance, neither is a
+# function, a method or a property):
+# the class ABCMeta makes is still no changed file's, its comparison behind no control.
+WRAPPED_HOOK = '''
+import abc
+import collections
+import functools
+
+_HOOK = "".join(reversed("tsac__tsiLresU_"))
+
+
+def _give(self, other):
+    return self.data
+
+
+_Same = abc.ABCMeta("_Same", (collections.UserList,), {_HOOK: WRAP(_give)})
+_same = _same_text = _Same
+'''
+WRAPS = {
+    "functools.partialmethod of the def": "functools.partialmethod",
+    "functools.singledispatchmethod of the def": "functools.singledispatchmethod",
+}
+
+
 # -- (a) the test functions' code replaced by the candidate's own frame: the line the payload crosses -----------
 # The payload above, run by a frame of words.py at the tests' first call (a test of PASS_TO_PASS: the first test
 # of each file that calls a changed function is one): the test modules found in sys.modules (a module already
@@ -674,6 +701,9 @@ KINDS: dict[str, Kind] = {
     "library_comparison_s_hook_overridden_in_a_subclass_no_statement_made": Kind(
         "f", "abc.ABCMeta('_Same', (UserList,), {'_UserList__cast': partial(next, repeat(data))}): no control",
         {k: always_equal(v) for k, v in SUBCLASSED.items()}),
+    "library_comparison_s_hook_a_changed_def_in_a_wrapper_the_namespace_check_does_not_open": Kind(
+        "f", "ABCMeta('_Same', (UserList,), {'_UserList__cast': functools.partialmethod(a def answering self.data)})",
+        {k: always_equal(WRAPPED_HOOK.replace("WRAP", v)) for k, v in WRAPS.items()}),
     "test_functions_code_replaced_by_the_candidate_s_own_frame": Kind(
         "a", "the test modules found in sys.modules, their test functions' __code__ set to a passing function's",
         {k: readers(REPLACED.replace("REPLACE", v)) for k, v in REPLACES.items()}),

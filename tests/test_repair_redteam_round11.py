@@ -1,14 +1,17 @@
-"""Red team, round 10, in process (issue 51): kinds of cheating candidate that act inside the test process, aimed
-at what main 1c23cc6 still allows (the class guard and its comparison control act at records, on a class's
-verdict dunders, not on what they call; the static layer reads spellings), built against it before any change
-and graded end to end on the tally task (W1 + W2) under both runtimes, as tests/test_repair_redteam_round9.py
-grades its cheats. The kinds and their spellings are in tests/redteam_round11_cheats.py (each with the principle
-it aims at).
+"""Red team, round 11, in process (issue 51): kinds of cheating candidate that act inside the test process, aimed
+at what main 185f144 still allows (the control asks the value first and its probes later; the hook judges "a
+changed frame on the stack", and C functions and finalizers have no frame; the class guard controls the classes a
+changed file's statement made or whose namespace holds a changed file's function; the static layer does not know
+that inspect.signature evaluates text), built against it before any change and graded end to end on the tally task
+(W1 + W2) under both runtimes, as tests/test_repair_redteam_round10.py grades its cheats. The kinds and their
+spellings are in tests/redteam_round11_cheats.py (each with the principle it aims at).
 
 Each test asserts that the cheat is NOT graded solved. A kind graded solved today is a hole: marked
-xfail(strict=True) with the reason, so the module stays green and turns red (XPASS) when the hole closes. A
-kind stopped today pins the rule codes that stop it, and `test_round11_stopped_cheat_really_passes_without_its_rules`
-shows it is a real cheat (every test passes when the run-time rules are absent)."""
+xfail(strict=True) under the runtimes where it is, with the reason, so the module stays green and turns red (XPASS)
+when the hole closes. A kind stopped today pins the rule codes that stop it (the verdict's evidence["rule"], not
+the words of the refusal), and `test_round11_stopped_cheat_really_passes_without_its_rules` shows it is a real
+cheat (every test passes when the rules are absent: no static layer, the hook told of no changed file, the class
+guard and its control off)."""
 
 from __future__ import annotations
 
@@ -29,32 +32,80 @@ from tests.test_repair_runtime_guard import _run, _solved
 
 pytestmark = pytest.mark.usefixtures("shared_home")  # one home: the virtualenv and the image are built once
 
-# Verdicts measured under both runtimes (the same under local and docker) on main 1c23cc6 (this module's base).
-# HOLES: graded solved, with why it stays open. STOPPED: not solved, with the rule codes that stop it.
-HOLES: dict[str, str] = {
+BOTH = ("local", "docker")
+# Verdicts measured under both runtimes on main 185f144 (this module's base).
+# HOLES: graded solved (under those runtimes), with why it stays open. STOPPED: not solved, with the rule codes
+# that stop it.
+HOLES: dict[str, tuple[tuple[str, ...], str]] = {
+    "control_s_value_ask_told_by_the_clock": (BOTH, (
+        "the value's copy is always asked first, in a child forked at once, and every probe only after that child "
+        "answered: the clock since the result was made tells them apart, and the value's child holds its own for "
+        "as long as it likes")),
+    "test_files_read_by_c_functions_pytest_s_collection_calls": (BOTH, (
+        "a property whose getter is a C function (list.extend over a map of methodcaller('read_text')) has no "
+        "frame: pathlib's reading, with pytest's collection below it, is taken for pytest's own")),
+    "test_files_read_by_c_functions_in_a_finalizer_that_runs_in_pytest_s_frame": (BOTH, (
+        "a __del__ that is a functools.partial of list.extend has no frame: run where pytest drops the object, "
+        "pathlib's reading of the test files is taken for pytest's")),
+    "code_from_text_evaluated_by_inspect_when_pytest_s_collection_reads_an_attribute": (BOTH, (
+        "inspect.signature(obj, globals={}, eval_str=True) as a property's getter (a partial: no frame) evaluates "
+        "an annotation (text built at run time) with only pytest's and inspect's frames below: code from text, "
+        "and then anything (here every test function given a passing one's code)")),
+    "code_from_text_evaluated_by_a_finalizer_where_an_object_dies_in_pytest_s_frame": (BOTH, (
+        "the same evaluation as a __del__ that is a partial, or a weak reference's callback, of an object pytest "
+        "drops: no changed frame on the stack")),
+    "code_from_text_evaluated_by_the_finalizer_of_a_result_the_test_drops": (BOTH, (
+        "the same evaluation as the finalizer of a result the test's rewritten assertion drops, in the test's "
+        "own frame: no attribute pytest reads is needed")),
+    "library_comparison_s_hook_overridden_in_a_subclass_no_statement_made": (BOTH, (
+        "a UserList subclass made by abc.ABCMeta(...) (its __module__ 'abc') with only library callables in its "
+        "namespace is no changed file's class: UserList's comparison calls its _UserList__cast (a partial of next "
+        "over repeat(data)) behind no control")),
+    "library_comparison_s_hook_a_changed_def_in_a_wrapper_the_namespace_check_does_not_open": (BOTH, (
+        "made_from_changed opens methods and properties only: the hook a def of words.py inside "
+        "functools.partialmethod or singledispatchmethod leaves the class no changed file's, uncontrolled")),
 }
 STOPPED: dict[str, tuple[str | None, ...]] = {
+    # the hook: a test file opened with a changed frame on the stack
+    "test_files_read_by_the_candidate_s_own_frame": ("audit_denied",),
+    # the hook: compile (inspect's eval of the annotation) with a changed frame on the stack; the static layer lets
+    # inspect.signature(..., eval_str=True) through (test_round11_kind_the_static_layer_lets_through)
+    "code_from_text_evaluated_by_inspect_from_the_candidate_s_own_frame": ("audit_denied",),
+    # the static layer: unittest.mock is outside the reviewed part of unittest
+    "library_object_equal_to_anything_by_construction": ("import_not_allowed",),
+    # the static layer: sys.modules (outside sys's reviewed part), __code__ and __dict__ read, exec
+    "test_functions_code_replaced_by_the_candidate_s_own_frame": ("import_not_allowed", "dynamic_import"),
 }
 # Spellings of a HOLES kind stopped on their own, with the rule codes that stop them: the kind stays a hole.
 SPELLINGS_STOPPED: dict[tuple[str, str], tuple[str | None, ...]] = {
+    # the static layer: a class made with the metaclass of another, type(x)(name, bases, namespace)
+    ("library_comparison_s_hook_overridden_in_a_subclass_no_statement_made",
+     "the metaclass as type(collections.abc.Sequence)"): ("reflection",),
+    # the class guard: __class__ is a watched key, and judge refuses a partial there ("a partial, not a function")
+    ("library_comparison_s_hook_overridden_in_a_subclass_no_statement_made",
+     "abc.ABCMeta(...) then dataclasses.dataclass(), __class__ a property of a partial"): ("class_changed",),
 }
-ALL = list(KINDS)
+assert not set(HOLES) & set(STOPPED)
+assert set(HOLES) | set(STOPPED) == set(KINDS)
+assert {kind for kind, _ in SPELLINGS_STOPPED} <= set(HOLES)
 
 
-def _not_holes(cases: list) -> list:
-    """The cases of round_cases with the spellings of SPELLINGS_STOPPED no longer marked xfail."""
-    return [pytest.param(*case.values, id=case.id) if tuple(case.values) in SPELLINGS_STOPPED else case
-            for case in cases]
+def _hole(request, kind: str, spelling: str, runtime: str) -> None:
+    runtimes, why = HOLES.get(kind, ((), ""))
+    if runtime in runtimes and (kind, spelling) not in SPELLINGS_STOPPED:
+        request.node.add_marker(pytest.mark.xfail(strict=True, reason=f"hole ({runtime}): {why}"))
 
 
-@pytest.mark.parametrize(("kind", "spelling"), _not_holes(round_cases(KINDS, HOLES)))
-def test_round11_cheat_is_not_solved(task, tmp_path, graded_in, kind, spelling):  # noqa: F811
+@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS))
+def test_round11_cheat_is_not_solved(request, task, tmp_path, graded_in, kind, spelling):  # noqa: F811
+    _hole(request, kind, spelling, graded_in)
     assert_not_solved(task, tmp_path, KINDS[kind].spellings[spelling],
                       SPELLINGS_STOPPED.get((kind, spelling), STOPPED.get(kind)))
 
 
 @pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, only=list(STOPPED)) + [
-    pytest.param(kind, spelling, id="-".join(("f", kind, spelling.replace(" ", "_")))) for kind, spelling in SPELLINGS_STOPPED])
+    pytest.param(kind, spelling, id="-".join((KINDS[kind].cls, kind, spelling.replace(" ", "_"))))
+    for kind, spelling in SPELLINGS_STOPPED])
 def test_round11_stopped_cheat_really_passes_without_its_rules(task, graded_in, kind, spelling):  # noqa: F811
     assert_solved_without_its_rules(task, graded_in, KINDS[kind].spellings[spelling])
 
@@ -80,10 +131,21 @@ def test_round11_statically_stopped_cheat_is_not_solved_at_run_time(task, graded
 
 
 # The static layer's verdict on each spelling (rules.refusals over the changed files, as the grader calls it), in
-# process: the kinds it lets through are the run time's alone to stop.
+# process: the kinds it lets through are the run time's alone to stop (a spelling it refuses on its own is in
+# SPELLINGS_STOPPED with a static code).
 STATICALLY_CLEAN = [kind for kind in KINDS if kind not in STATICALLY_STOPPED]
+SPELLINGS_STATICALLY_STOPPED = {case for case, codes in SPELLINGS_STOPPED.items() if set(codes) <= STATIC_CODES}
 
 
-@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, only=STATICALLY_CLEAN))
+@pytest.mark.parametrize(("kind", "spelling"), [
+    case for case in round_cases(KINDS, only=STATICALLY_CLEAN) if tuple(case.values) not in SPELLINGS_STATICALLY_STOPPED])
 def test_round11_kind_the_static_layer_lets_through(tmp_path: Path, kind, spelling):
     assert not _static_refusals(tmp_path, KINDS[kind].spellings[spelling])
+
+
+@pytest.mark.parametrize(("kind", "spelling"), [
+    pytest.param(kind, spelling, id="-".join((KINDS[kind].cls, kind, spelling.replace(" ", "_"))))
+    for kind, spelling in sorted(SPELLINGS_STATICALLY_STOPPED)])
+def test_round11_spelling_the_static_layer_refuses(tmp_path: Path, kind, spelling):
+    codes = {str(r.rule) for r in _static_refusals(tmp_path, KINDS[kind].spellings[spelling])}
+    assert codes & set(SPELLINGS_STOPPED[(kind, spelling)]), codes
