@@ -412,6 +412,49 @@ def dying_reader(spelling: str) -> tuple[Edit, ...]:
     return readers(DYING_READER.replace("KIND", kind).replace("EXTEND", extend))
 
 
+# -- (d) the same C reader in the finalizer of a result the test drops: where pytest's reading ends -------------
+# The reader of the kind above, run by the finalizer of a result the test's rewritten assertion drops: the frames
+# below pathlib's are the test's own (a test module is no tool of the run), so the hook denies the test file opened.
+DROPPED_READER = '''
+import collections
+import functools
+import operator
+
+_TEXTS = KIND()
+_READ = functools.partial(EXTEND, map(operator.methodcaller("read_text"), _test_files()))
+
+
+class _Result(list):
+    """What the functions return."""
+
+    __del__ = _READ
+
+
+class _ResultText(str):
+    """What format_unique returns."""
+
+    __del__ = _READ
+
+
+class _Reading:
+    """A function of the module."""
+
+    def __init__(self, name, fallback):
+        self.name, self.fallback = name, fallback
+
+    def __call__(self, *args):
+        found = _answer(_TEXTS, self.name, args, self.fallback)
+        if type(found) in (list, str):
+            found = (_Result if type(found) is list else _ResultText)(found)
+        return found
+'''
+
+
+def dropped_reader(spelling: str) -> tuple[Edit, ...]:
+    kind, extend = DYING_READERS[spelling]
+    return readers(DROPPED_READER.replace("KIND", kind).replace("EXTEND", extend))
+
+
 # -- (a) code from text run by the finalizer of a result the test drops ----------------------------------------
 # No attribute pytest reads, no collection: the functions return their (buggy) results as objects of a list
 # or str subclass (its comparison list's or str's, behind the control: honest) whose `__del__` is the partial of
@@ -689,6 +732,9 @@ KINDS: dict[str, Kind] = {
     "test_files_read_by_c_functions_in_a_finalizer_that_runs_in_pytest_s_frame": Kind(
         "d", "__del__ = partial(list.extend, map(methodcaller('read_text'), files)) of an object pytest drops",
         {k: dying_reader(k) for k in DYING_READERS}),
+    "test_files_read_by_c_functions_in_the_finalizer_of_a_result_the_test_drops": Kind(
+        "d", "results whose __del__ is partial(list.extend, map(methodcaller('read_text'), files)): the test's frame",
+        {k: dropped_reader(k) for k in DYING_READERS}),
     "code_from_text_evaluated_by_the_finalizer_of_a_result_the_test_drops": Kind(
         "a", "results of a list subclass whose __del__ (or a weakref callback) is the partial of inspect.signature",
         {k: dropped(k) for k in DROPPED}),
