@@ -10,11 +10,13 @@ What they aim at (read off boot.py and capabilities.py as they are at 185f144):
   takes its time (sleeps, or spins) widens the gap as it likes.
 - **"A changed frame on the stack" stands for "changed code is acting".** A C function (a bound method of a
   list, `map`, `operator.methodcaller`, `functools.partial`) has no frame: a descriptor of a changed class whose
-  getter is one, run by pytest (its collection reads `__test__` and `__wrapped__` of every object of a test
-  module), or a finalizer that is one, run where the object dies (pytest's frame), acts for the candidate with
-  only pytest's frames below. The hook then takes a test file opened through pathlib for pytest's own reading,
-  and code made from text (a string annotation evaluated by `inspect.signature(..., eval_str=True)`, which the
-  static layer does not know evaluates) for nobody's.
+  getter is one, run by pytest (its collection reads `__test__` of every object of a test module, and pytest 9's
+  fixture discovery `_mock_name`), or a finalizer that is one (`__del__` a partial, a weak reference's callback),
+  run where the object dies (pytest's frame, or the test's own), acts for the candidate with no changed frame
+  below. The hook then takes a test file opened through pathlib with pytest's frames below for pytest's own
+  reading (with the test's frame below it does not: a kind pins that line), and code made from text (a string
+  annotation evaluated by `inspect.signature(..., eval_str=True)`) for nobody's: once it runs, anything goes (the
+  kinds here give every test function the code of one that passes).
 - **The static layer does not know every evaluator of string annotations**: `inspect.signature` (reviewed) takes
   `eval_str=True`, and an annotation that is a plain name holding text built at run time is text evaluated.
 - **A class no statement made, with nothing of a changed file in its namespace, is no changed file's class.** A
@@ -22,7 +24,8 @@ What they aim at (read off boot.py and capabilities.py as they are at 185f144):
   `__module__` is "abc") making a subclass of a library class alive at the start, its namespace holding only
   library callables (a `functools.partial` of `next` over `itertools.repeat`), puts nothing behind the control;
   the library comparison it inherits (UserList's, which calls the class's `_UserList__cast`; dataclasses', which
-  compares `__class__`) answers what those callables say.
+  compares `__class__`) answers what those callables say. The namespace check opens functions, methods and
+  properties only: a def of the candidate's inside `functools.partialmethod` or `singledispatchmethod` is not seen.
 - Baselines for the same capabilities from a changed frame (each stopped, to show where the line is): the test
   files read, annotations evaluated, test functions' code replaced, a library object equal to anything.
 """
