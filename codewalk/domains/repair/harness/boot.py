@@ -1644,8 +1644,8 @@ CONTROLLED = ("__eq__", "__ne__")
 APART_SECONDS = 30
 # A child's pid is the namespace's next one, and a test suite's forks come in the same order at every run, so a
 # comparison calibrated on the task beforehand could tell the value's child by os.getpid() alone: before each
-# child, the control uses up a random number (0 to PID_SKIP - 1) of pids with short threads of its own, so no pid
-# names an ask (a guess of the value's child is right about once in PID_SKIP; a thread costs ~30 us)
+# comparison's children, the control uses up a random number (0 to PID_SKIP - 1) of pids with short threads of its
+# own, and forks the children in an order drawn (round 11), so no pid names an ask (a thread costs ~30-40 us)
 PID_SKIP = 64
 # What a child may not do (its own audit hook, besides opening a file to write): whatever outlasts it
 KEPT_FROM_CHILDREN = frozenset((
@@ -1754,13 +1754,13 @@ def _apart(draw=os.urandom, seconds=APART_SECONDS):
         gate = ends[0]
         waiting = {}
         try:
+            skip_pids()  # once: the children's pids follow in the order drawn, so a pid names no ask
             for i in drawn_order(n):
                 try:
                     r, w = pipe()
                 except exception:  # noqa: BLE001 - not every ask has its child: none is asked (no verdict)
                     return codes
                 try:
-                    skip_pids()
                     pid = fork()
                 except exception:  # noqa: BLE001
                     close(r)
