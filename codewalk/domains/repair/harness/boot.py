@@ -1666,10 +1666,12 @@ def _apart(draw=os.urandom, seconds=APART_SECONDS):
     may end the wait (the others are killed); apart(): whether this process is such a child. draw(n) gives n
     random bytes. Everything it uses is bound here, at the harness's start."""
     import _thread
+    import gc
     import select
     import signal
 
     start_thread, new_lock = _thread.start_new_thread, _thread.allocate_lock  # the harness's starter by now
+    no_collection = gc.disable
 
     def skip_pids():
         """Uses up a random number of pids (PID_SKIP): each short thread takes the namespace's next one."""
@@ -1728,6 +1730,9 @@ def _apart(draw=os.urandom, seconds=APART_SECONDS):
             closerange(0, low)
             closerange(low + 1, high)
             closerange(high + 1, top)
+            # no cyclic collection in the short-lived child: a full one would write to every object's page, a copy
+            # of the whole heap for each of the comparison's children alive at once
+            no_collection()
             if add_hook is not None:
                 add_hook(nothing_left_behind)
             while read(gate, 1):  # the gate: end of file when the last child is forked and released
