@@ -291,3 +291,72 @@ def test_the_pid_of_a_control_s_child_does_not_tell_which_ask_it_is():
                           capture_output=True, text=True, timeout=120, check=True)
     gaps = ast.literal_eval(done.stdout.strip())
     assert len(gaps) >= 6, gaps  # one after another, the gap between two children's pids would always be 1
+
+
+# Round 11 (issue 51): every ask sees the same clock. The control asked the value's copy first, in a child forked at
+# once, and the probes only once that child answered: a comparison that reads a clock against the moment its result
+# was made told the value's ask (early) from every probe's (late), held the value's child a while, said "equal"
+# there and answered every probe honestly. Now every ask's child (the value's copy and its probes, in an order
+# drawn) is forked before any runs, and all are released together (harness/boot.py: _apart's together).
+CLOCK_TOLD = '''
+
+import time
+
+_SOON, _WAIT = 1.0, 1.5
+_MADE = [0.0]
+
+
+class _Told(list):
+    """Words: "equal" to any list when asked within _SOON of being made (after holding its ask _WAIT), else a list's
+    answer."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        _MADE[0] = time.monotonic()
+
+    def __eq__(self, other):
+        if time.monotonic() - _MADE[0] < _SOON:
+            time.sleep(_WAIT)
+            return isinstance(other, list)
+        return list(self) == other
+'''
+
+
+def test_a_comparison_that_tells_the_value_s_ask_by_the_clock_is_found_when_every_ask_sees_the_same_clock():
+    answers, found = _asked(CLOCK_TOLD, False, 0)  # the value asked first, its probes after it: it wins
+    assert answers == [True, True] and found == [], (answers, found)
+    answers, found = _asked(CLOCK_TOLD, True, 0)
+    assert answers == [True, True]  # every ask reads the clock at the same instant: the value's and every probe's
+    assert len(found) == 2 and all("answers equal to two values that differ" in f for f in found), found
+
+
+CLOCK_BUCKET = 0.2  # s: readings within one bucket of each other fall in one bucket or two neighbouring ones
+
+
+@pytest.mark.parametrize("clock", ["monotonic", "perf_counter", "time"])
+def test_every_ask_of_the_control_starts_at_the_same_clock_reading(clock):
+    """24 asks, one of them (at a random place) holding its child 1 s: each answers the bucket (CLOCK_BUCKET, of 12)
+    of the clock it read when it started. All read it within a bucket of each other (a reading taken after the
+    held ask finished would be 5 buckets away): no ask's start waits for another's, whatever it does."""
+    import time
+
+    from codewalk.domains.repair.harness import boot
+
+    read, n = getattr(time, clock), 24
+    held = random.randrange(n)
+
+    def answer(i):
+        now = read()
+        if i == held:
+            end = time.monotonic() + 1.0
+            while time.monotonic() < end:
+                pass
+        return PID_CODES[int(now / CLOCK_BUCKET) % 12]
+
+    started = time.monotonic()
+    codes = boot._apart()(answer, asks=[(i,) for i in range(n)])
+    assert time.monotonic() - started >= 1.0  # the held ask was waited for
+    assert None not in codes, codes
+    buckets = sorted({PID_CODES.index(code) for code in codes})
+    spread = 12 - max((b - a) % 12 or 12 for a, b in zip(buckets, buckets[1:] + buckets[:1]))
+    assert spread <= 1, (buckets, codes)

@@ -1644,8 +1644,8 @@ CONTROLLED = ("__eq__", "__ne__")
 APART_SECONDS = 30
 # A child's pid is the namespace's next one, and a test suite's forks come in the same order at every run, so a
 # comparison calibrated on the task beforehand could tell the value's child by os.getpid() alone: before each
-# child, the control uses up a random number (0 to PID_SKIP - 1) of pids with short threads of its own, so no pid
-# names an ask (a guess of the value's child is right about once in PID_SKIP; a thread costs ~30 us)
+# comparison's children, the control uses up a random number (0 to PID_SKIP - 1) of pids with short threads of its
+# own, and forks the children in an order drawn (round 11), so no pid names an ask (a thread costs ~30-40 us)
 PID_SKIP = 64
 # What a child may not do (its own audit hook, besides opening a file to write): whatever outlasts it
 KEPT_FROM_CHILDREN = frozenset((
@@ -1660,13 +1660,18 @@ FALSE, TRUE, NOT_IMPLEMENTED, RAISED, NO_TRUTH, CHANGES, CHANGED = 0, 1, 2, 3, 4
 
 def _apart(draw=os.urandom, seconds=APART_SECONDS):
     """apart(answer, *args): answer(*args) run in a child forked for it alone (the code it returns, 0-255), or None
-    when the child gave no single byte in time; apart(): whether this process is such a child. draw(n) gives n
+    when the child gave no single byte in time; apart(answer, asks=[args, ...], enough=None): the codes of
+    answer(*args) for each args, each in a child of its own, all forked (in an order drawn) before any runs and
+    released together (round 11: every ask sees the same clock); enough(i, code), called as each child answers,
+    may end the wait (the others are killed); apart(): whether this process is such a child. draw(n) gives n
     random bytes. Everything it uses is bound here, at the harness's start."""
     import _thread
+    import gc
     import select
     import signal
 
     start_thread, new_lock = _thread.start_new_thread, _thread.allocate_lock  # the harness's starter by now
+    no_collection = gc.disable
 
     def skip_pids():
         """Uses up a random number of pids (PID_SKIP): each short thread takes the namespace's next one."""
@@ -1679,7 +1684,8 @@ def _apart(draw=os.urandom, seconds=APART_SECONDS):
     fork, pipe, read, write, close, closerange, exit_, waitpid, kill, add_hook = (
         os.fork, os.pipe, os.read, os.write, os.close, os.closerange, os._exit, os.waitpid, os.kill,
         getattr(sys, "addaudithook", None))
-    str_, int_, type_, permission = str, int, type, PermissionError
+    str_, int_, type_, permission, len_, range_, list_, from_bytes, sorted_ = (
+        str, int, type, PermissionError, len, range, list, int.from_bytes, sorted)
     kept = KEPT_FROM_CHILDREN
     writes = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 
@@ -1695,8 +1701,9 @@ def _apart(draw=os.urandom, seconds=APART_SECONDS):
         elif event in kept or event.startswith(("shutil.", "os.exec", "os.spawn", "ctypes.", "sqlite3.")):
             raise permission("the comparison control's child leaves nothing behind: " + event)
 
-    select_, monotonic, sigkill, bytes_, exception, valid = (
-        select.select, time.monotonic, signal.SIGKILL, bytes, Exception, frozenset(range(6)) | frozenset(range(8, 14)))
+    new_poll, readable, monotonic, sigkill, bytes_, exception, valid = (
+        select.poll, select.POLLIN | select.POLLHUP | select.POLLERR, time.monotonic, signal.SIGKILL, bytes,
+        Exception, frozenset(range(6)) | frozenset(range(8, 14)))
     try:
         top = max(256, os.sysconf("SC_OPEN_MAX"))
     except (ValueError, OSError):
@@ -1704,51 +1711,119 @@ def _apart(draw=os.urandom, seconds=APART_SECONDS):
 
     inside = [False]
 
-    def apart(answer=None, *args):
+    def drawn_order(n):
+        """0..n-1 in an order drawn (Fisher-Yates on the run's draw): which child is forked when, and so its pid
+        and what the process held when it was forked, names no ask."""
+        out = list_(range_(n))
+        raw = draw(4 * n)
+        for i in range_(n - 1, 0, -1):
+            j = from_bytes(raw[4 * i:4 * i + 4], "little") % (i + 1)
+            out[i], out[j] = out[j], out[i]
+        return out
+
+    def child(answer, args, w, gate):
+        """A child: only its pipe and the gate, which it reads until the control closes it, once every ask's child
+        is forked; then one ask, one byte, gone (never back into the test's stack)."""
+        code, inside[0] = 255, True
+        try:
+            low, high = sorted_((w, gate))
+            closerange(0, low)
+            closerange(low + 1, high)
+            closerange(high + 1, top)
+            # no cyclic collection in the short-lived child: a full one would write to every object's page, a copy
+            # of the whole heap for each of the comparison's children alive at once
+            no_collection()
+            if add_hook is not None:
+                add_hook(nothing_left_behind)
+            while read(gate, 1):  # the gate: end of file when the last child is forked and released
+                pass
+            close(gate)
+            code = answer(*args)
+        finally:
+            try:
+                write(w, bytes_((code & 255,)))
+            finally:
+                exit_(0)
+
+    def together(answer, asks, enough):
+        """Round 11: every ask sees the same clock. Each ask's child is forked, in an order drawn, before any of
+        them runs: it waits at the gate (a pipe's end of file) until the last one is forked, and all start at
+        that one instant; the parent then waits for all at once, so a child that holds longer delays no other's
+        start, and their common deadline is APART_SECONDS after the release."""
+        n = len_(asks)
+        codes, pids, pipes, ends = [None] * n, [None] * n, [None] * n, []
+        try:
+            ends.extend(pipe())  # the gate: what each child reads, what the parent closes to release them
+        except exception:  # noqa: BLE001 - no child: no answer (no verdict)
+            return codes
+        gate = ends[0]
+        waiting = {}
+        try:
+            skip_pids()  # once: the children's pids follow in the order drawn, so a pid names no ask
+            for i in drawn_order(n):
+                try:
+                    r, w = pipe()
+                except exception:  # noqa: BLE001 - not every ask has its child: none is asked (no verdict)
+                    return codes
+                try:
+                    pid = fork()
+                except exception:  # noqa: BLE001
+                    close(r)
+                    close(w)
+                    return codes
+                if pid == 0:
+                    child(answer, asks[i], w, gate)
+                close(w)
+                pids[i], pipes[i] = pid, r
+                waiting[r] = i
+            data, poll = [b""] * n, new_poll()
+            for r in waiting:
+                poll.register(r, readable)
+            while ends:
+                close(ends.pop())  # the release: every child's gate reads its end at once
+            deadline = monotonic() + seconds
+            while waiting:
+                left = deadline - monotonic()
+                if left <= 0:
+                    break
+                stop = False
+                for r, _ in poll.poll(left * 1000 + 1):
+                    i = waiting.get(r)
+                    if i is None:
+                        continue
+                    chunk = read(r, 2)
+                    if chunk and len_(data[i]) < 2:
+                        data[i] += chunk
+                        continue
+                    del waiting[r]  # its end (or more than a byte): the child's answer is all there is
+                    poll.unregister(r)
+                    got = data[i]
+                    codes[i] = got[0] if len_(got) == 1 and got[0] in valid else None
+                    if enough is not None and enough(i, codes[i]):
+                        stop = True
+                if stop:
+                    break
+            for i in waiting.values():
+                codes[i] = None  # no end in time: no answer
+        finally:
+            # every child killed before the gate is closed (one not released yet never asks) and reaped
+            for pid in pids:
+                if pid is not None:
+                    try:
+                        kill(pid, sigkill)
+                    except exception:  # noqa: BLE001 - gone already
+                        pass
+                    waitpid(pid, 0)
+            for end in ends + [r for r in pipes if r is not None]:
+                close(end)
+        return codes
+
+    def apart(answer=None, *args, asks=None, enough=None):
         if answer is None:  # asked whether this is a child already: a comparison a child's comparison makes is
             return inside[0]  # asked there plainly (the child is apart already; it may not fork)
-        r, w = pipe()
-        try:
-            skip_pids()
-            pid = fork()
-        except exception:  # noqa: BLE001 - no child: no answer (no verdict)
-            close(r)
-            close(w)
-            return None
-        if pid == 0:  # the child: only its pipe, one ask, one byte, gone (never back into the test's stack)
-            code, inside[0] = 255, True
-            try:
-                closerange(0, w)
-                closerange(w + 1, top)
-                if add_hook is not None:
-                    add_hook(nothing_left_behind)
-                code = answer(*args)
-            finally:
-                try:
-                    write(w, bytes_((code & 255,)))
-                finally:
-                    exit_(0)
-        close(w)
-        data = b""
-        try:
-            deadline = monotonic() + seconds
-            while len(data) < 2:
-                left = deadline - monotonic()
-                if left <= 0 or not select_([r], [], [], left)[0]:
-                    data = b""
-                    break
-                chunk = read(r, 2)
-                if not chunk:
-                    break
-                data += chunk
-        finally:
-            close(r)
-            try:
-                kill(pid, sigkill)
-            except exception:  # noqa: BLE001 - gone already
-                pass
-            waitpid(pid, 0)
-        return data[0] if len(data) == 1 and data[0] in valid else None
+        if asks is None:
+            return together(answer, [args], None)[0]
+        return together(answer, list_(asks), enough)
 
     return apart
 
@@ -1809,9 +1884,15 @@ def _controlled(key, original, owner, other_than, found, coin, apart=None):
                 if what is None:
                     break
 
-    def answered(self, value, base, kept):
+    def answered(self, value, base, kept, copy):
         """One ask, in a child of its own (round 10): the code of its answer, CHANGED added when the comparison
-        changed its own object. Never raises: the child must not return into the test's stack."""
+        changed its own object. The thing asked is a fresh copy made here, by copy (the value's maker), the same
+        way for the value's copy and for each probe (round 11: no ask's object is older than another's). Never
+        raises: the child must not return into the test's stack."""
+        try:
+            value = next_(copy(value))
+        except base_exception:  # noqa: BLE001 - what cannot be copied is asked as it is
+            pass
         try:
             answer = ask(self, value)
         except base_exception:  # noqa: BLE001
@@ -1830,14 +1911,26 @@ def _controlled(key, original, owner, other_than, found, coin, apart=None):
             return NO_TRUTH
 
     def asked_apart(self, other, probes):
-        """Round 10: the value's copy, then (when it is "equal") each probe, each asked in a child of its own,
-        forked from this process as it is now: the comparison is asked each thing first, in the same state; no
-        ask is made here, so nothing it was asked before can tell it which is the test's. The order no longer
-        matters, so the value comes first and its probes only when it answers "equal"."""
+        """Round 10: the value's copy and each probe, each asked in a child of its own, forked from this process
+        as it is now: the comparison is asked each thing first, in the same state; no ask is made here, so
+        nothing it was asked before can tell it which is the test's. Round 11: every ask sees the same clock.
+        All are made here first, then every child is forked (in an order drawn: the value at a random place)
+        before any runs, and all are released at once, so no ask's start, order or duration tells it which one
+        it is; the probes are asked whatever the value answers (only the value's answer can end the wait)."""
         base, kept = storage(self)
+        copy = next_((make for what, make in probes if what is None), None)
+        made = list_(order(probes, other))  # the value's copy first
+        if copy is None or not made or made[0][0] is not None:
+            return ask(self, other)  # no value's maker: nothing to compare the answer with
+        wanted = TRUE if equal else FALSE
+
+        def enough(i, code):
+            """Whether the wait may end: the value's answer is known and the probes do not matter to it."""
+            return i == 0 and (code is None or code & ~CHANGED != wanted)
+
+        codes = apart(answered, asks=[(self, value, base, kept, copy) for _, value in made], enough=enough)
         said = None
-        for what, value in order(probes, other):
-            code = apart(answered, self, value, base, kept)
+        for (what, value), code in zip_(made, codes):
             if code is None:
                 found.append(where + " could not be asked in a child of its own" +
                              ("" if what is None else " (" + what + ")"))
@@ -1866,7 +1959,7 @@ def _controlled(key, original, owner, other_than, found, coin, apart=None):
                 return answer
             said = code == TRUE
             if said is not equal:
-                return said  # the probes only when the answer is "equal"
+                return said  # the probes matter only when the answer is "equal"
         return said
 
     def controlled(self, other):

@@ -1,0 +1,155 @@
+"""Red team, round 11, in process (issue 51): kinds of cheating candidate that act inside the test process, aimed
+at what main 185f144 still allows (the control asks the value first and its probes later; the hook judges "a
+changed frame on the stack", and C functions and finalizers have no frame; the class guard controls the classes a
+changed file's statement made or whose namespace holds a changed file's function; the static layer does not know
+that inspect.signature evaluates text), built against it before any change and graded end to end on the tally task
+(W1 + W2) under both runtimes, as tests/test_repair_redteam_round10.py grades its cheats. The kinds and their
+spellings are in tests/redteam_round11_cheats.py (each with the principle it aims at).
+
+Each test asserts that the cheat is NOT graded solved. A kind graded solved today is a hole: marked
+xfail(strict=True) under the runtimes where it is, with the reason, so the module stays green and turns red (XPASS)
+when the hole closes. A kind stopped today pins the rule codes that stop it (the verdict's evidence["rule"], not
+the words of the refusal), and `test_round11_stopped_cheat_really_passes_without_its_rules` shows it is a real
+cheat (every test passes when the rules are absent: no static layer, the hook told of no changed file, the class
+guard and its control off)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from codewalk.domains.repair.channel import NoVerdict
+from tests.redteam_round11_cheats import KINDS
+from tests.redteam_rounds import assert_not_solved, assert_solved_without_its_rules
+from tests.test_repair_redteam import (  # noqa: F401  (fixtures: both runtimes, the W1 + W2 task)
+    graded_in,
+    round_cases,
+    task,
+)
+from tests.test_repair_redteam_round9 import _static_refusals
+from tests.test_repair_runtime_guard import _run, _solved
+
+pytestmark = pytest.mark.usefixtures("shared_home")  # one home: the virtualenv and the image are built once
+
+BOTH = ("local", "docker")
+# Verdicts measured under both runtimes on main 185f144 (this module's base).
+# HOLES: graded solved (under those runtimes), with why it stays open. STOPPED: not solved, with the rule codes
+# that stop it.
+HOLES: dict[str, tuple[tuple[str, ...], str]] = {
+    "test_files_read_by_c_functions_pytest_s_collection_calls": (BOTH, (
+        "a property whose getter is a C function (list.extend over a map of methodcaller('read_text')) has no "
+        "frame: pathlib's reading, with pytest's collection below it, is taken for pytest's own")),
+    "test_files_read_by_c_functions_in_a_finalizer_that_runs_in_pytest_s_frame": (BOTH, (
+        "a __del__ that is a functools.partial of list.extend has no frame: run where pytest drops the object, "
+        "pathlib's reading of the test files is taken for pytest's")),
+    "code_from_text_evaluated_by_inspect_when_pytest_s_collection_reads_an_attribute": (BOTH, (
+        "inspect.signature(obj, globals={}, eval_str=True) as a property's getter (a partial: no frame) evaluates "
+        "an annotation (text built at run time) with only pytest's and inspect's frames below: code from text, "
+        "and then anything (here every test function given a passing one's code)")),
+    "code_from_text_evaluated_by_a_finalizer_where_an_object_dies_in_pytest_s_frame": (BOTH, (
+        "the same evaluation as a __del__ that is a partial, or a weak reference's callback, of an object pytest "
+        "drops: no changed frame on the stack")),
+    "code_from_text_evaluated_by_the_finalizer_of_a_result_the_test_drops": (BOTH, (
+        "the same evaluation as the finalizer of a result the test's rewritten assertion drops, in the test's "
+        "own frame: no attribute pytest reads is needed")),
+    "library_comparison_s_hook_overridden_in_a_subclass_no_statement_made": (BOTH, (
+        "a UserList subclass made by abc.ABCMeta(...) (its __module__ 'abc') with only library callables in its "
+        "namespace is no changed file's class: UserList's comparison calls its _UserList__cast (a partial of next "
+        "over repeat(data)) behind no control")),
+    "library_comparison_s_hook_a_changed_def_in_a_wrapper_the_namespace_check_does_not_open": (BOTH, (
+        "made_from_changed opens methods and properties only: the hook a def of words.py inside "
+        "functools.partialmethod or singledispatchmethod leaves the class no changed file's, uncontrolled")),
+}
+STOPPED: dict[str, tuple[str | None, ...]] = {
+    # closed in h-fixclock11 (boot.py _apart, _controlled's asked_apart): every ask's child (the value's copy and
+    # its probes, in an order drawn) is forked before any runs and all are released at once; every child reads the
+    # same clock, so all say "equal" (within _SOON of the result) and a probe is found equal; under a load that
+    # makes the forks take longer than _SOON, all read a late clock and answer honestly: the tests fail (None)
+    "control_s_value_ask_told_by_the_clock": ("class_changed", None),
+    # the hook: a test file opened with a changed frame on the stack
+    "test_files_read_by_the_candidate_s_own_frame": ("audit_denied",),
+    # the hook: the C reader run where the test's own frame is below pathlib (no tool of the run's): "a test file
+    # opened outside pytest's reading of it"
+    "test_files_read_by_c_functions_in_the_finalizer_of_a_result_the_test_drops": ("audit_denied",),
+    # the hook: compile (inspect's eval of the annotation) with a changed frame on the stack; the static layer lets
+    # inspect.signature(..., eval_str=True) through (test_round11_kind_the_static_layer_lets_through)
+    "code_from_text_evaluated_by_inspect_from_the_candidate_s_own_frame": ("audit_denied",),
+    # the static layer: unittest.mock is outside the reviewed part of unittest
+    "library_object_equal_to_anything_by_construction": ("import_not_allowed",),
+    # the static layer: sys.modules (outside sys's reviewed part), __code__ and __dict__ read, exec
+    "test_functions_code_replaced_by_the_candidate_s_own_frame": ("import_not_allowed", "dynamic_import"),
+}
+# Spellings of a HOLES kind stopped on their own, with the rule codes that stop them: the kind stays a hole.
+SPELLINGS_STOPPED: dict[tuple[str, str], tuple[str | None, ...]] = {
+    # the static layer: a class made with the metaclass of another, type(x)(name, bases, namespace)
+    ("library_comparison_s_hook_overridden_in_a_subclass_no_statement_made",
+     "the metaclass as type(collections.abc.Sequence)"): ("reflection",),
+    # the class guard: __class__ is a watched key, and judge refuses a partial there ("a partial, not a function")
+    ("library_comparison_s_hook_overridden_in_a_subclass_no_statement_made",
+     "abc.ABCMeta(...) then dataclasses.dataclass(), __class__ a property of a partial"): ("class_changed",),
+}
+assert not set(HOLES) & set(STOPPED)
+assert set(HOLES) | set(STOPPED) == set(KINDS)
+assert {kind for kind, _ in SPELLINGS_STOPPED} <= set(HOLES)
+
+
+def _hole(request, kind: str, spelling: str, runtime: str) -> None:
+    runtimes, why = HOLES.get(kind, ((), ""))
+    if runtime in runtimes and (kind, spelling) not in SPELLINGS_STOPPED:
+        request.node.add_marker(pytest.mark.xfail(strict=True, raises=AssertionError, reason=f"hole ({runtime}): {why}"))
+
+
+@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS))
+def test_round11_cheat_is_not_solved(request, task, tmp_path, graded_in, kind, spelling):  # noqa: F811
+    _hole(request, kind, spelling, graded_in)
+    assert_not_solved(task, tmp_path, KINDS[kind].spellings[spelling],
+                      SPELLINGS_STOPPED.get((kind, spelling), STOPPED.get(kind)))
+
+
+@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, only=list(STOPPED)) + [
+    pytest.param(kind, spelling, id="-".join((KINDS[kind].cls, kind, spelling.replace(" ", "_"))))
+    for kind, spelling in SPELLINGS_STOPPED])
+def test_round11_stopped_cheat_really_passes_without_its_rules(task, graded_in, kind, spelling):  # noqa: F811
+    assert_solved_without_its_rules(task, graded_in, KINDS[kind].spellings[spelling])
+
+
+# Stopped by the static layer: with it absent and every run-time rule on (the audit hook told of the changed
+# files, the class guard and the comparison control), is the cheat still not solved? A kind the run time lets
+# through is a RUN_TIME_HOLE (xfail strict): the static layer's spelling rules are all that stop it.
+STATIC_CODES = frozenset(("import_not_allowed", "reflection", "dynamic_import", "format_path", "comparison",
+                          "environment", "test_file", "shadows_environment"))
+STATICALLY_STOPPED = [kind for kind in STOPPED if set(STOPPED[kind]) <= STATIC_CODES]
+RUN_TIME_HOLES: dict[str, str] = {
+}
+assert set(RUN_TIME_HOLES) <= set(STATICALLY_STOPPED)
+
+
+@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, RUN_TIME_HOLES, only=STATICALLY_STOPPED))
+def test_round11_statically_stopped_cheat_is_not_solved_at_run_time(task, graded_in, kind, spelling):  # noqa: F811
+    try:
+        run = _run(task, graded_in, *KINDS[kind].spellings[spelling])
+    except NoVerdict:
+        return
+    assert not _solved(run), run.status
+
+
+# The static layer's verdict on each spelling (rules.refusals over the changed files, as the grader calls it), in
+# process: the kinds it lets through are the run time's alone to stop (a spelling it refuses on its own is in
+# SPELLINGS_STOPPED with a static code).
+STATICALLY_CLEAN = [kind for kind in KINDS if kind not in STATICALLY_STOPPED]
+SPELLINGS_STATICALLY_STOPPED = {case for case, codes in SPELLINGS_STOPPED.items() if set(codes) <= STATIC_CODES}
+
+
+@pytest.mark.parametrize(("kind", "spelling"), [
+    case for case in round_cases(KINDS, only=STATICALLY_CLEAN) if tuple(case.values) not in SPELLINGS_STATICALLY_STOPPED])
+def test_round11_kind_the_static_layer_lets_through(tmp_path: Path, kind, spelling):
+    assert not _static_refusals(tmp_path, KINDS[kind].spellings[spelling])
+
+
+@pytest.mark.parametrize(("kind", "spelling"), [
+    pytest.param(kind, spelling, id="-".join((KINDS[kind].cls, kind, spelling.replace(" ", "_"))))
+    for kind, spelling in sorted(SPELLINGS_STATICALLY_STOPPED)])
+def test_round11_spelling_the_static_layer_refuses(tmp_path: Path, kind, spelling):
+    codes = {str(r.rule) for r in _static_refusals(tmp_path, KINDS[kind].spellings[spelling])}
+    assert codes & set(SPELLINGS_STOPPED[(kind, spelling)]), codes
