@@ -1122,9 +1122,9 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
 
     def asker_named(f, entry):
         """What a refusal names: the asking frame's function and what it entered (never empty)."""
-        return "%s in %s called %s" % (f.f_code.co_name if f is not None else "nothing",
-                                       f.f_code.co_filename.rsplit(sep, 2)[-1] if f is not None else "-",
-                                       entry.f_code.co_name if entry is not None else "a builtin")
+        return "{} in {} called {}".format(f.f_code.co_name if f is not None else "nothing",
+                                           f.f_code.co_filename.rsplit(sep, 2)[-1] if f is not None else "-",
+                                           entry.f_code.co_name if entry is not None else "a builtin")
 
     def stdlib_frame(f):
         name = f.f_code.co_filename
@@ -1273,7 +1273,7 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
                     deny(event, "a test file opened outside pytest's reading of it: " + path)
                 why = asked_by_its_reader(start) if tools else ""
                 if why:
-                    deny(event, "a test file read for code that does not name its reader (%s): %s" % (why, path))
+                    deny(event, f"a test file read for code that does not name its reader ({why}): {path}")
             return
 
         between = changed_below(start)
