@@ -6,7 +6,9 @@ Run by the harness (run.py) as `python -s boot.py PYTEST-ARGS` in place of `pyte
    read once and closed) and, on Python 3.8 and later, installs a PEP 578 audit hook. A hook cannot be
    removed from Python code. While a frame of a changed module (CODEWALK_GUARD["changed"]) is on the stack,
    the hook denies getting a frame, code from text, first imports of standard-library modules outside a
-   short allow-list, ctypes, gc walks, tracing, fcntl, and opening or listing /proc and /dev/fd. A denied
+   short allow-list, ctypes, gc walks, tracing, fcntl, and opening or listing /proc and /dev/fd. With none
+   on the stack it judges the code that asks (a C function has no frame): a test file is read, and code made
+   from text, only for a frame at a call whose code names the reader or evaluator it entered. A denied
    event sends one record naming it and ends the process: the run gives no verdict.
 2. pytest and the plugins it is given load with the tree NOT on sys.path (no PYTHONPATH, no current
    directory), so no module of the tree can run before them whatever its name. The harness's plugin then
