@@ -74,6 +74,11 @@ def codes(after: str, before: str | None = None, path: str = "pkg/m.py") -> set[
     ("x = eval('1')\n", "dynamic_import", "eval"),
     ("m = __import__('_py' + 'test')\n", "dynamic_import", "__import__"),
     ("def f(x: \"__import__('os')\"):\n    pass\n", "dynamic_import", "string annotation"),
+    # round 11: inspect evaluates string annotations with eval_str, called or handed to a partial (no frame)
+    ("import inspect\ns = inspect.signature(len, eval_str=True)\n", "dynamic_import", "eval_str"),
+    ("import functools\nimport inspect\ne = functools.partial(inspect.signature, globals={}, eval_str=True)\n",
+     "dynamic_import", "eval_str"),
+    ("import inspect\ns = inspect.signature(len, **{'eval_str': True})\n", "dynamic_import", "eval_str"),
     # reflection
     ("def f(g):\n    return getattr(g, '__code__')\n", "reflection", "__code__"),
     ("def f(g, n):\n    return getattr(g, n)\n", "reflection", "getattr"),
@@ -146,6 +151,7 @@ def test_new_code_outside_the_allow_list_is_refused_with_its_rule_and_line(sourc
     "import os.path\nfrom os.path import join\nx = os.path.exists(join('a', 'b'))\n",
     "from importlib import metadata\nv = metadata.version('x')\n",
     "import inspect\ns = inspect.signature(len)\n",
+    "import inspect\ns = inspect.signature(len, eval_str=False)\n",
     "from collections.abc import Mapping\nfrom typing import TYPE_CHECKING, Optional\n",
     "import functools\n\n\n@functools.lru_cache()\ndef f(x: 'Optional[int]') -> 'Mapping[str, int]':\n"
     "    return getattr(x, 'name', None)\n",

@@ -33,26 +33,12 @@ from tests.test_repair_runtime_guard import _run, _solved
 pytestmark = pytest.mark.usefixtures("shared_home")  # one home: the virtualenv and the image are built once
 
 BOTH = ("local", "docker")
-# Verdicts measured under both runtimes on main 185f144 (this module's base).
+# Verdicts measured under both runtimes on main 185f144 (this module's base); the five kinds of the C callable's
+# route (no frame: the hook took pytest's or nobody's frames for the asker) moved to STOPPED after h-fixasker11,
+# measured under both runtimes there.
 # HOLES: graded solved (under those runtimes), with why it stays open. STOPPED: not solved, with the rule codes
 # that stop it.
 HOLES: dict[str, tuple[tuple[str, ...], str]] = {
-    "test_files_read_by_c_functions_pytest_s_collection_calls": (BOTH, (
-        "a property whose getter is a C function (list.extend over a map of methodcaller('read_text')) has no "
-        "frame: pathlib's reading, with pytest's collection below it, is taken for pytest's own")),
-    "test_files_read_by_c_functions_in_a_finalizer_that_runs_in_pytest_s_frame": (BOTH, (
-        "a __del__ that is a functools.partial of list.extend has no frame: run where pytest drops the object, "
-        "pathlib's reading of the test files is taken for pytest's")),
-    "code_from_text_evaluated_by_inspect_when_pytest_s_collection_reads_an_attribute": (BOTH, (
-        "inspect.signature(obj, globals={}, eval_str=True) as a property's getter (a partial: no frame) evaluates "
-        "an annotation (text built at run time) with only pytest's and inspect's frames below: code from text, "
-        "and then anything (here every test function given a passing one's code)")),
-    "code_from_text_evaluated_by_a_finalizer_where_an_object_dies_in_pytest_s_frame": (BOTH, (
-        "the same evaluation as a __del__ that is a partial, or a weak reference's callback, of an object pytest "
-        "drops: no changed frame on the stack")),
-    "code_from_text_evaluated_by_the_finalizer_of_a_result_the_test_drops": (BOTH, (
-        "the same evaluation as the finalizer of a result the test's rewritten assertion drops, in the test's "
-        "own frame: no attribute pytest reads is needed")),
     "library_comparison_s_hook_overridden_in_a_subclass_no_statement_made": (BOTH, (
         "a UserList subclass made by abc.ABCMeta(...) (its __module__ 'abc') with only library callables in its "
         "namespace is no changed file's class: UserList's comparison calls its _UserList__cast (a partial of next "
@@ -72,9 +58,22 @@ STOPPED: dict[str, tuple[str | None, ...]] = {
     # the hook: the C reader run where the test's own frame is below pathlib (no tool of the run's): "a test file
     # opened outside pytest's reading of it"
     "test_files_read_by_c_functions_in_the_finalizer_of_a_result_the_test_drops": ("audit_denied",),
-    # the hook: compile (inspect's eval of the annotation) with a changed frame on the stack; the static layer lets
-    # inspect.signature(..., eval_str=True) through (test_round11_kind_the_static_layer_lets_through)
-    "code_from_text_evaluated_by_inspect_from_the_candidate_s_own_frame": ("audit_denied",),
+    # the static layer (round 11 fix): eval_str=True as a keyword (here given to functools.partial) is text evaluated;
+    # at run time the hook denies the compile (inspect's eval of the annotation) with a changed frame on the stack
+    "code_from_text_evaluated_by_inspect_from_the_candidate_s_own_frame": ("dynamic_import",),
+    # Round 11's fix, "who acts is the code that asks" (boot.py: asks, asked_by_its_reader, text_asked_for).
+    # the hook: the test files read by pathlib for a pytest frame that does not name the reader it entered
+    # (safe_getattr reading __test__ names no read_text: a C function called it)
+    "test_files_read_by_c_functions_pytest_s_collection_calls": ("audit_denied",),
+    # the hook: the same where the object whose __del__ is the C reader dies in pytest's frame
+    "test_files_read_by_c_functions_in_a_finalizer_that_runs_in_pytest_s_frame": ("audit_denied",),
+    # the static layer: eval_str=True given to a partial of inspect.signature; at run time (without it) the hook
+    # denies the compile inspect's eval asks for with no changed frame on the stack, the first frame out of the
+    # standard library (pytest's, the test's) naming no signature (test_round11_statically_stopped_cheat_is_not_solved
+    # _at_run_time; tests/test_repair_runtime_guard.py pins audit_denied)
+    "code_from_text_evaluated_by_inspect_when_pytest_s_collection_reads_an_attribute": ("dynamic_import",),
+    "code_from_text_evaluated_by_a_finalizer_where_an_object_dies_in_pytest_s_frame": ("dynamic_import",),
+    "code_from_text_evaluated_by_the_finalizer_of_a_result_the_test_drops": ("dynamic_import",),
     # the static layer: unittest.mock is outside the reviewed part of unittest
     "library_object_equal_to_anything_by_construction": ("import_not_allowed",),
     # the static layer: sys.modules (outside sys's reviewed part), __code__ and __dict__ read, exec

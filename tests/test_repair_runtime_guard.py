@@ -2248,3 +2248,104 @@ def test_changed_code_is_a_diff_file_or_one_written_since_under_the_tree_or_by_c
                           str(tmp_path / "out")], capture_output=True, text=True, check=True).stdout.splitlines()
     # the diff's, not the old file, the new one, the link made since, not its target, not the test's, changed code's
     assert out == ["[True, False, True, True, False, False, True]", "True True"], out
+
+
+# Round 11: who acts is the code that asks (boot.py: asks, asked_by_its_reader, text_asked_for). A C function
+# (functools.partial, operator.methodcaller, map, a list's bound extend, a finalizer that is one) has no frame: what
+# it calls sees below it the frame that called IT (pytest reading `__test__`, the test dropping a result). A test
+# file is read, and code made from text with no changed frame on the stack, only for a frame at a call whose code
+# names the reader or evaluator entered (pytest's _rewrite_test names read_bytes; its failure report findsource).
+ROUND11_READERS = ("a map of methodcaller('read_text'), iterated by list.extend as __test__'s getter",
+                   "__del__ a partial of list.extend over the map")
+ROUND11_EVALUATED = ("__test__ a property of the partial", "__del__ a partial of inspect.signature, on an object "
+                     "__test__ returns", "__del__ of a list subclass the functions return")
+# builtins.eval itself through a partial, as __test__'s getter: no inspect, no eval_str for the static layer to see
+EVAL_PARTIAL = '''
+import base64
+import functools
+
+_TEXT = base64.b64decode("ENCODED").decode()
+
+
+class _Reading(dict):
+    """A function of the module, and the globals pytest's read of __test__ evaluates the text in."""
+
+    __test__ = property(functools.partial(eval, _TEXT))
+
+    def __init__(self, name, fallback):
+        self.name, self.fallback = name, fallback
+
+    def __call__(self, *args):
+        return self.fallback(*args)
+'''
+
+
+def _round11(spelling: str) -> tuple:
+    from tests import redteam_round11_cheats as r11
+
+    if spelling in r11.C_READERS:
+        return r11.c_reader(spelling)
+    if spelling in r11.DYING_READERS:
+        return r11.dying_reader(spelling)
+    if spelling in r11.AT_COLLECTION:
+        return r11.evaluated(r11.AT_COLLECTION[spelling])
+    if spelling in r11.AT_DEATH:
+        return r11.evaluated(r11.AT_DEATH[spelling])
+    if spelling in r11.DROPPED:
+        return r11.dropped(spelling)
+    return r11.readers(EVAL_PARTIAL.replace("ENCODED", r11.ENCODED))  # the text gives the tests a passing code
+
+
+@pytest.mark.parametrize("spelling", ROUND11_READERS)
+def test_a_test_file_read_by_a_c_function_for_a_frame_that_does_not_name_the_reader_is_refused(task, runtime,
+                                                                                                spelling):
+    """pathlib reads the test files with pytest's frames below (its collection reading `__test__`, or dropping the
+    object that property returned): the first frame out of the readers (safe_getattr, isnosetest) names no
+    read_text; it called a C function."""
+    caught = _stopped(task, runtime, *_round11(spelling), rule="audit_denied", event="open")
+    assert "does not name its reader" in str(caught), caught
+
+
+@pytest.mark.parametrize("spelling", ROUND11_EVALUATED + ("builtins.eval through a partial as __test__'s getter",))
+def test_code_from_text_evaluated_for_a_frame_that_does_not_name_the_evaluator_is_refused(task, runtime, spelling):
+    """inspect.signature(eval_str=True) (or eval itself) reached through a partial from pytest's frame or the test's:
+    no changed frame on the stack, and the first frame out of the standard library names no signature (or eval)."""
+    caught = _stopped(task, runtime, *_round11(spelling), rule="audit_denied", event="compile")
+    assert "names its evaluator" in str(caught), caught
+
+
+HONEST_MAKERS = '''
+
+import collections
+import dataclasses
+import typing
+
+_Pair = collections.namedtuple("_Pair", "word count")
+
+
+@dataclasses.dataclass(frozen=True)
+class _Seen:
+    """A word seen, made by dataclasses (code from text, for this module's class statement)."""
+
+    word: str
+    count: int = 1
+
+
+class _Row(typing.NamedTuple):
+    word: "str"
+    count: int = 0
+
+
+def _made(word):
+    return (_Pair(word, 1).count, _Seen(word).count, _Row(word).count)
+'''
+
+
+def test_honest_reading_and_code_from_text_keep_their_verdict_with_changed_code_running(task, runtime):
+    """With changed code imported (the hook tracking it), pytest still reads the tests for its rewriting and its
+    failure reports, evaluates its mark expressions, and namedtuple, dataclasses and typing make code for the
+    changed module: a partial fix fails its tests with a verdict, the gold with such helpers is solved."""
+    run = _run(task, runtime, FIX_SPLIT, append(WORDS, HONEST_MAKERS))
+    assert run.audited and not _solved(run) and "failed" in run.status.values(), run.status
+    run = _run(task, runtime, *GOLD, append(WORDS, HONEST_MAKERS + "\n\n_MADE = _made('word')\n"))
+    assert _solved(run), run.status

@@ -29,7 +29,8 @@ harmless, and anything else is refused with the rule it breaks (rules.Rule):
   `"{x[k]}"`), used with str.format/format_map or anywhere in the new code. An f-string is code: its
   fields are AST nodes, judged by the rules above like any other expression.
 - dynamic_import: a call that imports a dotted string, evaluates source text or string annotations
-  (importlib.import_module, pkgutil.resolve_name, typing.get_type_hints, timeit, logging.config, ...),
+  (importlib.import_module, pkgutil.resolve_name, typing.get_type_hints, timeit, logging.config, inspect's
+  eval_str=True as a keyword of any call or a string, ...),
   even on a module the file imported at x_G: the same capability aimed at a new target is a new node; a
   string annotation that is not a plain type expression.
 - comparison: a comparison dunder that never reads what it compares with.
@@ -1366,6 +1367,10 @@ class _Reader(ast.NodeVisitor):
                 # a record made for an outer frame names its function (the running test) for any handler
                 self.add(Rule.IMPORT_NOT_ALLOWED, f"{A_LOGGERS} stacklevel: the record names an outer frame's "
                          "function", node)
+            if kw.arg == "eval_str" and not (isinstance(kw.value, ast.Constant) and kw.value.value is False):
+                # inspect.signature, Signature.from_callable, get_annotations (round 11): the annotations, text, run
+                # as code; given to a functools.partial as a keyword too (the call it makes is C's: no frame)
+                self.add(Rule.DYNAMIC_IMPORT, "eval_str: inspect evaluates string annotations as code", node)
             if kw.arg and kw.arg.startswith("__") and kw.arg.endswith("__") and kw.arg not in HARMLESS_STRINGS:
                 self.add(Rule.REFLECTION, f"passes the dunder {kw.arg} as a keyword", node)
         self._gadget_call(node, name)
@@ -1381,6 +1386,8 @@ class _Reader(ast.NodeVisitor):
         text = node.value
         if text in FRAME_ATTRS or text in CODE_DUNDERS and text != "__dict__":
             self.add(Rule.REFLECTION, f"names {text!r} in a string", node)
+        if text == "eval_str":  # **{"eval_str": True}, dict(eval_str=...) spelled as a key: inspect evaluates text
+            self.add(Rule.DYNAMIC_IMPORT, "eval_str, named in a string: inspect evaluates string annotations", node)
         if text in ("findCaller", "stack_info"):  # getattr(log, name), methodcaller(name), log.info(**{name: True})
             self.add(Rule.IMPORT_NOT_ALLOWED, f"{A_LOGGERS} {text}, named in a string", node)
         if "{" in text:

@@ -6,7 +6,9 @@ Run by the harness (run.py) as `python -s boot.py PYTEST-ARGS` in place of `pyte
    read once and closed) and, on Python 3.8 and later, installs a PEP 578 audit hook. A hook cannot be
    removed from Python code. While a frame of a changed module (CODEWALK_GUARD["changed"]) is on the stack,
    the hook denies getting a frame, code from text, first imports of standard-library modules outside a
-   short allow-list, ctypes, gc walks, tracing, fcntl, and opening or listing /proc and /dev/fd. A denied
+   short allow-list, ctypes, gc walks, tracing, fcntl, and opening or listing /proc and /dev/fd. With none
+   on the stack it judges the code that asks (a C function has no frame): a test file is read, and code made
+   from text, only for a frame at a call whose code names the reader or evaluator it entered. A denied
    event sends one record naming it and ends the process: the run gives no verdict.
 2. pytest and the plugins it is given load with the tree NOT on sys.path (no PYTHONPATH, no current
    directory), so no module of the tree can run before them whatever its name. The harness's plugin then
@@ -665,6 +667,7 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
     controlled_codes = frozenset(c for c in _controlled.__code__.co_consts if getattr(c, "co_name", "") in CONTROLLED)
     controlled_keys, file_events, class_event = CONTROLLED, FILE_EVENTS, CLASS_EVENT
     writing = frozenset(("open", "os.rename", "os.link", "os.symlink"))
+    text_events, evaluators = frozenset(("compile", "exec")), ("eval", "exec", "compile")
     # the class guard's control reads the __code__ of each class body it sees made (a library's too, under
     # changed code: inspect defines classes in its functions) to know a changed file's
     control_code = next(c for c in _class_guard.__code__.co_consts if getattr(c, "co_name", "") == "control")
@@ -1075,6 +1078,61 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
             f = f.f_back
         return f is not None and among(f.f_globals, tools)
 
+    def asks(f, names):
+        """Whether f is at a call and its code names one of names (round 11: who acts is the code that asks). A
+        C function (functools.partial, operator.methodcaller, map, a bound method of a list, a finalizer that is
+        one) has no frame: what it calls sees, below, the frame that called IT (pytest reading `__test__`, the
+        test dropping a result), whose code names the reading or evaluating function it never called."""
+        code_ = f.f_code
+        names_ = code_.co_names
+        if not any_(n in names_ for n in names):
+            return False
+        co, at = code_.co_code, f.f_lasti
+        while 0 < at < len_(co) and opnames[co[at]] == "CACHE":  # 3.11+: a Python callee's caller is past them
+            at -= 2
+        return 0 <= at < len_(co) and opnames[co[at]].startswith(("CALL", "PRECALL"))
+
+    def asked_by_its_reader(f):
+        """"" when the first frame out from f that is no standard-library reader (READERS) names the outermost
+        reader it called (pytest's _rewrite_test: read_bytes; its traceback: findsource, getsource, getlines; its
+        doctest module: find; its import_path: import_module), or open when it opened the file itself; else what asked (asker_named)."""
+        entry = None
+        while f is not None and reader(f):
+            entry, f = f, f.f_back
+        if f is not None and asks(f, (entry.f_code.co_name,) if entry is not None else ("open",)):
+            return ""
+        return asker_named(f, entry)
+
+    def text_asked_for(event, f):
+        """"" when code from text (compile, exec) with no changed frame on the stack is made for the code that
+        asks for it (else what asked): the import system and pytest's assertion rewriter (a file's text), namedtuple and dataclasses
+        (identifiers they check), typing's ForwardRef and ast.parse (they make code, running it is an exec of its
+        own); else the first frame out from the event that is no standard-library frame, or a module's body the
+        import system runs, names what it called: the evaluator it entered (inspect.signature, get_type_hints,
+        doctest's run, singledispatch's register) or eval, exec or compile itself."""
+        if among(f.f_globals, code_makers) or f.f_globals is rewriter:
+            return ""
+        if event == "compile" and (f.f_code is forward_ref or parses([f])):
+            return ""
+        entry = None
+        while f is not None and stdlib_frame(f) and not (
+                f.f_code.co_name == "<module>" and f.f_back is not None and among(f.f_back.f_globals, importing)):
+            entry, f = f, f.f_back
+        if f is not None and asks(f, (entry.f_code.co_name,) if entry is not None else evaluators):
+            return ""
+        return asker_named(f, entry)
+
+    def asker_named(f, entry):
+        """What a refusal names: the asking frame's function and what it entered (never empty)."""
+        return "{} in {} called {}".format(f.f_code.co_name if f is not None else "nothing",
+                                           f.f_code.co_filename.rsplit(sep, 2)[-1] if f is not None else "-",
+                                           entry.f_code.co_name if entry is not None else "a builtin")
+
+    def stdlib_frame(f):
+        name = f.f_code.co_filename
+        return isinstance_(name, str_) and (name.startswith("<frozen ") or (
+            name.startswith(library_dir) and not any_(p in name for p in packages)))
+
     def among(g, spaces):
         for space in spaces:
             if g is space:
@@ -1215,9 +1273,16 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
                     deny(event, path)
                 if tools and not read_for_a_tool(start):
                     deny(event, "a test file opened outside pytest's reading of it: " + path)
+                why = asked_by_its_reader(start) if tools else ""
+                if why:
+                    deny(event, f"a test file read for code that does not name its reader ({why}): {path}")
             return
 
         between = changed_below(start)
+        if between is None and event in text_events and tools and start is not None:
+            why = text_asked_for(event, start)
+            if why:
+                deny(event, "code from text asked for by no code that names its evaluator: " + why)
         if between is None:
             return
         if event in frames and library(between, frame_path, frame_entry, anywhere):
