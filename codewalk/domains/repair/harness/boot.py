@@ -2894,7 +2894,8 @@ def _class_guard(changed, changed_module=None):
 
     def resolutions(cls, key, hooks):
         """(id(class), name) -> (class, value): where each hook resolves, now, on the classes inheriting cls's
-        comparison key (not overriding it)."""
+        comparison key (not overriding it). Handed to the wrapper as a read-only view (its closure holds no
+        dictionary to add a class to); the classes and values are held, so no id is reused."""
         allowed = {}
         comparison = dict_of(cls)[key]
         for sub in inheritors(cls):
@@ -2935,7 +2936,7 @@ def _class_guard(changed, changed_module=None):
             inner = controlled(key, value, name_of(cls), other_than, found, coin)
             hooks = (attribute_reads(code_of(value)) | set(lookups)) - set(CONTROLLED)
             wrapper = library_comparison(key, value, frozenset_(names), tuple_(sorted(hooks)),
-                                         resolutions(cls, key, hooks), inner)
+                                         types.MappingProxyType(resolutions(cls, key, hooks)), inner)
             library_originals[id_(wrapper)] = (wrapper, value)
             set_attr(cls, key, wrapper)
 
