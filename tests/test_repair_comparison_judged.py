@@ -171,10 +171,10 @@ def test_the_control_s_own_state_changed_gives_no_verdict_even_when_put_back(tmp
 
 
 # Round 11 (issue 51, h-fixhook11): a library comparison's hooks from a subclass. UserList's __eq__ is
-# `self.data == self.__cast(other)`: on an instance of a class that holds _UserList__cast (or __getattribute__, or
-# any attribute name the comparison reads) other than where it was at the start, the comparison is not the
-# library's, whoever made the class (a statement of no changed file, abc.ABCMeta(...), type(...)) and whatever its
-# namespace holds: it is asked behind the control.
+# `self.data == self.__cast(other)`: on an instance of a class that holds _UserList__cast (or __getattribute__, a
+# __dict__ of its own that is no dictionary slot, or any attribute name the comparison reads) other than where it
+# was at the start, the comparison is not the library's, whoever made the class (a statement of no changed file,
+# abc.ABCMeta(...), type(...)) and whatever its namespace holds: it is asked behind the control.
 SUBCLASSED = r'''
 import abc, itertools
 BOTH = []
@@ -186,16 +186,21 @@ elif sys.argv[3] == "inserted":  # the hook's holder put before UserList in the 
     Hook = abc.ABCMeta("Hook", (), hook)
     class Same(Hook, collections.UserList):
         pass
+elif sys.argv[3] == "__dict__":  # the hook in the instance's own names, hidden from a read of its __dict__
+    class Same(collections.UserList):
+        __dict__ = property(lambda self: {})
 else:
     Same = {"abc": abc.ABCMeta, "type": type}[sys.argv[3]]("Same", (collections.UserList,), hook)
 made = Same(["a"])
 made.data = BOTH
+if sys.argv[3] == "__dict__":
+    made._UserList__cast = hook["_UserList__cast"]
 print(made == ["anything"], repr(check()))
 '''
 
 
 def test_a_library_comparison_whose_hook_a_subclass_holds_is_behind_the_control_whoever_made_the_subclass(tmp_path):
-    for how in ("abc", "type", "statement", "inserted"):
+    for how in ("abc", "type", "statement", "inserted", "__dict__"):
         out = subprocess.run([sys.executable, "-I", "-c", HEAD + SUBCLASSED, str(BOOT), str(tmp_path), how],
                              capture_output=True, text=True, check=True).stdout.splitlines()
         assert out[0] == "''" and out[1].startswith(
@@ -227,6 +232,17 @@ class Lookup(collections.UserList):
     def __getattr__(self, name):
         raise AttributeError(name)
 
+class Letters(collections.abc.Set):  # no __slots__: its own __dict__ slot, the interpreter's
+    def __init__(self, text):
+        self._t = frozenset(text)
+    def __contains__(self, c):
+        return c in self._t
+    def __iter__(self):
+        return iter(self._t)
+    def __len__(self):
+        return len(self._t)
+
+assert Letters("ab") == {"a", "b"} and Letters("ab") != {"a"}
 assert Cast(["a"]) == ["a"] and Cast(["a"]) != ["b"] and not Cast(["a"]) == ["a", "b"]
 assert Missing(a=1) == {"a": 1} and Missing(a=1) != {"a": 2} and Missing()["x"] == 0
 assert Items({"a": 1}) == {"a": 1} and not Items({"a": 1}) == {"a": 2}

@@ -2833,7 +2833,9 @@ def _class_guard(changed, changed_module=None):
     # type that cannot change (object's __getattribute__, dict.items), or to nothing. A subclass made since that
     # overrides one (by a statement, ABCMeta(...), type(), any metaclass, with any namespace, a changed file's or
     # not) makes the comparison not the library's: it is asked behind the control.
-    lookups = ("__getattribute__", "__getattr__")
+    # (and __dict__: round 10's look at the instance's own names reads it, so a class giving another __dict__ could
+    # hide them; a getset descriptor there is the interpreter's own, a class's dictionary slot)
+    lookups, getset_type = ("__getattribute__", "__getattr__", "__dict__"), types.GetSetDescriptorType
 
     def attribute_reads(code):
         names, todo = set(), [code]
@@ -2858,7 +2860,7 @@ def _class_guard(changed, changed_module=None):
                 pending.remove(name)
                 was = allowed.get((id_(holder), name))
                 if was is None:
-                    if changeable(holder):
+                    if changeable(holder) and not (name == "__dict__" and type_(space[name]) is getset_type):
                         return False
                 elif was[0] is not holder or space[name] is not was[1]:
                     return False
@@ -2869,16 +2871,16 @@ def _class_guard(changed, changed_module=None):
     def library_comparison(key, original, names, hooks, allowed, inner):
         def comparison(self, other):
             try:
-                space = get_attribute(self, "__dict__")
-            except attribute_error:  # slots: nothing to shadow
-                space = None
-            if type_(space) is dict_ and space and not names.isdisjoint(space):
-                return inner(self, other)
-            try:
                 own = hooks_own(type_(self), hooks, allowed)
             except Exception:  # noqa: BLE001 - a class the guard cannot read: behind the control
                 own = False
             if not own:
+                return inner(self, other)
+            try:
+                space = get_attribute(self, "__dict__")
+            except attribute_error:  # slots: nothing to shadow
+                space = None
+            if type_(space) is dict_ and space and not names.isdisjoint(space):
                 return inner(self, other)
             return original(self, other)
         return comparison
