@@ -2450,9 +2450,10 @@ def _class_guard(changed, changed_module=None):
     # only: a subclass's attribute could run code): methods, properties, functools' partial, partialmethod,
     # singledispatchmethod and cached_property, a partial's arguments, a few levels deep
     partial_type, state_of = functools.partial, object.__getattribute__
-    held_in = {functools.partialmethod: ("func", "args"), functools.cached_property: ("func",)}
-    if hasattr(functools, "singledispatchmethod"):
-        held_in[functools.singledispatchmethod] = ("func",)
+    held_in = {functools.partialmethod: ("func", "args")}
+    for name in ("cached_property", "singledispatchmethod"):  # Python 3.8+
+        if hasattr(functools, name):
+            held_in[getattr(functools, name)] = ("func",)
 
     def opened(values):
         todo, out = [(v, 0) for v in values], []
