@@ -143,7 +143,9 @@ STOPPED_BY = {
     "a class statement in a function the test calls": BY_CONTROL,
     "a decorated dataclass made in a function, its __class__ a property": BY_CONTROL,
     "a dataclass applied by a call after the statement": AT_RECORD,
-    "a class made by type() in a function the test calls": AT_RECORD,
+    # round 11 (h-fixhook11): UserList's comparison on an instance whose class holds the hook it reads is asked
+    # behind the control at once, whoever made the class (before, found at the record)
+    "a class made by type() in a function the test calls": BY_CONTROL,
     "a changed module imported afresh by each call": BY_CONTROL,
 }
 
@@ -152,7 +154,8 @@ STOPPED_BY = {
 def test_a_changed_files_class_made_during_a_test_is_behind_the_control_from_its_first_comparison(
         task, runtime, spelling):  # noqa: F811
     err = _class_cheat(task, runtime, *_made_at_run_time(spelling))
-    assert "Same.__eq__" in str(err) and STOPPED_BY[spelling] in str(err), err
+    where = "UserList.__eq__" if "type()" in spelling else "Same.__eq__"
+    assert where in str(err) and STOPPED_BY[spelling] in str(err), err
 
 
 # -- a library module's globals rebound ---------------------------------------------------------------------

@@ -168,3 +168,116 @@ def test_the_control_s_own_state_changed_gives_no_verdict_even_when_put_back(tmp
         out = subprocess.run([sys.executable, "-I", "-c", HEAD + CELLS, str(BOOT), str(tmp_path), how],
                              capture_output=True, text=True, check=True).stdout.splitlines()
         assert out == ["''", repr("class_changed: " + why)], out
+
+
+# Round 11 (issue 51, h-fixhook11): a library comparison's hooks from a subclass. UserList's __eq__ is
+# `self.data == self.__cast(other)`: on an instance of a class that holds _UserList__cast (or __getattribute__, a
+# __dict__ of its own that is no dictionary slot, or any attribute name the comparison reads) other than where it
+# was at the start, the comparison is not the library's, whoever made the class (a statement of no changed file,
+# abc.ABCMeta(...), type(...)) and whatever its namespace holds: it is asked behind the control.
+SUBCLASSED = r'''
+import abc, itertools
+BOTH = []
+hook = {"_UserList__cast": functools.partial(next, itertools.repeat(BOTH))}
+if sys.argv[3] == "statement":
+    class Same(collections.UserList):
+        _UserList__cast = hook["_UserList__cast"]
+elif sys.argv[3] == "inserted":  # the hook's holder put before UserList in the MRO, by multiple inheritance
+    Hook = abc.ABCMeta("Hook", (), hook)
+    class Same(Hook, collections.UserList):
+        pass
+elif sys.argv[3] == "__dict__":  # the hook in the instance's own names, hidden from a read of its __dict__
+    class Same(collections.UserList):
+        __dict__ = property(lambda self: {})
+else:
+    Same = {"abc": abc.ABCMeta, "type": type}[sys.argv[3]]("Same", (collections.UserList,), hook)
+made = Same(["a"])
+made.data = BOTH
+if sys.argv[3] == "__dict__":
+    made._UserList__cast = hook["_UserList__cast"]
+print(made == ["anything"], repr(check()))
+'''
+
+
+def test_a_library_comparison_whose_hook_a_subclass_holds_is_behind_the_control_whoever_made_the_subclass(tmp_path):
+    for how in ("abc", "type", "statement", "inserted", "__dict__"):
+        out = subprocess.run([sys.executable, "-I", "-c", HEAD + SUBCLASSED, str(BOOT), str(tmp_path), how],
+                             capture_output=True, text=True, check=True).stdout.splitlines()
+        assert out[0] == "''" and out[1].startswith(
+            "True 'class_changed: collections.UserList.__eq__ answers equal to two values that differ"), (how, out)
+
+
+HONEST_SUBCLASSES = r'''
+class Cast(collections.UserList):  # the hook overridden honestly: behind the control, which finds nothing
+    def _UserList__cast(self, other):
+        return other.data if isinstance(other, collections.UserList) else other
+
+class Missing(collections.UserDict):
+    def __missing__(self, key):
+        return 0
+
+class Items(collections.abc.Mapping):
+    def __init__(self, d):
+        self._d = d
+    def __getitem__(self, k):
+        return self._d[k]
+    def __iter__(self):
+        return iter(self._d)
+    def __len__(self):
+        return len(self._d)
+    def items(self):
+        return self._d.items()
+
+class Lookup(collections.UserList):
+    def __getattr__(self, name):
+        raise AttributeError(name)
+
+class Letters(collections.abc.Set):  # no __slots__: its own __dict__ slot, the interpreter's
+    def __init__(self, text):
+        self._t = frozenset(text)
+    def __contains__(self, c):
+        return c in self._t
+    def __iter__(self):
+        return iter(self._t)
+    def __len__(self):
+        return len(self._t)
+
+assert Letters("ab") == {"a", "b"} and Letters("ab") != {"a"}
+assert Cast(["a"]) == ["a"] and Cast(["a"]) != ["b"] and not Cast(["a"]) == ["a", "b"]
+assert Missing(a=1) == {"a": 1} and Missing(a=1) != {"a": 2} and Missing()["x"] == 0
+assert Items({"a": 1}) == {"a": 1} and not Items({"a": 1}) == {"a": 2}
+assert Lookup([1]) == [1] and Lookup([1]) != [2]
+print(repr(check()))
+'''
+
+
+def test_library_comparisons_of_honest_subclasses_overriding_a_hook_keep_the_verdict(tmp_path):
+    assert _run(tmp_path, HONEST_SUBCLASSES) == ["''", "''"]
+
+
+WRAPPED = r'''
+import abc
+with open(changed, "a") as f:
+    f.write("""
+
+def give(self, other):
+    return self.data
+""")
+import importlib
+importlib.reload(candidate)
+wrap = {"partialmethod": functools.partialmethod, "singledispatchmethod": functools.singledispatchmethod,
+        "cached_property": functools.cached_property, "partial": lambda f: functools.partial(f, None),
+        "library": lambda f: functools.partial(len)}[sys.argv[3]]
+held = wrap(candidate.give)
+Same = abc.ABCMeta("Same", (collections.UserList,), {"held": held})
+print(repr(check()), "__eq__" in vars(Same))  # a changed file's class: its comparison put behind the control
+'''
+
+
+def test_a_class_no_statement_made_holding_a_changed_def_in_a_functools_wrapper_is_the_changed_file_s(tmp_path):
+    # the def is held under a name no comparison reads: only the class's being a changed file's puts its
+    # comparison (UserList's, inherited) behind the control, in its own namespace, at the record
+    for how in ("partialmethod", "singledispatchmethod", "cached_property", "partial", "library"):
+        out = subprocess.run([sys.executable, "-I", "-c", HEAD + WRAPPED, str(BOOT), str(tmp_path), how],
+                             capture_output=True, text=True, check=True).stdout.splitlines()
+        assert out == ["''", "'' " + str(how != "library")], (how, out)

@@ -39,13 +39,6 @@ BOTH = ("local", "docker")
 # HOLES: graded solved (under those runtimes), with why it stays open. STOPPED: not solved, with the rule codes
 # that stop it.
 HOLES: dict[str, tuple[tuple[str, ...], str]] = {
-    "library_comparison_s_hook_overridden_in_a_subclass_no_statement_made": (BOTH, (
-        "a UserList subclass made by abc.ABCMeta(...) (its __module__ 'abc') with only library callables in its "
-        "namespace is no changed file's class: UserList's comparison calls its _UserList__cast (a partial of next "
-        "over repeat(data)) behind no control")),
-    "library_comparison_s_hook_a_changed_def_in_a_wrapper_the_namespace_check_does_not_open": (BOTH, (
-        "made_from_changed opens methods and properties only: the hook a def of words.py inside "
-        "functools.partialmethod or singledispatchmethod leaves the class no changed file's, uncontrolled")),
 }
 STOPPED: dict[str, tuple[str | None, ...]] = {
     # closed in h-fixclock11 (boot.py _apart, _controlled's asked_apart): every ask's child (the value's copy and
@@ -78,19 +71,26 @@ STOPPED: dict[str, tuple[str | None, ...]] = {
     "library_object_equal_to_anything_by_construction": ("import_not_allowed",),
     # the static layer: sys.modules (outside sys's reviewed part), __code__ and __dict__ read, exec
     "test_functions_code_replaced_by_the_candidate_s_own_frame": ("import_not_allowed", "dynamic_import"),
+    # the class guard (round 11, h-fixhook11): a library comparison's hooks looked up on the instance's type's MRO
+    # at each comparison; UserList's __eq__ on a subclass holding _UserList__cast (whoever made it, by any
+    # metaclass, with any namespace) is asked behind the control, which finds it equal to a probe. The dataclass
+    # spelling: __class__ is a watched key, and judge refuses a partial there ("a partial, not a function"); the
+    # type(collections.abc.Sequence) one is refused by the static layer (SPELLINGS_STOPPED)
+    "library_comparison_s_hook_overridden_in_a_subclass_no_statement_made": ("class_changed",),
+    # the same at the comparison; and made_from_changed opens functools' wrappers (partialmethod,
+    # singledispatchmethod, partial, cached_property), so the class is a changed file's, behind the control
+    "library_comparison_s_hook_a_changed_def_in_a_wrapper_the_namespace_check_does_not_open": ("class_changed",),
 }
-# Spellings of a HOLES kind stopped on their own, with the rule codes that stop them: the kind stays a hole.
+# Spellings of a HOLES kind stopped on their own, with the rule codes that stop them: the kind stays a hole. (A
+# STOPPED kind's spelling stopped by another rule than the kind's is here too, with that rule.)
 SPELLINGS_STOPPED: dict[tuple[str, str], tuple[str | None, ...]] = {
     # the static layer: a class made with the metaclass of another, type(x)(name, bases, namespace)
     ("library_comparison_s_hook_overridden_in_a_subclass_no_statement_made",
      "the metaclass as type(collections.abc.Sequence)"): ("reflection",),
-    # the class guard: __class__ is a watched key, and judge refuses a partial there ("a partial, not a function")
-    ("library_comparison_s_hook_overridden_in_a_subclass_no_statement_made",
-     "abc.ABCMeta(...) then dataclasses.dataclass(), __class__ a property of a partial"): ("class_changed",),
 }
 assert not set(HOLES) & set(STOPPED)
 assert set(HOLES) | set(STOPPED) == set(KINDS)
-assert {kind for kind, _ in SPELLINGS_STOPPED} <= set(HOLES)
+assert {kind for kind, _ in SPELLINGS_STOPPED} <= set(HOLES) | set(STOPPED)
 
 
 def _hole(request, kind: str, spelling: str, runtime: str) -> None:
@@ -108,7 +108,7 @@ def test_round11_cheat_is_not_solved(request, task, tmp_path, graded_in, kind, s
 
 @pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, only=list(STOPPED)) + [
     pytest.param(kind, spelling, id="-".join((KINDS[kind].cls, kind, spelling.replace(" ", "_"))))
-    for kind, spelling in SPELLINGS_STOPPED])
+    for kind, spelling in SPELLINGS_STOPPED if kind not in STOPPED])
 def test_round11_stopped_cheat_really_passes_without_its_rules(task, graded_in, kind, spelling):  # noqa: F811
     assert_solved_without_its_rules(task, graded_in, KINDS[kind].spellings[spelling])
 
