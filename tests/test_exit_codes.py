@@ -13,6 +13,7 @@ import pytest
 
 from codewalk import admission
 from codewalk.records import Atom, Edge
+from codewalk.runtime import sandbox
 from codewalk.store import open_store
 from codewalk.store.columns import graph_tables
 from tests.run_cw import cw
@@ -62,6 +63,7 @@ def cases(t: Path) -> dict[int, list[tuple[str, ...]]]:
         7: [(*store, "walk", "--domain", "toychain", "--n", "3", "--count", "50", "--max-attempts", "4")],
         8: [("data", "status", "codecomplex")],
         9: [(*store, "load", "repair", str(t / "missing.jsonl"), "--runtime", "docker")],
+        10: [(*store, "walk", "--domain", "toychain", "--n", "2")],  # where bubblewrap cannot run (below)
         130: [(*store, "walk", "--domain", "toychain", "--n", "2")],  # interrupted (below)
         143: [(*store, "walk", "--domain", "toychain", "--n", "2")],  # terminated by SIGTERM (below)
     }
@@ -78,6 +80,10 @@ def test_every_exit_code_in_the_readme_table_is_what_the_commands_exit_with(caps
     wrong = []
     for expected, commands in by_code.items():
         for args in commands:
+            if expected == 10:  # this machine's bubblewrap hidden, and nothing lifts the refusal
+                monkeypatch.setattr(sandbox, "_bwrap_works", lambda: False)
+                monkeypatch.setattr(sandbox, "_unisolated_allowed", False)
+                monkeypatch.delenv(sandbox.ALLOW_UNISOLATED, raising=False)
             if expected == 130:
                 def interrupt(*_, **__):
                     raise KeyboardInterrupt

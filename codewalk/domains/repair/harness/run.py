@@ -66,6 +66,8 @@ def main():
     root = os.path.realpath(config["cwd"])
     paths = config.get("protected", [])
     protected = _protect(root, paths)
+    if protected and os.geteuid() == 0 and uid is not None:
+        _git_trusts(env, root)
     memory = config.get("memory_mb")
     made, restrict, proc_guard, files_guard = _confine(here, _kept(root, paths))
     _subreaper()
@@ -248,6 +250,15 @@ def _protect(root, paths):
                 pass
     return {path: (os.path.realpath(os.path.join(root, path)), _identity(os.path.realpath(os.path.join(root, path))))
             for path in paths}
+
+
+def _git_trusts(env, root):
+    """git run by the tests' user in the tree, whose root _protect made root's, would refuse it as another
+    user's ("dubious ownership"): the runner's environment names the tree a safe directory (the command
+    line's level of git's configuration, which git reads for this setting)."""
+    n = int(env.get("GIT_CONFIG_COUNT") or 0)
+    env["GIT_CONFIG_KEY_" + str(n)], env["GIT_CONFIG_VALUE_" + str(n)] = "safe.directory", root
+    env["GIT_CONFIG_COUNT"] = str(n + 1)
 
 
 def _changed(root, protected):
