@@ -7,7 +7,6 @@ hook judges the file a path reaches (boot.py `_proc_files`). Both runtimes, as r
 from __future__ import annotations
 
 import ctypes
-from pathlib import Path
 
 import pytest
 
@@ -20,6 +19,7 @@ from tests.test_repair_runtime_guard import (  # noqa: F401  (fixtures: both run
     WORDS,
     _run,
     _solved,
+    _without_kernel_guard,
     append,
     runtime,
     task,
@@ -45,15 +45,6 @@ def landlock() -> int:
         pytest.skip("no Landlock in this kernel: the audit hook's fallback alone keeps the tests from /proc")
     return abi
 
-
-def _without_kernel_guard(into: Path) -> None:
-    """channel.prepare with run.py's kernel guard off: what the tests can open without it."""
-    for name in (channel.RUNNER, channel.BOOT, channel.CONFINE):
-        text = (channel.HARNESS / name).read_text(encoding="utf-8")
-        if name == channel.RUNNER:
-            assert "\nCONFINE = True" in text
-            text = text.replace("\nCONFINE = True", "\nCONFINE = False")
-        (into / name).write_text(text, encoding="utf-8")
 
 
 # At import of the fixed module: every spelling of a file of /proc, each of which must fail with EACCES (not

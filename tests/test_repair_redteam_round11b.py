@@ -26,7 +26,7 @@ from tests.test_repair_redteam import (  # noqa: F401  (fixtures: both runtimes,
     round_cases,
     task,
 )
-from tests.test_repair_runtime_guard import _run, _solved
+from tests.test_repair_runtime_guard import _run, _solved, _without_kernel_guard
 
 pytestmark = pytest.mark.usefixtures("shared_home")  # one home: the virtualenv and the image are built once
 
@@ -176,16 +176,6 @@ WITHOUT_THE_KERNEL_GUARD: dict[tuple[str, str], dict[str, str | None]] = {
      "os.system: sh, mv; a double-forked python waits for the runner"): {"local": "tests_changed", "docker": None},
 }
 
-
-def _without_kernel_guard(into: Path) -> None:
-    from codewalk.domains.repair import channel
-
-    for name in (channel.RUNNER, channel.BOOT, channel.CONFINE):
-        text = (channel.HARNESS / name).read_text(encoding="utf-8")
-        if name == channel.RUNNER:
-            assert "\nCONFINE = True" in text
-            text = text.replace("\nCONFINE = True", "\nCONFINE = False")
-        (into / name).write_text(text, encoding="utf-8")
 
 
 @pytest.mark.parametrize(("kind", "spelling"), list(WITHOUT_THE_KERNEL_GUARD))
