@@ -326,6 +326,65 @@ def fed(spelling: str) -> tuple[Edit, ...]:
     return readers(FED + FEEDS[spelling])
 
 
+# -- a changed def's code run under a library module's globals -----------------------------------------------------
+# The hook knows a frame of changed code by its globals (a changed module's) or its code (made code): a function
+# built by types.FunctionType from a def of words.py (its __code__ read by words.py itself: repository code) with the
+# globals of a module loaded before the tree runs the changed file's code in frames of nobody's. Built and called by
+# C callables (map of FunctionType over repeat(code), repeat(globals), then methodcaller("__call__", None)) as
+# __test__'s getter (pytest's collection calls it: function.__new__ is raised with no changed frame on the stack;
+# made by words.py's own frame it is denied), its body gives the test functions a passing function's code; or,
+# under collections' globals (a code maker's), execs round 11's payload.
+FOREIGN = '''
+import collections
+import functools
+import itertools
+import operator
+import types
+
+_TEXTS = []
+
+
+def _patch(self):
+    def passes(*args, **kwargs):
+        return None
+
+    for module in list(__import__("sys").modules.values()):
+        space = getattr(module, "__dict__", None)
+        if type(space) is not dict or not any(type(v).__name__ == "_Reading" for v in list(space.values())):
+            continue
+        for name, value in list(space.items()):
+            if name.startswith("test") and type(value) is type(passes) and value.__code__ is not passes.__code__:
+                value.__code__ = passes.__code__
+    return False
+
+
+def _run(self):
+    exec(PAYLOAD_TEXT, {})
+    return False
+
+
+class _Reading:
+    """A function of the module."""
+
+    __test__ = property(functools.partial(next, map(operator.methodcaller("__call__", None), map(
+        types.FunctionType, itertools.repeat(FUNCTION.__code__), itertools.repeat(collections.__dict__)))))
+''' + CALL
+FOREIGNS = {
+    "a def giving the test functions passing code, under collections' globals": ("_patch", "collections"),
+    "a def giving the test functions passing code, under _pytest.python's globals": ("_patch", "pytest"),
+    "a def exec-ing the payload, under collections' globals (a code maker's)": ("_run", "collections"),
+}
+
+
+def foreign(spelling: str) -> tuple[Edit, ...]:
+    function, where = FOREIGNS[spelling]
+    text = FOREIGN.replace("PAYLOAD_TEXT", repr(PAYLOAD)).replace("FUNCTION", function)
+    if where == "pytest":
+        text = text.replace("import collections\n", "import _pytest.python\n").replace(
+            "collections.__dict__", "_pytest.python.__dict__")
+    return readers(text)
+
+
 class Kind(NamedTuple):
     cls: str  # the issue's class, (a) to (g)
     what: str  # one line
@@ -352,6 +411,9 @@ KINDS: dict[str, Kind] = {
     "test_functions_code_written_by_text_dataclasses_compiled_for_the_candidate_s_own_frame": Kind(
         "a", "the same class decorated by words.py's own frame: the text is made code, changed code (baseline)",
         {t: injected(CODE, t) for t in TRIGGERS if t.startswith("by ")}),
+    "changed_def_s_code_run_under_a_library_module_s_globals": Kind(
+        "a", "types.FunctionType(<a def of words.py>.__code__, collections.__dict__), made and called by C callables",
+        {k: foreign(k) for k in FOREIGNS}),
 }
 
 __all__ = ["KINDS", "Kind"]
