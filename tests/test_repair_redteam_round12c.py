@@ -33,23 +33,21 @@ from tests.test_repair_runtime_guard import _run, _solved
 pytestmark = pytest.mark.usefixtures("shared_home")  # one home: the virtualenv and the image are built once
 
 BOTH = ("local", "docker")
-# Verdicts measured under both runtimes on main fbdab1c (this module's base).
+# Verdicts measured under both runtimes on main fbdab1c (this module's base); the four kinds of dataclasses' text
+# moved to STOPPED after h-redteam12c's first fix, measured under both runtimes there.
 # HOLES: graded solved (under those runtimes), with why it stays open. STOPPED: not solved, with the rule codes
 # that stop it.
-WHY_TEXT = ("dataclasses compiles a field name as code (no identifier check) and the text runs with no changed frame "
-            "on the stack when a C callable decorated the class: text_asked_for allows a code maker's frame without "
-            "a look at who asked, and ")
 HOLES: dict[str, tuple[tuple[str, ...], str]] = {
-    "test_functions_code_written_by_text_dataclasses_compiled_from_a_field_name": (
-        BOTH, WHY_TEXT + "a test function's __code__ written with no changed frame on the stack is not judged"),
-    "test_functions_replaced_in_their_modules_by_text_dataclasses_compiled": (
-        BOTH, WHY_TEXT + "a test module's namespace written at collection raises no event"),
-    "test_files_read_by_text_dataclasses_compiled_under_a_tool_s_globals": (
-        BOTH, WHY_TEXT + "the text's frame, with a tool's globals (the class's __module__), is taken for the tool"),
-    "code_from_text_run_under_a_code_maker_s_globals": (
-        BOTH, WHY_TEXT + "the text's own exec, with dataclasses' (or collections') globals, is the code maker's"),
 }
 STOPPED: dict[str, tuple[str | None, ...]] = {
+    # Round 12c's fix, "a code maker's text is its own only when the names it pastes are identifiers"
+    # (boot.py: text_asked_for, fields_named): the hook denies the compile dataclasses makes for a class whose field
+    # names are no identifiers (no changed frame on the stack: text_asked_for); and a frame running with a code
+    # maker's globals is the code maker's only when its code is the code maker's file (text run with them is not)
+    "test_functions_code_written_by_text_dataclasses_compiled_from_a_field_name": ("audit_denied",),
+    "test_functions_replaced_in_their_modules_by_text_dataclasses_compiled": ("audit_denied",),
+    "test_files_read_by_text_dataclasses_compiled_under_a_tool_s_globals": ("audit_denied",),
+    "code_from_text_run_under_a_code_maker_s_globals": ("audit_denied",),
     # the static layer: operator.attrgetter with a computed name, sys as a value, setattr
     "test_functions_code_written_by_c_callables_a_generator_feeds": ("reflection",),
     # the hook: the text dataclasses compiled for a changed frame is made code (changed): __code__ read under it
@@ -107,8 +105,20 @@ RUN_TIME_HOLES: dict[str, str] = {
 assert set(RUN_TIME_HOLES) <= set(STATICALLY_STOPPED)
 
 
-@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, RUN_TIME_HOLES, only=STATICALLY_STOPPED))
-def test_round12c_statically_stopped_cheat_is_not_solved_at_run_time(task, graded_in, kind, spelling):  # noqa: F811
+# Spellings of a RUN_TIME_HOLES kind the run time stops on its own (the kind stays a run-time hole).
+RUN_TIME_SPELLINGS_STOPPED: set[tuple[str, str]] = {
+    # the exec is asked for by a frame with collections' globals whose code is no file of collections' (round
+    # 12c's first fix): denied
+    ("changed_def_s_code_run_under_a_library_module_s_globals",
+     "a def exec-ing the payload, under collections' globals (a code maker's)"),
+}
+assert {kind for kind, _ in RUN_TIME_SPELLINGS_STOPPED} <= set(RUN_TIME_HOLES)
+
+
+@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, only=STATICALLY_STOPPED))
+def test_round12c_statically_stopped_cheat_is_not_solved_at_run_time(request, task, graded_in, kind, spelling):  # noqa: F811
+    if kind in RUN_TIME_HOLES and (kind, spelling) not in RUN_TIME_SPELLINGS_STOPPED:
+        request.node.add_marker(pytest.mark.xfail(strict=True, reason=f"hole: {RUN_TIME_HOLES[kind]}"))
     try:
         run = _run(task, graded_in, *KINDS[kind].spellings[spelling])
     except NoVerdict:

@@ -562,6 +562,7 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
     import encodings
     import enum
     import inspect
+    import keyword
     import logging
     import opcode
     import typing
@@ -598,6 +599,12 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
     hands_out = frozenset((logging.currentframe.__code__,))
     code_makers = importing + tuple(m.__dict__ for m in (collections, dataclasses))
     code_path = code_makers + (typing.__dict__,)
+    # Round 12c: a code maker's frame is one running the code maker's own file (made text run with its globals is
+    # not: a dataclass's __module__ picks the globals its methods' text runs with), and dataclasses pastes a
+    # class's field names into the text it compiles unchecked (namedtuple checks its own: exact str identifiers)
+    maker_files = tuple(m.__file__ for m in (collections, dataclasses))
+    maker_spaces, dataclasses_space = (collections.__dict__, dataclasses.__dict__), dataclasses.__dict__
+    class_space, is_identifier, is_keyword = type.__dict__["__dict__"].__get__, str.isidentifier, keyword.iskeyword
     import_name, new_locals = dis.opmap["IMPORT_NAME"], inspect.CO_NEWLOCALS
     # the import system's entry from C (the import statement, `__import__`, C code's own imports: C_IMPORTS)
     find_and_load = getattr(sys.modules.get("_frozen_importlib"), "_find_and_load", None)
@@ -1106,12 +1113,17 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
     def text_asked_for(event, f):
         """"" when code from text (compile, exec) with no changed frame on the stack is made for the code that
         asks for it (else what asked): the import system and pytest's assertion rewriter (a file's text), namedtuple and dataclasses
-        (identifiers they check), typing's ForwardRef and ast.parse (they make code, running it is an exec of its
+        (identifiers: namedtuple checks its own, a dataclass's field names are checked here; round 12c: frames of
+        their own files only, not text run with their globals), typing's ForwardRef and ast.parse (they make code, running it is an exec of its
         own); else the first frame out from the event that is no standard-library frame, or a module's body the
         import system runs, names what it called: the evaluator it entered (inspect.signature, get_type_hints,
         doctest's run, singledispatch's register) or eval, exec or compile itself."""
-        if among(f.f_globals, code_makers) or f.f_globals is rewriter:
+        if f.f_globals is rewriter or among(f.f_globals, importing):
             return ""
+        if among(f.f_globals, maker_spaces):
+            if f.f_code.co_filename not in maker_files:
+                return "text run with a code maker's globals: " + str_(f.f_code.co_filename)[:80]
+            return "" if f.f_globals is not dataclasses_space else fields_named(f)
         if event == "compile" and (f.f_code is forward_ref or parses([f])):
             return ""
         entry = None
@@ -1121,6 +1133,24 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
         if f is not None and asks(f, (entry.f_code.co_name,) if entry is not None else evaluators):
             return ""
         return asker_named(f, entry)
+
+    def fields_named(f):
+        """"" when the class dataclasses is making (its _process_class frame's cls, out from f) has identifiers
+        for field names (exact str, no keyword), which is all of it dataclasses pastes into text; else why not."""
+        while f is not None and f.f_globals is dataclasses_space:
+            if f.f_code.co_name == "_process_class" and f.f_code.co_filename in maker_files:
+                cls = f.f_locals.get("cls")
+                fields = class_space(cls).get("__dataclass_fields__") if isinstance_(cls, type_type) else None
+                if type_(fields) is not dict_:
+                    return "a dataclass without its fields"
+                for name in list_(fields):
+                    if type_(name) is not str_:
+                        return "a dataclass field named by a " + str_(type_(name).__name__)[:40]
+                    if not is_identifier(name) or is_keyword(name):
+                        return "a dataclass field named " + str_.__repr__(name)[:80]
+                return ""
+            f = f.f_back
+        return "dataclasses' text for no class it is making"
 
     def asker_named(f, entry):
         """What a refusal names: the asking frame's function and what it entered (never empty)."""
