@@ -20,6 +20,13 @@ What they aim at (read off boot.py as it is on main):
   makes code from text without a look further; one whose globals are a tool's (`_pytest.python`) reads the test
   files as pytest. The dataclass's text runs with the globals of the class's `__module__`, which the class's
   namespace sets.
+- **"A frame of changed code is known by its globals (a changed module's) or its code (made code)"**: a function
+  built by `types.FunctionType` from a changed def's code with a library module's globals, made and called by C
+  callables (function.__new__ raised with no changed frame on the stack is not judged), runs the candidate's code
+  in frames of nobody's.
+- **"A test module's namespace is the test file's"**: nothing judges it; pytest's items take their functions from
+  it when first asked (`Function.obj`), so test functions rebound at collection (by text, by a foreign-globals
+  def, by `operator.setitem` a map pulls from a suspended generator) are what pytest runs.
 - Baselines (each stopped on main, to show where the line is): the same dataclass decorated by the candidate's own
   frame (the text is made code, so changed code: `__code__` written under it is denied).
 
@@ -326,6 +333,21 @@ def fed(spelling: str) -> tuple[Edit, ...]:
     return readers(FED + FEEDS[spelling])
 
 
+# -- the test functions rebound in their modules by C callables a generator feeds ----------------------------------
+# The same machinery, at collection (before pytest's items take the functions from their module: Function.obj is
+# read from the module when first asked for): map(operator.setitem, <a generator of (module namespace, name)>, ...)
+# puts words.py's own passing function in place of each test function. No audit event at all: a dict written.
+REBOUND = FED.replace('''                if name.startswith("test") and type(value) is type(_passes):
+                    yield value''', '''                if name.startswith("test") and type(value) is type(_passes) and value is not _passes:
+                    yield space, name''').replace(
+    "return map(setattr, _tests(), itertools.repeat(_CODE), map(operator.attrgetter(_CODE), itertools.repeat(_passes)))",
+    "return itertools.starmap(operator.setitem, map(operator.add, _tests(), itertools.repeat((_passes,))))")
+
+
+def rebound(spelling: str) -> tuple[Edit, ...]:
+    return readers(REBOUND + FEEDS[spelling])
+
+
 # -- a changed def's code run under a library module's globals -----------------------------------------------------
 # The hook knows a frame of changed code by its globals (a changed module's) or its code (made code): a function
 # built by types.FunctionType from a def of words.py (its __code__ read by words.py itself: repository code) with the
@@ -358,6 +380,20 @@ def _patch(self):
     return False
 
 
+def _rebind(self):
+    def passes(*args, **kwargs):
+        return None
+
+    for module in list(__import__("sys").modules.values()):
+        space = getattr(module, "__dict__", None)
+        if type(space) is not dict or not any(type(v).__name__ == "_Reading" for v in list(space.values())):
+            continue
+        for name, value in list(space.items()):
+            if name.startswith("test") and type(value) is type(passes):
+                space[name] = passes
+    return False
+
+
 def _run(self):
     exec(PAYLOAD_TEXT, {})
     return False
@@ -373,6 +409,8 @@ FOREIGNS = {
     "a def giving the test functions passing code, under collections' globals": ("_patch", "collections"),
     "a def giving the test functions passing code, under _pytest.python's globals": ("_patch", "pytest"),
     "a def exec-ing the payload, under collections' globals (a code maker's)": ("_run", "collections"),
+    "a def rebinding the test functions in their modules at collection, under collections' globals": (
+        "_rebind", "collections"),
 }
 
 
@@ -408,6 +446,9 @@ KINDS: dict[str, Kind] = {
     "test_functions_code_written_by_c_callables_a_generator_feeds": Kind(
         "a", "map(setattr, <a generator of test functions>, repeat('__code__'), ...) pulled by a C callable",
         {k: fed(k) for k in FEEDS}),
+    "test_functions_rebound_in_their_modules_by_c_callables_a_generator_feeds": Kind(
+        "a", "starmap(operator.setitem, <a generator of (test module namespace, name)> + (passes,)) pulled by C",
+        {k: rebound(k) for k in list(FEEDS)[:1]}),
     "test_functions_code_written_by_text_dataclasses_compiled_for_the_candidate_s_own_frame": Kind(
         "a", "the same class decorated by words.py's own frame: the text is made code, changed code (baseline)",
         {t: injected(CODE, t) for t in TRIGGERS if t.startswith("by ")}),

@@ -54,6 +54,8 @@ STOPPED: dict[str, tuple[str | None, ...]] = {
     "test_functions_code_written_by_text_dataclasses_compiled_for_the_candidate_s_own_frame": ("audit_denied",),
     # the static layer: __import__, exec, __code__ read, types.FunctionType, collections.__dict__
     "changed_def_s_code_run_under_a_library_module_s_globals": ("dynamic_import",),
+    # the static layer: the same machinery with operator.setitem
+    "test_functions_rebound_in_their_modules_by_c_callables_a_generator_feeds": ("reflection",),
 }
 # Spellings of a HOLES kind stopped on their own, with the rule codes that stop them: the kind stays a hole. (A
 # STOPPED kind's spelling stopped by another rule than the kind's is here too, with that rule.)
@@ -97,6 +99,9 @@ RUN_TIME_HOLES: dict[str, str] = {
     "test_functions_code_written_by_c_callables_a_generator_feeds": (
         "a test function's __code__ written by setattr, a C function map calls, with no changed frame on the stack "
         "(the generator that picks the functions is suspended): only the static layer's spelling rules stop it"),
+    "test_functions_rebound_in_their_modules_by_c_callables_a_generator_feeds": (
+        "a test module's namespace written at collection raises no audit event, and pytest's items take their "
+        "functions from it: only the static layer's spelling rules stop it"),
     "changed_def_s_code_run_under_a_library_module_s_globals": (
         "a frame of changed code is known by its globals or made code: a changed def's code given a library "
         "module's globals by types.FunctionType (made with no changed frame on the stack: no refusal) runs as "
