@@ -48,7 +48,9 @@ STOPPED: dict[str, tuple[str | None, ...]] = {
     "test_functions_replaced_in_their_modules_by_text_dataclasses_compiled": ("audit_denied",),
     "test_files_read_by_text_dataclasses_compiled_under_a_tool_s_globals": ("audit_denied",),
     "code_from_text_run_under_a_code_maker_s_globals": ("audit_denied",),
-    # the static layer: operator.attrgetter with a computed name, sys as a value, setattr
+    # the static layer: operator.attrgetter with a computed name, sys as a value, setattr; at run time (round 12c's
+    # second fix: a test function's __code__, __defaults__, __kwdefaults__ written is denied whoever is on the
+    # stack) audit_denied on object.__setattr__ (test_round12c_statically_stopped_cheat_is_not_solved_at_run_time)
     "test_functions_code_written_by_c_callables_a_generator_feeds": ("reflection",),
     # the hook: the text dataclasses compiled for a changed frame is made code (changed): __code__ read under it
     "test_functions_code_written_by_text_dataclasses_compiled_for_the_candidate_s_own_frame": ("audit_denied",),
@@ -96,9 +98,6 @@ STATIC_CODES = frozenset(("import_not_allowed", "reflection", "dynamic_import", 
                           "environment", "test_file", "shadows_environment"))
 STATICALLY_STOPPED = [kind for kind in STOPPED if set(STOPPED[kind]) <= STATIC_CODES]
 RUN_TIME_HOLES: dict[str, str] = {
-    "test_functions_code_written_by_c_callables_a_generator_feeds": (
-        "a test function's __code__ written by setattr, a C function map calls, with no changed frame on the stack "
-        "(the generator that picks the functions is suspended): only the static layer's spelling rules stop it"),
     "test_functions_rebound_in_their_modules_by_c_callables_a_generator_feeds": (
         "a test module's namespace written at collection raises no audit event, and pytest's items take their "
         "functions from it: only the static layer's spelling rules stop it"),
@@ -116,6 +115,11 @@ RUN_TIME_SPELLINGS_STOPPED: set[tuple[str, str]] = {
     # 12c's first fix): denied
     ("changed_def_s_code_run_under_a_library_module_s_globals",
      "a def exec-ing the payload, under collections' globals (a code maker's)"),
+    # a test function's __code__ written (round 12c's second fix): denied whoever is on the stack
+    ("changed_def_s_code_run_under_a_library_module_s_globals",
+     "a def giving the test functions passing code, under collections' globals"),
+    ("changed_def_s_code_run_under_a_library_module_s_globals",
+     "a def giving the test functions passing code, under _pytest.python's globals"),
 }
 assert {kind for kind, _ in RUN_TIME_SPELLINGS_STOPPED} <= set(RUN_TIME_HOLES)
 

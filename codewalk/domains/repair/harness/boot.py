@@ -675,6 +675,8 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
     controlled_keys, file_events, class_event = CONTROLLED, FILE_EVENTS, CLASS_EVENT
     writing = frozenset(("open", "os.rename", "os.link", "os.symlink"))
     text_events, evaluators = frozenset(("compile", "exec")), ("eval", "exec", "compile")
+    # Round 12c: a test function's code and defaults are the test file's whoever is on the stack
+    test_function_fields = frozenset(("__code__", "__defaults__", "__kwdefaults__"))
     # the class guard's control reads the __code__ of each class body it sees made (a library's too, under
     # changed code: inspect defines classes in its functions) to know a changed file's
     control_code = next(c for c in _class_guard.__code__.co_consts if getattr(c, "co_name", "") == "control")
@@ -1308,6 +1310,10 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
                     deny(event, f"a test file read for code that does not name its reader ({why}): {path}")
             return
 
+        if event == "object.__setattr__" and len_(args) > 2 and args[1] in test_function_fields and \
+                type_(args[0]) is function_type and isinstance_(args[0].__code__.co_filename, str_) and \
+                test_source(abspath(args[0].__code__.co_filename)):
+            deny(event, "a test function's " + str_(args[1]) + " written")  # round 12c: whoever is on the stack
         between = changed_below(start)
         if between is None and event in text_events and tools and start is not None:
             why = text_asked_for(event, start)
