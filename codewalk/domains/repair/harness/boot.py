@@ -675,8 +675,11 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
     controlled_keys, file_events, class_event = CONTROLLED, FILE_EVENTS, CLASS_EVENT
     writing = frozenset(("open", "os.rename", "os.link", "os.symlink"))
     text_events, evaluators = frozenset(("compile", "exec")), ("eval", "exec", "compile")
-    # Round 12c: a test function's code and defaults are the test file's whoever is on the stack
-    test_function_fields = frozenset(("__code__", "__defaults__", "__kwdefaults__"))
+    # Round 12c: a function made from a code object with no changed frame on the stack is made only for code that
+    # names FunctionType (as text is for code that names its evaluator); a test function's code and defaults are
+    # the test file's whoever is on the stack
+    makers_of_functions, test_function_fields = ("FunctionType",), frozenset(("__code__", "__defaults__",
+                                                                              "__kwdefaults__"))
     # the class guard's control reads the __code__ of each class body it sees made (a library's too, under
     # changed code: inspect defines classes in its functions) to know a changed file's
     control_code = next(c for c in _class_guard.__code__.co_consts if getattr(c, "co_name", "") == "control")
@@ -798,7 +801,7 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
         f = start
         while f is not None:
             g = f.f_globals
-            if f.f_code in made_codes:
+            if f.f_code in made_codes or f.f_code.co_filename in changed:  # (round 12c: any globals)
                 return between
             for space in tracked:
                 if g is space:
@@ -1132,7 +1135,8 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
         while f is not None and stdlib_frame(f) and not (
                 f.f_code.co_name == "<module>" and f.f_back is not None and among(f.f_back.f_globals, importing)):
             entry, f = f, f.f_back
-        if f is not None and asks(f, (entry.f_code.co_name,) if entry is not None else evaluators):
+        if f is not None and asks(f, (entry.f_code.co_name,) if entry is not None else
+                                  makers_of_functions if event == "function.__new__" else evaluators):
             return ""
         return asker_named(f, entry)
 
@@ -1315,10 +1319,13 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
                 test_source(abspath(args[0].__code__.co_filename)):
             deny(event, "a test function's " + str_(args[1]) + " written")  # round 12c: whoever is on the stack
         between = changed_below(start)
-        if between is None and event in text_events and tools and start is not None:
+        if between is None and (event in text_events or event == "function.__new__") and tools and \
+                start is not None:
             why = text_asked_for(event, start)
             if why:
-                deny(event, "code from text asked for by no code that names its evaluator: " + why)
+                deny(event, ("a function made from code for no code that names FunctionType: " if event ==
+                             "function.__new__" else "code from text asked for by no code that names its evaluator: ")
+                     + why)
         if between is None:
             return
         if event in frames and library(between, frame_path, frame_entry, anywhere):
