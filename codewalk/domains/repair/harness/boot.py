@@ -1663,6 +1663,7 @@ def _checker(pm, plugin):
 # Enum, attrs's slotted classes) may hold only such values. A violation: one record class_changed, then exit.
 CLASS_CHANGED = "class_changed"
 CLASS_GUARD = True  # the red-team tests run a copy of this file with it off, to show the cheats work
+ITEMS_GUARD = True  # round 12c: each item runs what collection found (off in the red-team tests' copy, as above)
 # The verdict dunders: what decides whether a test's assertion holds about a value without knowing the
 # expected one, each turned into "always" by one assignment.
 VERDICT = (
@@ -3519,6 +3520,53 @@ def _instances(pm, plugin):
     cached = tuple_(c for c in (getattr_(functools, "cached_property", None),
                                 getattr_(modules.get("_pytest.compat"), "cached_property", None)) if c)
     unittest_items = []
+    # Round 12c: the function each test item runs is the one pytest's collection found in its module's (or
+    # class's) namespace, not one put there since, and no changed file's: a test module's namespace written at
+    # collection raises no audit event (pytest reads Function.obj from it when the item is made)
+    seen = []  # (collector, name, obj): what pytest_pycollect_makeitem was handed
+    function_item = getattr_(modules.get("_pytest.python"), "Function", None)
+    function_type, method_type = type_(_fields), type_(pm.register)
+    changed_paths = getattr_(plugin, "_changed", frozenset())
+
+    class _Seer:
+        """A plugin of the harness's: what collection hands each item maker (a trusted hook function)."""
+
+        @staticmethod
+        def pytest_pycollect_makeitem(collector, name, obj):
+            seen.append((collector, name, obj))
+
+    _Seer.pytest_pycollect_makeitem.pytest_impl = {  # type: ignore[attr-defined]
+        "trylast": False, "tryfirst": True, "hookwrapper": False, "optionalhook": False, "specname": None,
+        "wrapper": False}
+    if function_item is not None and ITEMS_GUARD:
+        pm.register(_Seer(), "codewalk-seer")
+
+    def plain(obj):
+        """A function, a method's function or a staticmethod's, read without running a descriptor."""
+        if type_(obj) is method_type or type_(obj) is staticmethod or type_(obj) is classmethod:
+            return obj.__func__
+        return obj
+
+    def items_run_what_was_collected(items):
+        found = {}
+        for collector, name, obj in seen:
+            found[(id_(collector), name)] = plain(obj)
+        for item in items:
+            if type_(item) is not function_item:  # unittest's items, a plugin's own: not this check's
+                continue
+            space = vars_(item)
+            got, parent = space.get("_obj"), getattr_(item, "parent", None)  # (pytest 9: no "parent" in __dict__)
+            name = space.get("originalname") or space.get("name")
+            want = found.get((id_(parent), name), found)
+            if got is None or want is found:
+                continue
+            got = plain(got)
+            if got is not want:
+                return "changed: item " + str_(getattr_(item, "nodeid", "?")) + " runs another function than collected"
+            code = getattr_(got, "__code__", None) if type_(got) is function_type else None
+            if code is not None and code.co_filename in changed_paths:
+                return "changed: item " + str_(getattr_(item, "nodeid", "?")) + " runs a changed file's function"
+        return ""
     state = {}  # "pm": recorded attributes, "plugins": name -> plugin, "callers": name -> caller,
     # "impls": id -> (impl, its attributes), "session"/"config": (object, attributes), "items": [...]
 
@@ -3601,6 +3649,9 @@ def _instances(pm, plugin):
                     flat[1].append(k)
                     flat[2].append(v)
         unittest_items.extend(entry[0] for entry in kept if entry[4] is not item_mutable)
+        why = items_run_what_was_collected(items)
+        if why:
+            return why
         state["items"] = (items, tuple_(kept), tuple_(entry[2] for entry in kept),
                           tuple_(entry[1] for entry in kept), [len_(entry[2]) for entry in kept]) + tuple_(tuple_(f) for f in flat)
         return ""
@@ -3677,7 +3728,7 @@ def _instances(pm, plugin):
                         type_(getattr_(cls, k)) not in cached:
                     return "added: " + label + k  # an instance attribute over the class's: runtest, setup...
             sizes[n] = len_(space)
-        return ""
+        return items_run_what_was_collected([entry[0] for entry in todo]) if todo else ""
 
     def signature():
         """Everything check_pm compares, flat, read in C: equal by identity to the last one checked, nothing
