@@ -562,6 +562,7 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
     import encodings
     import enum
     import inspect
+    import keyword
     import logging
     import opcode
     import typing
@@ -598,6 +599,12 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
     hands_out = frozenset((logging.currentframe.__code__,))
     code_makers = importing + tuple(m.__dict__ for m in (collections, dataclasses))
     code_path = code_makers + (typing.__dict__,)
+    # Round 12c: a code maker's frame is one running the code maker's own file (made text run with its globals is
+    # not: a dataclass's __module__ picks the globals its methods' text runs with), and dataclasses pastes a
+    # class's field names into the text it compiles unchecked (namedtuple checks its own: exact str identifiers)
+    maker_files = tuple(m.__file__ for m in (collections, dataclasses))
+    maker_spaces, dataclasses_space = (collections.__dict__, dataclasses.__dict__), dataclasses.__dict__
+    class_space, is_identifier, is_keyword = type.__dict__["__dict__"].__get__, str.isidentifier, keyword.iskeyword
     import_name, new_locals = dis.opmap["IMPORT_NAME"], inspect.CO_NEWLOCALS
     # the import system's entry from C (the import statement, `__import__`, C code's own imports: C_IMPORTS)
     find_and_load = getattr(sys.modules.get("_frozen_importlib"), "_find_and_load", None)
@@ -668,6 +675,11 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
     controlled_keys, file_events, class_event = CONTROLLED, FILE_EVENTS, CLASS_EVENT
     writing = frozenset(("open", "os.rename", "os.link", "os.symlink"))
     text_events, evaluators = frozenset(("compile", "exec")), ("eval", "exec", "compile")
+    # Round 12c: a function made from a code object with no changed frame on the stack is made only for code that
+    # names FunctionType (as text is for code that names its evaluator); a test function's code and defaults are
+    # the test file's whoever is on the stack
+    makers_of_functions, test_function_fields = ("FunctionType",), frozenset(("__code__", "__defaults__",
+                                                                              "__kwdefaults__"))
     # the class guard's control reads the __code__ of each class body it sees made (a library's too, under
     # changed code: inspect defines classes in its functions) to know a changed file's
     control_code = next(c for c in _class_guard.__code__.co_consts if getattr(c, "co_name", "") == "control")
@@ -789,7 +801,7 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
         f = start
         while f is not None:
             g = f.f_globals
-            if f.f_code in made_codes:
+            if f.f_code in made_codes or f.f_code.co_filename in changed:  # (round 12c: any globals)
                 return between
             for space in tracked:
                 if g is space:
@@ -1106,21 +1118,45 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
     def text_asked_for(event, f):
         """"" when code from text (compile, exec) with no changed frame on the stack is made for the code that
         asks for it (else what asked): the import system and pytest's assertion rewriter (a file's text), namedtuple and dataclasses
-        (identifiers they check), typing's ForwardRef and ast.parse (they make code, running it is an exec of its
+        (identifiers: namedtuple checks its own, a dataclass's field names are checked here; round 12c: frames of
+        their own files only, not text run with their globals), typing's ForwardRef and ast.parse (they make code, running it is an exec of its
         own); else the first frame out from the event that is no standard-library frame, or a module's body the
         import system runs, names what it called: the evaluator it entered (inspect.signature, get_type_hints,
         doctest's run, singledispatch's register) or eval, exec or compile itself."""
-        if among(f.f_globals, code_makers) or f.f_globals is rewriter:
+        if f.f_globals is rewriter or among(f.f_globals, importing):
             return ""
+        if among(f.f_globals, maker_spaces):
+            if f.f_code.co_filename not in maker_files:
+                return "text run with a code maker's globals: " + str_(f.f_code.co_filename)[:80]
+            return "" if f.f_globals is not dataclasses_space else fields_named(f)
         if event == "compile" and (f.f_code is forward_ref or parses([f])):
             return ""
         entry = None
         while f is not None and stdlib_frame(f) and not (
                 f.f_code.co_name == "<module>" and f.f_back is not None and among(f.f_back.f_globals, importing)):
             entry, f = f, f.f_back
-        if f is not None and asks(f, (entry.f_code.co_name,) if entry is not None else evaluators):
+        if f is not None and asks(f, (entry.f_code.co_name,) if entry is not None else
+                                  makers_of_functions if event == "function.__new__" else evaluators):
             return ""
         return asker_named(f, entry)
+
+    def fields_named(f):
+        """"" when the class dataclasses is making (its _process_class frame's cls, out from f) has identifiers
+        for field names (exact str, no keyword), which is all of it dataclasses pastes into text; else why not."""
+        while f is not None and f.f_globals is dataclasses_space:
+            if f.f_code.co_name == "_process_class" and f.f_code.co_filename in maker_files:
+                cls = f.f_locals.get("cls")
+                fields = class_space(cls).get("__dataclass_fields__") if isinstance_(cls, type_type) else None
+                if type_(fields) is not dict_:
+                    return "a dataclass without its fields"
+                for name in list_(fields):
+                    if type_(name) is not str_:
+                        return "a dataclass field named by a " + str_(type_(name).__name__)[:40]
+                    if not is_identifier(name) or is_keyword(name):
+                        return "a dataclass field named " + str_.__repr__(name)[:80]
+                return ""
+            f = f.f_back
+        return "dataclasses' text for no class it is making"
 
     def asker_named(f, entry):
         """What a refusal names: the asking frame's function and what it entered (never empty)."""
@@ -1278,11 +1314,18 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
                     deny(event, f"a test file read for code that does not name its reader ({why}): {path}")
             return
 
+        if event == "object.__setattr__" and len_(args) > 2 and args[1] in test_function_fields and \
+                type_(args[0]) is function_type and isinstance_(args[0].__code__.co_filename, str_) and \
+                test_source(abspath(args[0].__code__.co_filename)):
+            deny(event, "a test function's " + str_(args[1]) + " written")  # round 12c: whoever is on the stack
         between = changed_below(start)
-        if between is None and event in text_events and tools and start is not None:
+        if between is None and (event in text_events or event == "function.__new__") and tools and \
+                start is not None:
             why = text_asked_for(event, start)
             if why:
-                deny(event, "code from text asked for by no code that names its evaluator: " + why)
+                deny(event, ("a function made from code for no code that names FunctionType: " if event ==
+                             "function.__new__" else "code from text asked for by no code that names its evaluator: ")
+                     + why)
         if between is None:
             return
         if event in frames and library(between, frame_path, frame_entry, anywhere):
@@ -1620,6 +1663,7 @@ def _checker(pm, plugin):
 # Enum, attrs's slotted classes) may hold only such values. A violation: one record class_changed, then exit.
 CLASS_CHANGED = "class_changed"
 CLASS_GUARD = True  # the red-team tests run a copy of this file with it off, to show the cheats work
+ITEMS_GUARD = True  # round 12c: each item runs what collection found (off in the red-team tests' copy, as above)
 # The verdict dunders: what decides whether a test's assertion holds about a value without knowing the
 # expected one, each turned into "always" by one assignment.
 VERDICT = (
@@ -3476,6 +3520,53 @@ def _instances(pm, plugin):
     cached = tuple_(c for c in (getattr_(functools, "cached_property", None),
                                 getattr_(modules.get("_pytest.compat"), "cached_property", None)) if c)
     unittest_items = []
+    # Round 12c: the function each test item runs is the one pytest's collection found in its module's (or
+    # class's) namespace, not one put there since, and no changed file's: a test module's namespace written at
+    # collection raises no audit event (pytest reads Function.obj from it when the item is made)
+    seen = []  # (collector, name, obj): what pytest_pycollect_makeitem was handed
+    function_item = getattr_(modules.get("_pytest.python"), "Function", None)
+    function_type, method_type = type_(_fields), type_(pm.register)
+    changed_paths = getattr_(plugin, "_changed", frozenset())
+
+    class _Seer:
+        """A plugin of the harness's: what collection hands each item maker (a trusted hook function)."""
+
+        @staticmethod
+        def pytest_pycollect_makeitem(collector, name, obj):
+            seen.append((collector, name, obj))
+
+    _Seer.pytest_pycollect_makeitem.pytest_impl = {  # type: ignore[attr-defined]
+        "trylast": False, "tryfirst": True, "hookwrapper": False, "optionalhook": False, "specname": None,
+        "wrapper": False}
+    if function_item is not None and ITEMS_GUARD:
+        pm.register(_Seer(), "codewalk-seer")
+
+    def plain(obj):
+        """A function, a method's function or a staticmethod's, read without running a descriptor."""
+        if type_(obj) is method_type or type_(obj) is staticmethod or type_(obj) is classmethod:
+            return obj.__func__
+        return obj
+
+    def items_run_what_was_collected(items):
+        found = {}
+        for collector, name, obj in seen:
+            found[(id_(collector), name)] = plain(obj)
+        for item in items:
+            if type_(item) is not function_item:  # unittest's items, a plugin's own: not this check's
+                continue
+            space = vars_(item)
+            got, parent = space.get("_obj"), getattr_(item, "parent", None)  # (pytest 9: no "parent" in __dict__)
+            name = space.get("originalname") or space.get("name")
+            want = found.get((id_(parent), name), found)
+            if got is None or want is found:
+                continue
+            got = plain(got)
+            if got is not want:
+                return "changed: item " + str_(getattr_(item, "nodeid", "?")) + " runs another function than collected"
+            code = getattr_(got, "__code__", None) if type_(got) is function_type else None
+            if code is not None and code.co_filename in changed_paths:
+                return "changed: item " + str_(getattr_(item, "nodeid", "?")) + " runs a changed file's function"
+        return ""
     state = {}  # "pm": recorded attributes, "plugins": name -> plugin, "callers": name -> caller,
     # "impls": id -> (impl, its attributes), "session"/"config": (object, attributes), "items": [...]
 
@@ -3558,6 +3649,9 @@ def _instances(pm, plugin):
                     flat[1].append(k)
                     flat[2].append(v)
         unittest_items.extend(entry[0] for entry in kept if entry[4] is not item_mutable)
+        why = items_run_what_was_collected(items)
+        if why:
+            return why
         state["items"] = (items, tuple_(kept), tuple_(entry[2] for entry in kept),
                           tuple_(entry[1] for entry in kept), [len_(entry[2]) for entry in kept]) + tuple_(tuple_(f) for f in flat)
         return ""
@@ -3634,7 +3728,7 @@ def _instances(pm, plugin):
                         type_(getattr_(cls, k)) not in cached:
                     return "added: " + label + k  # an instance attribute over the class's: runtest, setup...
             sizes[n] = len_(space)
-        return ""
+        return items_run_what_was_collected([entry[0] for entry in todo]) if todo else ""
 
     def signature():
         """Everything check_pm compares, flat, read in C: equal by identity to the last one checked, nothing
