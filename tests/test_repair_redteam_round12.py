@@ -34,20 +34,25 @@ from tests.test_repair_runtime_guard import _run, _solved
 pytestmark = pytest.mark.usefixtures("shared_home")  # one home: the virtualenv and the image are built once
 
 BOTH = ("local", "docker")
-# Verdicts measured under both runtimes on main fbdab1c (this module's base), as root.
+# Verdicts measured under both runtimes on main fbdab1c (this module's base), as root: the six kinds of judge's
+# provenance (FROZEN, ORDERED) were graded solved there and moved to STOPPED after h-redteam12a's judge, measured
+# under both runtimes there.
 # HOLES: graded solved (under those runtimes), with why it stays open. STOPPED: not solved, with the rule codes
 # that stop it.
-FROZEN = "judge takes a function of a frozen module ('<frozen codecs>') for code a library made from text"
-ORDERED = "judge takes functools.total_ordering's derived functions under any verdict dunder"
 HOLES: dict[str, tuple[tuple[str, ...], str]] = {
-    "frozen_module_s_generator_function_as_the_comparison_of_a_class_no_statement_made": (BOTH, FROZEN),
-    "frozen_module_s_coroutine_function_as_the_comparison_of_a_class_no_statement_made": (BOTH, FROZEN),
-    "total_ordering_s_derived_function_as_eq_of_a_class_no_statement_made": (BOTH, ORDERED),
-    "library_class_s_own_total_ordering_dunder_as_eq_of_a_class_no_statement_made": (BOTH, ORDERED),
-    "library_container_compares_a_value_whose_class_no_statement_made": (BOTH, ORDERED + " (inside UserList, a proxy)"),
-    "class_no_statement_made_made_by_the_call_during_the_test": (BOTH, ORDERED + "; " + FROZEN + " (at the assertion)"),
 }
 STOPPED: dict[str, tuple[str | None, ...]] = {
+    # closed in h-redteam12a (boot.py, the class guard's judge): a function of a library is accepted for a verdict
+    # dunder of a class no statement made (or given to a class after its statement) only under the name it was made
+    # for: its code's name (a frozen module's function, "<frozen codecs>", is no code made from text), or
+    # total_ordering's for the name it derives. Found by the walk at the record after collection (the class made at
+    # import), or at the assertion (made during the test, a value inside a library container): class_changed
+    "frozen_module_s_generator_function_as_the_comparison_of_a_class_no_statement_made": ("class_changed",),
+    "frozen_module_s_coroutine_function_as_the_comparison_of_a_class_no_statement_made": ("class_changed",),
+    "total_ordering_s_derived_function_as_eq_of_a_class_no_statement_made": ("class_changed",),
+    "library_class_s_own_total_ordering_dunder_as_eq_of_a_class_no_statement_made": ("class_changed",),
+    "library_container_compares_a_value_whose_class_no_statement_made": ("class_changed",),
+    "class_no_statement_made_made_by_the_call_during_the_test": ("class_changed",),
     # the class guard: a bound method (types.MethodType) is no function, and the class (found at the assertion, not
     # yet by a walk at a record) is not taken for a library's C method ("a method, not a function")
     "c_descriptor_named_eq_around_a_changed_def": ("class_changed",),
