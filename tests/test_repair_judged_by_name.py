@@ -65,3 +65,55 @@ def test_a_library_value_under_another_name_gives_no_verdict(tmp_path: Path, val
 def test_a_library_value_under_the_name_it_was_made_for_keeps_the_verdict(tmp_path: Path, value: str):
     out = _run(tmp_path, SETUP + f"kept = {value}\nprint(repr(check()))\n")
     assert out == ["''", "''"], out
+
+
+# A class statement of a file the candidate did not change (a test module's: the tests' own classes) is judged as a
+# library's: its body's values stand. A changed metaclass (or a changed base's) writes the namespace before the class
+# is made, so what it puts there is "what the statement left": a library function under another name (round 12).
+METACLASS = r'''
+import os, runpy, sys
+boot = runpy.run_path(sys.argv[1], run_name="boot")
+changed = os.path.join(sys.argv[2], "changed.py")
+with open(changed, "w") as f:
+    f.write("""
+import codecs
+
+_EQ = "".join(reversed("__qe__"))
+
+
+class _Meta(type):
+    def __new__(mcs, name, bases, ns):
+        if bases and VALUE:
+            ns[_EQ] = codecs.iterdecode
+        return super().__new__(mcs, name, bases, ns)
+
+
+class Words(metaclass=_Meta):
+    pass
+""")
+with open(os.path.join(sys.argv[2], "test_like.py"), "w") as f:
+    f.write("""
+import changed
+
+
+class Line(changed.Words, list):
+    pass
+""")
+check = boot["_class_guard"](frozenset([changed]))
+sys.path.insert(0, sys.argv[2])
+import test_like
+print(repr(check()))
+print(bool(test_like.Line(["x"]) == ["a", "b"]))
+'''
+
+
+@pytest.mark.parametrize(("value", "expected"), [("True", "class_changed"), ("False", "")])
+def test_a_changed_metaclass_writing_a_tests_class_statement_is_judged_as_changed_code(tmp_path: Path, value, expected):
+    import subprocess
+    import sys
+
+    from tests.test_repair_comparison_judged import BOOT
+
+    out = subprocess.run([sys.executable, "-I", "-c", METACLASS.replace("VALUE", value), str(BOOT), str(tmp_path)],
+                         capture_output=True, text=True, check=True).stdout.splitlines()
+    assert out[0].strip("'").startswith(expected) and (expected or out[0] == "''"), out

@@ -2800,7 +2800,10 @@ def _class_guard(changed, changed_module=None):
             return ""  # the class's own C implementation (a type of an extension module)
         # what a library's or a test's own class statement left (its body, its metaclass, __init_subclass__:
         # pydantic's __hash__, typing's Protocol hook) when not changed code's
-        library = body is not None and not changed_file(body.co_filename)
+        # (round 12: not where a changed file's class made or shaped it: its metaclass, or a base whose
+        # __init_subclass__ ran, writes the namespace before the class exists, so what they put there is no body's)
+        library = body is not None and not changed_file(body.co_filename) and not any_(
+            map_(changed_class, mro_of(type_(cls)) + mro_of(cls)[1:]))
         if type_(v) is not function_type:
             kind = type_(v)
             if (library or first) and c_descriptor(kind) and getattr_(v, "__name__", None) == key and all_(
