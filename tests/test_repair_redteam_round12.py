@@ -34,9 +34,9 @@ from tests.test_repair_runtime_guard import _run, _solved
 pytestmark = pytest.mark.usefixtures("shared_home")  # one home: the virtualenv and the image are built once
 
 BOTH = ("local", "docker")
-# Verdicts measured under both runtimes on main fbdab1c (this module's base), as root: the six kinds of judge's
-# provenance (FROZEN, ORDERED) were graded solved there and moved to STOPPED after h-redteam12a's judge, measured
-# under both runtimes there.
+# Verdicts measured under both runtimes on main fbdab1c (this module's base), as root: six kinds (a frozen module's
+# function, total_ordering's derived functions, taken by judge under any name) were graded solved there and moved to
+# STOPPED after h-redteam12a's judge, measured under both runtimes there.
 # HOLES: graded solved (under those runtimes), with why it stays open. STOPPED: not solved, with the rule codes
 # that stop it.
 HOLES: dict[str, tuple[tuple[str, ...], str]] = {
