@@ -2462,8 +2462,9 @@ def _class_guard(changed, changed_module=None):
     function its own class statement's body made (or a decorator's wrapper of one, through __wrapped__);
     otherwise a plain function only: of changed code, one that some class body made under that very name
     (a class decorator of the candidate's that adds an __eq__ defined in a class body of its module); of
-    any other code, one generated from text (dataclasses, attrs: code from text is denied to changed code),
-    one of functools.total_ordering's, or one defined under that very name (attrs's __ne__). So a lambda,
+    any other code, one defined or generated from text under that very name (attrs's __ne__, dataclasses'
+    __eq__), or one of functools.total_ordering's under the name it derives (round 12: a frozen module's
+    function, "<frozen codecs>", is no code made from text, and _ge_from_lt is no __eq__). So a lambda,
     a builtin (`bool`), a type, a partial or a borrowed function of another name (typing.cast) is refused
     whoever assigns it. Bound here, like the hook: nothing a module holds changes what it judges."""
     import builtins
@@ -2492,7 +2493,13 @@ def _class_guard(changed, changed_module=None):
     wrapper_type = type_(object.__dict__["__eq__"])  # types.WrapperDescriptorType & co: Python 3.7+ only
     descriptors = (wrapper_type, type_(str.__dict__["join"]), type_(dict.__dict__["fromkeys"]),
                    types.GetSetDescriptorType, types.MemberDescriptorType)
-    ordering = frozenset(f for pairs in getattr(functools, "_convert", {}).values() for _, f in pairs)
+    # Round 12: functools.total_ordering's derived functions, each with the one name total_ordering gives it
+    # (_ge_from_lt is `not self < other`: a __ge__, and under __eq__ a ">=" that answers "equal" to values that differ)
+    ordering = {f: name for pairs in getattr(functools, "_convert", {}).values() for name, f in pairs}
+    # and the one library function documented for another name: collections.abc's "define __hash__ = Set._hash"
+    import collections.abc as abcs
+
+    ordering[abcs.Set.__dict__["_hash"]] = "__hash__"
     chain, compress, repeat, ref = itertools.chain.from_iterable, itertools.compress, itertools.repeat, weakref.ref
     is_, is_not, ne, getitem = operator.is_, operator.is_not, operator.ne, operator.getitem
     builtins_space, modules, getattr_ = vars(builtins), sys.modules, getattr
@@ -2656,6 +2663,9 @@ def _class_guard(changed, changed_module=None):
     for name in ("cached_property", "singledispatchmethod"):  # Python 3.8+
         if hasattr(functools, name):
             held_in[getattr(functools, name)] = ("func",)
+    # round 12: lru_cache's wrapper (a C type, named as the function it wraps, which its __dict__ holds)
+    held_in[type_(functools.lru_cache(maxsize=None)(len))] = ("__wrapped__",)
+    bound_type = types.MethodType
 
     def opened(values):
         todo, out = [(v, 0) for v in values], []
@@ -2671,6 +2681,8 @@ def _class_guard(changed, changed_module=None):
                 inner = (v.fget, v.fset, v.fdel)
             elif kind is partial_type:
                 inner = (v.func,) + tuple_(v.args) + tuple_(v.keywords.values())
+            elif kind is bound_type:  # round 12: a bound method (types.MethodType) holds its function and object
+                inner = (v.__func__, v.__self__)
             elif kind in held_in:
                 state = state_of(v, "__dict__")
                 for name in held_in[kind]:
@@ -2832,11 +2844,19 @@ def _class_guard(changed, changed_module=None):
             return ""  # the class's own C implementation (a type of an extension module)
         # what a library's or a test's own class statement left (its body, its metaclass, __init_subclass__:
         # pydantic's __hash__, typing's Protocol hook) when not changed code's
-        library = body is not None and not changed_file(body.co_filename)
+        # (round 12: not where a changed file's class made or shaped it: its metaclass, or a base whose
+        # __init_subclass__ ran, writes the namespace before the class exists, so what they put there is no body's)
+        library = body is not None and not changed_file(body.co_filename) and not any_(
+            map_(changed_class, mro_of(type_(cls)) + mro_of(cls)[1:]))
         if type_(v) is not function_type:
             kind = type_(v)
-            if (library or first) and c_descriptor(kind) and getattr_(v, "__name__", None) == key:
-                return ""  # functools.lru_cache, a Cython class's methods (not set.isdisjoint as __eq__)
+            if (library or first) and c_descriptor(kind) and getattr_(v, "__name__", None) == key and all_(
+                    type_(w) is not function_type or not changed_file(code_of(w).co_filename) and (
+                        code_of(w).co_name == key or ordering.get(w) == key) for w in opened((v,))):
+                # functools.lru_cache, a Cython class's methods (not set.isdisjoint as __eq__); round 12: a wrapper
+                # (lru_cache's, a bound method) is judged by the functions it holds, not by the __name__ it was
+                # given: no changed file's, each made for that name (not lru_cache(codecs.iterdecode) renamed)
+                return ""
             if mocked(cls, v):
                 return ""
             return "a " + str_(kind.__name__) + ", not a function"
@@ -2880,7 +2900,13 @@ def _class_guard(changed, changed_module=None):
                                                       or body is not None and not library):
                 return ""
             return "the changed code's " + str_(code.co_name) + ", not a " + key + " defined in a class body"
-        if where.startswith("<") or v in ordering or code.co_name == key:
+        # Round 12: accepted by what it is for, not by where its code comes from. A function of code made from text
+        # (dataclasses', attrs', namedtuple's: a file "<string>") was accepted under any name, and so was every
+        # function of a frozen module of the standard library ("<frozen codecs>": codecs.iterdecode as __eq__
+        # answers a generator, true), and total_ordering's derived functions (_ge_from_lt as __eq__): now each only
+        # under the name it was made for (dataclasses' __eq__ is made as __eq__, total_ordering's _ge_from_lt for
+        # __ge__)
+        if code.co_name == key or ordering.get(v) == key:
             return ""
         if key == "__subclasshook__" and code.co_name == "_proto_hook":
             return ""  # typing's (and typing_extensions') Protocol.__init_subclass__ gives it to each protocol
