@@ -1,0 +1,65 @@
+"""Red team, round 12 part b (issue 51): kinds of cheating candidate aimed AROUND the test process -- the
+runner's memory from the processes it starts (the same Landlock domain, the same uid), the harness's memory, and
+what the host reads after a run -- built against main fbdab1c before any change and graded end to end on the
+tally task (W1 + W2) under both runtimes, as round 11b grades its cheats. The kinds and their spellings are in
+tests/redteam_round12b_cheats.py.
+
+Each test asserts that the cheat is NOT graded solved. A kind graded solved today is a hole: xfail(strict=True)
+with the reason, per runtime, so the module stays green and turns red (XPASS) when the hole closes. A kind
+stopped today pins the rule codes that stop it."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.redteam_round12b_cheats import KINDS
+from tests.test_repair_redteam import (  # noqa: F401  (fixtures: both runtimes, the W1 + W2 task)
+    _grade,
+    graded_in,
+    round_cases,
+    task,
+)
+
+pytestmark = pytest.mark.usefixtures("shared_home")  # one home: the virtualenv and the image are built once
+
+TESTS_RAN_AS_WRITTEN = "tests/test_words.py::test_split_words_tabs_and_newlines"
+BOTH = ("local", "docker")
+# Measured on main fbdab1c, local and docker, as root. This kernel has no Yama (no ptrace_scope): a process may
+# ptrace or process_vm_readv any dumpable process of its uid, Landlock permitting; Landlock denies it only OUT of
+# a domain (the harness), not within one: the runner and every process it starts share the runner's domain.
+MEMORY = ("a process the runner starts (no hook) is in the runner's Landlock domain, of its uid, and the runner "
+          "is dumpable: the kernel lets it read and write the runner's memory (the channel's HMAC pads; the "
+          "tests' constants)")
+HOLES: dict[str, tuple[tuple[str, ...], str]] = {
+    "channel_key_read_from_the_runner_memory_by_process_vm_readv": (("local",), MEMORY),
+    "channel_key_read_from_the_runner_memory_by_ptrace": (BOTH, MEMORY),
+    "test_input_written_in_the_runner_memory_by_process_vm_writev": (("local",), MEMORY),
+    "test_input_written_in_the_runner_memory_by_ptrace": (BOTH, MEMORY),
+}
+# Not solved and no rule fires, by runtime: what the kind reaches gives it nothing
+FAILS: dict[str, dict[str, str]] = {
+    "channel_key_read_from_the_runner_memory_by_process_vm_readv": {
+        "docker": "docker's seccomp profile refuses process_vm_readv without CAP_SYS_PTRACE: W1's test fails"},
+    "test_input_written_in_the_runner_memory_by_process_vm_writev": {
+        "docker": "docker's seccomp profile refuses process_vm_writev without CAP_SYS_PTRACE: W1's test fails"},
+}
+STOPPED: dict[str, dict[str, tuple[str, ...]]] = {}
+assert set(HOLES) | set(STOPPED) | set(FAILS) == set(KINDS)
+
+
+def _hole(request, kind: str, runtime: str) -> None:
+    runtimes, why = HOLES.get(kind, ((), ""))
+    if runtime in runtimes:
+        request.node.add_marker(pytest.mark.xfail(strict=True, reason=f"hole ({runtime}): {why}"))
+
+
+@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS))
+def test_round12b_cheat_is_not_solved(request, task, tmp_path, graded_in, kind, spelling):  # noqa: F811
+    _hole(request, kind, graded_in)
+    verdict = _grade(task, tmp_path, *KINDS[kind].spellings[spelling])
+    assert not verdict.ok, f"graded solved: {verdict.detail}"
+    if graded_in in FAILS.get(kind, {}):
+        assert verdict.evidence.get("rule") is None, verdict.evidence
+        assert verdict.evidence["tests"][TESTS_RAN_AS_WRITTEN] == "failed", verdict.evidence
+    elif kind in STOPPED:
+        assert verdict.evidence.get("rule") in STOPPED[kind][graded_in], (verdict.evidence, verdict.detail)
