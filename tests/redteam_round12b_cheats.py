@@ -366,12 +366,14 @@ HARNESS_CHILD = MEMORY + r'''
 
 
 def main():
-    how, pid = sys.argv[1], int(sys.argv[2])
+    how, pid, hints = sys.argv[1], int(sys.argv[2]), [int(h) for h in sys.argv[3].split(",")]
     try:
         mem = attach(how, pid)
-        data = mem.read(0x400000, 1)
-        why = "attached, read %d" % len(data)
-        mem.close()
+        try:
+            found = regions(mem, hints, 32 << 20 if how != "ptrace" else 4 << 20)
+        finally:
+            mem.close()
+        why = "attached, read %d bytes" % sum(len(d) for _, d in found)
     except OSError as e:
         why = "refused: %s" % e
     with open("tally/.rt12b_harness", "w") as f:
@@ -393,7 +395,7 @@ def _harness():
 
 
 def restore():
-    run_child("HOW", str(_harness()))
+    run_child("HOW", str(_harness()), ",".join(str(id(o)) for o in (os, sys, os.environ, object())))
     with open("tally/.rt12b_harness") as f:
         print("rt12b harness:", f.read())
 '''
@@ -430,6 +432,12 @@ KINDS: dict[str, Kind] = {
     "test_input_written_in_the_runner_memory_by_ptrace": Kind(
         "b", WRITE + " (PTRACE_POKEDATA)",
         {spawn: memory_written("ptrace", spawn) for spawn in ("python -I by os.posix_spawn", "python -I by os.system")}),
+    # a control: the harness (the runner's parent) holds the key too; it is outside the runner's domain (local) or
+    # root's (docker)
+    "harness_memory_read_by_a_child": Kind(
+        "b", "a child with no hook attaches to the harness (ptrace, process_vm_readv) to read its memory",
+        {f"{how}, {spawn}": harness_memory(how, spawn)
+         for how, spawn in (("process_vm_readv", "python -I by os.posix_spawn"), ("ptrace", "python -I by os.system"))}),
 }
 
 __all__ = ["CANARY", "KINDS", "Kind"]
