@@ -10,8 +10,11 @@ stopped today pins the rule codes that stop it."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from codewalk.domains.repair.channel import prepare as _prepare
 from tests.redteam_round12b_cheats import KINDS
 from tests.test_repair_redteam import (  # noqa: F401  (fixtures: both runtimes, the W1 + W2 task)
     _grade,
@@ -30,11 +33,17 @@ BOTH = ("local", "docker")
 MEMORY = ("a process the runner starts (no hook) is in the runner's Landlock domain, of its uid, and the runner "
           "is dumpable: the kernel lets it read and write the runner's memory (the channel's HMAC pads; the "
           "tests' constants)")
-HOLES: dict[str, tuple[tuple[str, ...], str]] = {
-    "channel_key_read_from_the_runner_memory_by_process_vm_readv": (("local",), MEMORY),
-    "channel_key_read_from_the_runner_memory_by_ptrace": (BOTH, MEMORY),
-    "test_input_written_in_the_runner_memory_by_process_vm_writev": (("local",), MEMORY),
-    "test_input_written_in_the_runner_memory_by_ptrace": (BOTH, MEMORY),
+# After the fix (harness/boot.py's _not_dumpable): the runner makes itself not dumpable before it reads the key,
+# so a process of its uid reaches its memory only with CAP_SYS_PTRACE, which the tests' user has in neither
+# runtime: ptrace(PTRACE_ATTACH) and process_vm_readv/writev fail (EPERM), the child finds nothing, the tests run
+# as written and W1's test fails. No rule code fires: pinned to the evidence's memory_guard ("not dumpable").
+HOLES: dict[str, tuple[tuple[str, ...], str]] = {}
+# Kept by the kernel (EPERM), by runtime; the grade's evidence says memory_guard "not dumpable"
+KERNEL: dict[str, tuple[str, ...]] = {
+    "channel_key_read_from_the_runner_memory_by_process_vm_readv": ("local",),
+    "channel_key_read_from_the_runner_memory_by_ptrace": BOTH,
+    "test_input_written_in_the_runner_memory_by_process_vm_writev": ("local",),
+    "test_input_written_in_the_runner_memory_by_ptrace": BOTH,
 }
 # Not solved and no rule fires, by runtime: what the kind reaches gives it nothing
 FAILS: dict[str, dict[str, str]] = {
@@ -47,7 +56,8 @@ FAILS: dict[str, dict[str, str]] = {
     "harness_memory_read_by_a_child": {"local": "EPERM (Landlock)", "docker": "EPERM (root's process)"},
 }
 STOPPED: dict[str, dict[str, tuple[str, ...]]] = {}
-assert set(HOLES) | set(STOPPED) | set(FAILS) == set(KINDS)
+assert set(HOLES) | set(STOPPED) | set(FAILS) | set(KERNEL) == set(KINDS)
+assert all(set(KERNEL.get(k, ())) | set(FAILS.get(k, {})) == set(BOTH) for k in KINDS)
 
 
 def _hole(request, kind: str, runtime: str) -> None:
@@ -61,8 +71,51 @@ def test_round12b_cheat_is_not_solved(request, task, tmp_path, graded_in, kind, 
     _hole(request, kind, graded_in)
     verdict = _grade(task, tmp_path, *KINDS[kind].spellings[spelling])
     assert not verdict.ok, f"graded solved: {verdict.detail}"
-    if graded_in in FAILS.get(kind, {}):
+    if graded_in in KERNEL.get(kind, ()):
+        assert verdict.evidence.get("rule") is None, verdict.evidence
+        assert verdict.evidence["memory_guard"] == "not dumpable", verdict.evidence
+        assert verdict.evidence["tests"][TESTS_RAN_AS_WRITTEN] == "failed", verdict.evidence
+    elif graded_in in FAILS.get(kind, {}):
         assert verdict.evidence.get("rule") is None, verdict.evidence
         assert verdict.evidence["tests"][TESTS_RAN_AS_WRITTEN] == "failed", verdict.evidence
     elif kind in STOPPED:
         assert verdict.evidence.get("rule") in STOPPED[kind][graded_in], (verdict.evidence, verdict.detail)
+
+
+def _with_a_dumpable_runner(into: Path) -> None:
+    """The harness as on main before round 12b: boot.py leaves the runner dumpable."""
+    from codewalk.domains.repair import channel
+
+    _prepare(into)
+    boot = into / channel.BOOT
+    text = boot.read_text(encoding="utf-8")
+    assert "    memory = _not_dumpable()" in text
+    boot.write_text(text.replace("    memory = _not_dumpable()", '    memory = "dumpable: the guard is off"'),
+                    encoding="utf-8")
+
+
+# Stopped kinds graded solved with the memory guard off, by runtime (docker: ptrace only, see FAILS)
+REAL_CHEATS = KERNEL
+
+
+@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, only=list(REAL_CHEATS)))
+def test_round12b_stopped_cheat_really_passes_with_a_dumpable_runner(  # noqa: F811
+        task, tmp_path, graded_in, monkeypatch, kind, spelling):  # noqa: F811
+    from codewalk.domains.repair import channel
+
+    if graded_in not in REAL_CHEATS[kind]:
+        pytest.skip(f"not a cheat under {graded_in} (docker's seccomp profile)")
+    monkeypatch.setattr(channel, "prepare", _with_a_dumpable_runner)
+    verdict = _grade(task, tmp_path, *KINDS[kind].spellings[spelling])
+    assert verdict.ok, verdict.detail
+    # the forged stream's final record is the cheat's, and says nothing of the memory
+    assert verdict.evidence["memory_guard"] in ("dumpable: the guard is off", "unknown: the runner did not say")
+
+
+# The honest fix keeps passing, and its evidence says what kept the runner's memory
+def test_round12b_gold_is_solved_with_a_runner_not_dumpable(task, tmp_path, graded_in):  # noqa: F811
+    from tests.test_repair_redteam import GOLD
+
+    verdict = _grade(task, tmp_path, *GOLD)
+    assert verdict.ok, verdict.detail
+    assert verdict.evidence["memory_guard"] == "not dumpable", verdict.evidence

@@ -279,7 +279,7 @@ def run_tests(env: Env | Image, tree: Worktree, tests: list[str], test_cmd: str,
     cases = {node_key(node): outcome for node, outcome in found.items() if node not in copies.nodes}
     return TestRun(status, report.exit, round(report.seconds, 3), unsigned=report.unsigned, python=report.python,
                    cases=cases, audited=channel.audited(report), proc_guard=report.proc_guard,
-                   files_guard=report.files_guard)
+                   files_guard=report.files_guard, memory_guard=channel.memory_guard(report))
 
 
 GUARD_FILE = "guard.json"  # beside boot.py, which reads it (harness/boot.py, _places and _stand_ins)
