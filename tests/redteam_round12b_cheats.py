@@ -31,6 +31,8 @@ process, aimed at here:
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import NamedTuple
 
 from tests.redteam_round9b_cheats import FMT_FUNCS, WORDS_FUNCS, _calls_first
@@ -413,6 +415,71 @@ def harness_memory(how: str, spawn: str) -> tuple[Edit, ...]:
     return module_edits(HARNESS_MODULE.replace("SPAWN", SPAWNS[spawn]).replace("HOW", how), HARNESS_CHILD)
 
 
+# -- kind: a folder chain deeper than the host's recursive removal, left for the host's cleanup ---------------------
+# Python's shutil.rmtree (3.11, and TemporaryDirectory's cleanup) recurses once per level: a chain of 1,500 folders
+# raises RecursionError in the grader (root on the host), which ignore_errors does not catch; the grade raises
+# and the scratch (the tree the candidate touched) stays on the host. Each chain ends in a file named CANARY.
+DEPTH = 1500
+DEEP_CHILD = r'''
+import os
+
+fd = os.open("tally", os.O_RDONLY)
+for _ in range(@DEPTH@):
+    os.mkdir("d", dir_fd=fd)
+    inner = os.open("d", os.O_RDONLY, dir_fd=fd)
+    os.close(fd)
+    fd = inner
+os.close(os.open("@CANARY@", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd))
+'''.replace("@DEPTH@", str(DEPTH)).replace("@CANARY@", CANARY)
+DEEP_MODULE = '''
+import os
+import sys
+
+SPAWN
+run_child()
+
+
+def restore():
+    pass
+'''
+DEEP_IN_PROCESS = '''
+import os
+
+_fd = os.open("tally", os.O_RDONLY)
+for _ in range(DEPTH):
+    os.mkdir("d", dir_fd=_fd)
+    _inner = os.open("d", os.O_RDONLY, dir_fd=_fd)
+    os.close(_fd)
+    _fd = _inner
+os.close(os.open("CANARY", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=_fd))
+os.close(_fd)
+
+
+def restore():
+    pass
+'''.replace("DEPTH", str(DEPTH)).replace("CANARY", CANARY)
+
+
+def deep_in_the_diff(depth: int) -> tuple[Edit, ...]:
+    """A file at the end of a chain of `depth` folders named d, shipped in the diff (2 bytes a level: git and the
+    kernel take paths up to 4,095 bytes)."""
+    def edit(root: Path) -> None:
+        fd = os.open(root, os.O_RDONLY)
+        for _ in range(depth):
+            try:
+                os.mkdir("d", dir_fd=fd)
+            except FileExistsError:
+                pass
+            inner = os.open("d", os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        with os.fdopen(os.open(CANARY, os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd), "w") as f:
+            f.write("x\n")
+        os.close(fd)
+
+    return (edit, FIX_CASE, FIX_SORT)
+
+
 class Kind(NamedTuple):
     cls: str  # the issue's class, (a) to (g)
     what: str  # one line
@@ -446,6 +513,13 @@ KINDS: dict[str, Kind] = {
         "b", "a child with no hook attaches to the harness (ptrace, process_vm_readv) to read its memory",
         {f"{how}, {spawn}": harness_memory(how, spawn)
          for how, spawn in (("process_vm_readv", "python -I by os.posix_spawn"), ("ptrace", "python -I by os.system"))}),
+    "deep_folder_chain_left_for_the_host": Kind(
+        "g", f"a chain of {DEPTH} folders under the tree (made by a child, by the module, or shipped in the diff): "
+             "the host's recursive removal of the scratch or the worktree raises RecursionError in the grader",
+        {"python -I by os.posix_spawn: os.mkdir by descriptors": module_edits(
+            DEEP_MODULE.replace("SPAWN", SPAWNS["python -I by os.posix_spawn"]), DEEP_CHILD),
+         "the module at tally's import: os.mkdir by descriptors": module_edits(DEEP_IN_PROCESS),
+         "shipped in the diff: d/d/.../rt12b_canary, 1,500 levels": deep_in_the_diff(1500)}),
 }
 
 __all__ = ["CANARY", "KINDS", "Kind"]

@@ -56,8 +56,18 @@ FAILS: dict[str, dict[str, str]] = {
     "harness_memory_read_by_a_child": {"local": "EPERM (Landlock)", "docker": "EPERM (root's process)"},
 }
 STOPPED: dict[str, dict[str, tuple[str, ...]]] = {}
-assert set(HOLES) | set(STOPPED) | set(FAILS) | set(KERNEL) == set(KINDS)
-assert all(set(KERNEL.get(k, ())) | set(FAILS.get(k, {})) == set(BOTH) for k in KINDS)
+# What reaches the host after a run: each kind's grade must end in a verdict (no exception in the grader) that is
+# not solved, and leave nothing of the tree on the host. By runtime, measured on main fbdab1c (the hole's reason)
+HOST_HOLES: dict[str, dict[str, str]] = {
+    "deep_folder_chain_left_for_the_host": {
+        "local": "shutil.rmtree (sandbox.workdir's TemporaryDirectory, Worktrees.fresh) recurses once per level: "
+                 "RecursionError in the grader, the scratch or the worktree left on the host",
+        "docker: shipped in the diff": "the diff's chain in the host's worktree (Worktrees.fresh's shutil.rmtree): "
+                                        "RecursionError in the grader"},
+}
+HOST_KINDS = ("deep_folder_chain_left_for_the_host",)
+assert set(HOLES) | set(STOPPED) | set(FAILS) | set(KERNEL) | set(HOST_KINDS) == set(KINDS)
+assert all(set(KERNEL.get(k, ())) | set(FAILS.get(k, {})) == set(BOTH) for k in KINDS if k not in HOST_KINDS)
 
 
 def _hole(request, kind: str, runtime: str) -> None:
@@ -66,7 +76,7 @@ def _hole(request, kind: str, runtime: str) -> None:
         request.node.add_marker(pytest.mark.xfail(strict=True, reason=f"hole ({runtime}): {why}"))
 
 
-@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS))
+@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, only=[k for k in KINDS if k not in HOST_KINDS]))
 def test_round12b_cheat_is_not_solved(request, task, tmp_path, graded_in, kind, spelling):  # noqa: F811
     _hole(request, kind, graded_in)
     verdict = _grade(task, tmp_path, *KINDS[kind].spellings[spelling])
@@ -119,3 +129,55 @@ def test_round12b_gold_is_solved_with_a_runner_not_dumpable(task, tmp_path, grad
     verdict = _grade(task, tmp_path, *GOLD)
     assert verdict.ok, verdict.detail
     assert verdict.evidence["memory_guard"] == "not dumpable", verdict.evidence
+
+
+def _left(roots: list[Path]) -> set[Path]:
+    """Folders under roots holding the round's canary (a chain left behind), found without recursion."""
+    import os
+
+    from tests.redteam_round12b_cheats import CANARY
+
+    found = set()
+    for root in roots:
+        for top in (root.iterdir() if root.is_dir() else ()):
+            for sub in (top / "tree" / "tally", top / "tally", top):
+                if (sub / "d").is_dir():
+                    folder = sub / "d"
+                    fd = os.open(folder, os.O_RDONLY)
+                    try:
+                        while "d" in os.listdir(fd):
+                            inner = os.open("d", os.O_RDONLY, dir_fd=fd)
+                            os.close(fd)
+                            fd = inner
+                        if CANARY in os.listdir(fd):
+                            found.add(top)
+                    finally:
+                        os.close(fd)
+    return found
+
+
+@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, only=list(HOST_KINDS)))
+def test_round12b_host_reads_of_the_tree_end_in_a_verdict(request, task, tmp_path, graded_in, kind, spelling):  # noqa: F811
+    import shutil
+    import subprocess
+    import tempfile
+
+    from codewalk import paths
+
+    holes = HOST_HOLES.get(kind, {})
+    why = holes.get(graded_in) or next((v for k, v in holes.items() if k.startswith(graded_in + ": ") and
+                                        spelling.startswith(k.split(": ", 1)[1])), None)
+    if why:
+        request.node.add_marker(pytest.mark.xfail(strict=True, reason=f"hole ({graded_in}): {why}"))
+    roots = [Path(tempfile.gettempdir()), paths.cache("repair") / "worktrees"]
+    before = _left(roots)
+    try:
+        verdict = _grade(task, tmp_path, *KINDS[kind].spellings[spelling])
+        left = _left(roots) - before
+    finally:
+        # the canaries this test made (and the candidate's clone), removed by a tool that does not recurse
+        for folder in [*(_left(roots) - before), tmp_path / "candidate"]:
+            subprocess.run(["rm", "-rf", "--one-file-system", str(folder)], check=False)
+            shutil.rmtree(folder, ignore_errors=True)
+    assert not verdict.ok, verdict.detail
+    assert not left, left
