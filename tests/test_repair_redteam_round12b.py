@@ -58,13 +58,10 @@ FAILS: dict[str, dict[str, str]] = {
 STOPPED: dict[str, dict[str, tuple[str, ...]]] = {}
 # What reaches the host after a run: each kind's grade must end in a verdict (no exception in the grader) that is
 # not solved, and leave nothing of the tree on the host. By runtime, measured on main fbdab1c (the hole's reason)
-HOST_HOLES: dict[str, dict[str, str]] = {
-    "deep_folder_chain_left_for_the_host": {
-        "local": "shutil.rmtree (sandbox.workdir's TemporaryDirectory, Worktrees.fresh) recurses once per level: "
-                 "RecursionError in the grader, the scratch or the worktree left on the host",
-        "docker: shipped in the diff": "the diff's chain in the host's worktree (Worktrees.fresh's shutil.rmtree): "
-                                        "RecursionError in the grader"},
-}
+# After the fix (sandbox.remove_tree: no recursion, descriptors one name at a time, deep folders moved up first), in
+# sandbox.workdir, Worktrees.fresh and the other removals of a tree code wrote: each grade ends in a verdict (no rule
+# code: the run's own W1 failure, or the static refusal of the diff) and nothing is left on the host.
+HOST_HOLES: dict[str, dict[str, str]] = {}
 HOST_KINDS = ("deep_folder_chain_left_for_the_host",)
 assert set(HOLES) | set(STOPPED) | set(FAILS) | set(KERNEL) | set(HOST_KINDS) == set(KINDS)
 assert all(set(KERNEL.get(k, ())) | set(FAILS.get(k, {})) == set(BOTH) for k in KINDS if k not in HOST_KINDS)
