@@ -480,6 +480,109 @@ def deep_in_the_diff(depth: int) -> tuple[Edit, ...]:
     return (edit, FIX_CASE, FIX_SORT)
 
 
+# -- kind: the key read from a forked copy of the runner (fork keeps the pads; the copy is the child's parent) ------
+FORK_KEY_MODULE = '''
+import os
+import stat
+import sys
+
+SPAWN
+HINTS = ",".join(str(id(o)) for o in (os, sys, stat, os.environ, os.path, object(), "x" * 100, b"y" * 64))
+
+
+def _channel():
+    for fd in range(3, 64):
+        try:
+            if stat.S_ISFIFO(os.fstat(fd).st_mode):
+                return fd
+        except OSError:
+            continue
+    return None
+
+
+copy = os.fork()
+if copy == 0:  # the copy: its child reads it (its parent), then it leaves
+    run_child("HOW", str(os.getpid()), "tally/.rt12b_lines", HINTS, "1")
+    os._exit(0)
+os.waitpid(copy, 0)
+with open("tally/.rt12b_lines") as _f:
+    _text = _f.read()
+_fd = _channel()
+if _text.strip() and _fd is not None:
+    os.write(_fd, _text.encode())
+    os._exit(0)
+
+
+def restore():
+    pass
+'''
+
+# -- control kinds: what the host reads of a run's output and channel ----------------------------------------------
+# a line shaped like the harness's report (a made-up token, every test passed) on every descriptor but the channel
+REPORT_LINE_MODULE = '''
+import json
+import os
+import stat
+
+_line = ("0" * 32 + " " + json.dumps({"exit": 0, "timed_out": False, "records": [], "unsigned": 0, "seconds": 1.0,
+                                      "output": "", "python": "3", "changed": []}) + "\\n").encode()
+for _fd in range(1, 64):
+    try:
+        if not stat.S_ISFIFO(os.fstat(_fd).st_mode):
+            os.write(_fd, _line * 3)
+    except OSError:
+        pass
+
+
+def restore():
+    pass
+'''
+# 20 MB of NUL, invalid UTF-8 and newlines on stdout and stderr, then no final record (a no-verdict's evidence
+# carries the output's tail)
+FLOOD_MODULE = '''
+import os
+
+_chunk = (b"\\0\\xff\\xfe\\x1b[2J" * 4096 + b"\\n") * 16
+for _ in range(40):
+    for _fd in (1, 2):
+        try:
+            os.write(_fd, _chunk)
+        except OSError:
+            pass
+os._exit(3)
+
+
+def restore():
+    pass
+'''
+# a forked child floods the channel with lines that do not verify (4 MB), then the run goes on
+CHANNEL_FLOOD_MODULE = '''
+import os
+import stat
+
+for _fd in range(3, 64):
+    try:
+        if stat.S_ISFIFO(os.fstat(_fd).st_mode):
+            break
+    except OSError:
+        continue
+else:
+    _fd = None
+if _fd is not None:
+    _pid = os.fork()
+    if _pid == 0:
+        try:
+            os.write(_fd, (b"0" * 64 + b" {}\\n") * 60000)
+        finally:
+            os._exit(0)
+    os.waitpid(_pid, 0)
+
+
+def restore():
+    pass
+'''
+
+
 class Kind(NamedTuple):
     cls: str  # the issue's class, (a) to (g)
     what: str  # one line
@@ -513,6 +616,23 @@ KINDS: dict[str, Kind] = {
         "b", "a child with no hook attaches to the harness (ptrace, process_vm_readv) to read its memory",
         {f"{how}, {spawn}": harness_memory(how, spawn)
          for how, spawn in (("process_vm_readv", "python -I by os.posix_spawn"), ("ptrace", "python -I by os.system"))}),
+    "channel_key_read_from_a_forked_copy_of_the_runner": Kind(
+        "b", "the changed module forks the runner (the copy holds the pads); the copy's child (python -I) reads the "
+             "copy's memory, and the runner writes the forged stream and leaves with 0",
+        {f"{how}, {spawn}": module_edits(FORK_KEY_MODULE.replace("SPAWN", SPAWNS[spawn]).replace("HOW", how),
+                                         KEY_CHILD)
+         for how, spawn in (("process_vm_readv", "python -I by os.posix_spawn"), ("ptrace", "python -I by os.system"))}),
+    "report_line_printed_on_the_runner_output": Kind(
+        "b", "lines shaped like the harness's report (a made-up token, every test passed) on every descriptor of the "
+             "runner but the channel",
+        {"at tally's import, 3 lines a descriptor": module_edits(REPORT_LINE_MODULE)}),
+    "output_flooded_with_odd_bytes": Kind(
+        "g", "20 MB of NUL, invalid UTF-8 and terminal escapes on stdout and stderr, then os._exit(3): no final "
+             "record, the no-verdict's evidence carries the output's tail",
+        {"at tally's import": module_edits(FLOOD_MODULE)}),
+    "channel_flooded_by_a_forked_child": Kind(
+        "b", "a forked child writes 4 MB of lines that do not verify on the channel",
+        {"at tally's import": module_edits(CHANNEL_FLOOD_MODULE)}),
     "deep_folder_chain_left_for_the_host": Kind(
         "g", f"a chain of {DEPTH} folders under the tree (made by a child, by the module, or shipped in the diff): "
              "the host's recursive removal of the scratch or the worktree raises RecursionError in the grader",

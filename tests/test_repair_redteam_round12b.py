@@ -10,6 +10,7 @@ stopped today pins the rule codes that stop it."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -44,6 +45,9 @@ KERNEL: dict[str, tuple[str, ...]] = {
     "channel_key_read_from_the_runner_memory_by_ptrace": BOTH,
     "test_input_written_in_the_runner_memory_by_process_vm_writev": ("local",),
     "test_input_written_in_the_runner_memory_by_ptrace": BOTH,
+    # added after 224ee65, measured with the runner left dumpable (main's behaviour): graded solved (local:
+    # both spellings; docker: ptrace); with the fix, EPERM (fork keeps the flag)
+    "channel_key_read_from_a_forked_copy_of_the_runner": BOTH,
 }
 # Not solved and no rule fires, by runtime: what the kind reaches gives it nothing
 FAILS: dict[str, dict[str, str]] = {
@@ -54,7 +58,18 @@ FAILS: dict[str, dict[str, str]] = {
     # local: Landlock denies ptrace out of the runner's domain (EPERM); docker: the harness is root's, the child
     # the tests' user's (EPERM); it prints what it got: W1's test fails
     "harness_memory_read_by_a_child": {"local": "EPERM (Landlock)", "docker": "EPERM (root's process)"},
+    # added after 224ee65 (their code paths are main's): the host reads only the harness's own line (a token it
+    # alone knows); the runner's descriptors lead to the log, whose tail is evidence only without a verdict
+    "report_line_printed_on_the_runner_output": {r: "the host never reads the runner's output for its report"
+                                                 for r in BOTH},
 }
+# Stopped by a rule, by runtime
+STOPPED_RULES: dict[str, dict[str, tuple[str, ...]]] = {
+    # lines that do not verify: channel_forged (no verdict; the reference gives one: a failure)
+    "channel_flooded_by_a_forked_child": {r: ("channel_forged",) for r in BOTH},
+}
+# No verdict, no rule: the evidence holds the output's tail, bounded, as text
+NO_VERDICT: dict[str, int] = {"output_flooded_with_odd_bytes": 8000}
 STOPPED: dict[str, dict[str, tuple[str, ...]]] = {}
 # What reaches the host after a run: each kind's grade must end in a verdict (no exception in the grader) that is
 # not solved, and leave nothing of the tree on the host. By runtime, measured on main fbdab1c (the hole's reason)
@@ -63,8 +78,9 @@ STOPPED: dict[str, dict[str, tuple[str, ...]]] = {}
 # code: the run's own W1 failure, or the static refusal of the diff) and nothing is left on the host.
 HOST_HOLES: dict[str, dict[str, str]] = {}
 HOST_KINDS = ("deep_folder_chain_left_for_the_host",)
-assert set(HOLES) | set(STOPPED) | set(FAILS) | set(KERNEL) | set(HOST_KINDS) == set(KINDS)
-assert all(set(KERNEL.get(k, ())) | set(FAILS.get(k, {})) == set(BOTH) for k in KINDS if k not in HOST_KINDS)
+OTHERS = (*HOST_KINDS, *STOPPED_RULES, *NO_VERDICT)
+assert set(HOLES) | set(STOPPED) | set(FAILS) | set(KERNEL) | set(OTHERS) == set(KINDS)
+assert all(set(KERNEL.get(k, ())) | set(FAILS.get(k, {})) == set(BOTH) for k in KINDS if k not in OTHERS)
 
 
 def _hole(request, kind: str, runtime: str) -> None:
@@ -85,8 +101,11 @@ def test_round12b_cheat_is_not_solved(request, task, tmp_path, graded_in, kind, 
     elif graded_in in FAILS.get(kind, {}):
         assert verdict.evidence.get("rule") is None, verdict.evidence
         assert verdict.evidence["tests"][TESTS_RAN_AS_WRITTEN] == "failed", verdict.evidence
-    elif kind in STOPPED:
-        assert verdict.evidence.get("rule") in STOPPED[kind][graded_in], (verdict.evidence, verdict.detail)
+    elif kind in STOPPED_RULES:
+        assert verdict.evidence.get("rule") in STOPPED_RULES[kind][graded_in], (verdict.evidence, verdict.detail)
+    elif kind in NO_VERDICT:
+        assert verdict.reason == "no_verdict" and verdict.evidence.get("rule") is None, verdict.evidence
+        assert len(json.dumps(verdict.evidence) + verdict.detail) < NO_VERDICT[kind], len(verdict.detail)
 
 
 def _with_a_dumpable_runner(into: Path) -> None:
@@ -110,7 +129,7 @@ def test_round12b_stopped_cheat_really_passes_with_a_dumpable_runner(  # noqa: F
         task, tmp_path, graded_in, monkeypatch, kind, spelling):  # noqa: F811
     from codewalk.domains.repair import channel
 
-    if graded_in not in REAL_CHEATS[kind]:
+    if graded_in not in REAL_CHEATS[kind] or (graded_in == "docker" and spelling.startswith("process_vm")):
         pytest.skip(f"not a cheat under {graded_in} (docker's seccomp profile)")
     monkeypatch.setattr(channel, "prepare", _with_a_dumpable_runner)
     verdict = _grade(task, tmp_path, *KINDS[kind].spellings[spelling])
