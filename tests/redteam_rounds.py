@@ -26,16 +26,19 @@ def assert_not_solved(task, tmp_path, edits: Sequence, rules: Sequence[str | Non
 def _without_its_rules(into: Path) -> None:
     """The harness with the class guard off, the items' guard off (round 12c: each item runs what collection
     found), pytest's compiled copies of test modules read as pytest reads them (the harness's reader that always
-    misses left out), the kernel guard (Landlock: /proc and the test
-    files) off and the digests comparing content only (run.py's IDENTITY)."""
+    misses left out), the kernel guard (Landlock: /proc and the test files) off, the digests comparing content only
+    (run.py's IDENTITY) and the runner dumpable (boot.py's _not_dumpable: a non-dumpable runner's /proc/self/mem is
+    root's, which the tests' user in a container cannot open)."""
     from codewalk.domains.repair import channel
 
     _without_class_guard(into)
     boot = into / channel.BOOT
     text = boot.read_text(encoding="utf-8")
     assert "\n    _no_compiled_test_modules()\n" in text and "\nITEMS_GUARD = True" in text
+    assert "    memory = _not_dumpable()" in text  # and the runner left dumpable (round 12b)
     boot.write_text(text.replace("\n    _no_compiled_test_modules()\n", "\n").replace(
-        "\nITEMS_GUARD = True", "\nITEMS_GUARD = False"), encoding="utf-8")
+        "\nITEMS_GUARD = True", "\nITEMS_GUARD = False").replace(
+        "    memory = _not_dumpable()", '    memory = "dumpable: the guard is off"'), encoding="utf-8")
     runner = into / channel.RUNNER  # and run.py's kernel guard of /proc (harness/confine.py)
     text = runner.read_text(encoding="utf-8")
     assert "\nCONFINE = True" in text and "\nIDENTITY = True" in text  # and the digests' identity: content only

@@ -91,7 +91,7 @@ class LocalTestbed(Testbed):
         try:
             env = await anyio.to_thread.run_sync(build_testbed, spec, root / "testbed", True)
         except BaseException:
-            shutil.rmtree(root, ignore_errors=True)
+            sandbox.remove_tree(root)
             raise
         assert env is not None
         (root / "tmp").mkdir()
@@ -101,7 +101,7 @@ class LocalTestbed(Testbed):
     async def sample_cleanup(cls, task_name: str, config: Any, environments: dict[str, SandboxEnvironment],
                              interrupted: bool) -> None:
         for environment in environments.values():
-            shutil.rmtree(environment.as_type(LocalTestbed).root, ignore_errors=True)
+            sandbox.remove_tree(environment.as_type(LocalTestbed).root)  # the agent's: however deep
 
     async def exec(self, cmd: list[str], input: str | bytes | None = None, cwd: str | None = None,
                    env: dict[str, str] | None = None, user: str | None = None, timeout: int | None = None,

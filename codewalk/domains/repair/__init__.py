@@ -547,9 +547,11 @@ def _changed(patch: str) -> list[str]:
 def _runtime_layer(run: TestRun) -> dict[str, Any]:
     """What a verdict rests on at run time: the audit hook, or (Python 3.7 and older) the static layer alone;
     and what kept the tests from the process's files (/proc): the kernel (Landlock), or the hook alone; and
-    what kept the test files from every process of the run: the kernel (Landlock), or the hook and digests."""
+    what kept the test files from every process of the run: the kernel (Landlock), or the hook and digests; and
+    what kept the runner's memory from the processes it starts: "not dumpable" (no ptrace, no process_vm_*)."""
     guard = {"proc_guard": run.proc_guard or "unknown: the harness did not say",
-             "files_guard": run.files_guard or "unknown: the harness did not say"}
+             "files_guard": run.files_guard or "unknown: the harness did not say",
+             "memory_guard": run.memory_guard or "unknown: the runner did not say"}
     if run.audited:
         return {"runtime_guard": "audit hook and report path check", **guard}
     return {"runtime_guard": f"none: python {run.python} has no audit hooks (3.8+); graded on the static layer "

@@ -78,6 +78,12 @@ def audited(report: Report) -> bool:
     return any(r.get("audit") for r in report.records if "end" in r)
 
 
+def memory_guard(report: Report) -> str:
+    """What kept the runner's memory (the channel's key, the tests' objects) from the processes the tests start,
+    as its final record says: "not dumpable" (harness/boot.py's _not_dumpable), or why not; "" without one."""
+    return next((str(r.get("memory", "")) for r in reversed(report.records) if "end" in r), "")
+
+
 def prepare(into: Path) -> None:
     """Write the harness (its script and the test runner it starts) into a directory."""
     for name in (RUNNER, BOOT, CONFINE):

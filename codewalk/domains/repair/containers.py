@@ -49,6 +49,7 @@ from codewalk.runtime.locks import locked
 
 from . import channel
 from .git import digest, git, network_env
+from .guard import walk
 from .runs import EnvSpec, Image
 from .warm import Agent, Spares, Started
 
@@ -431,7 +432,14 @@ def _archive(work: Path, harness: Path, config: bytes, user: int) -> bytes:
         return set_owner
 
     with tarfile.open(fileobj=data, mode="w") as tar:
-        tar.add(work, arcname=TREE.lstrip("/"), filter=owned(user))
+        # entry by entry, top-down (tarfile.add recurses once per folder level: a chain of 1,500 folders in a diff
+        # raised RecursionError in the grader; round 12b), links stored as links
+        for top, dirs, files in walk(work):
+            inside = Path(top).relative_to(work)
+            arc = TREE.lstrip("/") + ("" if inside == Path(".") else "/" + inside.as_posix())
+            tar.add(top, arcname=arc, recursive=False, filter=owned(user))
+            for name in [*files, *(d for d in dirs if os.path.islink(os.path.join(top, d)))]:
+                tar.add(os.path.join(top, name), arcname=arc + "/" + name, recursive=False, filter=owned(user))
         tar.add(harness, arcname=HARNESS.lstrip("/"), filter=owned(0))
         info = tarfile.TarInfo(f"{HARNESS.lstrip('/')}/config.json")
         info.size, info.mode = len(config), 0o600

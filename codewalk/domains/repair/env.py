@@ -36,6 +36,7 @@ from codewalk.runtime.locks import locked
 
 from . import channel
 from .git import Worktree, digest, network_env
+from .guard import walk
 from .junit import node_key
 from .runs import Env, EnvSpec, Image, TestRun, in_container
 
@@ -102,7 +103,7 @@ class Envs:
         return env
 
     def _build(self, path: Path, exe: str, spec: EnvSpec, used: str, notes: list[str], tree: Worktree) -> Env:
-        shutil.rmtree(path, ignore_errors=True)
+        sandbox.remove_tree(path)  # a failed build's: install commands ran there
         path.mkdir(parents=True)  # it exists before the sandbox binds it writable
         self.pip_cache.mkdir(parents=True, exist_ok=True)
         self._step([exe, "-m", "venv", str(path)], tree.path, "create the virtualenv", path, exe)
@@ -257,7 +258,8 @@ def run_tests(env: Env | Image, tree: Worktree, tests: list[str], test_cmd: str,
         token = secrets.token_hex(16)
         # the tests' files, the copies and every conftest.py, digested before and after the run; not when
         # the run is in the worktree itself (mining), whose files stay writable
-        conftests = sorted(str(p.relative_to(work)) for p in work.rglob("conftest.py") if ".git" not in p.parts)
+        conftests = sorted(str(Path(top, "conftest.py").relative_to(work)) for top, _, files in walk(work)
+                           if "conftest.py" in files and ".git" not in Path(top).relative_to(work).parts)
         guard = {"changed": watched,
                  "protected": [*present, *copies.files, *conftests] if fresh or in_container(env) else []}
         try:
@@ -279,7 +281,7 @@ def run_tests(env: Env | Image, tree: Worktree, tests: list[str], test_cmd: str,
     cases = {node_key(node): outcome for node, outcome in found.items() if node not in copies.nodes}
     return TestRun(status, report.exit, round(report.seconds, 3), unsigned=report.unsigned, python=report.python,
                    cases=cases, audited=channel.audited(report), proc_guard=report.proc_guard,
-                   files_guard=report.files_guard)
+                   files_guard=report.files_guard, memory_guard=channel.memory_guard(report))
 
 
 GUARD_FILE = "guard.json"  # beside boot.py, which reads it (harness/boot.py, _places and _stand_ins)

@@ -121,7 +121,7 @@ class Worktree:
         # Replaced in one step where it can be: `git worktree prune` (another slot's checkout) removes the
         # administrative folder of a worktree whose .git is missing, even for a moment.
         if link.is_dir() and not link.is_symlink():
-            shutil.rmtree(link)
+            sandbox.remove_tree(link)  # code's: however deep, nothing recurses
         fresh = self.path / f".git-{os.getpid()}.tmp"
         fresh.write_text(text)
         os.replace(fresh, link)
@@ -214,10 +214,10 @@ class Worktree:
             elif os.path.lexists(target):
                 target.unlink()
             if source.is_symlink():
-                target.parent.mkdir(parents=True, exist_ok=True)
+                _folders(into, path)
                 os.symlink(os.readlink(source), target)
             elif source.is_file():
-                target.parent.mkdir(parents=True, exist_ok=True)
+                _folders(into, path)
                 shutil.copy2(source, target)
 
     def tree_with(self, base: str, patch: str) -> str | None:
@@ -263,7 +263,7 @@ class Worktrees:
         if reused:
             return
         with locked(mirror.parent / (mirror.name + ".lock")):  # worktree bookkeeping lives in the mirror
-            shutil.rmtree(tree.path, ignore_errors=True)
+            sandbox.remove_tree(tree.path)
             git(["worktree", "prune"], mirror, timeout=self.timeout, git_dir=mirror)
             tree.path.parent.mkdir(parents=True, exist_ok=True)
             git(["worktree", "add", "--detach", "--force", str(tree.path), tree.commit], mirror,
@@ -281,9 +281,26 @@ class Worktrees:
         try:
             yield tree
         finally:
-            shutil.rmtree(path, ignore_errors=True)
+            sandbox.remove_tree(path)  # the candidate's diff landed here: however deep
             with locked(mirror.parent / (mirror.name + ".lock")):
                 git(["worktree", "prune"], mirror, timeout=self.timeout, check=False, git_dir=mirror)
+
+
+def _folders(root: Path, path: str) -> None:
+    """The folders above path under root made, one name at a time (Path.mkdir(parents=True) recurses once per
+    level: a diff's chain of 1,500 folders raised in the grader; round 12b), no link followed."""
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for part in Path(path).parts[:-1]:
+            try:
+                os.mkdir(part, dir_fd=fd)
+            except FileExistsError:
+                pass
+            inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+    finally:
+        os.close(fd)
 
 
 def admin_folder(mirror: Path, tree: Path) -> Path | None:

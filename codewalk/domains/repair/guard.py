@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -32,7 +32,7 @@ def snapshot(root: Path) -> dict[str, Entry]:
     """Every path under root as it is on disk (git's link file `.git` at the top aside): regular files by
     content and executable bit, symlinks by target (never followed), empty directories, anything else."""
     out: dict[str, Entry] = {}
-    for top, dirs, files in os.walk(root):
+    for top, dirs, files in walk(root):
         here = Path(top)
         rel = here.relative_to(root).as_posix()
         prefix = "" if rel == "." else rel + "/"
@@ -51,6 +51,32 @@ def snapshot(root: Path) -> dict[str, Entry]:
                 out[prefix + name] = ("other", stat.S_IFMT(info.st_mode))
         dirs[:] = [d for d in dirs if not (not prefix and d == ".git")]
     return out
+
+
+def walk(root: Path) -> Iterator[tuple[str, list[str], list[str]]]:
+    """os.walk(root), top-down, links never entered, with a stack instead of recursion (os.walk recurses once
+    per folder level on Python 3.11: a chain of 1,500 folders in a diff raised RecursionError; round 12b); a
+    caller's pruning of `dirs` is kept. A folder that cannot be listed is left out, as os.walk does."""
+    stack = [str(root)]
+    while stack:
+        top = stack.pop()
+        dirs: list[str] = []
+        files: list[str] = []
+        links: set[str] = set()
+        try:
+            with os.scandir(top) as found:
+                for entry in found:
+                    try:
+                        is_dir = entry.is_dir()
+                    except OSError:
+                        is_dir = False
+                    (dirs if is_dir else files).append(entry.name)
+                    if is_dir and entry.is_symlink():
+                        links.add(entry.name)
+        except OSError:
+            continue
+        yield top, dirs, files
+        stack.extend(os.path.join(top, d) for d in reversed(dirs) if d not in links)
 
 
 def landed(before: dict[str, Entry], after: dict[str, Entry]) -> list[str]:

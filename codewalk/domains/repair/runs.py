@@ -97,6 +97,7 @@ class TestRun:
     audited: bool = False  # the run-time guard's audit hook watched the run (Python 3.8+)
     proc_guard: str = ""  # what kept the tests from /proc: "landlock ABI n" (the kernel), or "audit hook: why"
     files_guard: str = ""  # what kept the test files from every process of the run (channel.Report.files_guard)
+    memory_guard: str = ""  # what kept the runner's memory from the processes it starts (channel.memory_guard)
 
     def failing(self, tests: list[str]) -> list[str]:
         return [t for t in tests if self.status.get(t) != "passed"]

@@ -96,6 +96,7 @@ def main():
     # The first entry is this script's folder (the harness's): plain `pytest` has its console script's there,
     # the environment's bin folder, and never the harness's files (a tree module named `run` is the tree's).
     sys.path[0] = os.path.dirname(sys.executable)
+    memory = _not_dumpable()  # before the key is read: no process of the run may read or write this one's memory
     config = json.loads(os.environ.pop("CODEWALK_GUARD"))
     out = int(os.environ.pop("CODEWALK_OUTCOMES_FD"))
     key_fd = int(os.environ.pop("CODEWALK_KEY_FD"))
@@ -118,9 +119,37 @@ def main():
 
     _no_compiled_test_modules()
 
-    plugin = _Plugin(send, config["path"], audit, frozenset(changed), files[0])
+    plugin = _Plugin(send, config["path"], audit, frozenset(changed), files[0], memory)
     del send, config, files
     sys.exit(pytest.main(sys.argv[1:], plugins=[plugin]))
+
+
+def _not_dumpable():
+    """Make this process not dumpable (prctl PR_SET_DUMPABLE 0), before it reads the channel's key, and say what
+    keeps its memory (issue 51, round 12b). A process the tests start is in the runner's Landlock domain (which
+    denies ptrace only out of a domain) and of its uid, so where no Yama restricts ptrace the kernel let it
+    ptrace this process or process_vm_readv / process_vm_writev it: read the HMAC's pads and sign outcomes, or
+    rewrite the tests' constants. A process that is not dumpable can be reached so only with CAP_SYS_PTRACE,
+    which the tests' user has in neither runtime. The flag is kept across fork (a forked child holds the pads
+    too) and reset by exec (the program a test starts is dumpable, and holds nothing of this one). ctypes is
+    imported for the call and taken out of sys.modules after it, so what changed code imports first is as
+    before. Returns "not dumpable", or why not (then the memory is kept by nothing but the uid)."""
+    before = set(sys.modules)
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        zero = ctypes.c_ulong(0)
+        if libc.prctl(4, zero, zero, zero, zero) != 0:  # PR_SET_DUMPABLE
+            return "dumpable: prctl: " + os.strerror(ctypes.get_errno())
+        if libc.prctl(3, zero, zero, zero, zero) != 0:  # PR_GET_DUMPABLE: 0 now
+            return "dumpable: prctl did not hold"
+        return "not dumpable"
+    except (ImportError, OSError, AttributeError) as e:  # not Linux, or no ctypes
+        return "dumpable: " + str(e)
+    finally:
+        for name in set(sys.modules) - before:
+            del sys.modules[name]
 
 
 def _sender(out, key):
@@ -1382,9 +1411,10 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
 class _Plugin:
     """The harness's pytest plugin: the report path recorded before the tree is importable, each report sent."""
 
-    def __init__(self, send, paths, audit, changed=frozenset(), changed_module=None):
+    def __init__(self, send, paths, audit, changed=frozenset(), changed_module=None, memory=""):
         self._paths = paths
         self._audit = audit
+        self._memory = memory  # what keeps the runner's memory from the processes the tests start
         self._changed = changed
         self._changed_module = changed_module
         if audit:
@@ -1438,7 +1468,7 @@ class _Plugin:
 
     def pytest_sessionfinish(self, session, exitstatus):
         self._send({"end": int(exitstatus), "failed": int(getattr(session, "testsfailed", -1)),
-                    "audit": self._audit})
+                    "audit": self._audit, "memory": self._memory})
 
 
 def _stand_ins():
