@@ -260,3 +260,29 @@ def test_the_agents_testbed_is_the_x_g_the_verifier_runs_on(repair_store, tmp_pa
     assert git(["rev-parse", "HEAD^{tree}"], into, **where).stdout.strip() == x_g
     assert git(["rev-list", "--count", "HEAD"], into, **where).stdout.strip() == "1"
     assert git(["status", "--porcelain"], into, **where).stdout == ""
+
+
+@pytest.mark.parametrize("runtime", ["local", "docker"])
+def test_a_testbed_too_deep_to_copy_by_recursion_or_holding_repositories_is_exported_without_them(
+        repair_store, tmp_path, runtime):
+    """The agent's /testbed reaches the host by sandbox.copy_tree: a chain of 1,500 folders (shutil.copytree
+    raised RecursionError on it in the scorer) is left out past sandbox.DEPTH, and no `.git` at any level (a
+    folder, or a gitfile naming a folder elsewhere) reaches the host's git, which takes the diff."""
+    chain = "python -c \"import os\nfd = os.open('.', os.O_RDONLY)\nfor _ in range(1500):\n" \
+            "    os.mkdir('d', dir_fd=fd); fd = os.open('d', os.O_RDONLY, dir_fd=fd)\n" \
+            "os.close(os.open('deep.py', os.O_WRONLY | os.O_CREAT, dir_fd=fd))\""
+
+    def script(task: Task, messages: list[ChatMessage]) -> ModelOutput:
+        if _turn(messages) == 0:
+            return _call("bash", command=f"cd /testbed && git apply <<'EOF'\n{task.reference}EOF\n"
+                                         f"mkdir -p chain nested/.git && cd chain && {chain} && cd .. && "
+                                         "printf '[core]\\n\\tfsmonitor = false\\n' > nested/.git/config && "
+                                         "mkdir sub && echo 'gitdir: /tmp' > sub/.git")
+        return _call("submit")
+
+    log = _evaluate(repair_store, tmp_path, script, runtime=runtime, level=1)
+    for score in _scores(log).values():
+        assert score["value"] == 1.0, score
+        assert not [p for p in score["left_out"] if ".git" in p.split("/")], score["left_out"]
+        assert "deep.py" not in score["diff"] and ".git" not in score["diff"]
+        assert not [p for p in score["left_out"] if p.count("/") > sandbox.DEPTH], len(score["left_out"])

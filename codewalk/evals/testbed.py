@@ -27,7 +27,6 @@ import logging
 import os
 import secrets
 import shutil
-import stat
 import tarfile
 import tempfile
 from pathlib import Path, PurePosixPath
@@ -162,18 +161,8 @@ class LocalTestbed(Testbed):
         return data.decode() if text else data
 
     async def export(self, into: Path) -> None:
-        def ignored(folder: str, names: list[str]) -> list[str]:
-            # the agent's .git, and what is neither a file, a folder nor a link (a FIFO would block the copy)
-            odd = [n for n in names if not _plain(Path(folder) / n)]
-            return odd + [".git"] if folder == str(self.testbed) else odd
-
-        await anyio.to_thread.run_sync(functools.partial(shutil.copytree, self.testbed, into, symlinks=True,
-                                                         ignore=ignored))
-
-
-def _plain(path: Path) -> bool:
-    mode = path.lstat().st_mode
-    return stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode)
+        # the agent's files, folders and links, no .git at any level, nothing deeper than sandbox.DEPTH
+        await anyio.to_thread.run_sync(sandbox.copy_tree, self.testbed, into)
 
 
 # -- docker -------------------------------------------------------------------------------------------------
@@ -280,11 +269,10 @@ class DockerTestbed(Testbed):
     async def export(self, into: Path) -> None:
         def copy() -> None:
             stream, _ = self.container.get_archive(TESTBED)
-            with tempfile.TemporaryDirectory(prefix="codewalk-export-") as scratch:
+            with sandbox.workdir() as scratch:  # removed without recursing, however deep
                 with tarfile.open(fileobj=io.BytesIO(b"".join(stream))) as tar:
                     tar.extractall(scratch, filter=_safe)  # nothing lands outside scratch
-                shutil.copytree(Path(scratch) / "testbed", into, symlinks=True,
-                                ignore=lambda d, names: [".git"] if d == str(Path(scratch) / "testbed") else [])
+                sandbox.copy_tree(scratch / "testbed", into)  # as the local testbed's export
 
         await anyio.to_thread.run_sync(copy)
 
@@ -293,6 +281,9 @@ def _safe(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
     """tarfile's `data` filter, except that a member it refuses (a device, a FIFO, a link out of the
     tree) is left out rather than failing the copy: the agent may leave anything in /testbed."""
     if not (member.isreg() or member.isdir() or member.issym() or member.islnk()):
+        return None
+    parts = PurePosixPath(member.name).parts
+    if ".git" in parts or len(parts) > sandbox.DEPTH + 2:  # copy_tree leaves them out: not even extracted
         return None
     try:
         return tarfile.data_filter(member, dest)

@@ -534,3 +534,59 @@ def _quietly(call, *args, **kwargs) -> bool:  # type: ignore[no-untyped-def]
         return True
     except OSError:
         return False
+
+
+DEPTH = 64  # folders deeper than this below the top are left out of a copy (copy_tree): no honest edit is as deep
+
+
+def copy_tree(src: Path | str, dst: Path | str, depth: int = DEPTH) -> None:
+    """Copy what code left under src to dst (created): folders, regular files (their mode bits) and symbolic
+    links (as links, never followed), leaving out every `.git` (a folder or a file, at any level: a repository
+    the code made or pointed at is not read), what is neither (a FIFO would block, a device) and folders deeper
+    than `depth`. Nothing recurses (shutil.copytree does, once per folder level: a chain of 1,500 folders raised
+    RecursionError on the host, round 12b) and nothing on the way is followed: each folder and file is opened by
+    its name under its parent's descriptor with O_NOFOLLOW, so at most `depth` descriptors are open."""
+    Path(dst).mkdir(parents=True)
+    stack: list[tuple[int, Path, list[str]]] = []
+    try:
+        top = os.open(src, _DIR)
+        stack.append((top, Path(dst), _names(top)))
+        while stack:
+            fd, into, pending = stack[-1]
+            if not pending:
+                os.close(stack.pop()[0])
+                continue
+            name = pending.pop()
+            try:
+                mode = os.lstat(name, dir_fd=fd).st_mode
+                if stat.S_ISDIR(mode) and len(stack) <= depth:
+                    inner = os.open(name, _DIR, dir_fd=fd)
+                    try:
+                        (into / name).mkdir()
+                    except OSError:
+                        os.close(inner)
+                        raise
+                    stack.append((inner, into / name, _names(inner)))
+                elif stat.S_ISLNK(mode):
+                    os.symlink(os.readlink(name, dir_fd=fd), into / name)
+                elif stat.S_ISREG(mode):
+                    _copy_file(name, fd, into / name, stat.S_IMODE(mode))
+            except OSError:
+                continue  # gone, or a name too long at this depth: left out
+    finally:
+        for fd, _, _ in stack:
+            os.close(fd)
+
+
+def _names(fd: int) -> list[str]:
+    try:
+        return [n for n in os.listdir(fd) if n != ".git"]
+    except OSError:
+        return []
+
+
+def _copy_file(name: str, parent: int, to: Path, mode: int) -> None:
+    source = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=parent)
+    with open(source, "rb") as reader, open(to, "xb") as writer:
+        shutil.copyfileobj(reader, writer)
+    os.chmod(to, (mode & 0o777) | 0o600)
