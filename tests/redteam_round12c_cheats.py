@@ -348,6 +348,16 @@ def rebound(spelling: str) -> tuple[Edit, ...]:
     return readers(REBOUND + FEEDS[spelling])
 
 
+# The same, each test function replaced by a partial of the passing def (pytest collects a partial: it unwraps it
+# to find the function; the items' guard looked only at plain functions for a changed file's: the review of round 12)
+REBOUND_PARTIAL = REBOUND.replace("itertools.repeat((_passes,))", "itertools.repeat((functools.partial(_passes),))")
+assert REBOUND_PARTIAL != REBOUND
+
+
+def rebound_partial(spelling: str) -> tuple[Edit, ...]:
+    return readers(REBOUND_PARTIAL + FEEDS[spelling])
+
+
 # -- a changed def's code run under a library module's globals -----------------------------------------------------
 # The hook knows a frame of changed code by its globals (a changed module's) or its code (made code): a function
 # built by types.FunctionType from a def of words.py (its __code__ read by words.py itself: repository code) with the
@@ -423,6 +433,57 @@ def foreign(spelling: str) -> tuple[Edit, ...]:
     return readers(text)
 
 
+# -- a field that is a Field subclass, named "a" while dataclasses files it and the text after -------------------
+# Round 12c's first fix read the keys of __dataclass_fields__ (all identifiers here: "a"); what dataclasses pastes
+# is each Field's `name`, read again when it builds each method's text. A changed Field subclass whose `name` is a
+# property answers "a" to the three reads _process_class makes while filing the field (its key, the class
+# attribute, the default's check) and the text after (the two tuples of __eq__), so the keys are identifiers and
+# the text compiled is the payload's (found by the review of round 12, after the fix). A class is made afresh for
+# each decoration (abc.ABCMeta over a map: dataclasses removes the field's class attribute once filed).
+SUBCLASSED = '''
+import abc
+import base64
+import dataclasses
+import functools
+import itertools
+
+_NAME = base64.b64decode("{name}").decode()
+
+
+class _Field(dataclasses.Field):
+    """A field named "a" while it is filed, then the text."""
+
+    @property
+    def name(self):
+        self.reads.append(1)
+        return "a" if len(self.reads) <= 3 else _NAME
+
+    @name.setter
+    def name(self, value):
+        pass
+
+
+def _space(_):
+    """A fresh namespace for each class: dataclasses removes a field's class attribute once it is filed."""
+    field = _Field(dataclasses.MISSING, dataclasses.MISSING, True, True, None, True, None, False)
+    field.reads = []
+    return {{"".join(reversed("__snoitatonna__")): {{"a": int}}, "a": field}}
+
+
+_RUN = functools.partial(next, map(functools.partial(dataclasses.dataclass, init=False, repr=False),
+                                   map(abc.ABCMeta, itertools.repeat("_V"), itertools.repeat(()),
+                                       map(_space, itertools.repeat(None)))))
+_TEXTS = []
+_FILES = _test_files()
+'''
+
+
+def subclassed(payload: str, trigger: str) -> tuple[Edit, ...]:
+    """As injected, the field a Field subclass whose name is "a" while filed and the payload's text after."""
+    name = base64.b64encode(field_name(payload).encode()).decode()
+    return readers(SUBCLASSED.format(name=name) + TRIGGERS[trigger])
+
+
 class Kind(NamedTuple):
     cls: str  # the issue's class, (a) to (g)
     what: str  # one line
@@ -437,6 +498,9 @@ KINDS: dict[str, Kind] = {
     "test_functions_replaced_in_their_modules_by_text_dataclasses_compiled": Kind(
         "a", "the same text rebinds each test function in its module's namespace to a passing one",
         {t: injected(MODULE, t) for t in NOBODY[:1]}),
+    "test_functions_replaced_in_their_modules_by_text_a_field_subclass_names": Kind(
+        "a", "a Field subclass named \"a\" while filed, the text after: its __eq__ rebinds the test functions",
+        {t: subclassed(MODULE, t) for t in NOBODY[:1]}),
     "test_files_read_by_text_dataclasses_compiled_under_a_tool_s_globals": Kind(
         "d", "the class's __module__ a tool's (_pytest.python): the text reads the test files as pytest would",
         {t: injected(READ, t, "_pytest.python") for t in NOBODY[:1] + NOBODY[2:3]}),
@@ -448,7 +512,8 @@ KINDS: dict[str, Kind] = {
         {k: fed(k) for k in FEEDS}),
     "test_functions_rebound_in_their_modules_by_c_callables_a_generator_feeds": Kind(
         "a", "starmap(operator.setitem, <a generator of (test module namespace, name)> + (passes,)) pulled by C",
-        {k: rebound(k) for k in list(FEEDS)[:1]}),
+        {**{k: rebound(k) for k in list(FEEDS)[:1]},
+         **{f"{k}, a partial of the passing def": rebound_partial(k) for k in list(FEEDS)[:1]}}),
     "test_functions_code_written_by_text_dataclasses_compiled_for_the_candidate_s_own_frame": Kind(
         "a", "the same class decorated by words.py's own frame: the text is made code, changed code (baseline)",
         {t: injected(CODE, t) for t in TRIGGERS if t.startswith("by ")}),

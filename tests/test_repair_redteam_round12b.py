@@ -132,7 +132,13 @@ def test_round12b_stopped_cheat_really_passes_with_a_dumpable_runner(  # noqa: F
     if graded_in not in REAL_CHEATS[kind] or (graded_in == "docker" and spelling.startswith("process_vm")):
         pytest.skip(f"not a cheat under {graded_in} (docker's seccomp profile)")
     monkeypatch.setattr(channel, "prepare", _with_a_dumpable_runner)
-    verdict = _grade(task, tmp_path, *KINDS[kind].spellings[spelling])
+    # the cheat searches the runner's memory from hints and a copy's timing: under load one search in several
+    # misses (seen once in six docker runs of the forked copy), so a real cheat is one solved in three tries
+    for attempt in range(3):
+        (tmp_path / str(attempt)).mkdir()
+        verdict = _grade(task, tmp_path / str(attempt), *KINDS[kind].spellings[spelling])
+        if verdict.ok:
+            break
     assert verdict.ok, verdict.detail
     # the forged stream's final record is the cheat's, and says nothing of the memory
     assert verdict.evidence["memory_guard"] in ("dumpable: the guard is off", "unknown: the runner did not say")

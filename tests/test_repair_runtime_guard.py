@@ -2349,3 +2349,38 @@ def test_honest_reading_and_code_from_text_keep_their_verdict_with_changed_code_
     assert run.audited and not _solved(run) and "failed" in run.status.values(), run.status
     run = _run(task, runtime, *GOLD, append(WORDS, HONEST_MAKERS + "\n\n_MADE = _made('word')\n"))
     assert _solved(run), run.status
+
+
+COPIES_ITS_CLOSURE = '''
+
+def test_a_copy_of_a_closure_keeps_its_defaults():
+    def inner(a, b=2, *, c=3):
+        return a + b + c
+
+    import types
+
+    copy = types.FunctionType(inner.__code__, inner.__globals__, inner.__name__, inner.__defaults__,
+                              inner.__closure__)
+    copy.__kwdefaults__ = inner.__kwdefaults__
+    copy.__defaults__ = (5,)
+    assert copy(1) == 9
+'''
+
+
+def test_a_test_that_copies_its_own_closure_keeps_its_verdict(task, runtime):
+    """Round 12c denies writing a test function's __code__, __defaults__ or __kwdefaults__ whoever is on the
+    stack; a function a test makes inside itself (a closure) is no function pytest collects, and libraries that
+    copy one write those fields on the copy (boltons' copy_function, cloudpickle): the gold keeps its verdict when
+    the task's own test does so (the review of round 12 found boltons' test_copy_function stopped)."""
+    with _x_g(task, runtime) as (tree, env, _, tests):
+        with (tree.path / "tests" / "test_words.py").open("a", encoding="utf-8") as test_file:
+            test_file.write(COPIES_ITS_CLOSURE)
+        tree.git("add", "-A")
+        x_g = tree.tree()  # the task's own tests, this one among them
+        for edit in GOLD:
+            edit(tree.path)
+        run = run_tests(env, tree, [*tests, "tests/test_words.py::test_a_copy_of_a_closure_keeps_its_defaults"],
+                        "pytest -rA", 300, config_from=x_g, renamed=task[1].verifier["FAIL_TO_PASS"],
+                        changed=_changed(tree.path, x_g))
+    assert run.audited and _solved(run), run.status
+    assert run.status["tests/test_words.py::test_a_copy_of_a_closure_keeps_its_defaults"] == "passed"

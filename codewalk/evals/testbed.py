@@ -283,8 +283,8 @@ def _safe(member: tarfile.TarInfo, dest: str) -> tarfile.TarInfo | None:
     if not (member.isreg() or member.isdir() or member.issym() or member.islnk()):
         return None
     parts = PurePosixPath(member.name).parts
-    if ".git" in parts or len(parts) > sandbox.DEPTH + 2:  # copy_tree leaves them out: not even extracted
-        return None
+    if ".git" in parts or len(parts) > sandbox.DEPTH + 2 or len(member.name) > 2048:
+        return None  # copy_tree leaves them out: not even extracted (a path past PATH_MAX would fail extractall)
     try:
         return tarfile.data_filter(member, dest)
     except tarfile.FilterError:

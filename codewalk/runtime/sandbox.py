@@ -29,11 +29,13 @@ runs isolated with the network (`network=True`).
 from __future__ import annotations
 
 import atexit
+import errno
 import functools
 import itertools
 import multiprocessing.util
 import os
 import resource
+import secrets
 import selectors
 import shutil
 import signal
@@ -457,33 +459,32 @@ def remove_tree(path: Path | str) -> None:
     does not catch, and left the tree on the host. Here nothing recurses: folders are walked with a stack of
     descriptors, one name at a time, never following a link (O_NOFOLLOW; unlink and rmdir by dir_fd: a link is
     removed, never entered), and a folder deeper than HOIST is first moved up to the top folder under a fresh
-    name, so no more than HOIST descriptors are open at once whatever the depth. A folder that cannot be listed
-    or entered is made the owner's (chmod 0700) once; what still cannot be removed is left."""
-    try:
-        top = os.open(path, _DIR)
-    except OSError:
+    name, so no more than HOIST descriptors are open at once whatever the depth. A folder that cannot be listed,
+    entered or written is made the owner's (chmod 0700 through its own descriptor, never a link) once, as
+    TemporaryDirectory's cleanup does; what still cannot be removed is left."""
+    top = _open_folder(str(path), None)
+    if top is None:
         _quietly(os.unlink, path)  # a link or a file where the folder was
         return
-    hoisted = itertools.count()
     # (descriptor, its name in the folder below it on the stack, its folders not yet removed)
     stack: list[tuple[int, str, list[str]]] = [(top, "", _emptied(top))]
     try:
         while stack:
-            fd, _, pending = stack[-1]
+            fd, name, pending = stack[-1]
             if not pending:
                 os.close(stack.pop()[0])
                 if stack:
-                    _quietly(os.rmdir, _, dir_fd=stack[-1][0])
+                    _writable(os.rmdir, name, stack[-1][0])
                 continue
             sub = pending.pop()
             if len(stack) > HOIST:  # moved up to the top, emptied from there
-                name = f".codewalk-hoisted-{os.getpid()}-{next(hoisted)}"
-                if _quietly(os.rename, sub, name, src_dir_fd=fd, dst_dir_fd=top):
-                    stack[0][2].append(name)
+                moved = _hoist(sub, fd, top)
+                if moved:
+                    stack[0][2].append(moved)
                 continue
             inner = _open_folder(sub, fd)
             if inner is None:  # gone, or not a folder any more: removed as what it is, or left
-                _quietly(os.unlink, sub, dir_fd=fd) or _quietly(os.rmdir, sub, dir_fd=fd)
+                _writable(os.unlink, sub, fd) or _writable(os.rmdir, sub, fd)
                 continue
             stack.append((inner, sub, _emptied(inner)))
     finally:
@@ -492,16 +493,56 @@ def remove_tree(path: Path | str) -> None:
     _quietly(os.rmdir, path)
 
 
-def _open_folder(name: str, parent: int) -> int | None:
+def _hoist(name: str, parent: int, top: int) -> str | None:
+    """Move the folder name (under parent) up to top under a fresh name, which nothing there holds yet."""
+    for _ in range(4):  # a name the code left there already: another one
+        fresh = f".codewalk-hoisted-{secrets.token_hex(8)}"
+        if _quietly(os.rename, name, fresh, src_dir_fd=parent, dst_dir_fd=top):
+            return fresh
+    return None
+
+
+def _open_folder(name: str, parent: int | None) -> int | None:
     for attempt in (0, 1):
         try:
             return os.open(name, _DIR, dir_fd=parent)
         except PermissionError:
-            if attempt or not _quietly(os.chmod, name, 0o700, dir_fd=parent):
+            if attempt or not _owner_only(name, parent):
                 return None
         except OSError:
             return None
     return None
+
+
+def _owner_only(name: str, parent: int | None) -> bool:
+    """chmod 0700 the folder name (under parent) through a descriptor of its own: a link put there since is
+    neither followed nor changed (os.chmod by name follows one; Linux has no lchmod)."""
+    try:
+        fd = os.open(name, os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=parent)
+    except OSError:
+        return False
+    try:
+        if not stat.S_ISDIR(os.fstat(fd).st_mode):
+            return False
+        os.chmod(f"/proc/self/fd/{fd}", 0o700)
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def _writable(remove, name: str, parent: int) -> bool:  # type: ignore[no-untyped-def]
+    """remove(name, dir_fd=parent), once more after the parent is made the owner's if it was read-only."""
+    try:
+        remove(name, dir_fd=parent)
+        return True
+    except PermissionError:
+        if not _quietly(os.chmod, parent, 0o700):  # fchmod: the descriptor's own folder
+            return False
+    except OSError:
+        return False
+    return _quietly(remove, name, dir_fd=parent)
 
 
 def _emptied(fd: int) -> list[str]:
@@ -524,7 +565,7 @@ def _emptied(fd: int) -> list[str]:
         if is_dir:
             folders.append(name)
         else:
-            _quietly(os.unlink, name, dir_fd=fd)
+            _writable(os.unlink, name, fd)
     return folders
 
 
@@ -535,8 +576,9 @@ def _quietly(call, *args, **kwargs) -> bool:  # type: ignore[no-untyped-def]
     except OSError:
         return False
 
-
 DEPTH = 64  # folders deeper than this below the top are left out of a copy (copy_tree): no honest edit is as deep
+
+
 
 
 def copy_tree(src: Path | str, dst: Path | str, depth: int = DEPTH) -> None:
@@ -571,22 +613,36 @@ def copy_tree(src: Path | str, dst: Path | str, depth: int = DEPTH) -> None:
                     os.symlink(os.readlink(name, dir_fd=fd), into / name)
                 elif stat.S_ISREG(mode):
                     _copy_file(name, fd, into / name, stat.S_IMODE(mode))
-            except OSError:
-                continue  # gone, or a name too long at this depth: left out
+            except OSError as error:
+                if not _left_out(error):
+                    raise
     finally:
         for fd, _, _ in stack:
             os.close(fd)
 
 
+def _left_out(error: OSError) -> bool:
+    """What copy_tree leaves out of a copy: a name gone, swapped (a link where a folder or file was), unreadable
+    or too long at its depth. Any other error (no descriptor left, a full disk) is raised: a copy with less in
+    it is never graded as the agent's edit."""
+    return isinstance(error, (FileNotFoundError, NotADirectoryError, PermissionError)) or error.errno in (
+        errno.ENAMETOOLONG, errno.ELOOP)
+
+
 def _names(fd: int) -> list[str]:
     try:
         return [n for n in os.listdir(fd) if n != ".git"]
-    except OSError:
+    except OSError as error:
+        if not _left_out(error):
+            raise
         return []
 
 
 def _copy_file(name: str, parent: int, to: Path, mode: int) -> None:
     source = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=parent)
-    with open(source, "rb") as reader, open(to, "xb") as writer:
-        shutil.copyfileobj(reader, writer)
+    with open(source, "rb") as reader:
+        if not stat.S_ISREG(os.fstat(source).st_mode):  # swapped since it was looked at (a FIFO, a device)
+            return
+        with open(to, "xb") as writer:
+            shutil.copyfileobj(reader, writer)
     os.chmod(to, (mode & 0o777) | 0o600)

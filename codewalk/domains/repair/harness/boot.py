@@ -634,6 +634,9 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
     maker_files = tuple(m.__file__ for m in (collections, dataclasses))
     maker_spaces, dataclasses_space = (collections.__dict__, dataclasses.__dict__), dataclasses.__dict__
     class_space, is_identifier, is_keyword = type.__dict__["__dict__"].__get__, str.isidentifier, keyword.iskeyword
+    # what dataclasses pastes is each Field's own name (its slot, read without a property a subclass could add)
+    field_type = dataclasses.Field
+    field_name = field_type.__dict__["name"].__get__
     import_name, new_locals = dis.opmap["IMPORT_NAME"], inspect.CO_NEWLOCALS
     # the import system's entry from C (the import statement, `__import__`, C code's own imports: C_IMPORTS)
     find_and_load = getattr(sys.modules.get("_frozen_importlib"), "_find_and_load", None)
@@ -709,6 +712,9 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
     # the test file's whoever is on the stack
     makers_of_functions, test_function_fields = ("FunctionType",), frozenset(("__code__", "__defaults__",
                                                                               "__kwdefaults__"))
+    # ... of a function pytest can collect: one a test file defines at its top or in a class, not in a function
+    # (cloudpickle's and boltons' copy_function write __defaults__/__kwdefaults__ on a copy of a test's closure)
+    nested = inspect.CO_NESTED
     # the class guard's control reads the __code__ of each class body it sees made (a library's too, under
     # changed code: inspect defines classes in its functions) to know a changed file's
     control_code = next(c for c in _class_guard.__code__.co_consts if getattr(c, "co_name", "") == "control")
@@ -1170,18 +1176,23 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
         return asker_named(f, entry)
 
     def fields_named(f):
-        """"" when the class dataclasses is making (its _process_class frame's cls, out from f) has identifiers
-        for field names (exact str, no keyword), which is all of it dataclasses pastes into text; else why not."""
+        """"" when the class dataclasses is making (its _process_class frame's cls, out from f) has fields that
+        are dataclasses' own Field (no subclass: its name could be a property) each named by an identifier (exact
+        str, no keyword) equal to its key: each Field's name is what dataclasses pastes into the text it compiles,
+        read at the compile; else why not."""
         while f is not None and f.f_globals is dataclasses_space:
             if f.f_code.co_name == "_process_class" and f.f_code.co_filename in maker_files:
                 cls = f.f_locals.get("cls")
                 fields = class_space(cls).get("__dataclass_fields__") if isinstance_(cls, type_type) else None
                 if type_(fields) is not dict_:
                     return "a dataclass without its fields"
-                for name in list_(fields):
-                    if type_(name) is not str_:
+                for key, field in list_(dict_.items(fields)):
+                    if type_(field) is not field_type:
+                        return "a dataclass field that is a " + str_(type_(field).__name__)[:40]
+                    name = field_name(field)
+                    if type_(name) is not str_ or type_(key) is not str_:
                         return "a dataclass field named by a " + str_(type_(name).__name__)[:40]
-                    if not is_identifier(name) or is_keyword(name):
+                    if not is_identifier(name) or is_keyword(name) or not str_.__eq__(name, key):
                         return "a dataclass field named " + str_.__repr__(name)[:80]
                 return ""
             f = f.f_back
@@ -1344,8 +1355,8 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
             return
 
         if event == "object.__setattr__" and len_(args) > 2 and args[1] in test_function_fields and \
-                type_(args[0]) is function_type and isinstance_(args[0].__code__.co_filename, str_) and \
-                test_source(abspath(args[0].__code__.co_filename)):
+                type_(args[0]) is function_type and not args[0].__code__.co_flags & nested and \
+                isinstance_(args[0].__code__.co_filename, str_) and test_source(abspath(args[0].__code__.co_filename)):
             deny(event, "a test function's " + str_(args[1]) + " written")  # round 12c: whoever is on the stack
         between = changed_below(start)
         if between is None and (event in text_events or event == "function.__new__") and tools and \
@@ -3603,10 +3614,33 @@ def _instances(pm, plugin):
             return obj.__func__
         return obj
 
+    partial_type, function_dict = functools.partial, function_type.__dict__["__dict__"].__get__
+
+    def functions_in(obj):
+        """The functions obj runs as far as it can be opened without running a descriptor: itself, a method's
+        function, a partial's function and arguments, and what functools.wraps recorded as __wrapped__ (pytest
+        collects a partial or a wrapper of a changed def as well as the def)."""
+        todo, out = [(obj, 0)], []
+        while todo:
+            v, depth = todo.pop()
+            kind, inner = type_(v), ()
+            if kind is function_type:
+                out.append(v)
+                inner = (function_dict(v).get("__wrapped__"),)
+            elif kind is method_type or kind is staticmethod or kind is classmethod:
+                inner = (v.__func__,)
+            elif kind is partial_type:
+                inner = (v.func,) + tuple_(v.args) + tuple_(v.keywords.values())
+            if depth < 4:
+                todo.extend((i, depth + 1) for i in inner if i is not None)
+        return out
+
+    found, counted = {}, [0]  # (id of collector, name) -> the first object collection handed out for it
+
     def items_run_what_was_collected(items):
-        found = {}
-        for collector, name, obj in seen:
-            found[(id_(collector), name)] = plain(obj)
+        for collector, name, obj in seen[counted[0]:]:  # only what was seen since the last check
+            found.setdefault((id_(collector), name), plain(obj))  # the first wins: a later call is no collection's
+        counted[0] = len_(seen)
         for item in items:
             if type_(item) is not function_item:  # unittest's items, a plugin's own: not this check's
                 continue
@@ -3619,8 +3653,7 @@ def _instances(pm, plugin):
             got = plain(got)
             if got is not want:
                 return "changed: item " + str_(getattr_(item, "nodeid", "?")) + " runs another function than collected"
-            code = getattr_(got, "__code__", None) if type_(got) is function_type else None
-            if code is not None and code.co_filename in changed_paths:
+            if any_(f.__code__.co_filename in changed_paths for f in functions_in(got)):
                 return "changed: item " + str_(getattr_(item, "nodeid", "?")) + " runs a changed file's function"
         return ""
     state = {}  # "pm": recorded attributes, "plugins": name -> plugin, "callers": name -> caller,
