@@ -87,3 +87,86 @@ def test_expandvars_in_a_module_that_did_not_read_every_variable_stays_refused(s
 ])
 def test_what_expandvars_reaches_stays_refused(source, rule):
     assert rule in codes(source)
+
+
+# -- 3. a chain on a module imported at x_G outside the reviewed set that reaches a route module ----------------------
+# A static hole found on the way (open on main 0f58652): a chain on the repository's own modules is judged again from
+# a name of ROUTES or a reviewed module it reaches (`pkg.adapters.urllib3.util.connection.sys.modules` is refused), but
+# a chain on a third-party module the changed file imported at x_G was judged by the deny-list from its start only,
+# so `urllib3.util.connection.sys.modules` (the module table: the runner's report classes) passed, and so did
+# `urllib3.connectionpool.logging.root.handlers` (the runner's capture handlers) and a socket made through it.
+URLLIB3 = "import urllib3\n\n\ndef get():\n    return urllib3.PoolManager()\n"
+HOLES_THIRD_PARTY_CHAINS = [
+    ("import urllib3\n\n\ndef f():\n    return urllib3.util.connection.sys.modules\n", "import_not_allowed"),
+    ("import urllib3\n\n\ndef f():\n    m = urllib3.util.connection.sys\n    return m\n", "import_not_allowed"),
+    ("import urllib3\n\n\ndef f():\n    return urllib3.connectionpool.logging.root.handlers\n", "import_not_allowed"),
+    ("import urllib3\n\n\ndef f():\n    return urllib3.util.connection.socket.socket()\n", "import_not_allowed"),
+    ("import urllib3\n\n\ndef f(cmd):\n    return urllib3.util.ssl_.os.system(cmd)\n", "import_not_allowed"),
+    ("import urllib3\n\n\ndef f():\n    return urllib3.response.io.os.sys._getframe(1)\n", "import_not_allowed"),
+    ("import urllib3\n\n\ndef f():\n    return urllib3.fields.email.utils.re.enum.sys.modules\n", "import_not_allowed"),
+]
+
+
+@pytest.mark.parametrize(("source", "rule"), HOLES_THIRD_PARTY_CHAINS)
+@pytest.mark.xfail(strict=True, reason="round 13 static hole, open on main: a third-party chain is judged from its "
+                                       "start only")
+def test_a_chain_on_a_module_imported_at_x_g_that_reaches_a_route_module_is_judged_from_there(source, rule):
+    assert rule in codes(source, URLLIB3)
+
+
+@pytest.mark.parametrize("source", [
+    "import urllib3\n\n\ndef f():\n    return urllib3.util.connection.create_connection(('h', 1))\n",
+    "import urllib3\n\n\ndef f(e):\n    return isinstance(e, urllib3.exceptions.HTTPError)\n",
+    "import urllib3\n\n\ndef f():\n    return urllib3.util.retry.Retry(3)\n",
+])
+def test_a_chain_on_a_module_imported_at_x_g_through_its_own_names_is_allowed(source):
+    assert codes(source, URLLIB3) == set()
+
+
+# -- 4. a third-party module the repository's own modules import at x_G ---------------------------------------------
+# requests 4e383642 (`from urllib3 import __version__` in compat.py) and 47f170bb (`from urllib3.exceptions import
+# DependencyWarning` in __init__.py), where adapters.py imports the same modules at x_G. The tree is read only where
+# rules.refusals is given it (`tree`: the repository's modules at x_G, path and source); on main it is never read.
+def tree_codes(after: str, tree: list[tuple[str, str]], before: str | None = None, path: str = "pkg/m.py") -> set[str]:
+    import inspect as _inspect
+    kwargs = {"tree": lambda: tree} if "tree" in _inspect.signature(refusals).parameters else {}
+    return {str(r.rule) for r in refusals([(path, before, after.encode())], OWN, frozenset(), **kwargs)}
+
+
+ADAPTERS = ("pkg/adapters.py", "import urllib3\nfrom urllib3.exceptions import HTTPError\n"
+                               "from urllib3.poolmanager import PoolManager\n")
+
+
+@pytest.mark.parametrize(("source", "tree", "rule"), [
+    # what the tree imports is never the standard library, the runner, test code or an importer by name
+    ("import subprocess\n", [("pkg/run.py", "import subprocess\n")], "import_not_allowed"),
+    ("import importlib\n\n\ndef f(n):\n    return importlib.import_module(n)\n",
+     [("pkg/load.py", "import importlib\n")], "dynamic_import"),
+    ("import pytest\n", [("pkg/plugin.py", "import pytest\n")], "import_not_allowed"),
+    ("import _pytest.reports\n", [("pkg/plugin.py", "import _pytest.reports\n")], "import_not_allowed"),
+    ("import pluggy\n", [("pkg/plugin.py", "import pluggy\n")], "import_not_allowed"),
+    ("import pkg_resources\n", [("pkg/version.py", "import pkg_resources\n")], "dynamic_import"),
+    ("import ctypes\n", [("pkg/win.py", "import ctypes\n")], "import_not_allowed"),
+    ("import sys\n\n\ndef f():\n    return sys.modules\n", [("pkg/compat.py", "import sys\nsys.modules\n")],
+     "import_not_allowed"),
+    # only a module the tree imports by that very name: not a submodule the tree never imports
+    ("import urllib3.contrib.pyopenssl\n", [ADAPTERS], "import_not_allowed"),
+    ("from urllib3.util import connection\n", [ADAPTERS], "import_not_allowed"),
+    # not a module the tree imports only for type checkers, or only in its tests, or in a module the change deletes
+    ("import urllib3\n", [("pkg/types.py", "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import urllib3\n")],
+     "import_not_allowed"),
+    ("import urllib3\n", [("tests/test_x.py", "import urllib3\n")], "import_not_allowed"),
+    ("import urllib3\n", [("pkg/tests/test_x.py", "import urllib3\n")], "import_not_allowed"),
+    # not a module of the repository's packages: setup, docs, examples (no package imports them)
+    ("import urllib3\n", [("setup.py", "import urllib3\n")], "import_not_allowed"),
+    ("import urllib3\n", [("docs/conf.py", "import urllib3\n")], "import_not_allowed"),
+    ("import urllib3\n", [("examples/get.py", "import urllib3\n")], "import_not_allowed"),
+    # what the module reaches stays judged as on a module imported at x_G
+    ("import urllib3\n\n\ndef f():\n    return urllib3.util.connection.sys.modules\n", [ADAPTERS],
+     "import_not_allowed"),
+    ("import urllib3\n\n\ndef f():\n    return urllib3.connectionpool.__builtins__\n", [ADAPTERS], "reflection"),
+    ("import urllib3\n\n\ndef f():\n    return urllib3.connectionpool._pytest\n", [ADAPTERS], "reflection"),
+    ("import urllib3\n\nm = urllib3.util.connection.sys\n", [ADAPTERS], "import_not_allowed"),
+])
+def test_a_module_the_tree_imports_that_is_not_a_third_party_module_by_that_name_stays_refused(source, tree, rule):
+    assert rule in tree_codes(source, tree)
