@@ -777,6 +777,15 @@ class _Reader(ast.NodeVisitor):
         k = max((n for n in range(1, len(parts) + 1) if ".".join(parts[:n]) in REVIEWED), default=0)
         if k == 0:
             # a module imported at x_G outside the reviewed set (or a refused import, already named)
+            for j, part in enumerate(parts[1:], 1):
+                # round 13: a module it reaches by attribute (urllib3.util.connection.sys.modules) is judged as
+                # a chain on that module from there, as a chain through the repository's own modules is
+                if part in ROUTES and self._called_last(parts[j:], node, importing):
+                    break
+                if part in ROUTES or self._reviewed_route(parts[j:], node, importing):
+                    self._chain(parts[j:], node, importing)
+                    self._object_attrs(parts[1:j], node)
+                    return
             dotted = ".".join(parts)
             hit = next((c for c in KNOWN_LONGEST_FIRST if dotted == c or dotted.startswith(c + ".")), None)
             if hit:
