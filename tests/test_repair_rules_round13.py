@@ -45,9 +45,9 @@ def test_opening_a_descriptor_by_number_with_open_is_allowed_statically(source):
     ("import os\n\n\ndef f():\n    return os.pipe()\n", "import_not_allowed"),
     ("from os import dup2 as fdopen\n\n\ndef f(fd):\n    fdopen(fd, 1)\n", "import_not_allowed"),
     # what fdopen's function object reaches: its module's globals (os, hence sys)
-    ("import os\n\n\ndef f():\n    return os.fdopen.__globals__['sys']\n", "import_not_allowed"),
+    ("import os\n\n\ndef f():\n    return os.fdopen.__globals__['sys']\n", "reflection"),
     ("import os\n\nopener = os.fdopen\n\n\ndef f():\n    return opener.__globals__\n", "reflection"),
-    ("from os import fdopen\n\n\ndef f():\n    return fdopen.__globals__['sys'].modules\n", "import_not_allowed"),
+    ("from os import fdopen\n\n\ndef f():\n    return fdopen.__globals__['sys'].modules\n", "reflection"),
     # os reached through it stays a route
     ("import os\n\n\ndef f():\n    return os.fdopen.__module__, os.sys\n", "import_not_allowed"),
 ])
@@ -77,12 +77,14 @@ NONE = "import os\n\n\ndef home():\n    return os.path.expanduser('~')\n"
      "import_not_allowed"),
 ])
 def test_expandvars_in_a_module_that_did_not_read_every_variable_stays_refused(source, before, rule):
-    assert rule in codes(source, before)
+    # still import_not_allowed (the issue 51 red team's kind test_name_from_the_environment_through_expandvars keeps
+    # its code); a read of the environment that only a module that read every variable at x_G keeps
+    assert codes(source, before) == {rule}
 
 
 @pytest.mark.parametrize(("source", "rule"), [
     # what expandvars's function object reaches, in any module
-    ("import os\n\n\ndef f():\n    return os.path.expandvars.__globals__['os']\n", "import_not_allowed"),
+    ("import os\n\n\ndef f():\n    return os.path.expandvars.__globals__['os']\n", "reflection"),
     ("import posixpath\n\n\ndef f():\n    return posixpath.os.environ\n", "import_not_allowed"),
 ])
 def test_what_expandvars_reaches_stays_refused(source, rule):
@@ -169,3 +171,40 @@ ADAPTERS = ("pkg/adapters.py", "import urllib3\nfrom urllib3.exceptions import H
 ])
 def test_a_module_the_tree_imports_that_is_not_a_third_party_module_by_that_name_stays_refused(source, tree, rule):
     assert rule in tree_codes(source, tree)
+
+
+# -- the honest neighbours the relaxations admit ---------------------------------------------------------------------
+# click 469ba25d (atomic writes), click ee4feaa (expandvars on Windows arguments, in a module that read os.environ by
+# a computed key at x_G)
+@pytest.mark.parametrize("source", [
+    "import os\nimport tempfile\n\n\ndef atomic(name, mode):\n    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(name))\n"
+    "    return os.fdopen(fd, mode), tmp\n",
+    "from os import fdopen\n\n\ndef f(fd):\n    return fdopen(fd, 'rb')\n",
+])
+def test_os_fdopen_is_allowed(source):
+    assert codes(source) == set()
+
+
+EVERY = "import os\n\n\ndef folder(key):\n    return os.environ.get(key)\n"
+
+
+@pytest.mark.parametrize("source", [
+    EVERY + "\n\ndef expand(args):\n    return [os.path.expandvars(a) for a in args]\n",
+    EVERY + "\n\ndef expand(args):\n    return list(map(os.path.expandvars, args))\n",
+    "import os\nfrom os.path import expandvars\n\n\ndef folder(key):\n    return os.environ.get(key)\n\n\n"
+    "def expand(a):\n    return expandvars(a)\n",
+])
+def test_expandvars_in_a_module_that_read_every_variable_at_x_g_is_allowed(source):
+    assert codes(source, EVERY) == set()
+
+
+def test_expandvars_still_cannot_write_the_environment():
+    assert codes(EVERY + "\n\ndef f(a):\n    os.environ['X'] = os.path.expandvars(a)\n", EVERY) == {"environment"}
+
+
+@pytest.mark.parametrize("before", [
+    "import os\n\n\ndef home():\n    return os.environ['HOME']\n",  # one variable by name
+    "import os\n\n\ndef home(k):\n    return os.path.expanduser(k)\n",
+])
+def test_expandvars_needs_every_variable_read_at_x_g_not_one(before):
+    assert codes(before + "\n\ndef f(a):\n    return os.path.expandvars(a)\n", before) == {"import_not_allowed"}

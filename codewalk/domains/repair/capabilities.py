@@ -135,13 +135,15 @@ REVIEWED: dict[str, Reviewed] = {
     "operator": _r("operators as functions; attrgetter/methodcaller take names as strings, so their "
                    "constant arguments are judged as attribute names and other arguments are refused"),
     "os": _r("paths, files and directories only: os also reaches processes, descriptors and sys; fstat reads a "
-             "descriptor's metadata (size, mode, times), as stat reads a path's: no content, no write",
+             "descriptor's metadata (size, mode, times), as stat reads a path's: no content, no write; fdopen is "
+             "io.open of a descriptor number (round 13), which open() does already",
              only="path sep altsep extsep pathsep linesep curdir pardir devnull name fspath fsencode "
                   "fsdecode PathLike getcwd getcwdb listdir scandir walk stat lstat makedirs mkdir remove "
                   "unlink rmdir removedirs rename renames replace chmod utime access F_OK R_OK W_OK X_OK "
                   "strerror urandom cpu_count get_terminal_size terminal_size error environ getenv chdir getpid "
-                  "stat_result DirEntry SEEK_SET SEEK_CUR SEEK_END fstat"),
-    "os.path": _r("path manipulation (posixpath/ntpath); expandvars reads the environment",
+                  "stat_result DirEntry SEEK_SET SEEK_CUR SEEK_END fstat fdopen"),
+    "os.path": _r("path manipulation (posixpath/ntpath); expandvars reads the environment (judged by the "
+                  "environment rule as a read of every variable, round 13)",
                   without="expandvars"),
     "posixpath": _r("path manipulation; expandvars reads the environment", without="expandvars"),
     "ntpath": _r("path manipulation; expandvars reads the environment", without="expandvars"),
@@ -402,6 +404,7 @@ BEHAVIOUR = {"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__hash
              "__instancecheck__", "__subclasscheck__", "__getattr__", "__getattribute__", "__call__"}
 COMPARISONS = {"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"}
 EVERY_VARIABLE = "reads every variable of os.environ"
+EXPANDVARS = "uses os.path.expandvars, which reads the variables of os.environ its text names"
 ENV_WRITES = {"update", "setdefault", "pop", "popitem", "clear", "__setitem__", "__delitem__"}
 ENV_READS = {"get", "__getitem__", "__contains__"}
 # What a module's logger may be used for (logging's REVIEWED entry): logging a message, asking whether a level logs.
@@ -518,8 +521,8 @@ def new_refusals(changed: Iterable[tuple[str, bytes | str | None, bytes | str | 
         seen: set[tuple[Rule, str]] = set()
         now = _Reader(path, own, tests, defined, indexes[id(new)], absent, added, before_defined).read(new)
         for f in sorted(now, key=lambda f: f.line):
-            if f.key in before or f.reuse and (_capability(f) in before or every_variable
-                                                and f.rule == Rule.ENVIRONMENT and f.what.startswith("reads")):
+            if f.key in before or f.reuse and (_capability(f) in before or every_variable and (
+                    f.rule == Rule.ENVIRONMENT and f.what.startswith("reads") or f.what.startswith(EXPANDVARS))):
                 continue
             if (f.rule, f.what) not in seen:
                 seen.add((f.rule, f.what))
@@ -809,6 +812,13 @@ class _Reader(ast.NodeVisitor):
                 continue
             if name == "urllib" and attr in PYTHON2_URLLIB:
                 return  # Python 2's urllib.quote & co: no such attribute on Python 3 (an AttributeError)
+            if attr == "expandvars" and name in ("os.path", "posixpath", "ntpath"):
+                # round 13: expandvars(text) is text with each $name replaced by os.environ[name]: a read of the
+                # environment by names the rules cannot read, which a module that read every variable at x_G
+                # (os.environ by a computed key, iterated, copied) keeps, as it keeps such reads (new_refusals)
+                self.add(Rule.IMPORT_NOT_ALLOWED, f"{EXPANDVARS} (as {dotted})", node)
+                self._object_attrs(rest[1:], node)
+                return
             if (entry.only is not None and attr not in entry.only and attr not in MODULE_DUNDERS) \
                     or attr in entry.without:
                 rule = Rule.DYNAMIC_IMPORT if dotted in DYNAMIC else Rule.IMPORT_NOT_ALLOWED
