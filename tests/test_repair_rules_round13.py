@@ -135,39 +135,41 @@ def tree_codes(after: str, tree: list[tuple[str, str]], before: str | None = Non
 
 ADAPTERS = ("pkg/adapters.py", "import urllib3\nfrom urllib3.exceptions import HTTPError\n"
                                "from urllib3.poolmanager import PoolManager\n")
+PACKAGE = ("pkg/__init__.py", "")
 
 
 @pytest.mark.parametrize(("source", "tree", "rule"), [
     # what the tree imports is never the standard library, the runner, test code or an importer by name
-    ("import subprocess\n", [("pkg/run.py", "import subprocess\n")], "import_not_allowed"),
+    ("import subprocess\n", [PACKAGE, ("pkg/run.py", "import subprocess\n")], "import_not_allowed"),
     ("import importlib\n\n\ndef f(n):\n    return importlib.import_module(n)\n",
-     [("pkg/load.py", "import importlib\n")], "dynamic_import"),
-    ("import pytest\n", [("pkg/plugin.py", "import pytest\n")], "import_not_allowed"),
-    ("import _pytest.reports\n", [("pkg/plugin.py", "import _pytest.reports\n")], "import_not_allowed"),
-    ("import pluggy\n", [("pkg/plugin.py", "import pluggy\n")], "import_not_allowed"),
-    ("import pkg_resources\n", [("pkg/version.py", "import pkg_resources\n")], "dynamic_import"),
-    ("import ctypes\n", [("pkg/win.py", "import ctypes\n")], "import_not_allowed"),
-    ("import sys\n\n\ndef f():\n    return sys.modules\n", [("pkg/compat.py", "import sys\nsys.modules\n")],
+     [PACKAGE, ("pkg/load.py", "import importlib\n")], "dynamic_import"),
+    ("import pytest\n", [PACKAGE, ("pkg/plugin.py", "import pytest\n")], "import_not_allowed"),
+    ("import _pytest.reports\n", [PACKAGE, ("pkg/plugin.py", "import _pytest.reports\n")], "import_not_allowed"),
+    ("import pluggy\n", [PACKAGE, ("pkg/plugin.py", "import pluggy\n")], "import_not_allowed"),
+    ("import pkg_resources\n", [PACKAGE, ("pkg/version.py", "import pkg_resources\n")], "dynamic_import"),
+    ("import ctypes\n", [PACKAGE, ("pkg/win.py", "import ctypes\n")], "import_not_allowed"),
+    ("import sys\n\n\ndef f():\n    return sys.modules\n", [PACKAGE, ("pkg/compat.py", "import sys\nsys.modules\n")],
      "import_not_allowed"),
     # only a module the tree imports by that very name: not a submodule the tree never imports
-    ("import urllib3.contrib.pyopenssl\n", [ADAPTERS], "import_not_allowed"),
-    ("from urllib3.util import connection\n", [ADAPTERS], "import_not_allowed"),
+    ("import urllib3.contrib.pyopenssl\n", [PACKAGE, ADAPTERS], "import_not_allowed"),
+    ("from urllib3.util import connection\n", [PACKAGE, ADAPTERS], "import_not_allowed"),
     # not a module the tree imports only for type checkers, or only in its tests, or in a module the change deletes
-    ("import urllib3\n", [("pkg/types.py", "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import urllib3\n")],
+    ("import urllib3\n", [PACKAGE, ("pkg/types.py", "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import urllib3\n")],
      "import_not_allowed"),
     ("import urllib3\n", [("tests/test_x.py", "import urllib3\n")], "import_not_allowed"),
-    ("import urllib3\n", [("pkg/tests/test_x.py", "import urllib3\n")], "import_not_allowed"),
+    ("import urllib3\n", [PACKAGE, ("pkg/tests/test_x.py", "import urllib3\n")], "import_not_allowed"),
     # not a module of the repository's packages: setup, docs, examples (no package imports them)
     ("import urllib3\n", [("setup.py", "import urllib3\n")], "import_not_allowed"),
     ("import urllib3\n", [("docs/conf.py", "import urllib3\n")], "import_not_allowed"),
     ("import urllib3\n", [("examples/get.py", "import urllib3\n")], "import_not_allowed"),
     # what the module reaches stays judged as on a module imported at x_G
-    ("import urllib3\n\n\ndef f():\n    return urllib3.util.connection.sys.modules\n", [ADAPTERS],
+    ("import urllib3\n\n\ndef f():\n    return urllib3.util.connection.sys.modules\n", [PACKAGE, ADAPTERS],
      "import_not_allowed"),
-    ("import urllib3\n\n\ndef f():\n    return urllib3.connectionpool.__builtins__\n", [ADAPTERS], "reflection"),
+    ("import urllib3\n\n\ndef f():\n    return urllib3.connectionpool.__builtins__\n", [PACKAGE, ADAPTERS], "reflection"),
     # main: reflection (a private name of another module); since the route scan, the runner's module by name
-    ("import urllib3\n\n\ndef f():\n    return urllib3.connectionpool._pytest\n", [ADAPTERS], "import_not_allowed"),
-    ("import urllib3\n\nm = urllib3.util.connection.sys\n", [ADAPTERS], "import_not_allowed"),
+    ("import urllib3\n\n\ndef f():\n    return urllib3.connectionpool._pytest\n", [PACKAGE, ADAPTERS], "import_not_allowed"),
+    # (main: the import itself, import_not_allowed; now the route module as a value)
+    ("import urllib3\n\nm = urllib3.util.connection.sys\n", [PACKAGE, ADAPTERS], "reflection"),
 ])
 def test_a_module_the_tree_imports_that_is_not_a_third_party_module_by_that_name_stays_refused(source, tree, rule):
     assert rule in tree_codes(source, tree)
@@ -208,3 +210,26 @@ def test_expandvars_still_cannot_write_the_environment():
 ])
 def test_expandvars_needs_every_variable_read_at_x_g_not_one(before):
     assert codes(before + "\n\ndef f(a):\n    return os.path.expandvars(a)\n", before) == {"import_not_allowed"}
+
+
+# requests 4e383642 and 47f170bb: the same modules as adapters.py imports at x_G
+@pytest.mark.parametrize(("source", "path"), [
+    ("from urllib3 import __version__ as urllib3_version\n\nis_2 = urllib3_version.split('.')[0] == '2'\n",
+     "pkg/compat.py"),
+    ("import warnings\n\nfrom urllib3.exceptions import HTTPError\n\nwarnings.simplefilter('ignore', HTTPError)\n",
+     "pkg/__init__.py"),
+    ("import urllib3\n\n\ndef pool():\n    return urllib3.PoolManager(num_pools=2)\n", "pkg/sessions.py"),
+    ("from urllib3.poolmanager import PoolManager\n", "pkg/sessions.py"),
+])
+def test_a_module_the_repository_s_own_packages_import_at_x_g_may_be_imported_again(source, path):
+    assert tree_codes(source, [PACKAGE, ADAPTERS], path=path) == set()
+
+
+def test_a_top_level_module_of_the_repository_counts_and_src_layout_too():
+    assert tree_codes("import urllib3\n", [("pkg.py", "import urllib3\n")]) == set()
+    assert tree_codes("import urllib3\n", [("src/pkg/__init__.py", ""), ("src/pkg/a.py", "import urllib3\n")],
+                      path="src/pkg/m.py") == set()
+
+
+def test_without_the_tree_a_third_party_import_stays_refused():
+    assert codes("import urllib3\n") == {"import_not_allowed"}
