@@ -233,3 +233,15 @@ def test_a_top_level_module_of_the_repository_counts_and_src_layout_too():
 
 def test_without_the_tree_a_third_party_import_stays_refused():
     assert codes("import urllib3\n") == {"import_not_allowed"}
+
+
+def test_the_grader_s_guard_hands_the_tree_to_the_rules():
+    from codewalk.domains.repair.guard import refused
+    tree = [("pkg/__init__.py", ""), ("pkg/adapters.py", "import urllib3\n")]
+    args = (["pkg/m.py"], lambda p: None, lambda p: b"import urllib3\n")
+    assert refused(*args, own=OWN, tree=lambda: tree) == []
+    assert {str(r.rule) for r in refused(*args, own=OWN)} == {"import_not_allowed"}
+    read: list[int] = []
+    assert refused(["pkg/m.py"], lambda p: None, lambda p: b"import json\n", own=OWN,
+                   tree=lambda: read.append(1) or tree) == []
+    assert read == []  # read only when a third-party import would be refused
