@@ -156,6 +156,11 @@ PACKAGE = ("pkg/__init__.py", "")
     # not a module the tree imports only for type checkers, or only in its tests, or in a module the change deletes
     ("import urllib3\n", [PACKAGE, ("pkg/types.py", "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import urllib3\n")],
      "import_not_allowed"),
+    # not a module the tree imports only inside a function: the module's namespace does not hold it
+    ("import urllib3\n", [PACKAGE, ("pkg/a.py", "def get():\n    import urllib3\n    return urllib3\n")],
+     "import_not_allowed"),
+    ("import urllib3\n", [PACKAGE, ("pkg/a.py", "class C:\n    def get(self):\n        from urllib3 import x\n")],
+     "import_not_allowed"),
     ("import urllib3\n", [("tests/test_x.py", "import urllib3\n")], "import_not_allowed"),
     ("import urllib3\n", [PACKAGE, ("pkg/tests/test_x.py", "import urllib3\n")], "import_not_allowed"),
     # not a module of the repository's packages: setup, docs, examples (no package imports them)
@@ -223,6 +228,13 @@ def test_expandvars_needs_every_variable_read_at_x_g_not_one(before):
 ])
 def test_a_module_the_repository_s_own_packages_import_at_x_g_may_be_imported_again(source, path):
     assert tree_codes(source, [PACKAGE, ADAPTERS], path=path) == set()
+
+
+def test_an_import_the_module_runs_when_imported_counts_under_if_try_and_class_bodies():
+    for body in ("try:\n    import urllib3\nexcept ImportError:\n    urllib3 = None\n",
+                 "import sys\nif sys.version_info > (3,):\n    import urllib3\n",
+                 "class C:\n    import urllib3\n"):
+        assert tree_codes("import urllib3\n", [PACKAGE, ("pkg/a.py", body)]) == set(), body
 
 
 def test_a_top_level_module_of_the_repository_counts_and_src_layout_too():

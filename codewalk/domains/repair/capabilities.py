@@ -565,10 +565,11 @@ def third_party(name: str) -> bool:
 def tree_imports(files: Iterable[tuple[str, bytes | str | None]]) -> frozenset[str]:
     """The absolute module names the repository's own packages import at x_G (round 13): every `import a.b` and
     `from a.b import c` (as a.b and a.b.c) of a non-test module of a package the tree has (`pkg/__init__.py`,
-    `src/pkg/...`) or of a top-level module, outside `if TYPE_CHECKING:`; not setup.py, conftest.py, docs or
-    examples (no package), nor test files. A changed module may import these again: it gets the module object
-    that `pkg.that_module.a` reaches already, judged as a module the file imported at x_G (the deny-list, a route
-    module reached by attribute, private and dunder names)."""
+    `src/pkg/...`) or of a top-level module, run when the module is imported: at module level or in a class body
+    (under `if`, `try`, `with` too), not in a function (a name the module's namespace does not hold) nor under
+    `if TYPE_CHECKING:`; not setup.py, conftest.py, docs or examples (no package), nor test files. A changed module
+    may import these again: it gets the module object that `pkg.that_module.a` reaches already, judged as a module
+    the file imported at x_G (the deny-list, a route module reached by attribute, private and dunder names)."""
     files = [(p, s) for p, s in files]
     packages = {top for p, _ in files if (parts := PurePosixPath(p).parts[1:] if p.startswith("src/")
                                           else PurePosixPath(p).parts) and len(parts) == 2
@@ -590,6 +591,8 @@ def tree_imports(files: Iterable[tuple[str, bytes | str | None]]) -> frozenset[s
             if isinstance(node, ast.If) and (node.test.id if isinstance(node.test, ast.Name) else node.test.attr
                                              if isinstance(node.test, ast.Attribute) else "") == "TYPE_CHECKING":
                 stack.extend(node.orelse)
+                continue
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
                 continue
             if isinstance(node, ast.Import):
                 names.update(a.name for a in node.names)
