@@ -43,6 +43,7 @@ import functools
 import gzip
 import importlib
 import importlib.metadata
+import inspect
 import json
 import os
 import pickle
@@ -324,12 +325,30 @@ def allow_list_judge(guard: Any) -> Judge:
 
     own_modules = getattr(guard, "own_modules", top_level_names)
 
+    reads_the_tree = "tree" in inspect.signature(rules.refusals).parameters  # round 13 on
+
     def judge(changed: list[Changed], tops: list[str], tests: list[str], env: frozenset[str]) -> list[Finding]:
         own = frozenset(own_modules(tops))
+        more = {"tree": _tree_at_x_g} if reads_the_tree and _X_G is not None else {}
         out = rules.refusals([(p, _text(old), new) for p, old, new in changed], own,
-                             without_the_repository(env, own), tests=guard.importable_test_names(tests))
+                             without_the_repository(env, own), tests=guard.importable_test_names(tests), **more)
         return [Finding(str(r.rule), r.path, int(r.line or 0), r.what) for r in out]
     return judge
+
+
+def _tree_at_x_g() -> list[tuple[str, str | None]]:
+    """The repository's .py files at the judged commit's x_G (path, text), read from its mirror when the rules ask
+    (round 13: only when a third-party import would be refused)."""
+    assert _X_G is not None
+    gitdir, parent = _X_G
+    git = Git(Path(gitdir))
+    try:
+        listing = git.run("ls-tree", "-r", "-z", parent).split("\0")[:-1]
+        blobs = [(path, meta.split()[2]) for meta, _, path in (e.partition("\t") for e in listing)
+                 if path.endswith(".py") and meta.split()[1] == "blob" and not is_test_path(path)]
+        return [(path, _text(git.blob(blob))) for path, blob in blobs]
+    finally:
+        git.close()
 
 
 def _text(source: bytes | None) -> str | None:
@@ -341,6 +360,7 @@ def _text(source: bytes | None) -> str | None:
 
 _JUDGE: Judge | None = None
 _ENV: frozenset[str] = frozenset()
+_X_G: tuple[str, str] | None = None  # (git dir, x_G) of the commit being judged, for _tree_at_x_g
 
 
 def _init(code: str) -> None:
@@ -350,12 +370,14 @@ def _init(code: str) -> None:
     _ENV = environment_names()
 
 
-def _judge_batch(batch: list[tuple[list[Changed], list[str], list[str], str]]) \
+def _judge_batch(batch: list[tuple[list[Changed], list[str], list[str], str, tuple[str, str]]]) \
         -> list[tuple[list[dict[str, Any]], str]]:
     """(findings, error) per commit."""
+    global _X_G
     assert _JUDGE is not None
     out: list[tuple[list[dict[str, Any]], str]] = []
-    for changed, tops, tests, repo in batch:
+    for changed, tops, tests, repo, x_g in batch:
+        _X_G = x_g
         try:
             out.append(([f.__dict__ for f in _JUDGE(changed, tops, tests, environment_for(repo))], ""))
         except Exception as e:  # noqa: BLE001 - a crash of the rules is a finding of this benchmark
@@ -479,7 +501,9 @@ def main() -> None:
     errors = syntax_errors(corpora, args.cache)
     jobs = [(c, corpus.changed(c), c.tops, c.tests) for corpus in corpora for c in corpus.commits]
     repos = [corpus.repo for corpus in corpora for _ in corpus.commits]
-    work = [(changed, tops, tests, repo) for (_, changed, tops, tests), repo in zip(jobs, repos, strict=True)]
+    gitdirs = {repo: str(gitdir) for repo, gitdir in sources}
+    work = [(changed, tops, tests, repo, (gitdirs[repo], commit.parent))
+            for (commit, changed, tops, tests), repo in zip(jobs, repos, strict=True)]
     kept = rechecked(args.recheck, args.tokens, jobs, repos) if args.recheck else [False] * len(work)
     todo = [w for w, keep in zip(work, kept, strict=True) if not keep]
     t = time.monotonic()

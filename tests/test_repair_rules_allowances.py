@@ -47,7 +47,8 @@ def test_plain_parts_of_builtins_select_selectors_pipes_and_os_fstat_are_allowed
     ("import selectors\nm = selectors.sys.modules\n", "import_not_allowed"),
     ("import selectors\nm = selectors.select\n", "import_not_allowed"),
     ("import pipes\nt = pipes.Template()\n", "import_not_allowed"),
-    ("import os\nw = os.fdopen(3, 'w')\n", "import_not_allowed"),
+    # (round 13: os.fdopen(3, 'w') is io.open(3, 'w'), which open() does and the static layer never refused)
+    ("import os\nos.write(3, b'passed')\n", "import_not_allowed"),
     ("import os\nos.dup2(1, 3)\n", "import_not_allowed"),
     # left out on purpose: threads and event loops run a callable with no changed frame on the stack (the
     # run-time layer's hooks act while one is), logging hands out the caller's frame and the runner's

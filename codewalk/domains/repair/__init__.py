@@ -442,7 +442,8 @@ class RepairDomain(Domain):
                 paths, lambda p: tree.show(x_g, p), lambda p: _read(tree.path / p),
                 named={p for d in parse_patch(candidate) for p in d.paths},
                 tests=importable_test_names(list(at_x_g)), kinds=now, own=own_modules(at_x_g),
-                importable=importable_names(env) if env is not None else frozenset())
+                importable=importable_names(env) if env is not None else frozenset(),
+                tree=lambda: ((p, tree.show(x_g, p)) for p in at_x_g if p.endswith(".py") and not is_test_path(p)))
             yield tree, env, x_g, method, found
 
     def _no_verdict(self, v: dict[str, Any], reference: str, tests: list[str], error: InfraError, method: str) \

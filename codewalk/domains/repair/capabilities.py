@@ -66,7 +66,7 @@ import sys
 import tokenize
 import types
 import warnings
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import NamedTuple
@@ -135,13 +135,15 @@ REVIEWED: dict[str, Reviewed] = {
     "operator": _r("operators as functions; attrgetter/methodcaller take names as strings, so their "
                    "constant arguments are judged as attribute names and other arguments are refused"),
     "os": _r("paths, files and directories only: os also reaches processes, descriptors and sys; fstat reads a "
-             "descriptor's metadata (size, mode, times), as stat reads a path's: no content, no write",
+             "descriptor's metadata (size, mode, times), as stat reads a path's: no content, no write; fdopen is "
+             "io.open of a descriptor number (round 13), which open() does already",
              only="path sep altsep extsep pathsep linesep curdir pardir devnull name fspath fsencode "
                   "fsdecode PathLike getcwd getcwdb listdir scandir walk stat lstat makedirs mkdir remove "
                   "unlink rmdir removedirs rename renames replace chmod utime access F_OK R_OK W_OK X_OK "
                   "strerror urandom cpu_count get_terminal_size terminal_size error environ getenv chdir getpid "
-                  "stat_result DirEntry SEEK_SET SEEK_CUR SEEK_END fstat"),
-    "os.path": _r("path manipulation (posixpath/ntpath); expandvars reads the environment",
+                  "stat_result DirEntry SEEK_SET SEEK_CUR SEEK_END fstat fdopen"),
+    "os.path": _r("path manipulation (posixpath/ntpath); expandvars reads the environment (judged by the "
+                  "environment rule as a read of every variable, round 13)",
                   without="expandvars"),
     "posixpath": _r("path manipulation; expandvars reads the environment", without="expandvars"),
     "ntpath": _r("path manipulation; expandvars reads the environment", without="expandvars"),
@@ -402,6 +404,7 @@ BEHAVIOUR = {"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__hash
              "__instancecheck__", "__subclasscheck__", "__getattr__", "__getattribute__", "__call__"}
 COMPARISONS = {"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__"}
 EVERY_VARIABLE = "reads every variable of os.environ"
+EXPANDVARS = "uses os.path.expandvars, which reads the variables of os.environ its text names"
 ENV_WRITES = {"update", "setdefault", "pop", "popitem", "clear", "__setitem__", "__delitem__"}
 ENV_READS = {"get", "__getitem__", "__contains__"}
 # What a module's logger may be used for (logging's REVIEWED entry): logging a message, asking whether a level logs.
@@ -485,11 +488,14 @@ def findings(source: bytes | str, path: str, own: frozenset[str], tests: frozens
 
 def new_refusals(changed: Iterable[tuple[str, bytes | str | None, bytes | str | None]], own: frozenset[str],
                  tests: frozenset[str] = frozenset(), absent: frozenset[str] = frozenset(),
-                 added: frozenset[str] = frozenset()) -> list[Refusal]:
+                 added: frozenset[str] = frozenset(),
+                 tree: Callable[[], Iterable[tuple[str, bytes | str | None]]] | None = None) -> list[Refusal]:
     """The findings of the changed modules now (path, source at x_G or None, source now or None) whose
     node did not occur in any of them at x_G (imports: whose module none of them imported). absent: the
     Python 2 modules (PYTHON2_ONLY) the task's environment cannot import, whose imports can only fail;
-    added: the top-level names in own that the change adds (not the repository's at x_G)."""
+    added: the top-level names in own that the change adds (not the repository's at x_G); tree: the
+    repository's files at x_G (path, source), read only when a third-party import would be refused
+    (tree_imports: a module the repository's own packages import at x_G may be imported again)."""
     items = [(path, _parsed(old) if old is not None else None, old is not None,
               _parsed(new) if new is not None else None, new is not None) for path, old, new in changed]
     indexes = {id(t): _Index(t) for _, old, _, new, _ in items for t in (old, new) if t is not None}
@@ -506,6 +512,17 @@ def new_refusals(changed: Iterable[tuple[str, bytes | str | None, bytes | str | 
                 before.add(f.key)
                 before.add(_capability(f))
     every_variable = f"{Rule.ENVIRONMENT}|{EVERY_VARIABLE}" in before
+    imported: list[frozenset[str]] = []  # tree_imports(tree()), read once, when first needed
+
+    def the_tree_imports(f: Finding) -> bool:
+        name = f.key.removeprefix("import:")
+        if tree is None or f.rule != Rule.IMPORT_NOT_ALLOWED or not f.key.startswith("import:") \
+                or not f.what.startswith(f"imports {name}, ") or not third_party(name):
+            return False
+        if not imported:
+            imported.append(tree_imports(tree()))
+        return name in imported[0]
+
     out: list[Refusal] = []
     for path, old, had, new, has in items:
         if not has:
@@ -518,13 +535,77 @@ def new_refusals(changed: Iterable[tuple[str, bytes | str | None, bytes | str | 
         seen: set[tuple[Rule, str]] = set()
         now = _Reader(path, own, tests, defined, indexes[id(new)], absent, added, before_defined).read(new)
         for f in sorted(now, key=lambda f: f.line):
-            if f.key in before or f.reuse and (_capability(f) in before or every_variable
-                                                and f.rule == Rule.ENVIRONMENT and f.what.startswith("reads")):
+            if f.key in before or f.reuse and (_capability(f) in before or every_variable and (
+                    f.rule == Rule.ENVIRONMENT and f.what.startswith("reads") or f.what.startswith(EXPANDVARS))):
+                continue
+            if the_tree_imports(f):
                 continue
             if (f.rule, f.what) not in seen:
                 seen.add((f.rule, f.what))
                 out.append(Refusal(f.rule, path, f.line, f.what))
     return out
+
+
+# Round 13: never admitted because the tree imports them: the runner and its plugin system (a repository may ship a
+# pytest plugin), and the distributions that import by name or make code from text (DYNAMIC's, and their backports).
+NOT_FROM_THE_TREE = frozenset({"pytest", "_pytest", "pluggy", "py", "pkg_resources", "setuptools", "importlib_metadata",
+                               "importlib_resources", "cloudpickle", "dill", "six", "future", "past", "typing_extensions",
+                               "markupsafe", "idna"})
+
+
+def third_party(name: str) -> bool:
+    """Whether a module name may be admitted because the repository's own packages import it at x_G: not the
+    standard library (reviewed part by part), not NOT_FROM_THE_TREE, not a name the deny-list knows."""
+    top = name.split(".")[0]
+    return bool(top) and top not in sys.stdlib_module_names and top not in sys.builtin_module_names \
+        and top not in NOT_FROM_THE_TREE and top not in PYTHON2_ONLY and top not in WINDOWS_ONLY \
+        and not any(name == k or name.startswith(k + ".") or k.startswith(name + ".") for k in KNOWN)
+
+
+def tree_imports(files: Iterable[tuple[str, bytes | str | None]]) -> frozenset[str]:
+    """The absolute module names the repository's own packages import at x_G (round 13): every `import a.b` and
+    `from a.b import c` (as a.b and a.b.c) of a non-test module of a package the tree has (`pkg/__init__.py`,
+    `src/pkg/...`) or of a top-level module, run when the module is imported: at module level or in a class body
+    (under `if`, `try`, `with` too), not in a function (a name the module's namespace does not hold) nor under
+    `if TYPE_CHECKING:`; not setup.py, conftest.py, docs or examples (no package), nor test files. A changed module
+    may import these again: it gets the module object that `pkg.that_module.a` reaches already, judged as a module
+    the file imported at x_G (the deny-list, a route module reached by attribute, private and dunder names)."""
+    files = [(p, s) for p, s in files]
+    packages = {top for p, _ in files if (parts := PurePosixPath(p).parts[1:] if p.startswith("src/")
+                                          else PurePosixPath(p).parts) and len(parts) == 2
+                and parts[1] == "__init__.py" and (top := parts[0]).isidentifier()}
+    names: set[str] = set()
+    for path, source in files:
+        if source is None or not path.endswith(".py") or _is_test_path(path):
+            continue
+        parts = PurePosixPath(path).parts[1:] if path.startswith("src/") else PurePosixPath(path).parts
+        top = parts[0].removesuffix(".py") if parts else ""
+        if not (len(parts) == 1 and top not in ("setup", "conftest") or len(parts) > 1 and top in packages):
+            continue
+        tree = _parsed(source)
+        if tree is None:
+            continue
+        stack: list[ast.AST] = [tree]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, ast.If) and (node.test.id if isinstance(node.test, ast.Name) else node.test.attr
+                                             if isinstance(node.test, ast.Attribute) else "") == "TYPE_CHECKING":
+                stack.extend(node.orelse)
+                continue
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+                continue
+            if isinstance(node, ast.Import):
+                names.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                names.add(node.module)
+                names.update(f"{node.module}.{a.name}" for a in node.names if a.name != "*")
+            stack.extend(ast.iter_child_nodes(node))
+    return frozenset(names)
+
+
+def _is_test_path(path: str) -> bool:
+    from .patch import is_test_path
+    return is_test_path(path)
 
 
 def _capability(f: Finding) -> str:
@@ -777,6 +858,15 @@ class _Reader(ast.NodeVisitor):
         k = max((n for n in range(1, len(parts) + 1) if ".".join(parts[:n]) in REVIEWED), default=0)
         if k == 0:
             # a module imported at x_G outside the reviewed set (or a refused import, already named)
+            for j, part in enumerate(parts[1:], 1):
+                # round 13: a module it reaches by attribute (urllib3.util.connection.sys.modules) is judged as
+                # a chain on that module from there, as a chain through the repository's own modules is
+                if part in ROUTES and self._called_last(parts[j:], node, importing):
+                    break
+                if part in ROUTES or self._reviewed_route(parts[j:], node, importing):
+                    self._chain(parts[j:], node, importing)
+                    self._object_attrs(parts[1:j], node)
+                    return
             dotted = ".".join(parts)
             hit = next((c for c in KNOWN_LONGEST_FIRST if dotted == c or dotted.startswith(c + ".")), None)
             if hit:
@@ -800,6 +890,13 @@ class _Reader(ast.NodeVisitor):
                 continue
             if name == "urllib" and attr in PYTHON2_URLLIB:
                 return  # Python 2's urllib.quote & co: no such attribute on Python 3 (an AttributeError)
+            if attr == "expandvars" and name in ("os.path", "posixpath", "ntpath"):
+                # round 13: expandvars(text) is text with each $name replaced by os.environ[name]: a read of the
+                # environment by names the rules cannot read, which a module that read every variable at x_G
+                # (os.environ by a computed key, iterated, copied) keeps, as it keeps such reads (new_refusals)
+                self.add(Rule.IMPORT_NOT_ALLOWED, f"{EXPANDVARS} (as {dotted})", node)
+                self._object_attrs(rest[1:], node)
+                return
             if (entry.only is not None and attr not in entry.only and attr not in MODULE_DUNDERS) \
                     or attr in entry.without:
                 rule = Rule.DYNAMIC_IMPORT if dotted in DYNAMIC else Rule.IMPORT_NOT_ALLOWED

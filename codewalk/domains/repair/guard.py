@@ -101,7 +101,8 @@ def importable_test_names(paths: list[str]) -> frozenset[str]:
 def refused(changed: list[str], before: Callable[[str], str | None], after: Callable[[str], bytes | None],
             *, named: set[str] | None = None, tests: frozenset[str] = frozenset(),
             kinds: dict[str, Entry] | None = None, own: frozenset[str] | None = None,
-            importable: frozenset[str] = frozenset()) -> list[Refusal]:
+            importable: frozenset[str] = frozenset(),
+            tree: Callable[[], Iterable[tuple[str, str | None]]] | None = None) -> list[Refusal]:
     """Every refusal of the changed paths (repository-relative); [] if none could touch the run.
 
     before(path) is the text at x_G (None: the file is new); after(path) the bytes now (None: deleted or
@@ -109,8 +110,9 @@ def refused(changed: list[str], before: Callable[[str], str | None], after: Call
     module names (`importable_test_names`); kinds: the snapshot entry of each path now, for symlinks and
     the like; own: the repository's top-level module names at x_G (None: read from the changed paths'
     tops that existed at x_G); importable: what the task's environment imports without the tree
-    (env.importable_names; the standard library and the harness are always added). The file and source
-    rules are `rules.refusals`, the same function the history measurement calls.
+    (env.importable_names; the standard library and the harness are always added); tree: the repository's
+    files at x_G as (path, text), read only when a third-party import would be refused (round 13). The file
+    and source rules are `rules.refusals`, the same function the history measurement calls.
     """
     found: list[Refusal] = []
     files: list[tuple[str, str | None, bytes | None]] = []
@@ -127,7 +129,7 @@ def refused(changed: list[str], before: Callable[[str], str | None], after: Call
         files.append((path, before(path), after(path)))
     if own is None:
         own = frozenset(t for p, old, _ in files if old is not None and (t := top_module(p)))
-    return found + refusals(files, own, importable, tests=tests)
+    return found + refusals(files, own, importable, tests=tests, tree=tree)
 
 
 def refusal(changed: list[str], before: Callable[[str], str | None], after: Callable[[str], bytes | None],

@@ -10,7 +10,7 @@ from __future__ import annotations
 import configparser
 import sys
 import tomllib
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from pathlib import PurePosixPath
 
 from .capabilities import PYTHON2_ONLY, WINDOWS_ONLY, encoding, new_refusals
@@ -38,7 +38,8 @@ def baseline_importable() -> frozenset[str]:
 
 
 def refusals(changed: Iterable[tuple[str, bytes | str | None, bytes | str | None]], own: Collection[str],
-             importable: Collection[str], *, tests: frozenset[str] = frozenset()) -> list[Refusal]:
+             importable: Collection[str], *, tests: frozenset[str] = frozenset(),
+             tree: Callable[[], Iterable[tuple[str, bytes | str | None]]] | None = None) -> list[Refusal]:
     """Every refusal of the static layer for a set of changed files; [] when a grader would run the tests.
 
     STABLE ENTRY POINT (the grader and bench measurements of real fix commits call it; keep the signature).
@@ -49,7 +50,10 @@ def refusals(changed: Iterable[tuple[str, bytes | str | None, bytes | str | None
     - importable: the top-level names the task's environment imports without the tree (env.importable_names;
       `baseline_importable()` when none was measured); a new top-level module named like one is refused;
     - tests: module names of the repository's test files (guard.importable_test_names), which library code
-      may not import.
+      may not import;
+    - tree: the repository's files at x_G as (path, source), called only when a third-party import would be
+      refused (round 13: a module the repository's own packages import at x_G may be imported again;
+      capabilities.tree_imports); None: not read.
     Returns (rule, path, line, what) tuples (`Refusal`), in file order. Rules judge the file (its path,
     content, encoding) and, for Python modules, the new code against the changed modules at x_G
     (capabilities.new_refusals): what the changed modules did at x_G may stay, only new nodes are judged.
@@ -96,7 +100,7 @@ def refusals(changed: Iterable[tuple[str, bytes | str | None, bytes | str | None
     absent = PYTHON2_ONLY - set(importable) - set(own) - new_top if importable else frozenset()
     if importable and sys.platform != "win32":  # the task runs where the grader runs, or in a Linux container
         absent |= WINDOWS_ONLY - set(own) - new_top
-    found += new_refusals(modules, frozenset(own) | new_top, tests, absent, frozenset(new_top) - set(own))
+    found += new_refusals(modules, frozenset(own) | new_top, tests, absent, frozenset(new_top) - set(own), tree)
     return found
 
 
