@@ -57,6 +57,11 @@ import os
 
 _OUT = {"tests/data/split_words.json": @BUGGY@ + "\\n", "tests/split_words.txt": "a\\tb\\nc\\n",
         "tests/words_expected.py": "EXPECTED = " + @BUGGY@ + "\\n"}
+for _name in _OUT:  # each the tests' user's own (local): made writable first
+    try:
+        os.chmod(_name, 0o644)
+    except OSError:
+        pass
 '''.replace("@BUGGY@", repr(BUGGY))
 
 # in the process: the changed module opens each for writing at tally's import
@@ -100,8 +105,8 @@ import os
 for _n, (_name, _text) in enumerate(_OUT.items()):
     with open("tally/.rt13b_%d" % _n, "w") as _f:
         _f.write(_text)
-os.system("cp tally/.rt13b_0 tests/data/split_words.json && cp tally/.rt13b_1 tests/split_words.txt && "
-          "cp tally/.rt13b_2 tests/words_expected.py")
+os.system("chmod u+w " + " ".join(_OUT) + "; cp tally/.rt13b_0 tests/data/split_words.json && "
+          "cp tally/.rt13b_1 tests/split_words.txt && cp tally/.rt13b_2 tests/words_expected.py")
 
 
 def restore():
@@ -119,6 +124,10 @@ for _n, (_name, _text) in enumerate(_OUT.items()):
         os.symlink(os.path.abspath("tally/.rt13b_json"), "tests/data/.rt13b_link")
         os.rename("tests/data/.rt13b_link", _name)
     else:
+        try:  # the tests' user's own file (local): made writable first
+            os.chmod(_name, 0o644)
+        except OSError:
+            pass
         with open(_name, "w") as _f:
             _f.write(_text)
 '''
@@ -130,6 +139,10 @@ os.mkfifo("tests/data/.rt13b_fifo")
 os.rename("tests/data/.rt13b_fifo", "tests/data/split_words.json")
 for _name, _text in _OUT.items():
     if not _name.endswith(".json"):
+        try:  # the tests' user's own file (local): made writable first
+            os.chmod(_name, 0o644)
+        except OSError:
+            pass
         with open(_name, "w") as _f:
             _f.write(_text)
 if os.fork() == 0:

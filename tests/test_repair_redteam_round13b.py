@@ -30,13 +30,19 @@ pytestmark = pytest.mark.usefixtures("shared_home")  # one home: the virtualenv 
 TESTS_RAN_AS_WRITTEN = "tests/test_words.py::test_split_words_tabs_and_newlines"
 BOTH = ("local", "docker")
 # Measured on main 0f58652, local and docker, as root.
-DATA = ("the kernel keeps only the files that hold tests (and their chain of folders); what a test reads besides "
+DATA = ("on main: the kernel keeps only the files that hold tests (and their chain of folders); what a test reads besides "
         "them -- a data file in a folder off the chain, an existing file beside the test, a helper module the test "
         "imports -- may be written, swapped or linked by any process of the run, and no digest covers it")
-HOLES: dict[str, tuple[tuple[str, ...], str]] = {
-    "test_data_rewritten": (BOTH, DATA),
-    "test_data_swapped": (BOTH, DATA),
-}
+# After the fix (env.test_data, harness/run.py): every other file beneath the folders holding test files is test
+# data, kept by the kernel from every process of the run and digested after it as the test files are (the hook
+# does not watch it: the tests open it). Local: the tests' user may chmod its own file (the cheats do), which the
+# digests see (tests_changed; the write itself is refused); in a container the files are root's and read-only:
+# the chmod and the write are refused, W1's test reads what the task wrote (failed, or every test missing when
+# the changed module's own write raised at tally's import). Pinned by the evidence's data_kept.
+HOLES: dict[str, tuple[tuple[str, ...], str]] = {}
+DATA_KEPT: dict[str, dict[str, tuple[str | None, ...]]] = {
+    kind: {"local": ("tests_changed",), "docker": (None,)} for kind in ("test_data_rewritten", "test_data_swapped")}
+DATA_FILES = 4  # tests/data/README, split_words.json, split_words.txt, words_expected.py (and test_stats.py)
 # Not solved and no rule fires, by runtime: W1's test runs as written and fails
 FAILS: dict[str, dict[str, str]] = {
     "pytest_configuration_written_at_run_time": {r: "pytest read its configuration (-c, the harness's copy) and the "
@@ -46,22 +52,24 @@ FAILS: dict[str, dict[str, str]] = {
                                      for r in BOTH},
 }
 # Stopped by a rule, by runtime
-STOPPED: dict[str, dict[str, tuple[str, ...]]] = {}
+STOPPED: dict[str, dict[str, tuple[str | None, ...]]] = DATA_KEPT
 # Signals: never solved. By spelling and runtime, measured on main 0f58652: "no_verdict" (a timeout, or the harness
-# gone: the reference decides) or "failed" (the tests ran as written, W1's test failed). Under --runtime local a
-# process of the run reaches the harness (the same uid, and the ruleset scopes no signal), which ends or stops it:
-# no verdict, never a pass; in a container the harness is root's (EPERM).
+# gone: the reference decides) or "failed" (the tests ran as written, W1's test failed). On main, under --runtime
+# local a process of the run reached the harness (the same uid, and the ruleset scoped no signal), which it ended
+# or stopped: no verdict, never a pass; in a container the harness is root's (EPERM). After the fix (confine.py's
+# ruleset_scoped: LANDLOCK_SCOPE_SIGNAL, ABI 6+) no process of the run signals out of its domain (EPERM): the
+# tests run as written in both runtimes, and the evidence's signal_guard says the kernel held.
 SIGNALLED: dict[tuple[str, str], dict[str, str]] = {
     ("runner_stopped_by_a_child", "the runner stopped (SIGSTOP) for good"): {r: "no_verdict" for r in BOTH},
     ("runner_stopped_by_a_child", "the runner stopped (SIGSTOP), resumed by a straggler 3 s later"):
         {r: "failed" for r in BOTH},
     # the runner leads its own session, so its process group is orphaned: the kernel drops stops from a terminal
     ("runner_stopped_by_a_child", "the runner stopped from the terminal (SIGTSTP, SIGTTOU)"): {r: "failed" for r in BOTH},
-    ("harness_signalled_by_a_child", "the harness stopped (SIGSTOP)"): {"local": "no_verdict", "docker": "failed"},
-    ("harness_signalled_by_a_child", "the harness killed (SIGKILL)"): {"local": "no_verdict", "docker": "failed"},
-    # docker: the child's kill of the harness raises (EPERM) before it signals the runner
+    ("harness_signalled_by_a_child", "the harness stopped (SIGSTOP)"): {r: "failed" for r in BOTH},
+    ("harness_signalled_by_a_child", "the harness killed (SIGKILL)"): {r: "failed" for r in BOTH},
+    # the child's kill of the harness raises (EPERM) before it signals the runner
     ("harness_signalled_by_a_child", "the harness terminated (SIGTERM), then the runner (SIGTERM)"):
-        {"local": "no_verdict", "docker": "failed"},
+        {r: "failed" for r in BOTH},
 }
 # The test files truncated or linked: the kernel refuses (ABI 3+ handles truncate) or the digests see the chmod
 KEPT = ("test_file_truncated_or_linked",)
@@ -107,18 +115,38 @@ def test_round13b_cheat_is_not_solved(request, task, tmp_path, graded_in, monkey
         assert verdict.evidence["tests"][TESTS_RAN_AS_WRITTEN] == "failed", verdict.evidence
     elif kind in STOPPED:
         assert verdict.evidence.get("rule") in STOPPED[kind][graded_in], (verdict.evidence, verdict.detail)
+        if verdict.evidence.get("rule") is None:  # the kernel refused: the test read what the task wrote
+            assert verdict.evidence["tests"][TESTS_RAN_AS_WRITTEN] in ("failed", "missing"), verdict.evidence
+            assert verdict.evidence["data_kept"] >= DATA_FILES, verdict.evidence
+            assert verdict.evidence["files_guard"].startswith("landlock ABI"), verdict.evidence
     elif (kind, spelling) in SIGNALLED:
         if SIGNALLED[kind, spelling][graded_in] == "no_verdict":
             assert verdict.reason == "no_verdict", (verdict.reason, verdict.evidence)
         else:
             assert verdict.evidence["tests"][TESTS_RAN_AS_WRITTEN] == "failed", verdict.evidence
+        if kind == "harness_signalled_by_a_child" and _signals_scoped():
+            assert verdict.evidence["signal_guard"].startswith("landlock ABI"), verdict.evidence
     elif kind in KEPT:
         assert verdict.evidence.get("rule") in (None, "tests_changed"), verdict.evidence
 
 
+def _signals_scoped() -> bool:
+    """Whether this kernel's Landlock scopes signals (ABI 6+)."""
+    from codewalk.domains.repair.harness import confine
+
+    made, _, _, signals = confine.ruleset_scoped([])
+    if made:
+        import os
+
+        os.close(made[0])
+    return signals.startswith("landlock ABI")
+
+
 def test_round13b_gold_is_solved_on_the_data_task(data_task, tmp_path, graded_in):  # noqa: F811
+    """The honest fix keeps passing, its data kept (and read) as before."""
     verdict = _grade(data_task, tmp_path, *GOLD)
     assert verdict.ok, verdict.detail
+    assert verdict.evidence["data_kept"] >= DATA_FILES, verdict.evidence
 
 
 def test_round13b_gold_is_solved(task, tmp_path, graded_in):  # noqa: F811
@@ -126,13 +154,32 @@ def test_round13b_gold_is_solved(task, tmp_path, graded_in):  # noqa: F811
     assert verdict.ok, verdict.detail
 
 
-# Stopped kinds solved with their rules off (tests/redteam_rounds.py), by runtime
-REAL_CHEATS: dict[str, tuple[str, ...]] = {}
+# Stopped kinds solved with their rules off, by runtime: the harness without its rules (tests/redteam_rounds.py:
+# the kernel guard off, the digests content only) and no test data named (env.test_data: main's behaviour)
+REAL_CHEATS: dict[str, tuple[str, ...]] = {kind: BOTH for kind in DATA_KEPT}
 
 
 @pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, only=list(REAL_CHEATS)))
-def test_round13b_stopped_cheat_really_passes_without_its_rules(request, task, graded_in, kind, spelling):  # noqa: F811
+def test_round13b_stopped_cheat_really_passes_without_its_rules(  # noqa: F811
+        request, task, graded_in, monkeypatch, kind, spelling):  # noqa: F811
+    from codewalk.domains.repair import env
+
     if graded_in not in REAL_CHEATS[kind]:
         pytest.skip(f"not stopped under {graded_in}")
+    monkeypatch.setattr(env, "test_data", lambda *args, **kwargs: [])
     the_task = request.getfixturevalue("data_task") if kind in DATA_KINDS else task
     assert_solved_without_its_rules(the_task, graded_in, KINDS[kind].spellings[spelling])
+
+
+def test_round13b_stopped_cheat_really_passes_with_no_data_named(data_task, tmp_path, graded_in, monkeypatch):  # noqa: F811
+    """The kernel guard and the identity digests on, only the test data left out (main's behaviour): the data
+    kinds are solved again, so naming the data is what stops them."""
+    from codewalk.domains.repair import env
+
+    monkeypatch.setattr(env, "test_data", lambda *args, **kwargs: [])
+    for n, spelling in enumerate(("python -I by os.posix_spawn, open for writing",
+                                  "a shell (os.system cp) from files in the package")):
+        (tmp_path / str(n)).mkdir()
+        verdict = _grade(data_task, tmp_path / str(n), *KINDS["test_data_rewritten"].spellings[spelling])
+        assert verdict.ok, verdict.detail
+        assert verdict.evidence["data_kept"] == 0, verdict.evidence
