@@ -183,3 +183,21 @@ def test_round13b_stopped_cheat_really_passes_with_no_data_named(data_task, tmp_
         verdict = _grade(data_task, tmp_path / str(n), *KINDS["test_data_rewritten"].spellings[spelling])
         assert verdict.ok, verdict.detail
         assert verdict.evidence["data_kept"] == 0, verdict.evidence
+
+
+def test_round13b_test_data_is_every_plain_file_beneath_the_folders_holding_test_files(tmp_path):
+    """env.test_data: beneath each folder holding a test file (subfolders too), not the tree's root (the package),
+    no .git, no link, nothing already protected."""
+    import os
+
+    from codewalk.domains.repair import env
+
+    for path in ("pkg/a.py", "test_root.py", "tests/test_x.py", "tests/data/x.json", "tests/helper.py",
+                 "tests/.git/config", "tests/sub/deep/y.txt", "src/pkg/tests/test_y.py", "src/pkg/tests/z.csv"):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("x\n")
+    os.symlink("../pkg/a.py", tmp_path / "tests" / "link.py")
+    os.symlink("../pkg", tmp_path / "tests" / "pkg")
+    found = env.test_data(tmp_path, ["tests/test_x.py", "test_root.py", "src/pkg/tests/test_y.py"],
+                          {"tests/test_x.py", "src/pkg/tests/test_y.py"})
+    assert found == ["src/pkg/tests/z.csv", "tests/data/x.json", "tests/helper.py", "tests/sub/deep/y.txt"]
