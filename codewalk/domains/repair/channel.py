@@ -71,6 +71,10 @@ class Report:
     # what kept the protected files from every process of the run: "landlock ABI n" (the kernel), or "not the
     # kernel: why" (the hook and the digests alone), or "none: nothing to keep"
     files_guard: str = ""
+    # what kept the harness from the signals of the run's processes: "landlock ABI n" (scoped), or "not the
+    # kernel: why" (round 13b)
+    signal_guard: str = ""
+    data_kept: int = 0  # the test data the kernel and the digests kept besides the protected files (round 13b)
 
 
 def audited(report: Report) -> bool:
@@ -92,13 +96,14 @@ def prepare(into: Path) -> None:
 
 def config(token: str, argv: list[str], cwd: str, env: dict[str, str], timeout: float,
            uid: int | None = None, memory_mb: int | None = None, *, changed: Sequence[str] = (),
-           protected: Sequence[str] = ()) -> str:
+           protected: Sequence[str] = (), data: Sequence[str] = ()) -> str:
     """The harness's input: what to run, where, the token its report line starts with; as whom and with
     what address-space limit (a container: the local sandbox sets it on the harness itself); the files the
-    candidate changed (the guard watches their frames) and the files the tests must leave as they are."""
+    candidate changed (the guard watches their frames) and the files the tests must leave as they are: the
+    files that hold them (the runner's hook watches these too) and their data (the kernel and digests only)."""
     return json.dumps({"token": token, "argv": argv, "cwd": cwd, "env": env, "timeout": timeout, "uid": uid,
                        "memory_mb": memory_mb, "plugins": True, "changed": list(changed),
-                       "protected": list(protected)})
+                       "protected": list(protected), "data": list(data)})
 
 
 def read(stdout: str, token: str, returncode: int) -> Report:
@@ -114,7 +119,7 @@ def read(stdout: str, token: str, returncode: int) -> Report:
         return Report(data["exit"], data["timed_out"], data["records"], data["unsigned"], data["seconds"],
                       data["output"], data["python"], data.get("began", 0.0), data.get("gap"),
                       data.get("changed", []), data.get("proc_guard", ""),
-                      data.get("files_guard", ""))
+                      data.get("files_guard", ""), data.get("signal_guard", ""), data.get("data_kept", 0))
     except (ValueError, KeyError, TypeError) as e:  # a line written over or into the harness's own
         raise NoVerdict(f"the harness's report line does not read as its own ({e})", CHANNEL_FORGED) from None
 

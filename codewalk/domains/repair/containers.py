@@ -368,7 +368,8 @@ def _config(image: Image, work: Path, token: str, command: str, timeout: float, 
            "PYTHONNOUSERSITE": "1", "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
     argv = ["bash", "-c", command.replace("{harness}", HARNESS)]
     return channel.config(token, argv, TREE, env, timeout, uid=image.user, memory_mb=memory_mb,
-                          changed=guard.get("changed", ()), protected=guard.get("protected", ())).encode()
+                          changed=guard.get("changed", ()), protected=guard.get("protected", ()),
+                          data=guard.get("data", ())).encode()
 
 
 # -- what this module keeps in a process -------------------------------------------------------------------------

@@ -26,7 +26,7 @@ import shutil
 import sys
 from collections.abc import Sequence
 from functools import cache
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, cast
 from urllib.parse import unquote
 
@@ -228,7 +228,10 @@ def run_tests(env: Env | Image, tree: Worktree, tests: list[str], test_cmd: str,
     changed report path, a forged channel or a test file changed by the run give no verdict (NoVerdict,
     with the rule code). TestRun.audited says whether the hook was there. Under the guard each test module's
     __file__ names a stand-in of its file (its size and lines, none of its text) while the tests run, so a
-    test may open its own __file__ (channel.stand_ins); the real test files stay pytest's to read.
+    test may open its own __file__ (channel.stand_ins); the real test files stay pytest's to read. The test
+    files, the copies, the conftests and the test data beside them (test_data: every other file beneath the
+    folders holding test files) are kept by the kernel from every process of the run and digested after it
+    (harness/run.py; issue 51, round 13b).
     """
     files = sorted({t.split("::")[0] for t in tests})
     present = [f for f in files if (tree.path / f).is_file()]
@@ -260,8 +263,9 @@ def run_tests(env: Env | Image, tree: Worktree, tests: list[str], test_cmd: str,
         # the run is in the worktree itself (mining), whose files stay writable
         conftests = sorted(str(Path(top, "conftest.py").relative_to(work)) for top, _, files in walk(work)
                            if "conftest.py" in files and ".git" not in Path(top).relative_to(work).parts)
-        guard = {"changed": watched,
-                 "protected": [*present, *copies.files, *conftests] if fresh or in_container(env) else []}
+        protected = [*present, *copies.files, *conftests] if fresh or in_container(env) else []
+        guard = {"changed": watched, "protected": protected,
+                 "data": test_data(work, present, {*protected, *stand_ins.values()}) if protected else []}
         try:
             if in_container(env):
                 from . import containers  # the docker SDK only where the docker runtime is used
@@ -281,7 +285,30 @@ def run_tests(env: Env | Image, tree: Worktree, tests: list[str], test_cmd: str,
     cases = {node_key(node): outcome for node, outcome in found.items() if node not in copies.nodes}
     return TestRun(status, report.exit, round(report.seconds, 3), unsigned=report.unsigned, python=report.python,
                    cases=cases, audited=channel.audited(report), proc_guard=report.proc_guard,
-                   files_guard=report.files_guard, memory_guard=channel.memory_guard(report))
+                   files_guard=report.files_guard, memory_guard=channel.memory_guard(report),
+                   signal_guard=report.signal_guard, data_kept=report.data_kept)
+
+
+DATA_LIMIT = 20000  # test data files kept at most per run (the first, by path): the digests read each twice
+
+
+def test_data(work: Path, files: Sequence[str], protected: set[str] | frozenset[str] = frozenset()) -> list[str]:
+    """The test data of a run (issue 51, round 13b): every plain file beneath each folder holding one of the
+    test files `files` (relative to work), that folder's subfolders too, but for the tree's root (it holds the
+    package) and what is in `protected` already; no `.git`, no link (a link's target may be anywhere). What a
+    test reads to compare with (a fixture file, expected output, a helper module beside it) is kept by the kernel
+    from every process of the run and digested after it, as the test files are; the runner's hook does not
+    watch it, so the tests open it as before. Sorted, at most DATA_LIMIT."""
+    found: set[str] = set()
+    for top in sorted({str(PurePosixPath(f).parent) for f in files} - {"", "."}):
+        for folder, dirs, names in walk(work / top):
+            dirs[:] = [d for d in dirs if d != ".git"]
+            for name in names:
+                full = Path(folder, name)
+                path = str(full.relative_to(work))
+                if path not in protected and full.is_file() and not full.is_symlink():
+                    found.add(path)
+    return sorted(found)[:DATA_LIMIT]
 
 
 GUARD_FILE = "guard.json"  # beside boot.py, which reads it (harness/boot.py, _places and _stand_ins)
@@ -339,7 +366,7 @@ def _run_local(env: Env, work: Path, harness: Path, token: str, command: str, ti
     argv = ["bash", "-c", command.replace("{harness}", shlex.quote(str(harness)))]
     guard = guard or {}
     stdin = channel.config(token, argv, str(work), run_env, timeout, changed=guard.get("changed", ()),
-                           protected=guard.get("protected", ()))
+                           protected=guard.get("protected", ()), data=guard.get("data", ()))
     done = sandbox.run([str(env.python), "-I", str(harness / channel.RUNNER)], cwd=work, timeout=timeout + 60,
                        memory_mb=memory_mb, max_file_mb=256, writable=[home], sees=[*venv_runtime(env.path), harness],
                        stdin=stdin, env=run_env)

@@ -98,6 +98,8 @@ class TestRun:
     proc_guard: str = ""  # what kept the tests from /proc: "landlock ABI n" (the kernel), or "audit hook: why"
     files_guard: str = ""  # what kept the test files from every process of the run (channel.Report.files_guard)
     memory_guard: str = ""  # what kept the runner's memory from the processes it starts (channel.memory_guard)
+    signal_guard: str = ""  # what kept the harness from the run's signals (channel.Report.signal_guard)
+    data_kept: int = 0  # test data kept by the kernel and the digests besides the test files (channel.Report)
 
     def failing(self, tests: list[str]) -> list[str]:
         return [t for t in tests if self.status.get(t) != "passed"]

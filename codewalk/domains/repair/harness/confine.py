@@ -32,6 +32,12 @@ tree, the home and TMPDIR, as before. Where the kernel's ABI is under 2 (no REFE
 every move across folders) the ruleset keeps /proc alone and the report says the test files are not kept
 by the kernel (`files_guard`). Where the kernel has no Landlock (or seccomp refuses it) the runner's audit
 hook keeps a fallback for /proc (boot.py: `_proc_files`), and the run's report says which guard held.
+
+Signals (issue 51, round 13b): under --runtime local the harness is of the tests' uid, so a process of the run
+could stop, kill or terminate it (no verdict; stopped, the grader waits for the sandbox's timeout). From ABI 6
+the ruleset is also scoped (LANDLOCK_SCOPE_SIGNAL): no process of the domain may signal a process outside it
+(the harness, the sandbox's init), while the runner and its children still signal each other, and the harness
+still signals them. `ruleset_scoped` says which held (`signal_guard`).
 Standard library only (ctypes), Python 3.6+; Linux only.
 """
 
@@ -60,6 +66,14 @@ class _RulesetAttr(ctypes.Structure):
     _fields_ = [("handled_access_fs", ctypes.c_uint64)]  # the later ABIs' fields stay off (size 8)
 
 
+class _ScopedRulesetAttr(ctypes.Structure):  # ABI 6+: no network access handled; signals scoped
+    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
+                ("scoped", ctypes.c_uint64)]
+
+
+SCOPE_SIGNAL = 1 << 1  # LANDLOCK_SCOPE_SIGNAL (ABI 6+); 1 << 0, abstract unix sockets, is not asked for
+
+
 class _PathBeneath(ctypes.Structure):
     _pack_ = 1  # packed in the kernel's header
     _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
@@ -69,14 +83,20 @@ def ruleset(keep=()):
     """(ruleset descriptor, "landlock ABI n", what keeps the files of `keep`) for restrict(), or (None, why
     not, why not). Run in the harness, before the runner starts: it reads /proc/self/mountinfo to know where
     procfs is mounted, and lists the folders on the way to each file of `keep` (absolute paths, no link)."""
+    return ruleset_scoped(keep)[:3]
+
+
+def ruleset_scoped(keep=()):
+    """ruleset(keep), and what keeps the processes outside the domain (the harness) from the run's signals:
+    "landlock ABI n" (scoped, ABI 6+), or "not the kernel: why"."""
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         abi = libc.syscall(CREATE, None, ctypes.c_size_t(0), ctypes.c_uint32(CREATE_RULESET_VERSION))
     except (OSError, AttributeError) as e:  # no libc to call: not Linux
-        return None, "no landlock: " + str(e), "no landlock"
+        return None, "no landlock: " + str(e), "no landlock", "not the kernel: no landlock"
     if abi < 1:
         why = "no landlock: " + os.strerror(ctypes.get_errno())  # ENOSYS: old kernel; EPERM: seccomp
-        return None, why, why
+        return None, why, why, "not the kernel: " + why
     handled = READ_FILE | WRITE_FILE | READ_DIR | (REFER if abi >= 2 else 0) | (TRUNCATE if abi >= 3 else 0)
     keeping = bool(keep) and abi >= 2
     if keeping:
@@ -84,11 +104,14 @@ def ruleset(keep=()):
         kept = f"landlock ABI {abi}" + ("" if abi >= 3 else " (truncate() not handled before ABI 3)")
     else:
         kept = "none: nothing to keep" if not keep else f"not the kernel: landlock ABI {abi} has no REFER (2+)"
-    attr = _RulesetAttr(handled)
+    if abi >= 6:
+        attr, signals = _ScopedRulesetAttr(handled, 0, SCOPE_SIGNAL), f"landlock ABI {abi}"
+    else:
+        attr, signals = _RulesetAttr(handled), f"not the kernel: landlock ABI {abi} scopes no signal (6+)"
     fd = libc.syscall(CREATE, ctypes.byref(attr), ctypes.c_size_t(ctypes.sizeof(attr)), ctypes.c_uint32(0))
     if fd < 0:
         why = "no landlock ruleset: " + os.strerror(ctypes.get_errno())
-        return None, why, why
+        return None, why, why, "not the kernel: " + why
     procs = _proc_mounts()
     files, chain = _chain(keep) if keeping else (set(), set())
     try:
@@ -96,8 +119,8 @@ def ruleset(keep=()):
     except OSError as e:
         os.close(fd)
         why = "no landlock rule: " + str(e)
-        return None, why, why
-    return (fd, libc), f"landlock ABI {abi}", kept
+        return None, why, why, "not the kernel: " + why
+    return (fd, libc), f"landlock ABI {abi}", kept, signals
 
 
 def restrict(made):

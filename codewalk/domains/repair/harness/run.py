@@ -12,7 +12,10 @@ files (test files, renamed copies and conftests: made read-only first) differ af
 opened one name at a time without following a link and compared by device, inode, ctime, mode and content;
 which guard keeps the runner from /proc (`proc_guard`: the kernel's, confine.py, or the runner's audit hook
 alone) and what keeps the protected files from every process of the run (`files_guard`: the kernel's, or
-not: then the hook and the digests alone).
+not: then the hook and the digests alone). The test data (`data`: every other file beneath the folders that
+hold test files, issue 51 round 13b) is kept and digested as the protected files are, though the runner's hook
+does not watch it (a test opens its data); `data_kept` says how many. What keeps the harness from the run's
+signals: `signal_guard` (confine.py's scope, Landlock ABI 6+).
 Standard library only, for any Python 3.6 or later.
 """
 
@@ -64,12 +67,15 @@ def main():
                                         "protected": config.get("protected", [])})
     uid = config.get("uid")
     root = os.path.realpath(config["cwd"])
+    # the files the tests hold (the hook's too: boot.py) and the test data beside them (round 13b: every other
+    # file beneath the folders holding test files): both kept by the kernel and digested
     paths = config.get("protected", [])
-    protected = _protect(root, paths)
+    data = config.get("data", [])
+    protected = _protect(root, paths + data)
     if protected and os.geteuid() == 0 and uid is not None:
         _git_trusts(env, root)
     memory = config.get("memory_mb")
-    made, restrict, proc_guard, files_guard = _confine(here, _kept(root, paths))
+    made, restrict, proc_guard, files_guard, signal_guard = _confine(here, _kept(root, paths + data))
     _subreaper()
 
     def start():
@@ -124,24 +130,27 @@ def main():
               "seconds": round(time.time() - started, 3), "began": began, "output": log.read().decode("utf-8", "replace"),
               "python": ".".join(str(v) for v in sys.version_info[:3]),
               "gap": gaps[0] if gaps else None, "changed": _changed(config["cwd"], protected),
-              "proc_guard": proc_guard, "files_guard": files_guard}
+              "proc_guard": proc_guard, "files_guard": files_guard, "signal_guard": signal_guard,
+              "data_kept": len(data)}
     sys.stdout.write(config["token"] + " " + json.dumps(report) + "\n")
     sys.stdout.flush()
 
 
 def _confine(here, keep):
     """(the Landlock ruleset or None, the function that applies it, which guard keeps the runner from /proc,
-    what keeps the files of `keep` from every process of the run), from confine.py beside this script, loaded
+    what keeps the files of `keep` from every process of the run, what keeps the harness from the run's
+    signals), from confine.py beside this script, loaded
     by its path (run with -I, this folder is not on sys.path)."""
     if not CONFINE:
-        return None, None, "audit hook: the kernel guard is off", "not the kernel: the kernel guard is off"
+        off = "not the kernel: the kernel guard is off"
+        return None, None, "audit hook: the kernel guard is off", off, off
     spec = importlib.util.spec_from_file_location("codewalk_confine", os.path.join(here, "confine.py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    made, what, kept = module.ruleset(keep)
+    made, what, kept, signals = module.ruleset_scoped(keep)
     if not made:
-        return None, module.restrict, "audit hook: " + what, "not the kernel: " + kept
-    return made, module.restrict, what, kept
+        return None, module.restrict, "audit hook: " + what, "not the kernel: " + kept, signals
+    return made, module.restrict, what, kept, signals
 
 
 def _kept(root, paths):
