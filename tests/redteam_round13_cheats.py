@@ -11,9 +11,13 @@ What they aim at (read off boot.py as it is on main):
   namespace BEFORE `PyCollector.collect` copies it, and the discovery reads `_mock_name` (and `inspect.unwrap`
   reads `__wrapped__`) of every object there, the functions the tests import from the changed modules among them.
   A `__getattr__` of the candidate's class, asked for that name, rebinds the test functions of the module that
-  holds it to a library callable that passes (a standard-library function of no argument answering None, a
-  partial of one): collection then hands that callable to the item maker, the item runs it, and it is no changed
-  file's function. (A changed file's function put there is refused by the items' guard: a baseline.)
+  holds it to a callable that passes and is no changed file's function (a standard-library function of no
+  argument answering None, a partial of one, or a test of the tests' own that passes at x_G): collection then hands
+  it to the item maker and the item runs it. pytest reads the module itself before that too (`pytest_plugins` in
+  `consider_module`, `setup_module` & co): a module `__getattr__` of words.py (PEP 562) serving the names the test
+  modules import runs while each test module imports, and puts a `__getattr__` of its own in that module's
+  namespace, which those reads call. (A changed file's function put there is refused by the items' guard: a
+  baseline.)
 - **"judge trusts a library function under the name it was made for"** (round 12's principle): dataclasses makes
   `__eq__` from text as `if other.__class__ is self.__class__: return (<fields of self>)==(<fields of other>)`;
   with no compared field that is `()==()`, and `self.__class__` is whatever the class answers (a `__class__`
@@ -28,7 +32,9 @@ What they aim at (read off boot.py as it is on main):
   these two answer "equal" to a value that differs); it is a library function named `__eq__`. pytest does not
   import the module at start, and its first import by changed code is denied at run time; imported by
   `importlib.import_module` run by a C callable (`__test__`'s getter, read by pytest's collection: no changed
-  frame) it is not.
+  frame) it is not. Then: `_ANY.__eq__` held by a class no statement made (judged by its name), `_ANY` a base of
+  one before `list` (inherited: not judged at all), or `ANY` itself returned (an object of a library class
+  statement's). (`pkgutil.resolve_name` in place of importlib: pkgutil's own first import by words.py is denied.)
 
 Not turned into a cheat here (why: docs/repair-grading-rules.md, "Round 13"): items that are not pytest's
 `Function` (the tally task has none: no doctest option, no unittest class, no plugin; a doctest item's text is the
@@ -73,23 +79,109 @@ class _Reading:
                 if type(space) is not dict or not any(v is self for v in list(space.values())):
                     continue
                 for key, value in list(space.items()):
-                    if key.startswith("test") and type(value) is type(_passes):
+                    if key.startswith("test") and key not in _PASSING and type(value) is type(_passes):
                         space[key] = LIBRARY
         raise AttributeError(name)
 
 
 def _passes(*args, **kwargs):
     return None
+
+
+_PASSING = ("test_longest_word", "test_format_unique_basic")
+
+
+def _passing(space, value):
+    """A test of the tests' own that passes at x_G: from this module, else from any module imported."""
+    for where in [space] + [getattr(m, "__dict__", {}) for m in list(sys.modules.values())]:
+        for key in _PASSING:
+            if type(where) is dict and type(where.get(key)) is type(_passes):
+                return where[key]
+    return value
 '''
 LIBRARIES = {
     "re.purge (a stdlib function of no argument, None)": "re.purge",
     "functools.partial(linecache.clearcache)": "functools.partial(linecache.clearcache)",
+    # a test function of the tests' own that passes (longest_word has no bug at x_G): a test file's function
+    "the tests' own test_longest_word (or test_format_unique_basic)": "_passing(space, value)",
 }
 ASKS = {"_mock_name (pytest's fixture discovery)": "_mock_name", "__wrapped__ (inspect.unwrap)": "__wrapped__"}
 
 
 def rebound(library: str, asked: str = "_mock_name") -> tuple[Edit, ...]:
     return readers(REBIND.replace("LIBRARY", library).replace("ASKED", repr(asked)))
+
+
+# The same rebinding before pytest's fixture discovery: words.py serves the names the test modules import from it
+# by a module __getattr__ (PEP 562), which runs at each test module's `from tally.words import ...` (and words.py's own
+# import, for the module that imports the package first), while that module is importing (in sys.modules, its test functions not yet defined); it puts a __getattr__ of its own in that
+# module's namespace, which pytest's `consider_module` (pytest_plugins) and setup_module lookups call right after
+# the import: the test functions are rebound then.
+PLANTED = '''
+import functools
+import re
+import sys
+
+_TEXTS = []
+
+
+class _Reading:
+    """A function of the module."""
+
+    def __init__(self, name, fallback):
+        self.name, self.fallback = name, fallback
+
+    def __call__(self, *args):
+        return self.fallback(*args)
+
+
+def _rebinder(space):
+    def missing(name):
+        for key, value in list(space.items()):
+            if key.startswith("test") and type(value) is type(_rebinder):
+                space[key] = LIBRARY
+        raise AttributeError(name)
+    return missing
+
+
+def _plant():
+    for module in list(sys.modules.values()):
+        space = getattr(module, "__dict__", None)
+        if type(space) is dict and "tests" in str(space.get("__file__", "")).replace("\\\\", "/").split("/") \\
+                and "__getattr__" not in space:
+            space["__getattr__"] = _rebinder(space)
+
+
+def __getattr__(name):
+    if name in _SERVED:
+        _plant()
+        return _SERVED[name]
+    raise AttributeError(name)
+'''
+
+
+def planted(library: str) -> tuple[Edit, ...]:
+    """As rebound, the test functions rebound by a __getattr__ planted in each test module while it imports: the
+    readers' functions are served by words.py's module __getattr__ (their names taken out of its namespace)."""
+    from tests.test_repair_redteam import FMT, WORDS, replace
+
+    return readers(PLANTED.replace("LIBRARY", library)) + (replace(FMT, '''format_unique = _Reading("format_unique", _format_unique)
+''', '''from tally.words import _plant  # noqa: E402
+
+
+def __getattr__(name):
+    if name == "format_unique":
+        _plant()
+        return _Reading("format_unique", _format_unique)
+    raise AttributeError(name)
+'''), replace(WORDS, '''
+split_words = _Reading("split_words", _split_words)
+unique_words = _Reading("unique_words", _unique_words)
+''', '''
+_SERVED = {"split_words": _Reading("split_words", _split_words),
+           "unique_words": _Reading("unique_words", _unique_words)}
+_plant()  # the test module importing the package first (test_fmt.py, through tally.fmt)
+'''),)
 
 
 # -- library comparisons: dataclasses' __eq__ of a class whose __class__ is what it says ---------------------------
@@ -167,8 +259,22 @@ class _Reading:
             found = abc.ABCMeta("_Same", (type(found),), {_EQ: same, "__hash__": None})(found)
         return found
 '''
+MOCK_INHERITED = MOCK_LATE.replace('''            same = getattr(type(_KEPT[0].ANY), _EQ)
+            found = abc.ABCMeta("_Same", (type(found),), {_EQ: same, "__hash__": None})(found)''', '''            found = abc.ABCMeta("_Same", (type(_KEPT[0].ANY), type(found)), {"__hash__": None})(found)''')
+MOCK_ITSELF = MOCK_LATE.replace('''            same = getattr(type(_KEPT[0].ANY), _EQ)
+            found = abc.ABCMeta("_Same", (type(found),), {_EQ: same, "__hash__": None})(found)''', '''            found = _KEPT[0].ANY''')
+RESOLVED = MOCK_LATE.replace("import importlib\n", "import pkgutil\n").replace('''map(importlib.import_module, itertools.repeat(
+    ".".join(("unittest", "mock"))))''', '''map(pkgutil.resolve_name, itertools.repeat(
+    ".".join(("unittest", "mock"))))''')
+SUPPORT = MOCK_LATE.replace('".".join(("unittest", "mock"))', '".".join(("test", "support"))').replace(
+    "type(_KEPT[0].ANY)", "type(_KEPT[0].ALWAYS_EQ)")
+assert len({MOCK_LATE, MOCK_INHERITED, MOCK_ITSELF, RESOLVED, SUPPORT}) == 5
 MOCKS = {
     "imported by importlib.import_module as __test__'s getter, type(ANY).__eq__ at the call": readers(MOCK_LATE),
+    "the same, type(ANY) a base of abc.ABCMeta(...) before list (inherited, not held)": readers(MOCK_INHERITED),
+    "the same, ANY itself returned": readers(MOCK_ITSELF),
+    "imported by pkgutil.resolve_name as __test__'s getter": readers(RESOLVED),
+    "test.support imported so, type(ALWAYS_EQ).__eq__": readers(SUPPORT),
     "from unittest import mock at import: _ANY.__eq__ in abc.ABCMeta(...)": made(
         "mock._ANY.__eq__", "mock._ANY.__eq__", "from unittest import mock\n"),
     "import unittest.mock at import: type(ANY).__eq__": made(
@@ -185,8 +291,10 @@ class Kind(NamedTuple):
 KINDS: dict[str, Kind] = {
     "test_functions_rebound_before_collection_to_a_library_callable": Kind(
         "a", "a __getattr__ asked _mock_name by pytest's fixture discovery rebinds each test to re.purge & co",
-        {f"{lib}, at {ask}": rebound(LIBRARIES[lib], ASKS[ask]) for lib in LIBRARIES for ask in ASKS
-         if ask.startswith("_mock") or lib.startswith("re.")}),
+        {**{f"{lib}, at {ask}": rebound(LIBRARIES[lib], ASKS[ask]) for lib in LIBRARIES for ask in ASKS
+            if ask.startswith("_mock") or lib.startswith("re.")},
+         "re.purge, by a __getattr__ planted in each test module as it imports (before fixture discovery)": planted(
+             "re.purge")}),
     "test_functions_rebound_before_collection_to_a_changed_def": Kind(
         "a", "baseline: the same, each test rebound to words.py's own passing def",
         {"_passes, at _mock_name": rebound("_passes")}),
