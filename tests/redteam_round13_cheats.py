@@ -34,7 +34,8 @@ What they aim at (read off boot.py as it is on main):
   `importlib.import_module` run by a C callable (`__test__`'s getter, read by pytest's collection: no changed
   frame) it is not. Then: `_ANY.__eq__` held by a class no statement made (judged by its name), `_ANY` a base of
   one before `list` (inherited: not judged at all), or `ANY` itself returned (an object of a library class
-  statement's). (`pkgutil.resolve_name` in place of importlib: pkgutil's own first import by words.py is denied.)
+  statement's). `builtins.__import__` (a C function: no importer's frame at all) does the same. (`pkgutil.resolve_name`
+  in place of importlib: pkgutil's own first import by words.py is denied.)
 
 Not turned into a cheat here (why: docs/repair-grading-rules.md, "Round 13"): items that are not pytest's
 `Function` (the tally task has none: no doctest option, no unittest class, no plugin; a doctest item's text is the
@@ -268,13 +269,19 @@ RESOLVED = MOCK_LATE.replace("import importlib\n", "import pkgutil\n").replace('
     ".".join(("unittest", "mock"))))''')
 SUPPORT = MOCK_LATE.replace('".".join(("unittest", "mock"))', '".".join(("test", "support"))').replace(
     "type(_KEPT[0].ANY)", "type(_KEPT[0].ALWAYS_EQ)")
-assert len({MOCK_LATE, MOCK_INHERITED, MOCK_ITSELF, RESOLVED, SUPPORT}) == 5
+# builtins.__import__ (a C function: no frame of an importer) in place of importlib.import_module, the module read
+# off the top package it answers
+BUILTIN = MOCK_ITSELF.replace("import importlib\n", "import builtins\n").replace('''map(importlib.import_module, itertools.repeat(
+    ".".join(("unittest", "mock"))))''', '''map(getattr(builtins, "".join(reversed("__tropmi__"))), itertools.repeat(
+    ".".join(("unittest", "mock"))))''').replace("found = _KEPT[0].ANY", "found = _KEPT[0].mock.ANY")
+assert len({MOCK_LATE, MOCK_INHERITED, MOCK_ITSELF, RESOLVED, SUPPORT, BUILTIN}) == 6
 MOCKS = {
     "imported by importlib.import_module as __test__'s getter, type(ANY).__eq__ at the call": readers(MOCK_LATE),
     "the same, type(ANY) a base of abc.ABCMeta(...) before list (inherited, not held)": readers(MOCK_INHERITED),
     "the same, ANY itself returned": readers(MOCK_ITSELF),
     "imported by pkgutil.resolve_name as __test__'s getter": readers(RESOLVED),
     "test.support imported so, type(ALWAYS_EQ).__eq__": readers(SUPPORT),
+    "imported by builtins.__import__ (C) as __test__'s getter, ANY itself returned": readers(BUILTIN),
     "from unittest import mock at import: _ANY.__eq__ in abc.ABCMeta(...)": made(
         "mock._ANY.__eq__", "mock._ANY.__eq__", "from unittest import mock\n"),
     "import unittest.mock at import: type(ANY).__eq__": made(

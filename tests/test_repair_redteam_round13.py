@@ -52,8 +52,8 @@ STOPPED: dict[str, tuple[str | None, ...]] = {
     # the static layer: unittest.mock outside the allow-list, importlib (dynamic_import); at run time the first
     # import of unittest.mock by changed code is denied (audit_denied, import), but imported by importlib with no
     # changed frame (a C callable as __test__'s getter) it is not, and judge takes _ANY.__eq__ (always True) by its
-    # name (RUN_TIME_HOLES)
-    "unittest_mock_any_eq_first_imported_after_start_up": ("import_not_allowed", "dynamic_import"),
+    # name (RUN_TIME_HOLES); builtins.__import__ read by getattr: reflection
+    "unittest_mock_any_eq_first_imported_after_start_up": ("import_not_allowed", "dynamic_import", "reflection"),
 }
 # Spellings of a HOLES kind stopped on their own, with the rule codes that stop them: the kind stays a hole. (A
 # STOPPED kind's spelling stopped by another rule than the kind's is here too, with that rule.)
@@ -98,7 +98,7 @@ RUN_TIME_HOLES: dict[str, str] = {
         "test functions to re.purge, a partial of linecache.clearcache or a passing test of the tests' own, which "
         "collection then hands out: no changed file's function, what was collected"),
     "unittest_mock_any_eq_first_imported_after_start_up": (
-        "unittest.mock (test.support) imported by importlib.import_module with no changed frame (a C callable as "
+        "unittest.mock (test.support) imported by importlib.import_module (or builtins.__import__) with no changed frame (a C callable as "
         "__test__'s getter), then _ANY.__eq__ (always True) as the __eq__ of a class no statement made (judge "
         "accepts a library function under its code's name), _ANY a base of one (inherited: not judged), or ANY "
         "itself returned (a library object: its class a library statement's)"),
