@@ -118,8 +118,10 @@ def main():
     import pytest  # noqa: E402 - the tree is not on sys.path yet
 
     _no_compiled_test_modules()
+    bodies = _test_module_bodies()
 
     plugin = _Plugin(send, config["path"], audit, frozenset(changed), files[0], memory)
+    plugin._bodies = bodies
     del send, config, files
     sys.exit(pytest.main(sys.argv[1:], plugins=[plugin]))
 
@@ -261,6 +263,40 @@ def _no_compiled_test_modules():
 
     if hasattr(rewrite, "_read_pyc"):
         rewrite._read_pyc = lambda *args, **kwargs: None
+
+
+def _test_module_bodies():
+    """Round 13: (what each test module's body bound, pytest's import_path made to record it) or None. A test
+    module's namespace is copied when pytest's import of it returns, before anything reads the module
+    (pytest_plugins, setup_module, the fixture discovery that asks every object of the module for _mock_name and
+    __wrapped__ before the namespace is copied for the item makers), with the namespaces of the classes its body
+    made: {id(module or class): (it, a copy of its namespace)}. The items' guard then holds each test item to the
+    object the body bound to its name: a test function rebound after the body ran (to a library function, a
+    partial of one, another test) is not the test file's test, whoever rebinds it. Done before the report path is
+    recorded, so putting pytest's import_path back is a changed report path."""
+    import _pytest.python as python
+
+    real = getattr(python, "import_path", None)
+    if not ITEMS_GUARD or not callable(real) or not hasattr(python, "Function"):
+        return None
+    bodies, class_space = {}, type.__dict__["__dict__"].__get__
+    dict_, type_, id_, list_, isinstance_, getattr_ = dict, type, id, list, isinstance, getattr
+
+    def import_path(*args, **kwargs):
+        mod = real(*args, **kwargs)
+        space = getattr_(mod, "__dict__", None)
+        if type_(space) is dict_ and id_(mod) not in bodies:
+            bodies[id_(mod)] = (mod, dict_(space))
+            name = space.get("__name__")
+            for v in list_(space.values()):
+                if isinstance_(v, type_) and id_(v) not in bodies:
+                    own = class_space(v)
+                    if own.get("__module__") == name:
+                        bodies[id_(v)] = (v, dict_(own))
+        return mod
+
+    python.import_path = import_path
+    return bodies, import_path
 
 
 def _one_parse_at_a_time():
@@ -3607,6 +3643,37 @@ def _instances(pm, plugin):
         "wrapper": False}
     if function_item is not None and ITEMS_GUARD:
         pm.register(_Seer(), "codewalk-seer")
+    # Round 13: what a test module's body bound to each name, copied when pytest's import of the module returns
+    # (before anything reads the module: pytest_plugins, setup_module, the fixture discovery that asks every object
+    # of the module for _mock_name and __wrapped__ before the namespace is copied for the item makers), and the
+    # namespaces of the classes its body made: a test function rebound after the body ran (to a library function, a
+    # partial of one, another test) is not the test file's test, whoever rebinds it
+    python_space = vars_(modules["_pytest.python"]) if function_item is not None else {}
+    module_collector, class_collector = python_space.get("Module"), python_space.get("Class")
+    bodies_left, import_path = getattr_(plugin, "_bodies", None) or ({}, python_space.get("import_path"))
+    class_space = type_.__dict__["__dict__"].__get__  # a class's own namespace, whatever its metaclass says
+    missing_ = object()
+
+    def bound_by_the_body(parent, name):
+        """What the body of parent's module or class bound to name (missing_ when it bound nothing to it), or
+        None when the body's namespace was not copied (not a module pytest imported, a class no test module
+        made)."""
+        obj = vars_(parent).get("_obj")
+        kind = type_(parent)
+        if obj is None or not (kind is module_collector or kind is class_collector):
+            return None
+        if kind is module_collector:
+            left = bodies_left.get(id_(obj))
+            return left[1].get(name, missing_) if left is not None and left[0] is obj else None
+        for c in getattr_(obj, "__mro__", ()):
+            left = bodies_left.get(id_(c))
+            if left is None or left[0] is not c:
+                if name in class_space(c):
+                    return None  # first bound by a class no test module made: not this check's
+                continue
+            if name in left[1]:
+                return left[1][name]
+        return None
 
     def plain(obj):
         """A function, a method's function or a staticmethod's, read without running a descriptor."""
@@ -3636,11 +3703,15 @@ def _instances(pm, plugin):
         return out
 
     found, counted = {}, [0]  # (id of collector, name) -> the first object collection handed out for it
+    handed = {}  # the same, as handed (not opened)
 
     def items_run_what_was_collected(items):
         for collector, name, obj in seen[counted[0]:]:  # only what was seen since the last check
             found.setdefault((id_(collector), name), plain(obj))  # the first wins: a later call is no collection's
+            handed.setdefault((id_(collector), name), obj)
         counted[0] = len_(seen)
+        if python_space.get("import_path") is not import_path:
+            return "changed: _pytest.python.import_path"
         for item in items:
             if type_(item) is not function_item:  # unittest's items, a plugin's own: not this check's
                 continue
@@ -3653,6 +3724,10 @@ def _instances(pm, plugin):
             got = plain(got)
             if got is not want:
                 return "changed: item " + str_(getattr_(item, "nodeid", "?")) + " runs another function than collected"
+            left = bound_by_the_body(parent, name)
+            if left is not None and left is not handed.get((id_(parent), name)):
+                return "changed: item " + str_(getattr_(item, "nodeid", "?")) + " runs another function than its " + (
+                    "module's" if type_(parent) is module_collector else "class's") + " body bound to its name"
             if any_(f.__code__.co_filename in changed_paths for f in functions_in(got)):
                 return "changed: item " + str_(getattr_(item, "nodeid", "?")) + " runs a changed file's function"
         return ""
