@@ -714,6 +714,8 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
     # The bytecode is read here, with the opcode tables copied now (before any module of the tree runs),
     # not through dis, whose module globals any code could rebind.
     opnames = tuple(dis.opname)
+    # round 13: who asks for a first import (import_asked)
+    importers, runners, own_globals = ("__import__", "import_module"), frozenset(("_pytest", "pytest", "pluggy")), globals()
     caches = [0] * 256
     entries = getattr(opcode, "_inline_cache_entries", None)
     for op, count in (entries.items() if isinstance(entries, dict) else enumerate(entries or ())):
@@ -1186,6 +1188,60 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
             return ""
         return asker_named(f, entry)
 
+    def import_asked(f):
+        """"" when a first import of a standard-library module outside the reviewed set (STDLIB_OK), with no
+        changed frame out from the import system, is asked by the code that runs it (round 13: who asks; the
+        same line as text_asked_for's), else what asked. f, the first frame out from the import system, asks when
+        it is at an import statement or at a call that names __import__ or import_module (encodings' search
+        function, pytest's monkeypatch and importorskip); else the first frame out from the standard-library
+        frames it entered must name the one it entered (a library's importlib.import_module(name), pkgutil's
+        resolve_name). A C function that imports for its caller (time.strptime, pickle's find_class, a codec's
+        lookup) has no frame: its caller asks, unless that is the runner (pytest, pluggy, the harness), which
+        imports only by statement or by a call it names: an import run by a C callable pytest's collection
+        called (reading __test__ of an object of a test module: importlib.import_module or builtins.__import__
+        over a map) is asked by nobody."""
+        if at_import(f) or asks(f, importers):
+            return ""
+        entry = None
+        while f is not None and stdlib_frame(f):
+            entry, f = f, f.f_back
+        if f is None:
+            return asker_named(f, entry)
+        if entry is not None:
+            return "" if asks(f, (entry.f_code.co_name,)) else asker_named(f, entry)
+        top = str_(f.f_globals.get("__name__", "")).split(".")[0]
+        if f.f_globals is own_globals or top in runners:
+            return asker_named(f, None)
+        return ""
+
+    def module_asked(code_, f):
+        """What asked for the import whose module body code_ the import system's frame f runs, when it is a
+        standard-library module outside the reviewed set and its asker is not what import_asked allows ("" else).
+        importlib.import_module imports in Python (no import event is raised), so its first imports are seen here,
+        at the exec of the new module's body: the same rule as the import event's."""
+        path = code_.co_filename
+        if not isinstance_(path, str_) or not path.startswith(library_dir) or any_(p in path for p in packages):
+            return ""
+        top = path[len_(library_dir):].split(sep)[0]
+        top = top[:-3] if top.endswith(".py") else top
+        if top in tree_tops or top in stdlib_ok:  # a file of the standard library's folder (its test package too)
+            return ""
+        importer = f
+        while importer is not None and among(importer.f_globals, importing):
+            importer = importer.f_back
+        if importer is None:
+            return ""
+        if among(importer.f_globals, tracked):
+            if top in imported_at_x_g.get(importer.f_code.co_filename, ()):
+                return ""
+            return top + ", asked by changed code"
+        why = import_asked(importer)
+        return top + ", asked by " + why if why else ""
+
+    def at_import(f):
+        co, at = f.f_code.co_code, f.f_lasti
+        return 0 <= at < len_(co) and opnames[co[at]] == "IMPORT_NAME"
+
     def text_asked_for(event, f):
         """"" when code from text (compile, exec) with no changed frame on the stack is made for the code that
         asks for it (else what asked): the import system and pytest's assertion rewriter (a file's text), namedtuple and dataclasses
@@ -1359,6 +1415,10 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
                 deny(event, name)
             if (importer is None or importer.f_code is marking_code) and get_ident() in marked:
                 deny(event, name)  # a thread changed code started with an importer as its target
+            if importer is not None:
+                why = import_asked(importer)
+                if why:
+                    deny(event, name + ", asked by " + why)
             return
         if event in writing and files is not None:  # a file changed code writes: changed code wherever it lies
             files[4](event, args, lambda: changed_below(start) is not None)
@@ -1390,6 +1450,11 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
                     deny(event, f"a test file read for code that does not name its reader ({why}): {path}")
             return
 
+        if event == "exec" and args and type_(args[0]) is code_type and start is not None and \
+                args[0].co_name == "<module>" and among(start.f_globals, importing):
+            why = module_asked(args[0], start)  # round 13: importlib's imports raise no import event
+            if why:
+                deny("import", why)
         if event == "object.__setattr__" and len_(args) > 2 and args[1] in test_function_fields and \
                 type_(args[0]) is function_type and not args[0].__code__.co_flags & nested and \
                 isinstance_(args[0].__code__.co_filename, str_) and test_source(abspath(args[0].__code__.co_filename)):
