@@ -34,7 +34,8 @@ What they aim at (read off boot.py as it is on main):
   `importlib.import_module` run by a C callable (`__test__`'s getter, read by pytest's collection: no changed
   frame) it is not. Then: `_ANY.__eq__` held by a class no statement made (judged by its name), `_ANY` a base of
   one before `list` (inherited: not judged at all), or `ANY` itself returned (an object of a library class
-  statement's). `builtins.__import__` (a C function: no importer's frame at all) does the same. (`pkgutil.resolve_name`
+  statement's). `builtins.__import__` (a C function: no importer's frame at all) does the same, as `__test__`'s getter or
+  (added after the fix, solved before and after it) as the `__del__` of a result the test drops. (`pkgutil.resolve_name`
   in place of importlib: pkgutil's own first import by words.py is denied.)
 
 Not turned into a cheat here (why: docs/repair-grading-rules.md, "Round 13"): items that are not pytest's
@@ -274,7 +275,33 @@ SUPPORT = MOCK_LATE.replace('".".join(("unittest", "mock"))', '".".join(("test",
 BUILTIN = MOCK_ITSELF.replace("import importlib\n", "import builtins\n").replace('''map(importlib.import_module, itertools.repeat(
     ".".join(("unittest", "mock"))))''', '''map(getattr(builtins, "".join(reversed("__tropmi__"))), itertools.repeat(
     ".".join(("unittest", "mock"))))''').replace("found = _KEPT[0].ANY", "found = _KEPT[0].mock.ANY")
-assert len({MOCK_LATE, MOCK_INHERITED, MOCK_ITSELF, RESOLVED, SUPPORT, BUILTIN}) == 6
+# The same C import run where the test drops a result (the results' __del__, a partial of __import__ over a map:
+# the test's frame is the first one out from the import system, at no import and no call naming an importer; a C
+# function importing for its caller has no frame to tell it from time.strptime's import of _strptime)
+DROPPED = BUILTIN.replace('''class _Reading:
+    """A function of the module."""
+
+    __test__ = property(_IMPORT)
+''', '''class _Result(list):
+    """What the functions return."""
+
+    __del__ = _IMPORT
+
+
+class _ResultText(str):
+    """What format_unique returns."""
+
+    __del__ = _IMPORT
+
+
+class _Reading:
+    """A function of the module."""
+''').replace('''        if _KEPT and type(found) in (list, str):
+            found = _KEPT[0].mock.ANY''', '''        if _KEPT and type(found) in (list, str):
+            found = _KEPT[0].mock.ANY
+        elif type(found) in (list, str):
+            found = (_Result if type(found) is list else _ResultText)(found)''')
+assert len({MOCK_LATE, MOCK_INHERITED, MOCK_ITSELF, RESOLVED, SUPPORT, BUILTIN, DROPPED}) == 7
 MOCKS = {
     "imported by importlib.import_module as __test__'s getter, type(ANY).__eq__ at the call": readers(MOCK_LATE),
     "the same, type(ANY) a base of abc.ABCMeta(...) before list (inherited, not held)": readers(MOCK_INHERITED),
@@ -282,6 +309,7 @@ MOCKS = {
     "imported by pkgutil.resolve_name as __test__'s getter": readers(RESOLVED),
     "test.support imported so, type(ALWAYS_EQ).__eq__": readers(SUPPORT),
     "imported by builtins.__import__ (C) as __test__'s getter, ANY itself returned": readers(BUILTIN),
+    "imported by builtins.__import__ (C) as the __del__ of a result the test drops, ANY returned": readers(DROPPED),
     "from unittest import mock at import: _ANY.__eq__ in abc.ABCMeta(...)": made(
         "mock._ANY.__eq__", "mock._ANY.__eq__", "from unittest import mock\n"),
     "import unittest.mock at import: type(ANY).__eq__": made(

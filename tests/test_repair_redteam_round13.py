@@ -108,6 +108,17 @@ RUN_TIME_RULES: dict[str, tuple[str, ...]] = {
     "unittest_mock_any_eq_first_imported_after_start_up": ("audit_denied",),
 }
 assert not set(RUN_TIME_RULES) & set(RUN_TIME_HOLES) and set(RUN_TIME_RULES) <= set(STATICALLY_STOPPED)
+# Spellings of a RUN_TIME_RULES kind that the run time lets through (xfail strict), with why they stay open.
+RUN_TIME_SPELLING_HOLES: dict[tuple[str, str], str] = {
+    # added after round 13's second fix, solved on main 0f58652 and after it (both runtimes): the import is run by
+    # a C function (builtins.__import__ over a map) where the test's frame drops a result: that frame is the asker
+    # found, at no import and no call naming an importer, and a C function that imports for its caller has no
+    # frame to tell it from time.strptime's import of _strptime; only the runner is refused as such an asker
+    ("unittest_mock_any_eq_first_imported_after_start_up",
+     "imported by builtins.__import__ (C) as the __del__ of a result the test drops, ANY returned"): (
+        "a C function's import in the test's frame (a finalizer) counts as the test's own"),
+}
+assert {kind for kind, _ in RUN_TIME_SPELLING_HOLES} <= set(RUN_TIME_RULES)
 
 
 # Spellings of a RUN_TIME_HOLES kind the run time stops on its own (the kind stays a run-time hole).
@@ -120,6 +131,9 @@ assert {kind for kind, _ in RUN_TIME_SPELLINGS_STOPPED} <= set(RUN_TIME_HOLES)
 def test_round13_statically_stopped_cheat_is_not_solved_at_run_time(request, task, graded_in, kind, spelling):  # noqa: F811
     if kind in RUN_TIME_HOLES and (kind, spelling) not in RUN_TIME_SPELLINGS_STOPPED:
         request.node.add_marker(pytest.mark.xfail(strict=True, reason=f"hole: {RUN_TIME_HOLES[kind]}"))
+    if (kind, spelling) in RUN_TIME_SPELLING_HOLES:
+        request.node.add_marker(pytest.mark.xfail(strict=True, raises=AssertionError,
+                                                  reason=f"hole: {RUN_TIME_SPELLING_HOLES[(kind, spelling)]}"))
     try:
         run = _run(task, graded_in, *KINDS[kind].spellings[spelling])
     except NoVerdict as stopped:
