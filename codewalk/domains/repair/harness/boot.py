@@ -118,8 +118,10 @@ def main():
     import pytest  # noqa: E402 - the tree is not on sys.path yet
 
     _no_compiled_test_modules()
+    bodies = _test_module_bodies()
 
     plugin = _Plugin(send, config["path"], audit, frozenset(changed), files[0], memory)
+    plugin._bodies = bodies
     del send, config, files
     sys.exit(pytest.main(sys.argv[1:], plugins=[plugin]))
 
@@ -261,6 +263,40 @@ def _no_compiled_test_modules():
 
     if hasattr(rewrite, "_read_pyc"):
         rewrite._read_pyc = lambda *args, **kwargs: None
+
+
+def _test_module_bodies():
+    """Round 13: (what each test module's body bound, pytest's import_path made to record it) or None. A test
+    module's namespace is copied when pytest's import of it returns, before anything reads the module
+    (pytest_plugins, setup_module, the fixture discovery that asks every object of the module for _mock_name and
+    __wrapped__ before the namespace is copied for the item makers), with the namespaces of the classes its body
+    made: {id(module or class): (it, a copy of its namespace)}. The items' guard then holds each test item to the
+    object the body bound to its name: a test function rebound after the body ran (to a library function, a
+    partial of one, another test) is not the test file's test, whoever rebinds it. Done before the report path is
+    recorded, so putting pytest's import_path back is a changed report path."""
+    import _pytest.python as python
+
+    real = getattr(python, "import_path", None)
+    if not ITEMS_GUARD or not callable(real) or not hasattr(python, "Function"):
+        return None
+    bodies, class_space = {}, type.__dict__["__dict__"].__get__
+    dict_, type_, id_, list_, isinstance_, getattr_ = dict, type, id, list, isinstance, getattr
+
+    def import_path(*args, **kwargs):
+        mod = real(*args, **kwargs)
+        space = getattr_(mod, "__dict__", None)
+        if type_(space) is dict_ and id_(mod) not in bodies:
+            bodies[id_(mod)] = (mod, dict_(space))
+            name = space.get("__name__")
+            for v in list_(space.values()):
+                if isinstance_(v, type_) and id_(v) not in bodies:
+                    own = class_space(v)
+                    if own.get("__module__") == name:
+                        bodies[id_(v)] = (v, dict_(own))
+        return mod
+
+    python.import_path = import_path
+    return bodies, import_path
 
 
 def _one_parse_at_a_time():
@@ -678,6 +714,8 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
     # The bytecode is read here, with the opcode tables copied now (before any module of the tree runs),
     # not through dis, whose module globals any code could rebind.
     opnames = tuple(dis.opname)
+    # round 13: who asks for a first import (import_asked)
+    importers, runners, own_globals = ("__import__", "import_module"), frozenset(("_pytest", "pytest", "pluggy")), globals()
     caches = [0] * 256
     entries = getattr(opcode, "_inline_cache_entries", None)
     for op, count in (entries.items() if isinstance(entries, dict) else enumerate(entries or ())):
@@ -1150,6 +1188,60 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
             return ""
         return asker_named(f, entry)
 
+    def import_asked(f):
+        """"" when a first import of a standard-library module outside the reviewed set (STDLIB_OK), with no
+        changed frame out from the import system, is asked by the code that runs it (round 13: who asks; the
+        same line as text_asked_for's), else what asked. f, the first frame out from the import system, asks when
+        it is at an import statement or at a call that names __import__ or import_module (encodings' search
+        function, pytest's monkeypatch and importorskip); else the first frame out from the standard-library
+        frames it entered must name the one it entered (a library's importlib.import_module(name), pkgutil's
+        resolve_name). A C function that imports for its caller (time.strptime, pickle's find_class, a codec's
+        lookup) has no frame: its caller asks, unless that is the runner (pytest, pluggy, the harness), which
+        imports only by statement or by a call it names: an import run by a C callable pytest's collection
+        called (reading __test__ of an object of a test module: importlib.import_module or builtins.__import__
+        over a map) is asked by nobody."""
+        if at_import(f) or asks(f, importers):
+            return ""
+        entry = None
+        while f is not None and stdlib_frame(f):
+            entry, f = f, f.f_back
+        if f is None:
+            return asker_named(f, entry)
+        if entry is not None:
+            return "" if asks(f, (entry.f_code.co_name,)) else asker_named(f, entry)
+        top = str_(f.f_globals.get("__name__", "")).split(".")[0]
+        if f.f_globals is own_globals or top in runners:
+            return asker_named(f, None)
+        return ""
+
+    def module_asked(code_, f):
+        """What asked for the import whose module body code_ the import system's frame f runs, when it is a
+        standard-library module outside the reviewed set and its asker is not what import_asked allows ("" else).
+        importlib.import_module imports in Python (no import event is raised), so its first imports are seen here,
+        at the exec of the new module's body: the same rule as the import event's."""
+        path = code_.co_filename
+        if not isinstance_(path, str_) or not path.startswith(library_dir) or any_(p in path for p in packages):
+            return ""
+        top = path[len_(library_dir):].split(sep)[0]
+        top = top[:-3] if top.endswith(".py") else top
+        if top in tree_tops or top in stdlib_ok:  # a file of the standard library's folder (its test package too)
+            return ""
+        importer = f
+        while importer is not None and among(importer.f_globals, importing):
+            importer = importer.f_back
+        if importer is None:
+            return ""
+        if among(importer.f_globals, tracked):
+            if top in imported_at_x_g.get(importer.f_code.co_filename, ()):
+                return ""
+            return top + ", asked by changed code"
+        why = import_asked(importer)
+        return top + ", asked by " + why if why else ""
+
+    def at_import(f):
+        co, at = f.f_code.co_code, f.f_lasti
+        return 0 <= at < len_(co) and opnames[co[at]] == "IMPORT_NAME"
+
     def text_asked_for(event, f):
         """"" when code from text (compile, exec) with no changed frame on the stack is made for the code that
         asks for it (else what asked): the import system and pytest's assertion rewriter (a file's text), namedtuple and dataclasses
@@ -1323,6 +1415,10 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
                 deny(event, name)
             if (importer is None or importer.f_code is marking_code) and get_ident() in marked:
                 deny(event, name)  # a thread changed code started with an importer as its target
+            if importer is not None:
+                why = import_asked(importer)
+                if why:
+                    deny(event, name + ", asked by " + why)
             return
         if event in writing and files is not None:  # a file changed code writes: changed code wherever it lies
             files[4](event, args, lambda: changed_below(start) is not None)
@@ -1354,6 +1450,11 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
                     deny(event, f"a test file read for code that does not name its reader ({why}): {path}")
             return
 
+        if event == "exec" and args and type_(args[0]) is code_type and start is not None and \
+                args[0].co_name == "<module>" and among(start.f_globals, importing):
+            why = module_asked(args[0], start)  # round 13: importlib's imports raise no import event
+            if why:
+                deny("import", why)
         if event == "object.__setattr__" and len_(args) > 2 and args[1] in test_function_fields and \
                 type_(args[0]) is function_type and not args[0].__code__.co_flags & nested and \
                 isinstance_(args[0].__code__.co_filename, str_) and test_source(abspath(args[0].__code__.co_filename)):
@@ -3607,6 +3708,37 @@ def _instances(pm, plugin):
         "wrapper": False}
     if function_item is not None and ITEMS_GUARD:
         pm.register(_Seer(), "codewalk-seer")
+    # Round 13: what a test module's body bound to each name, copied when pytest's import of the module returns
+    # (before anything reads the module: pytest_plugins, setup_module, the fixture discovery that asks every object
+    # of the module for _mock_name and __wrapped__ before the namespace is copied for the item makers), and the
+    # namespaces of the classes its body made: a test function rebound after the body ran (to a library function, a
+    # partial of one, another test) is not the test file's test, whoever rebinds it
+    python_space = vars_(modules["_pytest.python"]) if function_item is not None else {}
+    module_collector, class_collector = python_space.get("Module"), python_space.get("Class")
+    bodies_left, import_path = getattr_(plugin, "_bodies", None) or ({}, python_space.get("import_path"))
+    class_space = type_.__dict__["__dict__"].__get__  # a class's own namespace, whatever its metaclass says
+    missing_ = object()
+
+    def bound_by_the_body(parent, name):
+        """What the body of parent's module or class bound to name (missing_ when it bound nothing to it), or
+        None when the body's namespace was not copied (not a module pytest imported, a class no test module
+        made)."""
+        obj = vars_(parent).get("_obj")
+        kind = type_(parent)
+        if obj is None or not (kind is module_collector or kind is class_collector):
+            return None
+        if kind is module_collector:
+            left = bodies_left.get(id_(obj))
+            return left[1].get(name, missing_) if left is not None and left[0] is obj else None
+        for c in getattr_(obj, "__mro__", ()):
+            left = bodies_left.get(id_(c))
+            if left is None or left[0] is not c:
+                if name in class_space(c):
+                    return None  # first bound by a class no test module made: not this check's
+                continue
+            if name in left[1]:
+                return left[1][name]
+        return None
 
     def plain(obj):
         """A function, a method's function or a staticmethod's, read without running a descriptor."""
@@ -3636,11 +3768,15 @@ def _instances(pm, plugin):
         return out
 
     found, counted = {}, [0]  # (id of collector, name) -> the first object collection handed out for it
+    handed = {}  # the same, as handed (not opened)
 
     def items_run_what_was_collected(items):
         for collector, name, obj in seen[counted[0]:]:  # only what was seen since the last check
             found.setdefault((id_(collector), name), plain(obj))  # the first wins: a later call is no collection's
+            handed.setdefault((id_(collector), name), obj)
         counted[0] = len_(seen)
+        if python_space.get("import_path") is not import_path:
+            return "changed: _pytest.python.import_path"
         for item in items:
             if type_(item) is not function_item:  # unittest's items, a plugin's own: not this check's
                 continue
@@ -3653,6 +3789,10 @@ def _instances(pm, plugin):
             got = plain(got)
             if got is not want:
                 return "changed: item " + str_(getattr_(item, "nodeid", "?")) + " runs another function than collected"
+            left = bound_by_the_body(parent, name)
+            if left is not None and left is not handed.get((id_(parent), name)):
+                return "changed: item " + str_(getattr_(item, "nodeid", "?")) + " runs another function than its " + (
+                    "module's" if type_(parent) is module_collector else "class's") + " body bound to its name"
             if any_(f.__code__.co_filename in changed_paths for f in functions_in(got)):
                 return "changed: item " + str_(getattr_(item, "nodeid", "?")) + " runs a changed file's function"
         return ""
