@@ -201,3 +201,36 @@ def test_round13b_test_data_is_every_plain_file_beneath_the_folders_holding_test
     found = env.test_data(tmp_path, ["tests/test_x.py", "test_root.py", "src/pkg/tests/test_y.py"],
                           {"tests/test_x.py", "src/pkg/tests/test_y.py"})
     assert found == ["src/pkg/tests/z.csv", "tests/data/x.json", "tests/helper.py", "tests/sub/deep/y.txt"]
+
+
+def test_test_data_of_a_nested_test_folder_is_its_whole_tests_folder(tmp_path):
+    """env.test_data: tests/unit/test_a.py keeps tests/data/ and tests/helpers.py beside tests/unit/ (from the
+    highest folder named like a test folder); a test file in a package folder keeps only its own folder."""
+    from codewalk.domains.repair import env
+
+    for path in ("tests/unit/test_a.py", "tests/unit/local.json", "tests/data/expected.json", "tests/helpers.py",
+                 "pkg/test_core.py", "pkg/core.py", "pkg/sub/mod.py", "other/x.py"):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("x\n")
+    found = env.test_data(tmp_path, ["tests/unit/test_a.py"], {"tests/unit/test_a.py"})
+    assert found == ["tests/data/expected.json", "tests/helpers.py", "tests/unit/local.json"]
+    assert env.test_data(tmp_path, ["pkg/test_core.py"], {"pkg/test_core.py"}) == ["pkg/core.py", "pkg/sub/mod.py"]
+
+
+def test_a_test_data_script_keeps_its_execute_bits_when_protected(tmp_path):
+    """harness/run.py _protect: a fixture script beneath the tests (tests/bin/fake-editor) is made read-only but
+    still runs; a plain data file gets no execute bit."""
+    import os
+    import stat
+
+    from codewalk.domains.repair.harness import run
+
+    script, data = tmp_path / "tests" / "bin" / "fake-editor", tmp_path / "tests" / "data.json"
+    script.parent.mkdir(parents=True)
+    script.write_text("#!/bin/sh\nexit 0\n")
+    script.chmod(0o755)
+    data.write_text("{}\n")
+    data.chmod(0o644)
+    run._protect(str(tmp_path), ["tests/bin/fake-editor", "tests/data.json"])
+    assert stat.S_IMODE(os.stat(script).st_mode) == 0o555
+    assert stat.S_IMODE(os.stat(data).st_mode) == 0o444

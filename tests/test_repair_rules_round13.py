@@ -146,6 +146,16 @@ PACKAGE = ("pkg/__init__.py", "")
     ("import pytest\n", [PACKAGE, ("pkg/plugin.py", "import pytest\n")], "import_not_allowed"),
     ("import _pytest.reports\n", [PACKAGE, ("pkg/plugin.py", "import _pytest.reports\n")], "import_not_allowed"),
     ("import pluggy\n", [PACKAGE, ("pkg/plugin.py", "import pluggy\n")], "import_not_allowed"),
+    # nor a test helper whose objects answer "equal" to anything, nor a pytest plugin (the review of round 13:
+    # `try: from unittest import mock / except ImportError: import mock` in pkg/compat.py admitted `import mock`)
+    ("import mock\n\n\ndef f():\n    return mock.ANY\n",
+     [PACKAGE, ("pkg/compat.py", "try:\n    from unittest import mock\nexcept ImportError:\n    import mock\n")],
+     "import_not_allowed"),
+    ("from mock import ANY\n", [PACKAGE, ("pkg/compat.py", "from mock import ANY\n")], "import_not_allowed"),
+    ("import dirty_equals\n", [PACKAGE, ("pkg/m2.py", "import dirty_equals\n")], "import_not_allowed"),
+    ("import pytest_mock.plugin\n", [PACKAGE, ("pkg/fx.py", "import pytest_mock.plugin\n")], "import_not_allowed"),
+    ("import _pytest_x\n", [PACKAGE, ("pkg/fx.py", "import _pytest_x\n")], "import_not_allowed"),
+    ("import hypothesis\n", [PACKAGE, ("pkg/st.py", "import hypothesis\n")], "import_not_allowed"),
     ("import pkg_resources\n", [PACKAGE, ("pkg/version.py", "import pkg_resources\n")], "dynamic_import"),
     ("import ctypes\n", [PACKAGE, ("pkg/win.py", "import ctypes\n")], "import_not_allowed"),
     ("import sys\n\n\ndef f():\n    return sys.modules\n", [PACKAGE, ("pkg/compat.py", "import sys\nsys.modules\n")],
@@ -173,6 +183,11 @@ PACKAGE = ("pkg/__init__.py", "")
     ("import urllib3\n\n\ndef f():\n    return urllib3.connectionpool.__builtins__\n", [PACKAGE, ADAPTERS], "reflection"),
     # main: reflection (a private name of another module); since the route scan, the runner's module by name
     ("import urllib3\n\n\ndef f():\n    return urllib3.connectionpool._pytest\n", [PACKAGE, ADAPTERS], "import_not_allowed"),
+    # the runner's module reached by attribute (the review of round 13: pytest is a route, but only _pytest and
+    # pluggy were known, so the chain stopped at `pytest` and found nothing): called, or as a value
+    ("import urllib3\n\n\ndef f():\n    return urllib3.connectionpool.pytest.main\n", [PACKAGE, ADAPTERS],
+     "import_not_allowed"),
+    ("import urllib3\n\nm = urllib3.connectionpool.pytest\n", [PACKAGE, ADAPTERS], "import_not_allowed"),
     # (main: the import itself, import_not_allowed; now the route module as a value)
     ("import urllib3\n\nm = urllib3.util.connection.sys\n", [PACKAGE, ADAPTERS], "reflection"),
 ])

@@ -394,7 +394,7 @@ KNOWN = {"sys.modules", "sys._getframe", "sys._current_frames", "sys.settrace", 
          "os.open", "os.putenv", "os.unsetenv", "os.sys",
          "subprocess", "signal", "atexit", "weakref.finalize", "multiprocessing", "pty", "faulthandler",
          "threading.settrace", "threading.setprofile", "threading.excepthook", "gc", "ctypes", "builtins",
-         "traceback", "logging.currentframe", "_pytest", "pluggy", "sysconfig", "site", "fcntl", "socket",
+         "traceback", "logging.currentframe", "_pytest", "pytest", "pluggy", "sysconfig", "site", "fcntl", "socket",
          *DYNAMIC}
 KNOWN_LONGEST_FIRST = sorted(KNOWN, key=len, reverse=True)
 # Dunders that decide how Python treats instances: one borrowed from another object must be the repository's
@@ -547,10 +547,13 @@ def new_refusals(changed: Iterable[tuple[str, bytes | str | None, bytes | str | 
 
 
 # Round 13: never admitted because the tree imports them: the runner and its plugin system (a repository may ship a
-# pytest plugin), and the distributions that import by name or make code from text (DYNAMIC's, and their backports).
+# pytest plugin), the distributions that import by name or make code from text (DYNAMIC's, and their backports), and
+# test helpers whose objects answer "equal" to anything or drive the runner (mock.ANY, matchers, pytest plugins).
 NOT_FROM_THE_TREE = frozenset({"pytest", "_pytest", "pluggy", "py", "pkg_resources", "setuptools", "importlib_metadata",
                                "importlib_resources", "cloudpickle", "dill", "six", "future", "past", "typing_extensions",
-                               "markupsafe", "idna"})
+                               "markupsafe", "idna", "mock", "dirty_equals", "hamcrest", "testfixtures", "freezegun",
+                               "time_machine", "hypothesis", "responses", "nose", "nose2", "testtools", "sure",
+                               "expects", "callee", "precisely", "pook", "vcr", "betamax"})
 
 
 def third_party(name: str) -> bool:
@@ -558,7 +561,8 @@ def third_party(name: str) -> bool:
     standard library (reviewed part by part), not NOT_FROM_THE_TREE, not a name the deny-list knows."""
     top = name.split(".")[0]
     return bool(top) and top not in sys.stdlib_module_names and top not in sys.builtin_module_names \
-        and top not in NOT_FROM_THE_TREE and top not in PYTHON2_ONLY and top not in WINDOWS_ONLY \
+        and top not in NOT_FROM_THE_TREE and not top.startswith(("pytest", "_pytest")) \
+        and top not in PYTHON2_ONLY and top not in WINDOWS_ONLY \
         and not any(name == k or name.startswith(k + ".") or k.startswith(name + ".") for k in KNOWN)
 
 

@@ -38,6 +38,7 @@ from . import channel
 from .git import Worktree, digest, network_env
 from .guard import walk
 from .junit import node_key
+from .patch import TEST_DIRS
 from .runs import Env, EnvSpec, Image, TestRun, in_container
 
 log = logging.getLogger(__name__)
@@ -293,14 +294,16 @@ DATA_LIMIT = 20000  # test data files kept at most per run (the first, by path):
 
 
 def test_data(work: Path, files: Sequence[str], protected: set[str] | frozenset[str] = frozenset()) -> list[str]:
-    """The test data of a run (issue 51, round 13b): every plain file beneath each folder holding one of the
-    test files `files` (relative to work), that folder's subfolders too, but for the tree's root (it holds the
-    package) and what is in `protected` already; no `.git`, no link (a link's target may be anywhere). What a
-    test reads to compare with (a fixture file, expected output, a helper module beside it) is kept by the kernel
-    from every process of the run and digested after it, as the test files are; the runner's hook does not
-    watch it, so the tests open it as before. Sorted, at most DATA_LIMIT."""
+    """The test data of a run (issue 51, round 13b): every plain file beneath the folder of each test file in
+    `files` (relative to work) that holds its tests, and its subfolders: the highest folder on its path named
+    like a test folder (tests/unit/test_a.py: all of tests/, so tests/data/ beside tests/unit/ too; a diff may
+    change nothing there), else the file's own folder; never the tree's root (it holds the package), nor what
+    is in `protected` already; no `.git`, no link (a link's target may be anywhere). What a test reads to
+    compare with (a fixture file, expected output, a helper module) is kept by the kernel from every process
+    of the run and digested after it, as the test files are; the runner's hook does not watch it, so the tests
+    open it as before. Sorted, at most DATA_LIMIT."""
     found: set[str] = set()
-    for top in sorted({str(PurePosixPath(f).parent) for f in files} - {"", "."}):
+    for top in sorted({_tests_folder(PurePosixPath(f).parent) for f in files} - {"", "."}):
         for folder, dirs, names in walk(work / top):
             dirs[:] = [d for d in dirs if d != ".git"]
             for name in names:
@@ -309,6 +312,13 @@ def test_data(work: Path, files: Sequence[str], protected: set[str] | frozenset[
                 if path not in protected and full.is_file() and not full.is_symlink():
                     found.add(path)
     return sorted(found)[:DATA_LIMIT]
+
+
+def _tests_folder(folder: PurePosixPath) -> str:
+    """The highest folder from the tree's root down to folder named like a test folder, else folder."""
+    parts = folder.parts
+    first = next((k for k, part in enumerate(parts) if part.lower() in TEST_DIRS), None)
+    return str(PurePosixPath(*parts[:first + 1])) if first is not None else str(folder)
 
 
 GUARD_FILE = "guard.json"  # beside boot.py, which reads it (harness/boot.py, _places and _stand_ins)

@@ -240,7 +240,7 @@ def _protect(root, paths):
         try:
             if root_owned:
                 os.chown(full, 0, 0)
-            os.chmod(full, 0o444)
+            os.chmod(full, 0o444 | os.stat(full).st_mode & 0o111)  # read-only; a fixture script still runs
         except OSError:
             pass
     if root_owned:
