@@ -142,6 +142,33 @@ def _signals_scoped() -> bool:
     return signals.startswith("landlock ABI")
 
 
+def test_a_kernel_refusing_the_signal_scope_keeps_the_file_guards(monkeypatch):
+    """confine.ruleset_scoped: where Landlock (ABI 6+) refuses a ruleset with the signal scope, the harness makes
+    one without it (the files and /proc guards kept, signal_guard says why) rather than run with no ruleset."""
+    import ctypes
+
+    from codewalk.domains.repair.harness import confine
+
+    class Libc:
+        def __init__(self):
+            self.rules = 0
+
+        def syscall(self, number, *args):
+            if number == confine.CREATE and args[0] is None:
+                return 6  # the ABI
+            if number == confine.CREATE:
+                return -1 if args[1].value == ctypes.sizeof(confine._ScopedRulesetAttr) else 99
+            self.rules += 1  # landlock_add_rule
+            return 0
+
+    libc = Libc()
+    monkeypatch.setattr(ctypes, "CDLL", lambda *args, **kwargs: libc)
+    made, files, kept, signals = confine.ruleset_scoped(["/etc/hostname"])
+    assert made == (99, libc) and libc.rules > 0
+    assert files == "landlock ABI 6" and kept == "landlock ABI 6", (files, kept)
+    assert signals.startswith("not the kernel: the signal scope refused"), signals
+
+
 def test_round13b_gold_is_solved_on_the_data_task(data_task, tmp_path, graded_in):  # noqa: F811
     """The honest fix keeps passing, its data kept (and read) as before."""
     verdict = _grade(data_task, tmp_path, *GOLD)

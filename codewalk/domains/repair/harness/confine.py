@@ -109,6 +109,10 @@ def ruleset_scoped(keep=()):
     else:
         attr, signals = _RulesetAttr(handled), f"not the kernel: landlock ABI {abi} scopes no signal (6+)"
     fd = libc.syscall(CREATE, ctypes.byref(attr), ctypes.c_size_t(ctypes.sizeof(attr)), ctypes.c_uint32(0))
+    if fd < 0 and abi >= 6:  # the scope refused: keep the files and /proc guards without it rather than lose them
+        signals = "not the kernel: the signal scope refused: " + os.strerror(ctypes.get_errno())
+        attr = _RulesetAttr(handled)
+        fd = libc.syscall(CREATE, ctypes.byref(attr), ctypes.c_size_t(ctypes.sizeof(attr)), ctypes.c_uint32(0))
     if fd < 0:
         why = "no landlock ruleset: " + os.strerror(ctypes.get_errno())
         return None, why, why, "not the kernel: " + why
