@@ -272,3 +272,64 @@ def test_the_grader_s_guard_hands_the_tree_to_the_rules():
     assert refused(["pkg/m.py"], lambda p: None, lambda p: b"import json\n", own=OWN,
                    tree=lambda: read.append(1) or tree) == []
     assert read == []  # read only when a third-party import would be refused
+
+
+# -- 5. a route module reached through a value (the review of round 13, h-static13b) --------------------------------
+# Section 3 judged a dotted chain on a module imported at x_G again from a route module it reaches by attribute; the
+# same module passed through a local, a tuple, a default argument or a call result was not judged at all: the rules
+# cannot type the value, so its attributes were read as any object's (private names, dunders, frames only), and
+# `c = urllib3.util.connection; c.sys.modules` passed. Also `unittest.mock.ANY` reached through a module's attribute
+# (unittest is reviewed for SkipTest only; whether `unittest` had a `mock` attribute depended on what the grading
+# process had imported).
+PYTEST_MOCK = "import pytest_mock.plugin\n\n\ndef get():\n    return pytest_mock.plugin.MockerFixture\n"
+ADAPTERS_USER = "from pkg import adapters\n\n\ndef get():\n    return adapters.HTTPAdapter\n"
+TREE = [PACKAGE, ADAPTERS]
+U = "import urllib3\n\n\n"
+HOLES: list[tuple[str, str, str, str]] = [
+    # (name, before, after, the rule code that must fire)
+    ("local", URLLIB3, U + "def f():\n    c = urllib3.util.connection\n    return c.sys.modules\n", "import_not_allowed"),
+    ("tuple_index", URLLIB3, U + "def f():\n    return (urllib3.util.connection,)[0].sys.modules\n",
+     "import_not_allowed"),
+    ("default_argument", URLLIB3, U + "def f(c=urllib3.util.connection):\n    return c.sys.modules\n",
+     "import_not_allowed"),
+    ("local_logging_handlers", URLLIB3,
+     U + "def f():\n    c = urllib3.connectionpool\n    return c.logging.root.handlers\n", "import_not_allowed"),
+    ("local_then_socket", URLLIB3, U + "def f():\n    c = urllib3.util\n    return c.connection.socket.socket()\n",
+     "import_not_allowed"),
+    ("own_module_local", ADAPTERS_USER,
+     "from pkg import adapters\n\n\ndef f():\n    c = adapters.urllib3.util.connection\n    return c.sys.modules\n",
+     "import_not_allowed"),
+    ("unittest_mock_by_attribute", PYTEST_MOCK,
+     "import pytest_mock.plugin\n\n\ndef f():\n    return pytest_mock.plugin.unittest.mock.ANY\n", "import_not_allowed"),
+    # the nearest variants
+    ("walrus", URLLIB3, U + "def f():\n    return (c := urllib3.util.connection).sys.modules\n", "import_not_allowed"),
+    ("lambda_result", URLLIB3, U + "def f():\n    return (lambda: urllib3.util.connection)().sys.modules\n",
+     "import_not_allowed"),
+    ("lambda_default", URLLIB3, U + "def f():\n    return (lambda c=urllib3.util.connection: c.sys.modules)()\n",
+     "import_not_allowed"),
+    ("loop_variable", URLLIB3, U + "def f():\n    for c in (urllib3.util.connection,):\n        return c.sys.modules\n",
+     "import_not_allowed"),
+    ("local_os_system", URLLIB3, U + "def f(cmd):\n    c = urllib3.util.ssl_\n    return c.os.system(cmd)\n",
+     "import_not_allowed"),
+    ("route_as_value", URLLIB3, U + "def f():\n    c = urllib3.util.connection\n    m = c.sys\n    return m\n",
+     "reflection"),
+    ("instance_attribute", URLLIB3, U + "class C:\n    def __init__(self):\n        self.conn = urllib3.util.connection\n\n"
+     "    def f(self):\n        return self.conn.sys.modules\n", "import_not_allowed"),
+    ("module_global", URLLIB3, U + "C = urllib3.util.connection\n\n\ndef f():\n    return C.sys.modules\n",
+     "import_not_allowed"),
+    ("unittest_through_local", PYTEST_MOCK,
+     "import pytest_mock.plugin\n\n\ndef f():\n    p = pytest_mock.plugin\n    return p.unittest.mock.ANY\n",
+     "import_not_allowed"),
+    ("stdlib_outside_through_local", URLLIB3,
+     U + "def f():\n    c = urllib3.util.ssl_\n    return c.ssl.SSLContext\n", "import_not_allowed"),
+    ("change_defines_the_name", URLLIB3,
+     U + "class K:\n    sys = None\n\n\ndef f():\n    c = urllib3.util.connection\n    c.logging = 0\n"
+     "    return c.sys.modules\n", "import_not_allowed"),
+]
+
+
+@pytest.mark.parametrize(("name", "before", "after", "rule"), [
+    pytest.param(*h, marks=pytest.mark.xfail(strict=True, reason="a route module reached through a value: passes "
+                                              "main's static layer")) for h in HOLES], ids=[h[0] for h in HOLES])
+def test_a_route_module_reached_through_a_value_is_judged_as_that_module(name, before, after, rule):
+    assert rule in tree_codes(after, TREE, before)
