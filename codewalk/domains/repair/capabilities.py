@@ -1325,7 +1325,7 @@ class _Reader(ast.NodeVisitor):
         """Round 13b: attributes read on a value the rules cannot type (a local, a subscript, a parameter, a call's
         result: `c = urllib3.util.connection; c.sys.modules`). The first one named like a route module (ROUTES), a
         standard-library module outside the reviewed set, or a reviewed module followed by one of its attributes or
-        submodules, is judged as that module from there, as on a chain on a module (_chain); the findings carry the
+        submodules (or ending the chain, if a part of it is refused: `g(c.unittest)`), is judged as that module from there, as on a chain on a module (_chain); the findings carry the
         name (Finding.via), excused in new_refusals where the repository defines an attribute of that name at x_G.
         A name called last is the object's method (a module is not callable); a name written last, a binding."""
         up = self.parent.get(id(node))
@@ -1338,7 +1338,10 @@ class _Reader(ast.NodeVisitor):
                 self.add(Rule.IMPORT_NOT_ALLOWED, f"reaches the module {name} through a value's attribute (as "
                          f".{'.'.join(attrs[k:])})", node)
                 self._chain(attrs[k:], node)
-            elif name in ROUTES or name in REVIEWED and not last and self._reviewed_route(attrs[k:], node, False):
+            elif name in ROUTES or name in REVIEWED and self._reviewed_route(attrs[k:], node, False) and (
+                    not last or REVIEWED[name].only is not None or REVIEWED[name].without):
+                # a reviewed module with a part refused, ending the chain, is that module as a value: its refused
+                # parts are then read through another value by names that are no module's (`u.mock.ANY`)
                 start = len(self.found)
                 self._chain(attrs[k:], node)
             else:
