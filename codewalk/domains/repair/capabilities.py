@@ -1321,17 +1321,20 @@ class _Reader(ast.NodeVisitor):
         self._through_a_value([a.attr for a in reversed(chain)], node)
         self.visit(inner)
 
-    def _through_a_value(self, attrs: list[str], node: ast.Attribute) -> None:
+    def _through_a_value(self, attrs: list[str], node: ast.AST, called: bool | None = None) -> None:
         """Round 13b: attributes read on a value the rules cannot type (a local, a subscript, a parameter, a call's
         result: `c = urllib3.util.connection; c.sys.modules`). The first one named like a route module (ROUTES), a
         standard-library module outside the reviewed set, or a reviewed module followed by one of its attributes or
         submodules (or ending the chain, if a part of it is refused: `g(c.unittest)`), is judged as that module from there, as on a chain on a module (_chain); the findings carry the
         name (Finding.via), excused in new_refusals where the repository defines an attribute of that name at x_G.
-        A name called last is the object's method (a module is not callable); a name written last, a binding."""
+        A name called last is the object's method (a module is not callable); a name written last, a binding.
+        node: the expression the last name is read at (called: whether it is called there, if not node's parent)."""
         up = self.parent.get(id(node))
+        if called is None:
+            called = isinstance(up, ast.Call) and up.func is node
         for k, name in enumerate(attrs):
             last = k == len(attrs) - 1
-            if last and (isinstance(up, ast.Call) and up.func is node or not isinstance(node.ctx, ast.Load)):
+            if last and (called or not isinstance(getattr(node, "ctx", ast.Load()), ast.Load)):
                 return
             if name in STDLIB_OUTSIDE:
                 start = len(self.found)
@@ -1442,7 +1445,19 @@ class _Reader(ast.NodeVisitor):
             self.add(Rule.REFLECTION, f"sets {attr} from outside a class body", call)
         self._attr_name(attr, call, receiver_own=own or plain and attr == "__dict__",
                         at=call if how == "getattr" else None)
+        if how == "getattr":  # round 13b: getattr(c, "sys").modules is c.sys.modules
+            self._through_a_value(*self._read_on(attr, call))
         self.found[start:] = [f._replace(what=f"uses {how} with {attr!r}: {f.what}") for f in self.found[start:]]
+
+    def _read_on(self, attr: str, node: ast.AST) -> tuple[list[str], ast.AST]:
+        """attr, read at node (getattr(c, attr), vars(c)[attr]), with the attributes read on it after (`.modules`),
+        and the expression the last of them is read at."""
+        attrs = [attr]
+        up = self.parent.get(id(node))
+        while isinstance(up, ast.Attribute) and up.value is node:
+            attrs.append(up.attr)
+            node, up = up, self.parent.get(id(up))
+        return attrs, node
 
     def _outer_stores(self) -> frozenset[str]:
         """Names bound other than by import outside any function (module or class level): there a name of an
@@ -1557,6 +1572,8 @@ class _Reader(ast.NodeVisitor):
                 if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
                     for part in arg.value.split("."):
                         self._attr_name(part, node)
+                    if name == "operator.attrgetter":  # round 13b: attrgetter("sys.modules")(c) is c.sys.modules
+                        self._through_a_value(arg.value.split("."), node, called=False)
                 elif name:
                     self.add(Rule.REFLECTION, f"{name} with a name computed at run time", node)
         if name == "warnings.catch_warnings" and any(k.arg == "record" for k in node.keywords):
@@ -1620,6 +1637,8 @@ class _Reader(ast.NodeVisitor):
                 isinstance(value, ast.Attribute) and value.attr == "__dict__"
                 or isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "vars"):
             self._reflecting_by_name(node.slice.value, node)  # C.__dict__["put"], vars(C)["put"]: the plain function
+            if isinstance(node.ctx, ast.Load) and node.slice.value.isidentifier():
+                self._through_a_value(*self._read_on(node.slice.value, node))  # round 13b: vars(c)["sys"] is c.sys
         self.generic_visit(node)
 
     def _reflecting_by_name(self, name: str, node: ast.AST) -> None:
