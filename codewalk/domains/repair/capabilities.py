@@ -61,6 +61,7 @@ import builtins
 import importlib
 import importlib.util
 import io
+import pkgutil
 import re
 import string
 import sys
@@ -779,6 +780,54 @@ def _submodule(name: str) -> bool:
         return False
 
 
+_STDLIB_NAMES: dict[str, frozenset[str] | None] = {}
+
+
+def _stdlib_has(module: str, attr: str) -> bool:
+    """Whether a standard-library module outside the reviewed set has attr (a name its source binds at the top, or a
+    submodule), read without importing it (some run code when imported: antigravity, this); an extension module is
+    imported (no Python code runs). Unknown (a star import, no source): True."""
+    if module not in _STDLIB_NAMES:
+        _STDLIB_NAMES[module] = _stdlib_names(module)
+    names = _STDLIB_NAMES[module]
+    return names is None or attr in names
+
+
+def _stdlib_names(module: str) -> frozenset[str] | None:
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return frozenset()
+    if spec is None:
+        return frozenset()
+    names: set[str] = set()
+    for location in spec.submodule_search_locations or []:
+        names.update(m.name for m in pkgutil.iter_modules([location]))
+    if spec.origin and spec.origin.endswith(".py"):
+        try:
+            with open(spec.origin, "rb") as f:
+                tree = ast.parse(f.read())
+        except (OSError, SyntaxError, ValueError):
+            return None
+        for stmt in _unnested(tree.body):
+            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                names.add(stmt.name)
+            elif isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
+                for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
+                    names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+            elif isinstance(stmt, ast.Import | ast.ImportFrom):
+                if any(a.name == "*" for a in stmt.names):
+                    return None
+                names.update((a.asname or a.name).split(".")[0] for a in stmt.names)
+        return frozenset(names)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return frozenset(dir(importlib.import_module(module)))  # builtin or extension: no Python code
+    except ImportError:
+        return frozenset()
+
+
 def _canonical(module: types.ModuleType) -> str:
     name = module.__name__
     return "os.path" if name in ("posixpath", "ntpath") and "os.path" in REVIEWED else name
@@ -1323,9 +1372,9 @@ class _Reader(ast.NodeVisitor):
 
     def _through_a_value(self, attrs: list[str], node: ast.AST, called: bool | None = None) -> None:
         """Round 13b: attributes read on a value the rules cannot type (a local, a subscript, a parameter, a call's
-        result: `c = urllib3.util.connection; c.sys.modules`). The first one named like a route module (ROUTES), a
-        standard-library module outside the reviewed set, or a reviewed module followed by one of its attributes or
-        submodules (or ending the chain, if a part of it is refused: `g(c.unittest)`), is judged as that module from there, as on a chain on a module (_chain); the findings carry the
+        result: `c = urllib3.util.connection; c.sys.modules`). The first one named like a route module (ROUTES), or
+        like a standard-library module outside the reviewed set or a reviewed module and followed by one of that
+        module's names or submodules (`c.unittest.mock`, not `self.cmd.get_help_option`), is judged as that module from there, as on a chain on a module (_chain); the findings carry the
         name (Finding.via), excused in new_refusals where the repository defines an attribute of that name at x_G.
         A name called last is the object's method (a module is not callable); a name written last, a binding.
         node: the expression the last name is read at (called: whether it is called there, if not node's parent)."""
@@ -1336,15 +1385,19 @@ class _Reader(ast.NodeVisitor):
             last = k == len(attrs) - 1
             if last and (called or not isinstance(getattr(node, "ctx", ast.Load()), ast.Load)):
                 return
-            if name in STDLIB_OUTSIDE:
+            if name in ROUTES:
+                start = len(self.found)
+                self._chain(attrs[k:], node)
+            elif last:
+                # another module's name ending the chain is judged only if a name of that module is read on it after
+                # (a value handed on stays open: `e.code`, `lex.token`, `match.string`, `self.types` of real fixes)
+                return
+            elif name in STDLIB_OUTSIDE and _stdlib_has(name, attrs[k + 1]):
                 start = len(self.found)
                 self.add(Rule.IMPORT_NOT_ALLOWED, f"reaches the module {name} through a value's attribute (as "
                          f".{'.'.join(attrs[k:])})", node)
                 self._chain(attrs[k:], node)
-            elif name in ROUTES or name in REVIEWED and self._reviewed_route(attrs[k:], node, False) and (
-                    not last or REVIEWED[name].only is not None or REVIEWED[name].without):
-                # a reviewed module with a part refused, ending the chain, is that module as a value: its refused
-                # parts are then read through another value by names that are no module's (`u.mock.ANY`)
+            elif name in REVIEWED and self._reviewed_route(attrs[k:], node, False):
                 start = len(self.found)
                 self._chain(attrs[k:], node)
             else:
