@@ -59,7 +59,9 @@ from __future__ import annotations
 import ast
 import builtins
 import importlib
+import importlib.util
 import io
+import pkgutil
 import re
 import string
 import sys
@@ -397,6 +399,10 @@ KNOWN = {"sys.modules", "sys._getframe", "sys._current_frames", "sys.settrace", 
          "traceback", "logging.currentframe", "_pytest", "pytest", "pluggy", "sysconfig", "site", "fcntl", "socket",
          *DYNAMIC}
 KNOWN_LONGEST_FIRST = sorted(KNOWN, key=len, reverse=True)
+# Round 13b: the public standard-library modules outside the reviewed set. Read on a value the rules cannot type
+# (a local, a subscript, a parameter, a call's result), an attribute of one of these names, or of ROUTES, is judged
+# as that module unless the repository defines an attribute of that name at x_G (_Reader._through_a_value).
+STDLIB_OUTSIDE = frozenset(n for n in sys.stdlib_module_names if not n.startswith("_") and n not in REVIEWED)
 # Dunders that decide how Python treats instances: one borrowed from another object must be the repository's
 # (`__iter__ = Undefined._fail`); a comparison must be written here, where the comparison rule reads it.
 BEHAVIOUR = {"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__hash__", "__bool__", "__nonzero__",
@@ -448,6 +454,9 @@ class Finding(NamedTuple):
     line: int
     key: str  # what it is compared with at x_G: the import's module, or the node where it was found
     reuse: bool  # whether the same capability anywhere in the changed modules at x_G excuses it
+    # round 13b: the attribute name by which a value the rules cannot type reached the module the finding is
+    # about (`c.sys.modules`: "sys"); excused where the repository defines that attribute at x_G (new_refusals)
+    via: str = ""
 
 
 # Capabilities a fix may use again in new code when the changed modules used them at x_G (running a
@@ -513,6 +522,26 @@ def new_refusals(changed: Iterable[tuple[str, bytes | str | None, bytes | str | 
                 before.add(_capability(f))
     every_variable = f"{Rule.ENVIRONMENT}|{EVERY_VARIABLE}" in before
     imported: list[frozenset[str]] = []  # tree_imports(tree()), read once, when first needed
+    files: list[list[tuple[str, bytes | str | None]]] = []  # tree(), read once
+    attributes: list[frozenset[str]] = []  # tree_attributes(tree()), once
+    before_attributes = frozenset().union(*(indexes[id(old)].attributes for _, old, _, _, _ in items
+                                            if old is not None))
+
+    def the_tree() -> list[tuple[str, bytes | str | None]]:
+        if not files:
+            files.append(list(tree()) if tree is not None else [])
+        return files[0]
+
+    def an_attribute_at_x_g(f: Finding) -> bool:
+        """round 13b: a route module reached through a value by a name the repository defines as an attribute
+        at x_G (the changed modules or the tree): the value may be the repository's object, not the module."""
+        if not f.via:
+            return False
+        if f.via in before_attributes:
+            return True
+        if not attributes:
+            attributes.append(tree_attributes(the_tree()))
+        return f.via in attributes[0]
 
     def the_tree_imports(f: Finding) -> bool:
         name = f.key.removeprefix("import:")
@@ -520,7 +549,7 @@ def new_refusals(changed: Iterable[tuple[str, bytes | str | None, bytes | str | 
                 or not f.what.startswith(f"imports {name}, ") or not third_party(name):
             return False
         if not imported:
-            imported.append(tree_imports(tree()))
+            imported.append(tree_imports(the_tree()))
         return name in imported[0]
 
     out: list[Refusal] = []
@@ -538,7 +567,7 @@ def new_refusals(changed: Iterable[tuple[str, bytes | str | None, bytes | str | 
             if f.key in before or f.reuse and (_capability(f) in before or every_variable and (
                     f.rule == Rule.ENVIRONMENT and f.what.startswith("reads") or f.what.startswith(EXPANDVARS))):
                 continue
-            if the_tree_imports(f):
+            if the_tree_imports(f) or an_attribute_at_x_g(f):
                 continue
             if (f.rule, f.what) not in seen:
                 seen.add((f.rule, f.what))
@@ -636,6 +665,9 @@ class _Index:
         classes: set[str] = set()
         self.stores: set[str] = set()
         self.store_nodes: list[ast.Name] = []  # names bound other than by import (a local `t` beside `import typing as t`)
+        # round 13b: the names the module defines as attributes of an object: `x.name = ...`, a class body's or the
+        # module's own functions, classes and assigned names (not imports: `pkg.compat.sys` is the route itself)
+        attributes: set[str] = set()
         stack: list[ast.AST] = [tree]
         while stack:
             node = stack.pop()
@@ -655,6 +687,7 @@ class _Index:
                 self.store_nodes.append(node)
             elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
                 names.add(node.attr)
+                attributes.add(node.attr)
             elif isinstance(node, ast.arg):
                 names.add(node.arg)
                 self.stores.add(node.arg)
@@ -673,7 +706,43 @@ class _Index:
                 self.docstrings.add(id(node.body[0].value))
         self.imports.sort(key=lambda n: (n.lineno, n.col_offset))
         self.defined = frozenset(names)
+        # (an assigned name the module also imports is an import's fallback, `try: import ssl / except: ssl = None`:
+        # the attribute is the module itself)
+        imported = {a.asname or a.name.split(".")[0] for n in self.imports for a in n.names}
+        for body in [tree.body, *(n.body for n in ast.walk(tree) if isinstance(n, ast.ClassDef))]:
+            for stmt in _unnested(body):
+                if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                    attributes.add(stmt.name)
+                elif isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
+                    for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
+                        attributes.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name)
+                                          and n.id not in imported)
+        self.attributes = frozenset(attributes)
         self.classes = frozenset(classes)  # the classes the module defines (a class statement)
+
+
+def _unnested(body: list[ast.stmt]) -> Iterable[ast.stmt]:
+    """The statements of a module's or class's body, with those under if/try/with/for/while (not functions)."""
+    for stmt in body:
+        yield stmt
+        if isinstance(stmt, ast.If | ast.For | ast.AsyncFor | ast.While | ast.With | ast.AsyncWith | ast.Try
+                      | ast.TryStar):
+            for field in ("body", "orelse", "finalbody"):
+                yield from _unnested(getattr(stmt, field, []))
+            for handler in getattr(stmt, "handlers", []):
+                yield from _unnested(handler.body)
+
+
+def tree_attributes(files: Iterable[tuple[str, bytes | str | None]]) -> frozenset[str]:
+    """The names the repository's modules at x_G define as attributes (_Index.attributes), every module of the tree."""
+    names: set[str] = set()
+    for path, source in files:
+        if source is None or not path.endswith(".py"):
+            continue
+        tree = _parsed(source)
+        if tree is not None:
+            names |= _Index(tree).attributes
+    return frozenset(names)
 
 
 def _defines_key(key: str) -> bool:
@@ -700,6 +769,63 @@ def _module(name: str) -> types.ModuleType | None:
             return importlib.import_module(ALIASES.get(name, name))
     except ImportError:
         return None
+
+
+def _submodule(name: str) -> bool:
+    """Whether name is a submodule of a reviewed standard-library package (`unittest.mock`), imported or not: whether
+    the package's attribute holds it depends on what the process imported before (round 13b)."""
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+_STDLIB_NAMES: dict[str, frozenset[str] | None] = {}
+
+
+def _stdlib_has(module: str, attr: str) -> bool:
+    """Whether a standard-library module outside the reviewed set has attr (a name its source binds at the top, or a
+    submodule), read without importing it (some run code when imported: antigravity, this); an extension module is
+    imported (no Python code runs). Unknown (a star import, no source): True."""
+    if module not in _STDLIB_NAMES:
+        _STDLIB_NAMES[module] = _stdlib_names(module)
+    names = _STDLIB_NAMES[module]
+    return names is None or attr in names
+
+
+def _stdlib_names(module: str) -> frozenset[str] | None:
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return frozenset()
+    if spec is None:
+        return frozenset()
+    names: set[str] = set()
+    for location in spec.submodule_search_locations or []:
+        names.update(m.name for m in pkgutil.iter_modules([location]))
+    if spec.origin and spec.origin.endswith(".py"):
+        try:
+            with open(spec.origin, "rb") as f:
+                tree = ast.parse(f.read())
+        except (OSError, SyntaxError, ValueError):
+            return None
+        for stmt in _unnested(tree.body):
+            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                names.add(stmt.name)
+            elif isinstance(stmt, ast.Assign | ast.AnnAssign | ast.AugAssign):
+                for target in stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]:
+                    names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+            elif isinstance(stmt, ast.Import | ast.ImportFrom):
+                if any(a.name == "*" for a in stmt.names):
+                    return None
+                names.update((a.asname or a.name).split(".")[0] for a in stmt.names)
+        return frozenset(names)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return frozenset(dir(importlib.import_module(module)))  # builtin or extension: no Python code
+    except ImportError:
+        return frozenset()
 
 
 def _canonical(module: types.ModuleType) -> str:
@@ -956,7 +1082,7 @@ class _Reader(ast.NodeVisitor):
         if len(rest) == 1:
             up = self.parent.get(id(node))
             return not importing and not (isinstance(up, ast.Call) and up.func is node)
-        return hasattr(_module(rest[0]), rest[1])
+        return hasattr(_module(rest[0]), rest[1]) or _submodule(f"{rest[0]}.{rest[1]}")
 
     def _module_as_value(self, name: str, node: ast.AST) -> None:
         """A module object used other than by reading an attribute: passed, stored, returned."""
@@ -1241,7 +1367,43 @@ class _Reader(ast.NodeVisitor):
         for k, a in enumerate(reversed(chain)):
             self._attr_name(a.attr, node, receiver_own=(root_own and a.attr != "__dict__"
                                                         or plain and a.attr == "__dict__") and k == 0, at=a)
+        self._through_a_value([a.attr for a in reversed(chain)], node)
         self.visit(inner)
+
+    def _through_a_value(self, attrs: list[str], node: ast.AST, called: bool | None = None) -> None:
+        """Round 13b: attributes read on a value the rules cannot type (a local, a subscript, a parameter, a call's
+        result: `c = urllib3.util.connection; c.sys.modules`). The first one named like a route module (ROUTES), or
+        like a standard-library module outside the reviewed set or a reviewed module and followed by one of that
+        module's names or submodules (`c.unittest.mock`, not `self.cmd.get_help_option`), is judged as that module from there, as on a chain on a module (_chain); the findings carry the
+        name (Finding.via), excused in new_refusals where the repository defines an attribute of that name at x_G.
+        A name called last is the object's method (a module is not callable); a name written last, a binding.
+        node: the expression the last name is read at (called: whether it is called there, if not node's parent)."""
+        up = self.parent.get(id(node))
+        if called is None:
+            called = isinstance(up, ast.Call) and up.func is node
+        for k, name in enumerate(attrs):
+            last = k == len(attrs) - 1
+            if last and (called or not isinstance(getattr(node, "ctx", ast.Load()), ast.Load)):
+                return
+            if name in ROUTES:
+                start = len(self.found)
+                self._chain(attrs[k:], node)
+            elif last:
+                # another module's name ending the chain is judged only if a name of that module is read on it after
+                # (a value handed on stays open: `e.code`, `lex.token`, `match.string`, `self.types` of real fixes)
+                return
+            elif name in STDLIB_OUTSIDE and _stdlib_has(name, attrs[k + 1]):
+                start = len(self.found)
+                self.add(Rule.IMPORT_NOT_ALLOWED, f"reaches the module {name} through a value's attribute (as "
+                         f".{'.'.join(attrs[k:])})", node)
+                self._chain(attrs[k:], node)
+            elif name in REVIEWED and self._reviewed_route(attrs[k:], node, False):
+                start = len(self.found)
+                self._chain(attrs[k:], node)
+            else:
+                continue
+            self.found[start:] = [f._replace(via=name) for f in self.found[start:]]
+            return
 
     def visit_Name(self, node: ast.Name) -> None:
         self._gadget_name(node)
@@ -1336,7 +1498,19 @@ class _Reader(ast.NodeVisitor):
             self.add(Rule.REFLECTION, f"sets {attr} from outside a class body", call)
         self._attr_name(attr, call, receiver_own=own or plain and attr == "__dict__",
                         at=call if how == "getattr" else None)
+        if how == "getattr":  # round 13b: getattr(c, "sys").modules is c.sys.modules
+            self._through_a_value(*self._read_on(attr, call))
         self.found[start:] = [f._replace(what=f"uses {how} with {attr!r}: {f.what}") for f in self.found[start:]]
+
+    def _read_on(self, attr: str, node: ast.AST) -> tuple[list[str], ast.AST]:
+        """attr, read at node (getattr(c, attr), vars(c)[attr]), with the attributes read on it after (`.modules`),
+        and the expression the last of them is read at."""
+        attrs = [attr]
+        up = self.parent.get(id(node))
+        while isinstance(up, ast.Attribute) and up.value is node:
+            attrs.append(up.attr)
+            node, up = up, self.parent.get(id(up))
+        return attrs, node
 
     def _outer_stores(self) -> frozenset[str]:
         """Names bound other than by import outside any function (module or class level): there a name of an
@@ -1451,6 +1625,8 @@ class _Reader(ast.NodeVisitor):
                 if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
                     for part in arg.value.split("."):
                         self._attr_name(part, node)
+                    if name == "operator.attrgetter":  # round 13b: attrgetter("sys.modules")(c) is c.sys.modules
+                        self._through_a_value(arg.value.split("."), node, called=False)
                 elif name:
                     self.add(Rule.REFLECTION, f"{name} with a name computed at run time", node)
         if name == "warnings.catch_warnings" and any(k.arg == "record" for k in node.keywords):
@@ -1514,6 +1690,8 @@ class _Reader(ast.NodeVisitor):
                 isinstance(value, ast.Attribute) and value.attr == "__dict__"
                 or isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "vars"):
             self._reflecting_by_name(node.slice.value, node)  # C.__dict__["put"], vars(C)["put"]: the plain function
+            if isinstance(node.ctx, ast.Load) and node.slice.value.isidentifier():
+                self._through_a_value(*self._read_on(node.slice.value, node))  # round 13b: vars(c)["sys"] is c.sys
         self.generic_visit(node)
 
     def _reflecting_by_name(self, name: str, node: ast.AST) -> None:
