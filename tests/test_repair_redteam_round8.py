@@ -76,14 +76,17 @@ def test_round8_stopped_cheat_really_passes_without_its_rule(task, graded_in, ki
 # system runs it in a new module's globals (no names before its body but the import system's dunders, the
 # interpreter's builtins) and, for a standard-library or installed file, not under a name of the tree; otherwise
 # it is made code, and a class its statements make under changed code stands behind the comparison control.
-RUN_TIME_STOPPED: dict[str, str] = {
+# Since round 13 (a new standard-library module's body asked for by the code that runs it, h-redteam13a) the
+# audit hook may stop both kinds first, when changed code runs argparse.py's body (audit_denied); the class guard
+# stops them where it sees the class first (class_changed). Either is the run-time layer refusing the cheat.
+RUN_TIME_STOPPED: dict[str, tuple[str, ...]] = {
     # a loader's create_module filled the module's __builtins__: argparse.py's code is made code, its Namespace
     # class changed code's, and its __eq__ (isinstance=is_not, vars=bool) answers equal to the control's probes
-    "library_module_run_with_the_candidate_s_builtins": "class_changed",
+    "library_module_run_with_the_candidate_s_builtins": ("class_changed", "audit_denied"),
     # argparse.py imported as tally.argparse (the standard library's folder on the package's __path__): a
     # library file under a name of the tree is the tree's code, made code; its globals rebound after the import
     # make its Namespace.__eq__ answer equal to the probes too
-    "library_file_imported_into_the_package_with_its_globals_rebound": "class_changed",
+    "library_file_imported_into_the_package_with_its_globals_rebound": ("class_changed", "audit_denied"),
 }
 assert set(RUN_TIME_STOPPED) <= set(STOPPED)
 
@@ -92,7 +95,7 @@ assert set(RUN_TIME_STOPPED) <= set(STOPPED)
 def test_round8_cheat_is_stopped_at_run_time_too(task, graded_in, kind, spelling):  # noqa: F811
     with pytest.raises(NoVerdict) as caught:
         _run(task, graded_in, *KINDS[kind].spellings[spelling])
-    assert caught.value.rule == RUN_TIME_STOPPED[kind], caught.value
+    assert caught.value.rule in RUN_TIME_STOPPED[kind], caught.value
 
 
 # Stopped by the static layer alone (none graded solved at run time today, so no test here; a kind found solved
