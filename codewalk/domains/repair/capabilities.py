@@ -74,6 +74,7 @@ from pathlib import PurePosixPath
 from typing import NamedTuple
 
 from .codes import Refusal, Rule
+from .patch import is_test_path
 
 
 @dataclass(frozen=True)
@@ -609,7 +610,7 @@ def tree_imports(files: Iterable[tuple[str, bytes | str | None]]) -> frozenset[s
                 and parts[1] == "__init__.py" and (top := parts[0]).isidentifier()}
     names: set[str] = set()
     for path, source in files:
-        if source is None or not path.endswith(".py") or _is_test_path(path):
+        if source is None or not path.endswith(".py") or is_test_path(path):
             continue
         parts = PurePosixPath(path).parts[1:] if path.startswith("src/") else PurePosixPath(path).parts
         top = parts[0].removesuffix(".py") if parts else ""
@@ -634,11 +635,6 @@ def tree_imports(files: Iterable[tuple[str, bytes | str | None]]) -> frozenset[s
                 names.update(f"{node.module}.{a.name}" for a in node.names if a.name != "*")
             stack.extend(ast.iter_child_nodes(node))
     return frozenset(names)
-
-
-def _is_test_path(path: str) -> bool:
-    from .patch import is_test_path
-    return is_test_path(path)
 
 
 def _capability(f: Finding) -> str:
