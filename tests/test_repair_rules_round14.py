@@ -185,14 +185,36 @@ STATIC_CHEATS = [
     ("metaclass_of_another", "def f(x, ns):\n    return type(x)('C', (list,), ns)\n", "reflection"),
     ("builtins_type", "import builtins\n\n\ndef f(ns):\n    return builtins.type('C', (list,), ns)\n", "reflection"),
     ("class_of_a_class", "def f(ns):\n    return (0).__class__.__class__('C', (list,), ns)\n", "reflection"),
-    # a base read by getattr with a computed name, a private or dunder name, a default that is a call
-    ("base_by_computed_getattr", "class S:\n    @classmethod\n    def f(cls, n):\n"
-     "        return type('G', (getattr(cls, n, object),), {'register': False})\n", "reflection"),
-    ("base_by_dunder_getattr", "def f(x):\n    return type('G', (getattr(x, '__class__'),), {})\n", "reflection"),
-    ("base_default_a_call", "def f(x, y):\n    return type('G', (getattr(x, 'Meta', type(y)),), {})\n", "reflection"),
 ]
 
 
 @pytest.mark.parametrize(("name", "source", "rule"), STATIC_CHEATS, ids=[c[0] for c in STATIC_CHEATS])
 def test_the_nearest_cheats_keep_their_static_rule(name, source, rule):
     assert rule in codes(source)
+
+
+# Bases are what a class statement takes: `class G(type(y)):`, `class G(getattr(cls, n, object)):` and
+# `abc.ABCMeta("G", (type(y),), {})` are admitted on main, and what the class inherits is judged by the class guard
+# at run time (a changed file's class: its inherited comparisons put behind the control, round 10). The builtin
+# type() now takes them as they do. (Pinned as staying refused in the red-team commit, before the class statement's
+# verdict was checked: moved here.)
+BASES = {
+    "computed_getattr": ("class S:\n    @classmethod\n    def f(cls, n):\n", "getattr(cls, n, object)"),
+    "dunder_getattr": ("def f(x):\n", "getattr(x, '__class__')"),
+    "default_a_call": ("def f(x, y):\n", "getattr(x, 'Meta', type(y))"),
+}
+
+
+@pytest.mark.parametrize("name", list(BASES))
+def test_a_class_statement_takes_any_base(name):
+    head, base = BASES[name]
+    indent = "    " * (head.count("def ") + head.count("class "))
+    assert codes(f"{head}{indent}class G({base}):\n{indent}    pass\n\n{indent}return G\n") == set()
+
+
+@pytest.mark.parametrize("name", list(BASES))
+@RELAXED
+def test_three_argument_type_takes_the_bases_a_class_statement_takes(name):
+    head, base = BASES[name]
+    indent = "    " * (head.count("def ") + head.count("class "))
+    assert codes(f"{head}{indent}return type('G', ({base},), {{'register': False}})\n") == set()
