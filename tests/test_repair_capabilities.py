@@ -102,7 +102,7 @@ def codes(after: str, before: str | None = None, path: str = "pkg/m.py") -> set[
     ("import pkg.core\nd = pkg.core.__dict__\n", "reflection", "__dict__"),
     ("class A:\n    pass\n\n\nA.__eq__ = A.__ne__\n", "reflection", "sets __eq__"),
     ("b = __builtins__\n", "reflection", "__builtins__"),
-    ("X = type('X', (str,), {'__eq__': lambda s, o: True})\n", "reflection", "three-argument type()"),
+    ("X = type('X', (str,), {'__eq__': lambda s, o: True})\n", "reflection", "puts __eq__ in a namespace"),
     ("import operator\nget = operator.attrgetter('__globals__')\n", "reflection", "__globals__"),
     ("import operator\ndef f(n):\n    return operator.attrgetter(n)\n", "reflection", "computed"),
     ("import re\nre.compile = lambda p: None\n", "reflection", "writes the attribute re.compile"),
@@ -115,12 +115,8 @@ def codes(after: str, before: str | None = None, path: str = "pkg/m.py") -> set[
     ("import abc\nX = abc.ABCMeta('X', (list,), {'__eq__': lambda s, o: True})\n", "reflection", "namespace"),
     ("X = type(list)('X', (list,), {})\n", "reflection", "metaclass of another"),
     ("def f(ns):\n    ns['__eq__'] = lambda s, o: True\n", "reflection", "namespace"),
-    # three-argument type() stays refused unless a class statement could spell it and its namespace is read
-    ("def f(ns):\n    return type('X', (str,), ns)\n", "reflection", "three-argument type()"),
-    ("X = type('X', (str,), {'__e' + 'q__': lambda s, o: True})\n", "reflection", "three-argument type()"),
-    ("X = type('X', (str,), {**{}, 'a': 1})\n", "reflection", "three-argument type()"),
-    ("X = type('X', (str,), {'__init_subclass__': classmethod(print)})\n", "reflection", "three-argument type()"),
-    ("X = type('X', (type(1),), {})\n", "reflection", "three-argument type()"),
+    # (round 14: the builtin three-argument type() is judged by its namespace's constant keys, as abc.ABCMeta(...)
+    # was: test_three_argument_type_is_judged_as_abc_abcmeta_is)
     ("import queue\nt = queue.threading\n", "import_not_allowed", "queue.threading"),
     ("def f():\n    return open('/proc/self/cmdline').read()\n", "reflection", "the process's own files"),
     ("import os\nfds = os.listdir('/dev/fd')\n", "reflection", "the process's own files"),
@@ -142,6 +138,24 @@ def codes(after: str, before: str | None = None, path: str = "pkg/m.py") -> set[
 def test_new_code_outside_the_allow_list_is_refused_with_its_rule_and_line(source, rule, named):
     hits = found(source)
     assert any(r[0] == rule and r[1] == "pkg/m.py" and r[2] > 0 and named in r[3] for r in hits), hits
+
+
+# Round 14: refused until then as "three-argument type()"; each is admitted with abc.ABCMeta in type()'s place on
+# main (and a class statement spells the parameter, the base and __init_subclass__): a spelling, not a capability.
+# The class made is judged at run time (the class guard: tests/test_repair_redteam_round14a.py).
+TYPE_AS_ABCMETA = [
+    "def f(ns):\n    return {maker}('X', (str,), ns)\n",
+    "X = {maker}('X', (str,), {{'__e' + 'q__': lambda s, o: True}})\n",
+    "X = {maker}('X', (str,), {{**{{}}, 'a': 1}})\n",
+    "X = {maker}('X', (str,), {{'__init_subclass__': classmethod(print)}})\n",
+    "X = {maker}('X', (type(1),), {{}})\n",
+]
+
+
+@pytest.mark.parametrize("source", TYPE_AS_ABCMETA)
+@pytest.mark.parametrize("maker", ["type", "abc.ABCMeta"])
+def test_three_argument_type_is_judged_as_abc_abcmeta_is(source, maker):
+    assert found(("import abc\n\n" if maker != "type" else "") + source.format(maker=maker)) == []
 
 
 @pytest.mark.parametrize("source", [

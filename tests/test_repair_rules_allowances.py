@@ -298,6 +298,9 @@ def test_three_argument_type_with_a_namespace_the_rules_read_whole_is_allowed(so
     assert rules(source) == set()
 
 
+# Round 14: refused until then; each is admitted with abc.ABCMeta in type()'s place on main, so refusing type() refused
+# a spelling: the class made is judged at run time (the class guard: tests/test_repair_redteam_round14a.py).
+@pytest.mark.parametrize("maker", ["type", "abc.ABCMeta"])
 @pytest.mark.parametrize("source", [
     'def make(name, bases, f):\n    body = {}\n    body["__e" + "q__"] = f\n    return type(name, bases, body)\n',
     'def make(name, bases, f, k):\n    body = {}\n    body[k] = f\n    return type(name, bases, body)\n',
@@ -309,8 +312,8 @@ def test_three_argument_type_with_a_namespace_the_rules_read_whole_is_allowed(so
     'def make(name, bases, f):\n    return type(name, bases, {"__del__": f})\n',
     'def make(name, x):\n    return type(name, (type(x),), {"size": 1})\n',
 ])
-def test_three_argument_type_with_a_namespace_the_rules_cannot_read_stays_refused(source):
-    assert "reflection" in rules(source)
+def test_three_argument_type_with_a_namespace_the_rules_cannot_read_is_judged_as_abc_abcmeta_is(source, maker):
+    assert rules(("import abc\n\n\n" if maker != "type" else "") + source.replace("type(name,", f"{maker}(name,")) == set()
 
 
 def test_the_dunders_every_module_holds_are_refused_through_the_repositorys_own_from_import():

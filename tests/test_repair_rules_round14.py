@@ -28,8 +28,6 @@ def codes(after: str, before: str | None = None) -> set[str]:
     return {str(r.rule) for r in refusals([("pkg/m.py", before, after.encode())], OWN, frozenset())}
 
 
-RELAXED = pytest.mark.xfail(strict=True, reason="refused on main ddf104d; admitted by round 14's relaxation")
-
 # -- 1. three-argument type() whose namespace the rules do not read whole -------------------------------------------
 HONEST_TYPE = {
     # attrs 74007f67d2 (_make_attr_tuple_class): properties put by computed keys, a tuple subclass
@@ -72,7 +70,6 @@ class Schema:
 
 
 @pytest.mark.parametrize("name", list(HONEST_TYPE))
-@RELAXED
 def test_three_argument_type_of_a_namespace_the_rules_cannot_read_is_admitted(name):
     assert codes(HONEST_TYPE[name]) == set()
 
@@ -134,7 +131,6 @@ def _make_ne():
 
 
 @pytest.mark.parametrize("name", list(HONEST_NAMESPACE))
-@RELAXED
 def test_a_behaviour_dunder_of_a_changed_module_s_function_in_a_namespace_is_admitted(name):
     assert codes(HONEST_NAMESPACE[name]) == set()
 
@@ -181,6 +177,25 @@ STATIC_CHEATS = [
      "reflection"),
     ("conditional", "import operator\n\n\n" + EQ_READS
      + "C = type('C', (list,), {'__eq__': _eq if len([]) else operator.is_not})\n", "reflection"),
+    # a decorated def (the name is what the decorator returns), a decorated factory, a coroutine or generator
+    # function (its call answers an object that is true)
+    ("decorated_def", "import operator\n\n\n@lambda f: operator.is_not\n" + EQ_READS
+     + "C = type('C', (list,), {'__eq__': _eq})\n", "reflection"),
+    ("decorated_factory", "import operator\n\n\n@lambda f: lambda: operator.is_not\ndef mk():\n"
+     "    def m(self, other):\n        return other is not None\n\n    return m\n\n\n"
+     "C = type('C', (list,), {'__eq__': mk()})\n", "reflection"),
+    ("decorated_inner_def", "import functools\n\n\ndef mk():\n    @functools.lru_cache\n    def m(self, other):\n"
+     "        return other is not None\n\n    return m\n\n\nC = type('C', (list,), {'__eq__': mk()})\n", "reflection"),
+    ("coroutine_def", "async def _eq(self, other):\n    return other\n\n\nC = type('C', (list,), {'__eq__': _eq})\n",
+     "reflection"),
+    ("generator_def", "def _eq(self, other):\n    yield other\n\n\nC = type('C', (list,), {'__eq__': _eq})\n",
+     "reflection"),
+    ("generator_lambda", "C = type('C', (list,), {'__eq__': lambda self, other: (yield other)})\n", "reflection"),
+    # a name read in a class body, a comprehension's target, a lambda's parameter
+    ("class_body_name", EQ_READS + "class K:\n    _eq = staticmethod(len)\n    ns = {'__eq__': _eq}\n", "reflection"),
+    ("lambda_parameter", EQ_READS + "C = (lambda _eq: type('C', (list,), {'__eq__': _eq}))(len)\n", "reflection"),
+    ("comprehension_target", EQ_READS + "Cs = [type('C', (list,), {'__eq__': _eq}) for _eq in (len,)]\n",
+     "reflection"),
     # the metaclass of another object, builtins.type, the metaclass of a class reached by __class__
     ("metaclass_of_another", "def f(x, ns):\n    return type(x)('C', (list,), ns)\n", "reflection"),
     ("builtins_type", "import builtins\n\n\ndef f(ns):\n    return builtins.type('C', (list,), ns)\n", "reflection"),
@@ -213,7 +228,6 @@ def test_a_class_statement_takes_any_base(name):
 
 
 @pytest.mark.parametrize("name", list(BASES))
-@RELAXED
 def test_three_argument_type_takes_the_bases_a_class_statement_takes(name):
     head, base = BASES[name]
     indent = "    " * (head.count("def ") + head.count("class "))

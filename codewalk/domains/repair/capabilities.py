@@ -1598,9 +1598,15 @@ class _Reader(ast.NodeVisitor):
                          "dunder name", node)
         if isinstance(func, ast.Name) and func.id == "type" and len(node.args) == 3 and "type" not in self.names \
                 and not _plain_class(node.args[1], node.args[2]) and not self._readable_class(node.args[1], node.args[2]):
-            if isinstance(node.args[2], ast.Name) and self._clone_namespace(node.args[2]) is not None:
-                self._note_allowed("makes a class with three-argument type()", node)  # round 11 (x_G: still used)
-            else:
+            if isinstance(node.args[2], ast.Name) and self._clone_namespace(node.args[2]) is not None \
+                    or "type" not in self.defined:
+                # round 11: a clone (x_G: still used); round 14: the builtin type() whatever its namespace holds,
+                # as abc.ABCMeta(name, bases, ns) was allowed: a class made by the builtin type() from a changed
+                # module's frame takes that module as its __module__, so it is a changed file's class for the
+                # class guard (boot.py, made_from_changed), which judges its comparisons and truth at run time;
+                # what its namespace holds by a constant key is judged at the namespace (visit_Dict)
+                self._note_allowed("makes a class with three-argument type()", node)
+            else:  # `type` a name of the module (a parameter, a local, an import): not the builtin
                 self.add(Rule.REFLECTION, "makes a class with three-argument type()", node)
         if len(node.args) == 3 and self._builtins_type(func):
             self.add(Rule.REFLECTION, "makes a class with three-argument type() (as builtins.type)", node)
@@ -1670,15 +1676,19 @@ class _Reader(ast.NodeVisitor):
                      "descriptors, command line and environment", node)
 
     def visit_Dict(self, node: ast.Dict) -> None:
-        for key in node.keys:  # a namespace that gives a class behaviour: type(), a metaclass, new_class
-            if isinstance(key, ast.Constant) and key.value in BEHAVIOUR:
+        for key, value in zip(node.keys, node.values):  # a namespace that gives a class behaviour: type(), a
+            # metaclass, new_class; round 14: a function the module defines is what a class body's def is
+            if isinstance(key, ast.Constant) and key.value in BEHAVIOUR and not self._own_function(value, key.value):
                 self.add(Rule.REFLECTION, f"puts {key.value} in a namespace (a class made without a class "
                          "statement)", key)
         self.generic_visit(node)
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
+        up = self.parent.get(id(node))
         if isinstance(node.ctx, ast.Store) and isinstance(node.slice, ast.Constant) \
-                and node.slice.value in BEHAVIOUR:
+                and node.slice.value in BEHAVIOUR and not (
+                    isinstance(up, ast.Assign) and len(up.targets) == 1 and up.targets[0] is node
+                    and self._own_function(up.value, node.slice.value)):
             self.add(Rule.REFLECTION, f"puts {node.slice.value} in a namespace (a class made without a class "
                      "statement)", node)
         value = node.value
@@ -1689,6 +1699,58 @@ class _Reader(ast.NodeVisitor):
             if isinstance(node.ctx, ast.Load) and node.slice.value.isidentifier():
                 self._through_a_value(*self._read_on(node.slice.value, node))  # round 13b: vars(c)["sys"] is c.sys
         self.generic_visit(node)
+
+    def _own_function(self, value: ast.expr, dunder: str) -> bool:
+        """Round 14: a value put in a namespace under a behaviour dunder that is a function this module defines, as
+        a class body's def is: a lambda, the name of a def bound once in its scope (no other binding, no global or
+        nonlocal declaration of it), or the call of such a def whose every return gives a def bound once in its
+        own body (attrs's `_make_operator("eq", eq)`). Whatever class is made from the namespace then holds a
+        changed file's function, so the class guard counts it a changed file's class and judges its comparisons
+        and truth at run time (boot.py, made_from_changed); a comparison among them that ignores its argument stays
+        refused, as in a class body. Anything else (a library function, a C slot, a partial, a method of another
+        class, a parameter) stays refused."""
+        functions = self._defined_functions(value)
+        if not functions:
+            return False
+        return dunder not in COMPARISONS or not any(
+            _ignores_argument(f.args, [f.body] if isinstance(f, ast.Lambda) else f.body) for f in functions)
+
+    def _defined_functions(self, value: ast.expr) -> list[ast.Lambda | ast.FunctionDef]:
+        if isinstance(value, ast.Lambda):
+            return [value] if _plain_function(value) else []
+        if isinstance(value, ast.Name) and isinstance(value.ctx, ast.Load):
+            fn = self._def_named(value)
+            return [fn] if fn is not None else []
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+            factory = self._def_named(value.func)
+            returns = _own_returns(factory.body) if factory is not None else []
+            made: list[ast.Lambda | ast.FunctionDef] = []
+            for r in returns:
+                inner = _only_def(factory, r.value.id) if factory is not None and isinstance(r.value, ast.Name) \
+                    else None
+                if inner is None:
+                    return []
+                made.append(inner)
+            return made
+        return []
+
+    def _def_named(self, name: ast.Name) -> ast.FunctionDef | None:
+        """The def a name read resolves to when the rules can tell: in the nearest enclosing function (or the
+        module) that binds it, bound there by that def alone; None for a class body's name or any other binding."""
+        child: ast.AST = name
+        up = self.parent.get(id(name))
+        while up is not None:
+            if isinstance(up, ast.ClassDef) and any(child is b for b in up.body):
+                return None  # a class body's name: its namespace first
+            if isinstance(up, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.Module) and (
+                    isinstance(up, ast.Module) or child is not getattr(up, "args", None)):
+                if isinstance(up, ast.Lambda):
+                    if name.id in {a.arg for a in ast.walk(up.args) if isinstance(a, ast.arg)}:
+                        return None
+                elif isinstance(up, ast.Module) or _binds(up, name.id):
+                    return _only_def(up, name.id)
+            child, up = up, self.parent.get(id(up))
+        return None
 
     def _reflecting_by_name(self, name: str, node: ast.AST) -> None:
         """A method that gets or sets attributes of its first parameter by computed names, looked up by a
@@ -2622,6 +2684,63 @@ def _plain_class(bases: ast.expr, namespace: ast.expr) -> bool:
             return False
     return all(isinstance(k, ast.Constant) and isinstance(k.value, str) and k.value.isidentifier()
                and (not k.value.startswith("_") or k.value in PLAIN_NAMESPACE) for k in namespace.keys)
+
+
+def _bindings_in(scope: ast.AST, name: str) -> list[ast.AST] | None:
+    """Every binding of name in one scope (a function's or the module's body, not the scopes nested in it); None
+    when a nested scope declares it global or nonlocal, or the scope declares it global (another scope binds it)."""
+    found: list[ast.AST] = []
+    if isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef):
+        a = scope.args
+        if name in {x.arg for x in [*a.posonlyargs, *a.args, *a.kwonlyargs, *(v for v in (a.vararg, a.kwarg) if v)]}:
+            found.append(scope.args)
+    stack: list[ast.AST] = list(getattr(scope, "body", []))
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.Global | ast.Nonlocal) and name in n.names:
+            return None
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            if not isinstance(n, ast.Lambda) and n.name == name:
+                found.append(n)
+            if any(isinstance(m, ast.Global | ast.Nonlocal) and name in m.names for m in ast.walk(n)):
+                return None
+            if not isinstance(n, ast.Lambda):
+                stack.extend(n.decorator_list)
+            continue
+        if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) \
+                or isinstance(n, ast.alias) and (n.asname or n.name.split(".")[0]) == name \
+                or isinstance(n, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and n.name == name:
+            found.append(n)
+        stack.extend(ast.iter_child_nodes(n))
+    return found
+
+
+def _binds(scope: ast.AST, name: str) -> bool:
+    found = _bindings_in(scope, name)
+    return found is None or bool(found)
+
+
+def _only_def(scope: ast.AST, name: str) -> ast.FunctionDef | None:
+    """The def that alone binds name in scope (no other binding: no assignment, import, parameter, second def),
+    undecorated (a decorator binds the name to what it returns) and a plain function (no coroutine, no generator:
+    what it returns is its answer)."""
+    found = _bindings_in(scope, name)
+    if found is None or len(found) != 1 or not isinstance(found[0], ast.FunctionDef) or found[0].decorator_list \
+            or not _plain_function(found[0]):
+        return None
+    return found[0]
+
+
+def _plain_function(fn: ast.FunctionDef | ast.Lambda) -> bool:
+    """Whether fn's own body neither yields nor awaits (its call answers what it returns, not a generator)."""
+    stack: list[ast.AST] = [fn.body] if isinstance(fn, ast.Lambda) else list(fn.body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.Yield | ast.YieldFrom | ast.Await):
+            return False
+        if not isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            stack.extend(ast.iter_child_nodes(n))
+    return True
 
 
 def _rooted_in(node: ast.AST, names: frozenset[str] | set[str]) -> bool:
