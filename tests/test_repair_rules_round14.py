@@ -32,6 +32,10 @@ def codes(after: str, before: str | None = None) -> set[str]:
 HONEST_TYPE = {
     # attrs 74007f67d2 (_make_attr_tuple_class): properties put by computed keys, a tuple subclass
     "attrs_tuple_class": '''
+def attrib(default=None, type=None):  # attrs's `type=` parameter binds type in that function only
+    return default
+
+
 def _make_attr_tuple_class(cls_name, attr_names):
     attr_class_name = f"{cls_name}Attributes"
     body = {}
@@ -196,6 +200,18 @@ STATIC_CHEATS = [
     ("lambda_parameter", EQ_READS + "C = (lambda _eq: type('C', (list,), {'__eq__': _eq}))(len)\n", "reflection"),
     ("comprehension_target", EQ_READS + "Cs = [type('C', (list,), {'__eq__': _eq}) for _eq in (len,)]\n",
      "reflection"),
+    # `type` bound where the call reads it: not the builtin (a parameter, a local, an enclosing function's parameter,
+    # a comprehension's target, a lambda's parameter, a global rebinding)
+    ("type_a_parameter", "def make(type, ns):\n    return type('X', (list,), ns)\n", "reflection"),
+    ("type_a_local", "import abc\n\n\ndef make(ns):\n    type = abc.ABCMeta\n    return type('X', (list,), ns)\n",
+     "reflection"),
+    ("type_an_enclosing_parameter", "def outer(type):\n    def inner(ns):\n        return type('X', (list,), ns)\n\n"
+     "    return inner\n", "reflection"),
+    ("type_a_comprehension_target", "def f(ns):\n    return [type('X', (list,), ns) for type in (print,)]\n",
+     "reflection"),
+    ("type_a_lambda_parameter", "f = lambda type, ns: type('X', (list,), ns)\n", "reflection"),
+    ("type_rebound_global", "def g():\n    global type\n    type = print\n\n\ndef f(ns):\n"
+     "    return type('X', (list,), ns)\n", "reflection"),
     # the metaclass of another object, builtins.type, the metaclass of a class reached by __class__
     ("metaclass_of_another", "def f(x, ns):\n    return type(x)('C', (list,), ns)\n", "reflection"),
     ("builtins_type", "import builtins\n\n\ndef f(ns):\n    return builtins.type('C', (list,), ns)\n", "reflection"),

@@ -1599,14 +1599,14 @@ class _Reader(ast.NodeVisitor):
         if isinstance(func, ast.Name) and func.id == "type" and len(node.args) == 3 and "type" not in self.names \
                 and not _plain_class(node.args[1], node.args[2]) and not self._readable_class(node.args[1], node.args[2]):
             if isinstance(node.args[2], ast.Name) and self._clone_namespace(node.args[2]) is not None \
-                    or "type" not in self.defined:
+                    or self._builtin_name(func):
                 # round 11: a clone (x_G: still used); round 14: the builtin type() whatever its namespace holds,
                 # as abc.ABCMeta(name, bases, ns) was allowed: a class made by the builtin type() from a changed
                 # module's frame takes that module as its __module__, so it is a changed file's class for the
                 # class guard (boot.py, made_from_changed), which judges its comparisons and truth at run time;
                 # what its namespace holds by a constant key is judged at the namespace (visit_Dict)
                 self._note_allowed("makes a class with three-argument type()", node)
-            else:  # `type` a name of the module (a parameter, a local, an import): not the builtin
+            else:  # `type` a name bound where the call reads it (a parameter, a local, an import): not the builtin
                 self.add(Rule.REFLECTION, "makes a class with three-argument type()", node)
         if len(node.args) == 3 and self._builtins_type(func):
             self.add(Rule.REFLECTION, "makes a class with three-argument type() (as builtins.type)", node)
@@ -1699,6 +1699,29 @@ class _Reader(ast.NodeVisitor):
             if isinstance(node.ctx, ast.Load) and node.slice.value.isidentifier():
                 self._through_a_value(*self._read_on(node.slice.value, node))  # round 13b: vars(c)["sys"] is c.sys
         self.generic_visit(node)
+
+    def _builtin_name(self, name: ast.Name) -> bool:
+        """Round 14: whether a name read resolves to the builtin of that name: no scope it is read in binds it (the
+        functions enclosing it, a class body holding it directly, the module), nor declares it global or nonlocal
+        (attrs's `def attrib(..., type=None)` binds `type` in that function only)."""
+        child: ast.AST = name
+        up = self.parent.get(id(name))
+        direct = True  # no function between the name and a class body
+        while up is not None:
+            if isinstance(up, ast.Lambda) and child is not up.args:
+                if name.id in {a.arg for a in ast.walk(up.args) if isinstance(a, ast.arg)}:
+                    return False
+                direct = False
+            elif isinstance(up, ast.FunctionDef | ast.AsyncFunctionDef) and child in up.body:
+                if _binds(up, name.id):
+                    return False
+                direct = False
+            elif isinstance(up, ast.ClassDef) and direct and child in up.body and _binds(up, name.id):
+                return False
+            elif isinstance(up, ast.Module):
+                return not _binds(up, name.id)
+            child, up = up, self.parent.get(id(up))
+        return False
 
     def _own_function(self, value: ast.expr, dunder: str) -> bool:
         """Round 14: a value put in a namespace under a behaviour dunder that is a function this module defines, as
