@@ -272,7 +272,6 @@ HONEST_BORROWED = {
 
 
 @pytest.mark.parametrize("name", list(HONEST_BORROWED))
-@pytest.mark.xfail(strict=True, reason="refused on main ddf104d; admitted by round 14's relaxation")
 def test_a_comparison_of_the_module_s_own_function_is_admitted(name):
     assert codes(HONEST_BORROWED[name]) == set()
 

@@ -1733,10 +1733,7 @@ class _Reader(ast.NodeVisitor):
         refused, as in a class body. Anything else (a library function, a C slot, a partial, a method of another
         class, a parameter) stays refused."""
         functions = self._defined_functions(value)
-        if not functions:
-            return False
-        return dunder not in COMPARISONS or not any(
-            _ignores_argument(f.args, [f.body] if isinstance(f, ast.Lambda) else f.body) for f in functions)
+        return bool(functions) and all(_answers(f, dunder) for f in functions)
 
     def _defined_functions(self, value: ast.expr) -> list[ast.Lambda | ast.FunctionDef]:
         if isinstance(value, ast.Lambda):
@@ -1876,7 +1873,7 @@ class _Reader(ast.NodeVisitor):
         local = {i.name for i in node.body if isinstance(i, ast.FunctionDef | ast.AsyncFunctionDef)}
         for item in node.body:
             if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef) and item.name in COMPARISONS:
-                if _ignores_argument(item.args, item.body):
+                if _ignores_argument(item.args, item.body) and not _always_raises(item):
                     self.add(Rule.COMPARISON, f"defines {node.name}.{item.name}, which ignores its argument", item)
             elif isinstance(item, ast.Assign):
                 for target in item.targets:
@@ -1891,10 +1888,32 @@ class _Reader(ast.NodeVisitor):
                     elif target.id in BEHAVIOUR and not (
                             isinstance(value, ast.Constant) or isinstance(value, ast.Name) and value.id in local
                             or target.id not in COMPARISONS and self._default_of_object(value, target.id)
-                            or target.id not in COMPARISONS and _rooted_in(value, self.defined - set(self.names))):
+                            or target.id not in COMPARISONS and _rooted_in(value, self.defined - set(self.names))
+                            or self._module_function(value, node, target.id)):
                         self.add(Rule.REFLECTION, f"borrows {node.name}.{target.id} from another object", item)
         self.generic_visit(node)
 
+
+    def _module_function(self, value: ast.expr, cls: ast.ClassDef, dunder: str) -> bool:
+        """Round 14: a behaviour dunder of a module-level class body bound to a function the module defines, as its
+        own def would be: a module-level def (`__eq__ = __ne__ = fail_with_undefined_error`, jinja) or a method of a
+        module-level class of plain metaclass (`Undefined._fail_with_undefined_error`), each bound once, undecorated,
+        the name not bound in the class body first. A comparison among them must read its argument or raise on every
+        path (it then answers no verdict), as the class body's own def must."""
+        module = self.parent.get(id(cls))
+        if not isinstance(module, ast.Module):
+            return False
+        fn: ast.FunctionDef | None = None
+        if isinstance(value, ast.Name) and not _binds(cls, value.id):
+            fn = _only_def(module, value.id)
+        elif isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) \
+                and not _binds(cls, value.value.id):
+            found = _bindings_in(module, value.value.id)
+            owner = found[0] if found and len(found) == 1 else None
+            if isinstance(owner, ast.ClassDef) and not owner.keywords and not owner.decorator_list and all(
+                    isinstance(b, ast.Name) and b.id == "object" and not _binds(module, "object") for b in owner.bases):
+                fn = _only_def(owner, value.attr)  # a plain class's attribute: the function its body bound
+        return fn is not None and _answers(fn, dunder)
 
     def _default_of_object(self, value: ast.expr, dunder: str) -> bool:
         """`__hash__ = object.__hash__`: the default every class has from object (identity), restored."""
@@ -2752,6 +2771,20 @@ def _only_def(scope: ast.AST, name: str) -> ast.FunctionDef | None:
             or not _plain_function(found[0]):
         return None
     return found[0]
+
+
+def _answers(fn: ast.FunctionDef | ast.Lambda, dunder: str) -> bool:
+    """Whether fn, put under dunder, is a comparison the rules accept: it reads its argument, or raises on every
+    path (no verdict at all); any other dunder is judged by its code as a class body's def is."""
+    return dunder not in COMPARISONS or not _ignores_argument(
+        fn.args, [fn.body] if isinstance(fn, ast.Lambda) else fn.body) or _always_raises(fn)
+
+
+def _always_raises(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> bool:
+    """Round 14: a plain function with no return of its own whose body's last statement is a raise: every call ends
+    in an exception (jinja's fail_with_undefined_error; `def __lt__(self, other): raise TypeError(...)`)."""
+    return isinstance(fn, ast.FunctionDef) and _plain_function(fn) and not _own_returns(fn.body) \
+        and bool(fn.body) and isinstance(fn.body[-1], ast.Raise)
 
 
 def _plain_function(fn: ast.FunctionDef | ast.Lambda) -> bool:
