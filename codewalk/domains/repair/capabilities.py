@@ -815,6 +815,8 @@ def _stdlib_names(module: str) -> frozenset[str] | None:
                 if any(a.name == "*" for a in stmt.names):
                     return None
                 names.update((a.asname or a.name).split(".")[0] for a in stmt.names)
+            elif isinstance(stmt, ast.Expr) and "globals()" in ast.unparse(stmt.value):
+                return None  # round 14b: multiprocessing binds its context's names by globals().update(...)
         return frozenset(names)
     try:
         with warnings.catch_warnings():
@@ -978,6 +980,8 @@ class _Reader(ast.NodeVisitor):
                     # pkg.compat.sys.modules: a module the repository's module imported
                     self._chain(parts[k:], node, importing)
                     return
+                if self._outside_route(parts, k, node, importing):
+                    return
             self._object_attrs(parts[1:], node, own=True)
             return
         # the longest reviewed module name the chain starts with
@@ -992,6 +996,8 @@ class _Reader(ast.NodeVisitor):
                 if part in ROUTES or self._reviewed_route(parts[j:], node, importing):
                     self._chain(parts[j:], node, importing)
                     self._object_attrs(parts[1:j], node)
+                    return
+                if self._outside_route(parts, j, node, importing):
                     return
             dotted = ".".join(parts)
             hit = next((c for c in KNOWN_LONGEST_FIRST if dotted == c or dotted.startswith(c + ".")), None)
@@ -1079,6 +1085,31 @@ class _Reader(ast.NodeVisitor):
             up = self.parent.get(id(node))
             return not importing and not (isinstance(up, ast.Call) and up.func is node)
         return hasattr(_module(rest[0]), rest[1]) or _submodule(f"{rest[0]}.{rest[1]}")
+
+    def _outside_route(self, parts: list[str], k: int, node: ast.AST, importing: bool) -> bool:
+        """Round 14b: whether parts[k], in a chain on a module outside the reviewed set (a third-party module the
+        changed module imported at x_G, or the repository's own), is a standard-library module outside the reviewed
+        set that module imported (urllib3.util.ssl_.ssl, jinja2.loaders.zipimport, pkg.utils.asyncio): named so and
+        followed by one of that module's names, or ending the chain as a value (not called, not an import: a
+        from-import is judged where its name is used); if so it is refused as reaching that module. The deny-list
+        knew some of these modules by name from the chain's start only; the principle is the reviewed set's."""
+        name = parts[k]
+        if name not in STDLIB_OUTSIDE:
+            return False
+        if k + 1 < len(parts):
+            if not _stdlib_has(name, parts[k + 1]):
+                return False
+        else:
+            up = self.parent.get(id(node))
+            if importing or isinstance(up, ast.Call) and up.func is node:
+                return False
+        dotted = ".".join(parts[:k + 1])
+        # (named with the name read on it: a capability kept from x_G is that very read, not every read through
+        # a module of that name: dask.multiprocessing.get is dask's own module, dask.multiprocessing.multiprocessing
+        # the standard library's)
+        self.add(Rule.IMPORT_NOT_ALLOWED, f"reaches the module {name}, outside the reviewed set, as "
+                 f"{'.'.join(parts[:k + 2])}", node, key=f"import:{dotted}" if importing else None)
+        return True
 
     def _module_as_value(self, name: str, node: ast.AST) -> None:
         """A module object used other than by reading an attribute: passed, stored, returned."""
