@@ -163,18 +163,15 @@ SPELLINGS = [(kind, *s) for kind, spellings in KINDS.items() for s in spellings]
 
 # Measured on main ddf104d: every spelling passes the static layer. A fix moves its kinds to STOPPED.
 HOLES: dict[str, str] = {
-    "module_handed_on_as_an_argument": "a module name ending a chain on a value is judged only if one of that "
-                                       "module's names is read on it in the same chain",
-    "module_bound_to_a_local": "the same, through a local",
-    "module_returned": "the same, through a function's result",
-    "module_in_a_container": "the same, through a container",
-    "module_as_a_default": "the same, through a parameter's default",
-    "module_as_an_object_s_attribute": "the same, through an object's attribute",
     "route_named_like_an_attribute_of_the_repository": "an attribute name the repository defines at x_G excuses the "
                                                        "route module of that name on every value, and what it reaches",
     "own_module_s_alias": "the name a module of the repository binds a module to is read as an object's attribute",
 }
 STOPPED: dict[str, str] = {
+    **dict.fromkeys(("module_handed_on_as_an_argument", "module_bound_to_a_local", "module_returned",
+                     "module_in_a_container", "module_as_a_default", "module_as_an_object_s_attribute"),
+                    "_Reader._through_a_value: a module's name ending a chain on a value is the module as a value when "
+                    "one of that module's refused parts (_refused_parts) is read in the changed modules"),
     "third_party_chain_to_a_module_outside_the_reviewed_set": "_Reader._outside_route: a module of the "
                                                               "standard library outside the reviewed set, named in the chain and followed by one of "
                                                               "its names or ending it as a value, is refused",
@@ -204,8 +201,9 @@ TYPING_CHEAT = (
                   "_hint.__annotations__ = {'return': 'lambda text: text.split()'}\n_m = _c\n_t = _m.typing\n"
                   "_fixed = _t.get_type_hints(_hint)['return']\n"),
 )
-# the rule codes that stop it, by whether the static layer holds (after the fix) or only the run time (main)
-TYPING_CHEAT_RULES: tuple[str, ...] = ("audit_denied",)
+# the rule codes that stop it: on main ddf104d the run time's only (audit_denied, event compile, both runtimes);
+# since the kind is STOPPED the static layer's, first
+TYPING_CHEAT_RULES: tuple[str, ...] = ("reflection",) if "module_bound_to_a_local" in STOPPED else ("audit_denied",)
 
 
 def test_round14b_typing_cheat_passes_the_static_layer_on_main():

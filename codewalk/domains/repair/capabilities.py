@@ -515,9 +515,11 @@ def new_refusals(changed: Iterable[tuple[str, bytes | str | None, bytes | str | 
     # (`sys.getsizeof.__self__.modules`); private names the change adds are its own attributes
     before_defined = frozenset().union(*(indexes[id(old)].defined for _, old, _, _, _ in items if old is not None))
     before: set[str] = set()
+    reads_before = frozenset().union(*(indexes[id(old)].reads for _, old, _, _, _ in items if old is not None))
+    reads_now = frozenset().union(*(indexes[id(new)].reads for _, _, _, new, _ in items if new is not None))
     for path, old, _, _, _ in items:
         if old is not None:
-            reader = _Reader(path, own, tests, defined, indexes[id(old)], absent, added, before_defined)
+            reader = _Reader(path, own, tests, defined, indexes[id(old)], absent, added, before_defined, reads_before)
             for f in reader.read(old) + reader.allowed:
                 before.add(f.key)
                 before.add(_capability(f))
@@ -563,7 +565,7 @@ def new_refusals(changed: Iterable[tuple[str, bytes | str | None, bytes | str | 
                                    "cannot be read"))
             continue
         seen: set[tuple[Rule, str]] = set()
-        now = _Reader(path, own, tests, defined, indexes[id(new)], absent, added, before_defined).read(new)
+        now = _Reader(path, own, tests, defined, indexes[id(new)], absent, added, before_defined, reads_now).read(new)
         for f in sorted(now, key=lambda f: f.line):
             if f.key in before or f.reuse and (_capability(f) in before or every_variable and (
                     f.rule == Rule.ENVIRONMENT and f.what.startswith("reads") or f.what.startswith(EXPANDVARS))):
@@ -715,6 +717,12 @@ class _Index:
                                           and n.id not in imported)
         self.attributes = frozenset(attributes)
         self.classes = frozenset(classes)  # the classes the module defines (a class statement)
+        # round 14b: the names the module reads as attributes, or names in a string (getattr(t, "get_type_hints"),
+        # attrgetter("mock.ANY")): where a module handed on as a value may have its refused parts read
+        self.reads = frozenset(
+            n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)) | frozenset(
+            part for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+            and len(n.value) < 200 for part in n.value.split(".") if part.isidentifier())
 
 
 def _unnested(body: list[ast.stmt]) -> Iterable[ast.stmt]:
@@ -826,6 +834,56 @@ def _stdlib_names(module: str) -> frozenset[str] | None:
         return frozenset()
 
 
+_REFUSED_PARTS: dict[str, frozenset[str] | None] = {}
+
+
+def _refused_parts(name: str) -> frozenset[str] | None:
+    """Round 14b: the public names of a top-level module that new code may not use (None: unknown, any name): of
+    a reviewed module, those outside its `only`, in its `without`, its submodules outside the reviewed set and the
+    other modules it holds (judged as routes by _chain); of a standard-library module outside the reviewed set,
+    every name (_stdlib_names). Empty for any other name."""
+    if name not in _REFUSED_PARTS:
+        _REFUSED_PARTS[name] = _refused_parts_of(name)
+    return _REFUSED_PARTS[name]
+
+
+def _refused_parts_of(name: str) -> frozenset[str] | None:
+    if "." in name:
+        return frozenset()
+    if name in STDLIB_OUTSIDE:
+        names = _stdlib_names(name)
+        return None if names is None else frozenset(n for n in names if not n.startswith("_")) - _main_only(name)
+    entry, module = REVIEWED.get(name), _module(name)
+    if entry is None or module is None:
+        return frozenset()
+    public = {n for n in dir(module) if not n.startswith("_")}
+    for location in getattr(module, "__path__", None) or []:
+        public.update(m.name for m in pkgutil.iter_modules([location]) if not m.name.startswith("_"))
+    refused = set(entry.without & public)
+    if entry.only is not None:
+        refused |= public - entry.only
+    for n in public:
+        value = getattr(module, n, None)
+        if isinstance(value, types.ModuleType) and _canonical(value) not in REVIEWED or \
+                value is None and f"{name}.{n}" not in REVIEWED and _submodule(f"{name}.{n}"):
+            refused.add(n)
+    return frozenset(refused)
+
+
+def _main_only(module: str) -> frozenset[str]:
+    """The names a standard-library module's source binds under `if __name__ == "__main__":` (code's `parser`,
+    `args`): a script's locals, not the module's attributes when imported."""
+    try:
+        spec = importlib.util.find_spec(module)
+        with open(spec and spec.origin or "", "rb") as f:
+            tree = ast.parse(f.read())
+    except (ImportError, ValueError, AttributeError, OSError, SyntaxError):
+        return frozenset()
+    main = [stmt for stmt in tree.body if isinstance(stmt, ast.If) and "__main__" in ast.unparse(stmt.test)]
+    inside = {n.id for stmt in main for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return frozenset(inside - _Index(ast.Module(body=[s for s in tree.body if s not in main], type_ignores=[])).attributes)
+
+
 def _canonical(module: types.ModuleType) -> str:
     name = module.__name__
     return "os.path" if name in ("posixpath", "ntpath") and "os.path" in REVIEWED else name
@@ -834,8 +892,11 @@ def _canonical(module: types.ModuleType) -> str:
 class _Reader(ast.NodeVisitor):
     def __init__(self, path: str, own: frozenset[str], tests: frozenset[str], defined: frozenset[str],
                  index: _Index, absent: frozenset[str] = frozenset(), added: frozenset[str] = frozenset(),
-                 before: frozenset[str] = frozenset()):
+                 before: frozenset[str] = frozenset(), reads: frozenset[str] | None = None):
         self.path, self.own, self.tests, self.defined, self.absent = path, own, tests, defined, absent
+        # round 14b: the names the changed modules read as attributes (_Index.reads), all of them: a module handed
+        # on as a value in one may have its parts read in another
+        self.reads = index.reads if reads is None else reads
         # the dunders that are the repository's: defined at x_G, or defined now and none of Python's own
         self.dunders = frozenset(n for n in before if n.startswith("__") and n.endswith("__")) | frozenset(
             n for n in defined if n.startswith("__") and n.endswith("__") and n not in PYTHON_DUNDERS)
@@ -1110,6 +1171,16 @@ class _Reader(ast.NodeVisitor):
         self.add(Rule.IMPORT_NOT_ALLOWED, f"reaches the module {name}, outside the reviewed set, as "
                  f"{'.'.join(parts[:k + 2])}", node, key=f"import:{dotted}" if importing else None)
         return True
+
+    def _refused_part_read(self, name: str) -> str:
+        """Round 14b: a name of a module (a reviewed one, or one of the standard library outside the reviewed set)
+        that the allow-list refuses and that the changed modules read as an attribute or name in a string ("" if
+        none): `mock` of unittest, `get_type_hints` of typing, any name of ssl. A module whose names cannot be read
+        (a star import): any name."""
+        parts = _refused_parts(name)
+        if parts is None:
+            return "any name" if self.reads else ""
+        return min(parts & self.reads, default="")
 
     def _module_as_value(self, name: str, node: ast.AST) -> None:
         """A module object used other than by reading an attribute: passed, stored, returned."""
@@ -1417,7 +1488,15 @@ class _Reader(ast.NodeVisitor):
                 self._chain(attrs[k:], node)
             elif last:
                 # another module's name ending the chain is judged only if a name of that module is read on it after
-                # (a value handed on stays open: `e.code`, `lex.token`, `match.string`, `self.types` of real fixes)
+                # (`e.code`, `lex.token`, `match.string`, `self.types` of real fixes); round 14b: or if the module is
+                # handed on (a call's argument, a local, a return, a container, a default, an object's attribute) and
+                # one of its refused parts is read on anything in the changed modules (`u.mock.ANY`,
+                # `t.get_type_hints(fn)`): a module used only for its allowed part stays allowed wherever it flows
+                part = self._refused_part_read(name)
+                if part:
+                    self.add(Rule.REFLECTION, f"uses the module {name} as a value (reached through a value's "
+                             f"attribute, as .{'.'.join(attrs)}), and {part} is read in the changed modules", node)
+                    self.found[-1] = self.found[-1]._replace(via=name)
                 return
             elif name in STDLIB_OUTSIDE and _stdlib_has(name, attrs[k + 1]):
                 start = len(self.found)
