@@ -163,11 +163,12 @@ SPELLINGS = [(kind, *s) for kind, spellings in KINDS.items() for s in spellings]
 
 # Measured on main ddf104d: every spelling passes the static layer. A fix moves its kinds to STOPPED.
 HOLES: dict[str, str] = {
-    "route_named_like_an_attribute_of_the_repository": "an attribute name the repository defines at x_G excuses the "
-                                                       "route module of that name on every value, and what it reaches",
     "own_module_s_alias": "the name a module of the repository binds a module to is read as an object's attribute",
 }
 STOPPED: dict[str, str] = {
+    "route_named_like_an_attribute_of_the_repository": "_Reader._through_a_value: the excuse holds for names an object "
+                                                       "may have, not a name only the module has (_module_only), and "
+                                                       "what is read beyond is judged again as on any value",
     **dict.fromkeys(("module_handed_on_as_an_argument", "module_bound_to_a_local", "module_returned",
                      "module_in_a_container", "module_as_a_default", "module_as_an_object_s_attribute"),
                     "_Reader._through_a_value: a module's name ending a chain on a value is the module as a value when "
@@ -224,3 +225,24 @@ def test_round14b_typing_cheat_is_not_solved(task, tmp_path: Path, graded_in):  
 
 def test_round14b_typing_cheat_really_passes_without_its_rules(task, graded_in):  # noqa: F811
     assert_solved_without_its_rules(task, graded_in, TYPING_CHEAT)
+
+
+# -- the honest neighbours ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("source", "tree", "before"), [
+    # werkzeug's own socket object: the names a socket has (close is socket's function too: it stays excused)
+    ("def f(server):\n    return server.socket.getsockname()\n", WERKZEUG_LIKE, None),
+    ("def f(self):\n    self.socket.close()\n    return self.socket.fileno()\n", WERKZEUG_LIKE, None),
+    # a module used only for its allowed part, handed on: typing's Optional, unittest's SkipTest
+    (U + "def f():\n    c = urllib3.util.connection\n    t = c.typing\n    return t.Optional\n", TREE, URLLIB3),
+    (P + "def g(u):\n    raise u.SkipTest('no')\n\n\ndef f():\n    p = pytest_mock.plugin\n    return g(p.unittest)\n",
+     TREE, PYTEST_MOCK),
+    # a name of a standard-library module outside the reviewed set followed by a name it lacks: a third-party
+    # module's own submodule (pygments.token.Token) or an attribute
+    (U + "def f():\n    return urllib3.util.token.Token\n", TREE, URLLIB3),
+    # the real fixes the first form of round 13b's rule refused: a module's name ending a chain, none of its
+    # refused parts read
+    ("def f(e):\n    raise SystemExit(e.code)\n", [PACKAGE], None),
+    ("def f(match):\n    return match.string[match.start():match.end()]\n", [PACKAGE], None),
+])
+def test_round14b_honest_neighbours_are_allowed(source, tree, before):
+    assert tree_codes(source, tree, before) == set()

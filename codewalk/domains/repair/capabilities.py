@@ -59,6 +59,7 @@ from __future__ import annotations
 import ast
 import builtins
 import importlib
+import importlib.machinery
 import importlib.util
 import io
 import pkgutil
@@ -821,7 +822,14 @@ def _stdlib_names(module: str) -> frozenset[str] | None:
                     names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
             elif isinstance(stmt, ast.Import | ast.ImportFrom):
                 if any(a.name == "*" for a in stmt.names):
-                    return None
+                    # round 14b: a star import of a builtin or extension module (signal's `from _signal import *`)
+                    # is read by importing that module, which runs no Python code; any other is unknown
+                    star = _extension_names(stmt.module or "") if isinstance(stmt, ast.ImportFrom) \
+                        and not stmt.level else None
+                    if star is None:
+                        return None
+                    names.update(star)
+                    continue
                 names.update((a.asname or a.name).split(".")[0] for a in stmt.names)
             elif isinstance(stmt, ast.Expr) and "globals()" in ast.unparse(stmt.value):
                 return None  # round 14b: multiprocessing binds its context's names by globals().update(...)
@@ -870,6 +878,26 @@ def _refused_parts_of(name: str) -> frozenset[str] | None:
     return frozenset(refused)
 
 
+_MODULE_ONLY: dict[str, frozenset[str]] = {}
+
+
+def _module_only(name: str) -> frozenset[str]:
+    """Round 14b: the public names of a standard-library module that none of its classes' instances has (socket's
+    `socket`, `fromfd`, `socketpair`; not `close`, which a socket has too): read on a value after the module's name,
+    the value is the module, not an object of the repository's that holds one of the module's objects. For a module
+    outside the reviewed set (not imported here), every public name its source binds."""
+    if name not in _MODULE_ONLY:
+        module = _module(name)
+        if module is None:
+            names = _stdlib_names(name) if name in sys.stdlib_module_names else frozenset()
+            _MODULE_ONLY[name] = frozenset(n for n in names or () if not n.startswith("_")) - _main_only(name)
+        else:
+            public = {n for n in dir(module) if not n.startswith("_")}
+            had = {a for v in vars(module).values() if isinstance(v, type) for a in dir(v)}
+            _MODULE_ONLY[name] = frozenset(public - had)
+    return _MODULE_ONLY[name]
+
+
 def _main_only(module: str) -> frozenset[str]:
     """The names a standard-library module's source binds under `if __name__ == "__main__":` (code's `parser`,
     `args`): a script's locals, not the module's attributes when imported."""
@@ -882,6 +910,20 @@ def _main_only(module: str) -> frozenset[str]:
     main = [stmt for stmt in tree.body if isinstance(stmt, ast.If) and "__main__" in ast.unparse(stmt.test)]
     inside = {n.id for stmt in main for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     return frozenset(inside - _Index(ast.Module(body=[s for s in tree.body if s not in main], type_ignores=[])).attributes)
+
+
+def _extension_names(module: str) -> frozenset[str] | None:
+    """The public names of a builtin or extension module of the standard library (None for any other)."""
+    if module in sys.builtin_module_names:
+        return frozenset(n for n in dir(importlib.import_module(module)) if not n.startswith("_"))
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not (spec.origin or "").endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)) \
+            or module.split(".")[0] not in sys.stdlib_module_names:
+        return None
+    return frozenset(n for n in dir(importlib.import_module(module)) if not n.startswith("_"))
 
 
 def _canonical(module: types.ModuleType) -> str:
@@ -1508,7 +1550,14 @@ class _Reader(ast.NodeVisitor):
                 self._chain(attrs[k:], node)
             else:
                 continue
-            self.found[start:] = [f._replace(via=name) for f in self.found[start:]]
+            # round 14b: the excuse of an attribute the repository defines at x_G (the value may be its object, a
+            # socket in werkzeug's `self.socket`) holds for names such an object may have, not for a name only the
+            # module has (`.socket.socket()`, `.socket.fromfd(...)`: no socket has them); and what is read beyond it
+            # is judged again as read on any value (`.socket.os.system`: `os`, whatever `socket` is)
+            via = "" if k + 1 < len(attrs) and attrs[k + 1] in _module_only(name) else name
+            self.found[start:] = [f._replace(via=via) for f in self.found[start:]]
+            if via:
+                self._through_a_value(attrs[k + 1:], node, called)
             return
 
     def visit_Name(self, node: ast.Name) -> None:
