@@ -155,6 +155,9 @@ KINDS: dict[str, list[tuple[str, str | None, str, list[tuple[str, str]], str]]] 
          "dynamic_import"),
         ("unittest_as_ut", UTILS_USER, OWN + "def f():\n    return utils.ut.mock.ANY\n", OWN_TREE,
          "import_not_allowed"),
+    ],
+    # 11. the same, the repository's module handed on as a value first (found while fixing 10)
+    "own_module_s_alias_through_a_value": [
         ("through_a_local", UTILS_USER, OWN + "def f(fn):\n    m = utils\n    return m.t.get_type_hints(fn)\n",
          OWN_TREE, "dynamic_import"),
     ],
@@ -163,9 +166,14 @@ SPELLINGS = [(kind, *s) for kind, spellings in KINDS.items() for s in spellings]
 
 # Measured on main ddf104d: every spelling passes the static layer. A fix moves its kinds to STOPPED.
 HOLES: dict[str, str] = {
-    "own_module_s_alias": "the name a module of the repository binds a module to is read as an object's attribute",
+    "own_module_s_alias_through_a_value": "the repository's module as a value (`m = utils`) is untyped: the name it "
+                                          "binds a module to (`t`) is no module's name, and get_type_hints is read "
+                                          "on `t`, not on a value named like typing",
 }
 STOPPED: dict[str, str] = {
+    "own_module_s_alias": "_Reader._own_binding: a chain on the repository's module through a name it binds by import "
+                          "(read from its source: the changed modules, or the tree at x_G) is the chain on what it "
+                          "imported",
     "route_named_like_an_attribute_of_the_repository": "_Reader._through_a_value: the excuse holds for names an object "
                                                        "may have, not a name only the module has (_module_only), and "
                                                        "what is read beyond is judged again as on any value",
@@ -243,6 +251,8 @@ def test_round14b_typing_cheat_really_passes_without_its_rules(task, graded_in):
     # refused parts read
     ("def f(e):\n    raise SystemExit(e.code)\n", [PACKAGE], None),
     ("def f(match):\n    return match.string[match.start():match.end()]\n", [PACKAGE], None),
+    # the repository's module's alias read for the allowed part of what it imported, and its own names
+    (OWN + "def f():\n    return utils.t.Optional[int], utils.get()\n", OWN_TREE, UTILS_USER),
 ])
 def test_round14b_honest_neighbours_are_allowed(source, tree, before):
     assert tree_codes(source, tree, before) == set()

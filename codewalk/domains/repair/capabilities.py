@@ -515,26 +515,46 @@ def new_refusals(changed: Iterable[tuple[str, bytes | str | None, bytes | str | 
     # the change itself defines (`class K: __self__ = None`) would otherwise excuse reading it on any object
     # (`sys.getsizeof.__self__.modules`); private names the change adds are its own attributes
     before_defined = frozenset().union(*(indexes[id(old)].defined for _, old, _, _, _ in items if old is not None))
-    before: set[str] = set()
-    reads_before = frozenset().union(*(indexes[id(old)].reads for _, old, _, _, _ in items if old is not None))
-    reads_now = frozenset().union(*(indexes[id(new)].reads for _, _, _, new, _ in items if new is not None))
-    for path, old, _, _, _ in items:
-        if old is not None:
-            reader = _Reader(path, own, tests, defined, indexes[id(old)], absent, added, before_defined, reads_before)
-            for f in reader.read(old) + reader.allowed:
-                before.add(f.key)
-                before.add(_capability(f))
-    every_variable = f"{Rule.ENVIRONMENT}|{EVERY_VARIABLE}" in before
-    imported: list[frozenset[str]] = []  # tree_imports(tree()), read once, when first needed
     files: list[list[tuple[str, bytes | str | None]]] = []  # tree(), read once
-    attributes: list[frozenset[str]] = []  # tree_attributes(tree()), once
-    before_attributes = frozenset().union(*(indexes[id(old)].attributes for _, old, _, _, _ in items
-                                            if old is not None))
 
     def the_tree() -> list[tuple[str, bytes | str | None]]:
         if not files:
             files.append(list(tree()) if tree is not None else [])
         return files[0]
+
+    def bindings_of(changed_trees: dict[str, ast.Module | None]) -> Callable[[str], dict[str, str]]:
+        """round 14b: a repository module's import bindings: from the changed modules (now, or at x_G), else from
+        the tree at x_G (read once, when first needed)."""
+        bound: dict[str, dict[str, str]] = {}
+
+        def bindings(module: str) -> dict[str, str]:
+            if module not in bound:
+                if module in changed_trees:
+                    bound[module] = module_bindings(changed_trees[module])
+                else:
+                    bound[module] = module_bindings(next((s for p, s in the_tree() if p.endswith(".py")
+                                                          and module_name(p) == module), None))
+            return bound[module]
+        return bindings
+
+    bindings_now = bindings_of({module_name(p): t for p, _, _, t, _ in items if p.endswith(".py")})
+    bindings_before = bindings_of({module_name(p): t for p, t, had, _, _ in items if p.endswith(".py") and had})
+
+    before: set[str] = set()
+    reads_before = frozenset().union(*(indexes[id(old)].reads for _, old, _, _, _ in items if old is not None))
+    reads_now = frozenset().union(*(indexes[id(new)].reads for _, _, _, new, _ in items if new is not None))
+    for path, old, _, _, _ in items:
+        if old is not None:
+            reader = _Reader(path, own, tests, defined, indexes[id(old)], absent, added, before_defined, reads_before,
+                             bindings_before)
+            for f in reader.read(old) + reader.allowed:
+                before.add(f.key)
+                before.add(_capability(f))
+    every_variable = f"{Rule.ENVIRONMENT}|{EVERY_VARIABLE}" in before
+    imported: list[frozenset[str]] = []  # tree_imports(tree()), read once, when first needed
+    attributes: list[frozenset[str]] = []  # tree_attributes(tree()), once
+    before_attributes = frozenset().union(*(indexes[id(old)].attributes for _, old, _, _, _ in items
+                                            if old is not None))
 
     def an_attribute_at_x_g(f: Finding) -> bool:
         """round 13b: a route module reached through a value by a name the repository defines as an attribute
@@ -566,7 +586,8 @@ def new_refusals(changed: Iterable[tuple[str, bytes | str | None, bytes | str | 
                                    "cannot be read"))
             continue
         seen: set[tuple[Rule, str]] = set()
-        now = _Reader(path, own, tests, defined, indexes[id(new)], absent, added, before_defined, reads_now).read(new)
+        now = _Reader(path, own, tests, defined, indexes[id(new)], absent, added, before_defined, reads_now,
+                      bindings_now).read(new)
         for f in sorted(now, key=lambda f: f.line):
             if f.key in before or f.reuse and (_capability(f) in before or every_variable and (
                     f.rule == Rule.ENVIRONMENT and f.what.startswith("reads") or f.what.startswith(EXPANDVARS))):
@@ -736,6 +757,34 @@ def _unnested(body: list[ast.stmt]) -> Iterable[ast.stmt]:
                 yield from _unnested(getattr(stmt, field, []))
             for handler in getattr(stmt, "handlers", []):
                 yield from _unnested(handler.body)
+
+
+def module_name(path: str) -> str:
+    """The dotted module name of a repository's file (src/ layout too): pkg/utils.py and pkg/utils/__init__.py are
+    pkg.utils."""
+    parts = list(PurePosixPath(path.removeprefix("src/")).with_suffix("").parts)
+    if parts and parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def module_bindings(source: bytes | str | ast.Module | None) -> dict[str, str]:
+    """Round 14b: the names a module binds at its top (not in functions; under if/try too) by an absolute import,
+    with the module or module attribute each stands for: `import typing as t` -> t: typing, `import a.b` -> a: a,
+    `from a import b as c` -> c: a.b."""
+    tree = source if isinstance(source, ast.Module) else _parsed(source) if source is not None else None
+    if tree is None:
+        return {}
+    bound: dict[str, str] = {}
+    for stmt in _unnested(tree.body):
+        if isinstance(stmt, ast.Import):
+            for a in stmt.names:
+                bound[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+        elif isinstance(stmt, ast.ImportFrom) and not stmt.level and stmt.module:
+            for a in stmt.names:
+                if a.name != "*":
+                    bound[a.asname or a.name] = f"{stmt.module}.{a.name}"
+    return bound
 
 
 def tree_attributes(files: Iterable[tuple[str, bytes | str | None]]) -> frozenset[str]:
@@ -934,8 +983,10 @@ def _canonical(module: types.ModuleType) -> str:
 class _Reader(ast.NodeVisitor):
     def __init__(self, path: str, own: frozenset[str], tests: frozenset[str], defined: frozenset[str],
                  index: _Index, absent: frozenset[str] = frozenset(), added: frozenset[str] = frozenset(),
-                 before: frozenset[str] = frozenset(), reads: frozenset[str] | None = None):
+                 before: frozenset[str] = frozenset(), reads: frozenset[str] | None = None,
+                 bindings: Callable[[str], dict[str, str]] | None = None):
         self.path, self.own, self.tests, self.defined, self.absent = path, own, tests, defined, absent
+        self.bindings = bindings  # round 14b: a module of the repository's names bound by import (module_bindings)
         # round 14b: the names the changed modules read as attributes (_Index.reads), all of them: a module handed
         # on as a value in one may have its parts read in another
         self.reads = index.reads if reads is None else reads
@@ -1085,6 +1136,10 @@ class _Reader(ast.NodeVisitor):
                     return
                 if self._outside_route(parts, k, node, importing):
                     return
+            resolved = self._own_binding(parts)
+            if resolved:  # round 14b: pkg.utils.t where utils.py has `import typing as t`: typing's chain
+                self._chain(resolved, node, importing)
+                return
             self._object_attrs(parts[1:], node, own=True)
             return
         # the longest reviewed module name the chain starts with
@@ -1188,6 +1243,20 @@ class _Reader(ast.NodeVisitor):
             up = self.parent.get(id(node))
             return not importing and not (isinstance(up, ast.Call) and up.func is node)
         return hasattr(_module(rest[0]), rest[1]) or _submodule(f"{rest[0]}.{rest[1]}")
+
+    def _own_binding(self, parts: list[str]) -> list[str] | None:
+        """Round 14b: a chain on the repository's own module (pkg.utils.t.get_type_hints) whose name after a module
+        is one that module binds by importing a module outside the repository (`import typing as t`, `from typing
+        import get_type_hints`): the chain on what it imported (typing.get_type_hints), read from the module's
+        source (the changed modules now, or the tree at x_G). A name bound under another name is no route name the
+        other rules can see."""
+        if self.bindings is None or len(parts) < 3:
+            return None
+        for k in range(len(parts) - 1, 0, -1):
+            target = self.bindings(".".join(parts[:k])).get(parts[k])
+            if target and target.split(".")[0] not in self.own:
+                return [*target.split("."), *parts[k + 1:]]
+        return None
 
     def _outside_route(self, parts: list[str], k: int, node: ast.AST, importing: bool) -> bool:
         """Round 14b: whether parts[k], in a chain on a module outside the reviewed set (a third-party module the
