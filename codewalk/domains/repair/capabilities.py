@@ -59,6 +59,7 @@ from __future__ import annotations
 import ast
 import builtins
 import importlib
+import importlib.machinery
 import importlib.util
 import io
 import pkgutil
@@ -514,24 +515,46 @@ def new_refusals(changed: Iterable[tuple[str, bytes | str | None, bytes | str | 
     # the change itself defines (`class K: __self__ = None`) would otherwise excuse reading it on any object
     # (`sys.getsizeof.__self__.modules`); private names the change adds are its own attributes
     before_defined = frozenset().union(*(indexes[id(old)].defined for _, old, _, _, _ in items if old is not None))
-    before: set[str] = set()
-    for path, old, _, _, _ in items:
-        if old is not None:
-            reader = _Reader(path, own, tests, defined, indexes[id(old)], absent, added, before_defined)
-            for f in reader.read(old) + reader.allowed:
-                before.add(f.key)
-                before.add(_capability(f))
-    every_variable = f"{Rule.ENVIRONMENT}|{EVERY_VARIABLE}" in before
-    imported: list[frozenset[str]] = []  # tree_imports(tree()), read once, when first needed
     files: list[list[tuple[str, bytes | str | None]]] = []  # tree(), read once
-    attributes: list[frozenset[str]] = []  # tree_attributes(tree()), once
-    before_attributes = frozenset().union(*(indexes[id(old)].attributes for _, old, _, _, _ in items
-                                            if old is not None))
 
     def the_tree() -> list[tuple[str, bytes | str | None]]:
         if not files:
             files.append(list(tree()) if tree is not None else [])
         return files[0]
+
+    def bindings_of(changed_trees: dict[str, ast.Module | None]) -> Callable[[str], dict[str, str]]:
+        """round 14b: a repository module's import bindings: from the changed modules (now, or at x_G), else from
+        the tree at x_G (read once, when first needed)."""
+        bound: dict[str, dict[str, str]] = {}
+
+        def bindings(module: str) -> dict[str, str]:
+            if module not in bound:
+                if module in changed_trees:
+                    bound[module] = module_bindings(changed_trees[module])
+                else:
+                    bound[module] = module_bindings(next((s for p, s in the_tree() if p.endswith(".py")
+                                                          and module_name(p) == module), None))
+            return bound[module]
+        return bindings
+
+    bindings_now = bindings_of({module_name(p): t for p, _, _, t, _ in items if p.endswith(".py")})
+    bindings_before = bindings_of({module_name(p): t for p, t, had, _, _ in items if p.endswith(".py") and had})
+
+    before: set[str] = set()
+    reads_before = frozenset().union(*(indexes[id(old)].reads for _, old, _, _, _ in items if old is not None))
+    reads_now = frozenset().union(*(indexes[id(new)].reads for _, _, _, new, _ in items if new is not None))
+    for path, old, _, _, _ in items:
+        if old is not None:
+            reader = _Reader(path, own, tests, defined, indexes[id(old)], absent, added, before_defined, reads_before,
+                             bindings_before)
+            for f in reader.read(old) + reader.allowed:
+                before.add(f.key)
+                before.add(_capability(f))
+    every_variable = f"{Rule.ENVIRONMENT}|{EVERY_VARIABLE}" in before
+    imported: list[frozenset[str]] = []  # tree_imports(tree()), read once, when first needed
+    attributes: list[frozenset[str]] = []  # tree_attributes(tree()), once
+    before_attributes = frozenset().union(*(indexes[id(old)].attributes for _, old, _, _, _ in items
+                                            if old is not None))
 
     def an_attribute_at_x_g(f: Finding) -> bool:
         """round 13b: a route module reached through a value by a name the repository defines as an attribute
@@ -563,7 +586,8 @@ def new_refusals(changed: Iterable[tuple[str, bytes | str | None, bytes | str | 
                                    "cannot be read"))
             continue
         seen: set[tuple[Rule, str]] = set()
-        now = _Reader(path, own, tests, defined, indexes[id(new)], absent, added, before_defined).read(new)
+        now = _Reader(path, own, tests, defined, indexes[id(new)], absent, added, before_defined, reads_now,
+                      bindings_now).read(new)
         for f in sorted(now, key=lambda f: f.line):
             if f.key in before or f.reuse and (_capability(f) in before or every_variable and (
                     f.rule == Rule.ENVIRONMENT and f.what.startswith("reads") or f.what.startswith(EXPANDVARS))):
@@ -715,6 +739,12 @@ class _Index:
                                           and n.id not in imported)
         self.attributes = frozenset(attributes)
         self.classes = frozenset(classes)  # the classes the module defines (a class statement)
+        # round 14b: the names the module reads as attributes, or names in a string (getattr(t, "get_type_hints"),
+        # attrgetter("mock.ANY")): where a module handed on as a value may have its refused parts read
+        self.reads = frozenset(
+            n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)) | frozenset(
+            part for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+            and len(n.value) < 200 for part in n.value.split(".") if part.isidentifier())
 
 
 def _unnested(body: list[ast.stmt]) -> Iterable[ast.stmt]:
@@ -727,6 +757,34 @@ def _unnested(body: list[ast.stmt]) -> Iterable[ast.stmt]:
                 yield from _unnested(getattr(stmt, field, []))
             for handler in getattr(stmt, "handlers", []):
                 yield from _unnested(handler.body)
+
+
+def module_name(path: str) -> str:
+    """The dotted module name of a repository's file (src/ layout too): pkg/utils.py and pkg/utils/__init__.py are
+    pkg.utils."""
+    parts = list(PurePosixPath(path.removeprefix("src/")).with_suffix("").parts)
+    if parts and parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def module_bindings(source: bytes | str | ast.Module | None) -> dict[str, str]:
+    """Round 14b: the names a module binds at its top (not in functions; under if/try too) by an absolute import,
+    with the module or module attribute each stands for: `import typing as t` -> t: typing, `import a.b` -> a: a,
+    `from a import b as c` -> c: a.b."""
+    tree = source if isinstance(source, ast.Module) else _parsed(source) if source is not None else None
+    if tree is None:
+        return {}
+    bound: dict[str, str] = {}
+    for stmt in _unnested(tree.body):
+        if isinstance(stmt, ast.Import):
+            for a in stmt.names:
+                bound[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
+        elif isinstance(stmt, ast.ImportFrom) and not stmt.level and stmt.module:
+            for a in stmt.names:
+                if a.name != "*":
+                    bound[a.asname or a.name] = f"{stmt.module}.{a.name}"
+    return bound
 
 
 def tree_attributes(files: Iterable[tuple[str, bytes | str | None]]) -> frozenset[str]:
@@ -813,8 +871,17 @@ def _stdlib_names(module: str) -> frozenset[str] | None:
                     names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
             elif isinstance(stmt, ast.Import | ast.ImportFrom):
                 if any(a.name == "*" for a in stmt.names):
-                    return None
+                    # round 14b: a star import of a builtin or extension module (signal's `from _signal import *`)
+                    # is read by importing that module, which runs no Python code; any other is unknown
+                    star = _extension_names(stmt.module or "") if isinstance(stmt, ast.ImportFrom) \
+                        and not stmt.level else None
+                    if star is None:
+                        return None
+                    names.update(star)
+                    continue
                 names.update((a.asname or a.name).split(".")[0] for a in stmt.names)
+            elif isinstance(stmt, ast.Expr) and "globals()" in ast.unparse(stmt.value):
+                return None  # round 14b: multiprocessing binds its context's names by globals().update(...)
         return frozenset(names)
     try:
         with warnings.catch_warnings():
@@ -822,6 +889,90 @@ def _stdlib_names(module: str) -> frozenset[str] | None:
             return frozenset(dir(importlib.import_module(module)))  # builtin or extension: no Python code
     except ImportError:
         return frozenset()
+
+
+_REFUSED_PARTS: dict[str, frozenset[str] | None] = {}
+
+
+def _refused_parts(name: str) -> frozenset[str] | None:
+    """Round 14b: the public names of a top-level module that new code may not use (None: unknown, any name): of
+    a reviewed module, those outside its `only`, in its `without`, its submodules outside the reviewed set and the
+    other modules it holds (judged as routes by _chain); of a standard-library module outside the reviewed set,
+    every name (_stdlib_names). Empty for any other name."""
+    if name not in _REFUSED_PARTS:
+        _REFUSED_PARTS[name] = _refused_parts_of(name)
+    return _REFUSED_PARTS[name]
+
+
+def _refused_parts_of(name: str) -> frozenset[str] | None:
+    if "." in name:
+        return frozenset()
+    if name in STDLIB_OUTSIDE:
+        names = _stdlib_names(name)
+        return None if names is None else frozenset(n for n in names if not n.startswith("_")) - _main_only(name)
+    entry, module = REVIEWED.get(name), _module(name)
+    if entry is None or module is None:
+        return frozenset()
+    public = {n for n in dir(module) if not n.startswith("_")}
+    for location in getattr(module, "__path__", None) or []:
+        public.update(m.name for m in pkgutil.iter_modules([location]) if not m.name.startswith("_"))
+    refused = set(entry.without & public)
+    if entry.only is not None:
+        refused |= public - entry.only
+    for n in public:
+        value = getattr(module, n, None)
+        if isinstance(value, types.ModuleType) and _canonical(value) not in REVIEWED or \
+                value is None and f"{name}.{n}" not in REVIEWED and _submodule(f"{name}.{n}"):
+            refused.add(n)
+    return frozenset(refused)
+
+
+_MODULE_ONLY: dict[str, frozenset[str]] = {}
+
+
+def _module_only(name: str) -> frozenset[str]:
+    """Round 14b: the public names of a standard-library module that none of its classes' instances has (socket's
+    `socket`, `fromfd`, `socketpair`; not `close`, which a socket has too): read on a value after the module's name,
+    the value is the module, not an object of the repository's that holds one of the module's objects. For a module
+    outside the reviewed set (not imported here), every public name its source binds."""
+    if name not in _MODULE_ONLY:
+        module = _module(name)
+        if module is None:
+            names = _stdlib_names(name) if name in sys.stdlib_module_names else frozenset()
+            _MODULE_ONLY[name] = frozenset(n for n in names or () if not n.startswith("_")) - _main_only(name)
+        else:
+            public = {n for n in dir(module) if not n.startswith("_")}
+            had = {a for v in vars(module).values() if isinstance(v, type) for a in dir(v)}
+            _MODULE_ONLY[name] = frozenset(public - had)
+    return _MODULE_ONLY[name]
+
+
+def _main_only(module: str) -> frozenset[str]:
+    """The names a standard-library module's source binds under `if __name__ == "__main__":` (code's `parser`,
+    `args`): a script's locals, not the module's attributes when imported."""
+    try:
+        spec = importlib.util.find_spec(module)
+        with open(spec and spec.origin or "", "rb") as f:
+            tree = ast.parse(f.read())
+    except (ImportError, ValueError, AttributeError, OSError, SyntaxError):
+        return frozenset()
+    main = [stmt for stmt in tree.body if isinstance(stmt, ast.If) and "__main__" in ast.unparse(stmt.test)]
+    inside = {n.id for stmt in main for n in ast.walk(stmt) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    return frozenset(inside - _Index(ast.Module(body=[s for s in tree.body if s not in main], type_ignores=[])).attributes)
+
+
+def _extension_names(module: str) -> frozenset[str] | None:
+    """The public names of a builtin or extension module of the standard library (None for any other)."""
+    if module in sys.builtin_module_names:
+        return frozenset(n for n in dir(importlib.import_module(module)) if not n.startswith("_"))
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not (spec.origin or "").endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)) \
+            or module.split(".")[0] not in sys.stdlib_module_names:
+        return None
+    return frozenset(n for n in dir(importlib.import_module(module)) if not n.startswith("_"))
 
 
 def _canonical(module: types.ModuleType) -> str:
@@ -832,8 +983,13 @@ def _canonical(module: types.ModuleType) -> str:
 class _Reader(ast.NodeVisitor):
     def __init__(self, path: str, own: frozenset[str], tests: frozenset[str], defined: frozenset[str],
                  index: _Index, absent: frozenset[str] = frozenset(), added: frozenset[str] = frozenset(),
-                 before: frozenset[str] = frozenset()):
+                 before: frozenset[str] = frozenset(), reads: frozenset[str] | None = None,
+                 bindings: Callable[[str], dict[str, str]] | None = None):
         self.path, self.own, self.tests, self.defined, self.absent = path, own, tests, defined, absent
+        self.bindings = bindings  # round 14b: a module of the repository's names bound by import (module_bindings)
+        # round 14b: the names the changed modules read as attributes (_Index.reads), all of them: a module handed
+        # on as a value in one may have its parts read in another
+        self.reads = index.reads if reads is None else reads
         # the dunders that are the repository's: defined at x_G, or defined now and none of Python's own
         self.dunders = frozenset(n for n in before if n.startswith("__") and n.endswith("__")) | frozenset(
             n for n in defined if n.startswith("__") and n.endswith("__") and n not in PYTHON_DUNDERS)
@@ -978,6 +1134,12 @@ class _Reader(ast.NodeVisitor):
                     # pkg.compat.sys.modules: a module the repository's module imported
                     self._chain(parts[k:], node, importing)
                     return
+                if self._outside_route(parts, k, node, importing):
+                    return
+            resolved = self._own_binding(parts)
+            if resolved:  # round 14b: pkg.utils.t where utils.py has `import typing as t`: typing's chain
+                self._chain(resolved, node, importing)
+                return
             self._object_attrs(parts[1:], node, own=True)
             return
         # the longest reviewed module name the chain starts with
@@ -992,6 +1154,8 @@ class _Reader(ast.NodeVisitor):
                 if part in ROUTES or self._reviewed_route(parts[j:], node, importing):
                     self._chain(parts[j:], node, importing)
                     self._object_attrs(parts[1:j], node)
+                    return
+                if self._outside_route(parts, j, node, importing):
                     return
             dotted = ".".join(parts)
             hit = next((c for c in KNOWN_LONGEST_FIRST if dotted == c or dotted.startswith(c + ".")), None)
@@ -1079,6 +1243,55 @@ class _Reader(ast.NodeVisitor):
             up = self.parent.get(id(node))
             return not importing and not (isinstance(up, ast.Call) and up.func is node)
         return hasattr(_module(rest[0]), rest[1]) or _submodule(f"{rest[0]}.{rest[1]}")
+
+    def _own_binding(self, parts: list[str]) -> list[str] | None:
+        """Round 14b: a chain on the repository's own module (pkg.utils.t.get_type_hints) whose name after a module
+        is one that module binds by importing a module outside the repository (`import typing as t`, `from typing
+        import get_type_hints`): the chain on what it imported (typing.get_type_hints), read from the module's
+        source (the changed modules now, or the tree at x_G). A name bound under another name is no route name the
+        other rules can see."""
+        if self.bindings is None or len(parts) < 3:
+            return None
+        for k in range(len(parts) - 1, 0, -1):
+            target = self.bindings(".".join(parts[:k])).get(parts[k])
+            if target and target.split(".")[0] not in self.own:
+                return [*target.split("."), *parts[k + 1:]]
+        return None
+
+    def _outside_route(self, parts: list[str], k: int, node: ast.AST, importing: bool) -> bool:
+        """Round 14b: whether parts[k], in a chain on a module outside the reviewed set (a third-party module the
+        changed module imported at x_G, or the repository's own), is a standard-library module outside the reviewed
+        set that module imported (urllib3.util.ssl_.ssl, jinja2.loaders.zipimport, pkg.utils.asyncio): named so and
+        followed by one of that module's names, or ending the chain as a value (not called, not an import: a
+        from-import is judged where its name is used); if so it is refused as reaching that module. The deny-list
+        knew some of these modules by name from the chain's start only; the principle is the reviewed set's."""
+        name = parts[k]
+        if name not in STDLIB_OUTSIDE:
+            return False
+        if k + 1 < len(parts):
+            if not _stdlib_has(name, parts[k + 1]):
+                return False
+        else:
+            up = self.parent.get(id(node))
+            if importing or isinstance(up, ast.Call) and up.func is node:
+                return False
+        dotted = ".".join(parts[:k + 1])
+        # (named with the name read on it: a capability kept from x_G is that very read, not every read through
+        # a module of that name: dask.multiprocessing.get is dask's own module, dask.multiprocessing.multiprocessing
+        # the standard library's)
+        self.add(Rule.IMPORT_NOT_ALLOWED, f"reaches the module {name}, outside the reviewed set, as "
+                 f"{'.'.join(parts[:k + 2])}", node, key=f"import:{dotted}" if importing else None)
+        return True
+
+    def _refused_part_read(self, name: str) -> str:
+        """Round 14b: a name of a module (a reviewed one, or one of the standard library outside the reviewed set)
+        that the allow-list refuses and that the changed modules read as an attribute or name in a string ("" if
+        none): `mock` of unittest, `get_type_hints` of typing, any name of ssl. A module whose names cannot be read
+        (a star import): any name."""
+        parts = _refused_parts(name)
+        if parts is None:
+            return "any name" if self.reads else ""
+        return min(parts & self.reads, default="")
 
     def _module_as_value(self, name: str, node: ast.AST) -> None:
         """A module object used other than by reading an attribute: passed, stored, returned."""
@@ -1386,7 +1599,15 @@ class _Reader(ast.NodeVisitor):
                 self._chain(attrs[k:], node)
             elif last:
                 # another module's name ending the chain is judged only if a name of that module is read on it after
-                # (a value handed on stays open: `e.code`, `lex.token`, `match.string`, `self.types` of real fixes)
+                # (`e.code`, `lex.token`, `match.string`, `self.types` of real fixes); round 14b: or if the module is
+                # handed on (a call's argument, a local, a return, a container, a default, an object's attribute) and
+                # one of its refused parts is read on anything in the changed modules (`u.mock.ANY`,
+                # `t.get_type_hints(fn)`): a module used only for its allowed part stays allowed wherever it flows
+                part = self._refused_part_read(name)
+                if part:
+                    self.add(Rule.REFLECTION, f"uses the module {name} as a value (reached through a value's "
+                             f"attribute, as .{'.'.join(attrs)}), and {part} is read in the changed modules", node)
+                    self.found[-1] = self.found[-1]._replace(via=name)
                 return
             elif name in STDLIB_OUTSIDE and _stdlib_has(name, attrs[k + 1]):
                 start = len(self.found)
@@ -1398,7 +1619,14 @@ class _Reader(ast.NodeVisitor):
                 self._chain(attrs[k:], node)
             else:
                 continue
-            self.found[start:] = [f._replace(via=name) for f in self.found[start:]]
+            # round 14b: the excuse of an attribute the repository defines at x_G (the value may be its object, a
+            # socket in werkzeug's `self.socket`) holds for names such an object may have, not for a name only the
+            # module has (`.socket.socket()`, `.socket.fromfd(...)`: no socket has them); and what is read beyond it
+            # is judged again as read on any value (`.socket.os.system`: `os`, whatever `socket` is)
+            via = "" if k + 1 < len(attrs) and attrs[k + 1] in _module_only(name) else name
+            self.found[start:] = [f._replace(via=via) for f in self.found[start:]]
+            if via:
+                self._through_a_value(attrs[k + 1:], node, called)
             return
 
     def visit_Name(self, node: ast.Name) -> None:
