@@ -1906,19 +1906,24 @@ class _Reader(ast.NodeVisitor):
     def visit_Dict(self, node: ast.Dict) -> None:
         for key, value in zip(node.keys, node.values):  # a namespace that gives a class behaviour: type(), a
             # metaclass, new_class; round 14: a function the module defines is what a class body's def is
-            if isinstance(key, ast.Constant) and key.value in BEHAVIOUR and not self._own_function(value, key.value):
-                self.add(Rule.REFLECTION, f"puts {key.value} in a namespace (a class made without a class "
-                         "statement)", key)
+            if isinstance(key, ast.Constant) and key.value in BEHAVIOUR:
+                what = f"puts {key.value} in a namespace (a class made without a class statement)"
+                if self._own_function(value, key.value):  # round 14 (x_G: still the finding it was)
+                    self._note_allowed(what, key)
+                else:
+                    self.add(Rule.REFLECTION, what, key)
         self.generic_visit(node)
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
         up = self.parent.get(id(node))
         if isinstance(node.ctx, ast.Store) and isinstance(node.slice, ast.Constant) \
-                and node.slice.value in BEHAVIOUR and not (
-                    isinstance(up, ast.Assign) and len(up.targets) == 1 and up.targets[0] is node
-                    and self._own_function(up.value, node.slice.value)):
-            self.add(Rule.REFLECTION, f"puts {node.slice.value} in a namespace (a class made without a class "
-                     "statement)", node)
+                and node.slice.value in BEHAVIOUR:
+            what = f"puts {node.slice.value} in a namespace (a class made without a class statement)"
+            if isinstance(up, ast.Assign) and len(up.targets) == 1 and up.targets[0] is node \
+                    and self._own_function(up.value, node.slice.value):  # round 14 (x_G: still the finding)
+                self._note_allowed(what, node)
+            else:
+                self.add(Rule.REFLECTION, what, node)
         value = node.value
         if isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str) and (
                 isinstance(value, ast.Attribute) and value.attr == "__dict__"
@@ -2101,8 +2106,12 @@ class _Reader(ast.NodeVisitor):
         local = {i.name for i in node.body if isinstance(i, ast.FunctionDef | ast.AsyncFunctionDef)}
         for item in node.body:
             if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef) and item.name in COMPARISONS:
-                if _ignores_argument(item.args, item.body) and not _always_raises(item):
-                    self.add(Rule.COMPARISON, f"defines {node.name}.{item.name}, which ignores its argument", item)
+                if _ignores_argument(item.args, item.body):
+                    what = f"defines {node.name}.{item.name}, which ignores its argument"
+                    if _always_raises(item):  # round 14: it answers nothing (x_G: still the finding it was)
+                        self._note_allowed(what, item, Rule.COMPARISON)
+                    else:
+                        self.add(Rule.COMPARISON, what, item)
             elif isinstance(item, ast.Assign):
                 for target in item.targets:
                     if not (isinstance(target, ast.Name) and target.id.startswith("__")
@@ -2116,9 +2125,12 @@ class _Reader(ast.NodeVisitor):
                     elif target.id in BEHAVIOUR and not (
                             isinstance(value, ast.Constant) or isinstance(value, ast.Name) and value.id in local
                             or target.id not in COMPARISONS and self._default_of_object(value, target.id)
-                            or target.id not in COMPARISONS and _rooted_in(value, self.defined - set(self.names))
-                            or self._module_function(value, node, target.id)):
-                        self.add(Rule.REFLECTION, f"borrows {node.name}.{target.id} from another object", item)
+                            or target.id not in COMPARISONS and _rooted_in(value, self.defined - set(self.names))):
+                        what = f"borrows {node.name}.{target.id} from another object"
+                        if self._module_function(value, node, target.id):  # round 14 (x_G: still the finding)
+                            self._note_allowed(what, item)
+                        else:
+                            self.add(Rule.REFLECTION, what, item)
         self.generic_visit(node)
 
 
@@ -2838,10 +2850,10 @@ class _Reader(ast.NodeVisitor):
                     return False
         return True
 
-    def _note_allowed(self, what: str, node: ast.AST) -> None:
+    def _note_allowed(self, what: str, node: ast.AST, rule: Rule = Rule.REFLECTION) -> None:
         """Keep what the rules before the third round found here (reflection, `what`) as a capability used."""
         start = len(self.found)
-        self.add(Rule.REFLECTION, what, node)
+        self.add(rule, what, node)
         self.allowed += self.found[start:]
         del self.found[start:]
 
