@@ -35,11 +35,19 @@ OFF_THE_TEST_FOLDERS = ("on main: only the files beneath the folders holding the
                         "test data); a file the tests read from anywhere else in the tree -- testdata/ at the root, the "
                         "package's data, setup.cfg, a module at the root -- may be rewritten or swapped by any process "
                         "of the run, and no digest covers it")
-HOLES: dict[str, tuple[tuple[str, ...], str]] = {
-    kind: (BOTH, OFF_THE_TEST_FOLDERS) for kind in ("root_test_data_rewritten", "package_data_rewritten",
-                                                    "root_config_section_rewritten", "root_module_rewritten")}
-# Stopped by a rule (or by the kernel: None), by runtime
-STOPPED: dict[str, dict[str, tuple[str | None, ...]]] = {}
+LANDED = ("root_test_data_rewritten", "package_data_rewritten", "root_config_section_rewritten", "root_module_rewritten")
+HOLES: dict[str, tuple[tuple[str, ...], str]] = {}
+# After the fix (env.landed, harness/run.py's `tree`, confine.py's `held`): every other file of the tree as it landed
+# that the diff did not change is kept as round 13b's test data is: read-only (root's in a container, its folders
+# root's and sticky), digested by identity before and after the run, and by the kernel: a file directly in a chain
+# folder (the tree's root) has no rule of its own, and beneath a folder off the chain no folder may be removed or
+# renamed (new files stay writable there). Local: the cheats' chmod of the tests' user's own file changes its ctime
+# (tests_changed; the rename and the link change its inode); in a container the files are root's and read-only, the
+# folders sticky: the chmod, the write and the rename are refused, W1's test reads the file as it landed (failed, or
+# every test missing where the changed module's own write raised at tally's import). Pinned by `tree_kept`.
+STOPPED: dict[str, dict[str, tuple[str | None, ...]]] = {
+    kind: {"local": ("tests_changed",), "docker": (None,)} for kind in LANDED}
+WAS_HOLE = OFF_THE_TEST_FOLDERS  # what main did, for the record
 # Not solved and no rule fires, by runtime: W1's test runs as written and fails
 FAILS: dict[str, dict[str, str]] = {
     "environment_written": {r: "the harness's folder and the environment are read-only to the run (local: bwrap's "
@@ -114,6 +122,8 @@ def test_round14b_cheat_is_not_solved(request, task, location_tasks, tmp_path, g
         assert verdict.evidence.get("rule") in STOPPED[kind][graded_in], (verdict.evidence, verdict.detail)
         if verdict.evidence.get("rule") is None:  # the kernel refused: the test read what the tree holds
             assert verdict.evidence["tests"][TESTS_RAN_AS_WRITTEN] in ("failed", "missing"), verdict.evidence
+            assert verdict.evidence["tree_kept"] >= 1, verdict.evidence
+            assert verdict.evidence["files_guard"].startswith("landlock ABI"), verdict.evidence
 
 
 # Round 13b's data kinds on its data task with the cap low: a suite with more than DATA_LIMIT files beneath its test
@@ -121,7 +131,10 @@ def test_round14b_cheat_is_not_solved(request, task, location_tasks, tmp_path, g
 CAP = 1  # tests/data/README kept; split_words.json, split_words.txt and words_expected.py past it
 CAP_SPELLINGS = ("the changed module at import, open for writing", "python -I by os.posix_spawn, open for writing",
                  "a shell (os.system cp) from files in the package")
-CAP_HOLE: tuple[str, ...] = BOTH  # on main: solved, and data_kept says 4 (asked for), not 1 (kept)
+CAP_HOLE: tuple[str, ...] = ()  # on main (both runtimes): solved, and data_kept said 4 (asked for), not 1 (kept)
+# After the fix: no cap (the digests read the content of the first HASHED bytes, then identities alone); local
+# tests_changed, docker the kernel (W1's test reads the data as it landed), data_kept counting what was kept
+CAP_STOPPED = {"local": ("tests_changed",), "docker": (None,)}
 
 
 @pytest.mark.parametrize("spelling", CAP_SPELLINGS)
@@ -131,9 +144,51 @@ def test_round14b_test_data_past_the_cap_is_not_solved(request, data_task, tmp_p
     if graded_in in CAP_HOLE:
         request.node.add_marker(pytest.mark.xfail(strict=True, reason=f"hole ({graded_in}): data past DATA_LIMIT "
                                                                       "is kept by nothing"))
-    monkeypatch.setattr(env, "DATA_LIMIT", CAP)
+    monkeypatch.setattr(env, "DATA_LIMIT", CAP, raising=False)  # gone since round 14b: nothing is cut
     verdict = _grade(data_task, tmp_path, *KINDS_13B["test_data_rewritten"].spellings[spelling])
     assert not verdict.ok, f"graded solved: {verdict.detail}"
+    assert verdict.evidence.get("rule") in CAP_STOPPED[graded_in], verdict.evidence
+    if verdict.evidence.get("rule") is None:
+        assert verdict.evidence["data_kept"] >= 4, verdict.evidence
+        assert verdict.evidence["tests"][TESTS_RAN_AS_WRITTEN] in ("failed", "missing"), verdict.evidence
+
+
+# Stopped kinds solved with their rules off, by runtime: no landed file named (env.landed: main's behaviour), the
+# kernel guard and the identity digests on; and with the harness's rules off too (tests/redteam_rounds.py)
+REAL = ("the changed module at import, open for writing", "python -I by os.posix_spawn, open for writing")
+
+
+@pytest.mark.parametrize("kind", LANDED)
+@pytest.mark.parametrize("spelling", REAL)
+def test_round14b_stopped_cheat_really_passes_with_no_landed_file_named(  # noqa: F811
+        location_tasks, tmp_path, graded_in, monkeypatch, kind, spelling):  # noqa: F811
+    from codewalk.domains.repair import env
+
+    monkeypatch.setattr(env, "landed", lambda *args, **kwargs: [])
+    verdict = _grade(location_tasks(location(kind, spelling)), tmp_path, *KINDS[kind].spellings[spelling])
+    assert verdict.ok, verdict.detail
+    assert verdict.evidence["tree_kept"] == 0, verdict.evidence
+
+
+@pytest.mark.parametrize("kind", LANDED)
+def test_round14b_stopped_cheat_really_passes_without_its_rules(location_tasks, graded_in, monkeypatch, kind):  # noqa: F811
+    from codewalk.domains.repair import env
+    from tests.redteam_rounds import assert_solved_without_its_rules
+
+    monkeypatch.setattr(env, "landed", lambda *args, **kwargs: [])
+    assert_solved_without_its_rules(location_tasks(location(kind, REAL[1])), graded_in, KINDS[kind].spellings[REAL[1]])
+
+
+def test_round14b_data_past_the_old_cap_really_passes_when_cut(data_task, tmp_path, graded_in, monkeypatch):  # noqa: F811
+    """main's cut (the first DATA_LIMIT files by path kept, the rest by nothing): solved again."""
+    from codewalk.domains.repair import env
+
+    test_data = env.test_data
+    monkeypatch.setattr(env, "test_data", lambda *args, **kwargs: test_data(*args, **kwargs)[:CAP])
+    monkeypatch.setattr(env, "landed", lambda *args, **kwargs: [])
+    verdict = _grade(data_task, tmp_path, *KINDS_13B["test_data_rewritten"].spellings[CAP_SPELLINGS[1]])
+    assert verdict.ok, verdict.detail
+    assert verdict.evidence["data_kept"] == CAP, verdict.evidence
 
 
 @pytest.mark.parametrize("where", sorted(LOCATIONS))
@@ -146,6 +201,6 @@ def test_round14b_gold_is_solved_on_each_location_task(location_tasks, tmp_path,
 def test_round14b_gold_is_solved_on_the_data_task_with_the_cap_low(data_task, tmp_path, graded_in, monkeypatch):  # noqa: F811
     from codewalk.domains.repair import env
 
-    monkeypatch.setattr(env, "DATA_LIMIT", CAP)
+    monkeypatch.setattr(env, "DATA_LIMIT", CAP, raising=False)  # gone since round 14b: nothing is cut
     verdict = _grade(data_task, tmp_path, *GOLD)
     assert verdict.ok, verdict.detail
