@@ -554,7 +554,7 @@ def _runtime_layer(run: TestRun) -> dict[str, Any]:
              "files_guard": run.files_guard or "unknown: the harness did not say",
              "memory_guard": run.memory_guard or "unknown: the runner did not say",
              "signal_guard": run.signal_guard or "unknown: the harness did not say",
-             "data_kept": run.data_kept}
+             "data_kept": run.data_kept, "tree_kept": run.tree_kept}
     if run.audited:
         return {"runtime_guard": "audit hook and report path check", **guard}
     return {"runtime_guard": f"none: python {run.python} has no audit hooks (3.8+); graded on the static layer "

@@ -75,6 +75,8 @@ class Report:
     # kernel: why" (round 13b)
     signal_guard: str = ""
     data_kept: int = 0  # the test data the kernel and the digests kept besides the protected files (round 13b)
+    # every other file of the tree as it landed that the diff did not change, kept likewise (round 14b)
+    tree_kept: int = 0
 
 
 def audited(report: Report) -> bool:
@@ -96,14 +98,15 @@ def prepare(into: Path) -> None:
 
 def config(token: str, argv: list[str], cwd: str, env: dict[str, str], timeout: float,
            uid: int | None = None, memory_mb: int | None = None, *, changed: Sequence[str] = (),
-           protected: Sequence[str] = (), data: Sequence[str] = ()) -> str:
+           protected: Sequence[str] = (), data: Sequence[str] = (), tree: Sequence[str] = ()) -> str:
     """The harness's input: what to run, where, the token its report line starts with; as whom and with
     what address-space limit (a container: the local sandbox sets it on the harness itself); the files the
     candidate changed (the guard watches their frames) and the files the tests must leave as they are: the
-    files that hold them (the runner's hook watches these too) and their data (the kernel and digests only)."""
+    files that hold them (the runner's hook watches these too), their data and every other file of the tree as it
+    landed that the candidate did not change (`tree`, round 14b; the kernel and digests only)."""
     return json.dumps({"token": token, "argv": argv, "cwd": cwd, "env": env, "timeout": timeout, "uid": uid,
                        "memory_mb": memory_mb, "plugins": True, "changed": list(changed),
-                       "protected": list(protected), "data": list(data)})
+                       "protected": list(protected), "data": list(data), "tree": list(tree)})
 
 
 def read(stdout: str, token: str, returncode: int) -> Report:
@@ -119,7 +122,8 @@ def read(stdout: str, token: str, returncode: int) -> Report:
         return Report(data["exit"], data["timed_out"], data["records"], data["unsigned"], data["seconds"],
                       data["output"], data["python"], data.get("began", 0.0), data.get("gap"),
                       data.get("changed", []), data.get("proc_guard", ""),
-                      data.get("files_guard", ""), data.get("signal_guard", ""), data.get("data_kept", 0))
+                      data.get("files_guard", ""), data.get("signal_guard", ""), data.get("data_kept", 0),
+                      data.get("tree_kept", 0))
     except (ValueError, KeyError, TypeError) as e:  # a line written over or into the harness's own
         raise NoVerdict(f"the harness's report line does not read as its own ({e})", CHANNEL_FORGED) from None
 

@@ -369,7 +369,7 @@ def _config(image: Image, work: Path, token: str, command: str, timeout: float, 
     argv = ["bash", "-c", command.replace("{harness}", HARNESS)]
     return channel.config(token, argv, TREE, env, timeout, uid=image.user, memory_mb=memory_mb,
                           changed=guard.get("changed", ()), protected=guard.get("protected", ()),
-                          data=guard.get("data", ())).encode()
+                          data=guard.get("data", ()), tree=guard.get("tree", ())).encode()
 
 
 # -- what this module keeps in a process -------------------------------------------------------------------------

@@ -265,8 +265,9 @@ def run_tests(env: Env | Image, tree: Worktree, tests: list[str], test_cmd: str,
         conftests = sorted(str(Path(top, "conftest.py").relative_to(work)) for top, _, files in walk(work)
                            if "conftest.py" in files and ".git" not in Path(top).relative_to(work).parts)
         protected = [*present, *copies.files, *conftests] if fresh or in_container(env) else []
-        guard = {"changed": watched, "protected": protected,
-                 "data": test_data(work, present, {*protected, *stand_ins.values()}) if protected else []}
+        data = test_data(work, present, {*protected, *stand_ins.values()}) if protected else []
+        guard = {"changed": watched, "protected": protected, "data": data,
+                 "tree": landed(work, present, {*protected, *stand_ins.values(), *changed}) if protected else []}
         try:
             if in_container(env):
                 from . import containers  # the docker SDK only where the docker runtime is used
@@ -287,10 +288,7 @@ def run_tests(env: Env | Image, tree: Worktree, tests: list[str], test_cmd: str,
     return TestRun(status, report.exit, round(report.seconds, 3), unsigned=report.unsigned, python=report.python,
                    cases=cases, audited=channel.audited(report), proc_guard=report.proc_guard,
                    files_guard=report.files_guard, memory_guard=channel.memory_guard(report),
-                   signal_guard=report.signal_guard, data_kept=report.data_kept)
-
-
-DATA_LIMIT = 20000  # test data files kept at most per run (the first, by path): the digests read each twice
+                   signal_guard=report.signal_guard, data_kept=report.data_kept, tree_kept=report.tree_kept)
 
 
 def test_data(work: Path, files: Sequence[str], protected: set[str] | frozenset[str] = frozenset()) -> list[str]:
@@ -300,10 +298,10 @@ def test_data(work: Path, files: Sequence[str], protected: set[str] | frozenset[
     change nothing there), else the file's own folder; never the tree's root (it holds the package), nor what
     is in `protected` already; no `.git`, no link (a link's target may be anywhere). What a test reads to
     compare with (a fixture file, expected output, a helper module) is kept by the kernel from every process
-    of the run and digested after it, as the test files are; the runner's hook does not watch it, so the tests
-    open it as before. Sorted, at most DATA_LIMIT."""
+    open it as before. Sorted; every one (round 14b: the digests read the content of the first HASHED bytes
+    and take the identity of the rest, harness/run.py)."""
     found: set[str] = set()
-    for top in sorted({_tests_folder(PurePosixPath(f).parent) for f in files} - {"", "."}):
+    for top in _test_tops(files):
         for folder, dirs, names in walk(work / top):
             dirs[:] = [d for d in dirs if d != ".git"]
             for name in names:
@@ -311,7 +309,33 @@ def test_data(work: Path, files: Sequence[str], protected: set[str] | frozenset[
                 path = str(full.relative_to(work))
                 if path not in protected and full.is_file() and not full.is_symlink():
                     found.add(path)
-    return sorted(found)[:DATA_LIMIT]
+    return sorted(found)
+
+
+def _test_tops(files: Sequence[str]) -> list[str]:
+    """The folders test_data walks for the test files `files`: never the tree's root."""
+    return sorted({_tests_folder(PurePosixPath(f).parent) for f in files} - {"", "."})
+
+
+def landed(work: Path, files: Sequence[str], kept: set[str] | frozenset[str] = frozenset()) -> list[str]:
+    """Every other plain file of the tree as it landed (issue 51, round 14b): the tree's root, the package and its
+    data, docs, a configuration the tests read -- every plain file beneath work but those test_data lists (the
+    folders holding the test files of `files`) and those of `kept` (the files the run keeps already, and the
+    files the candidate's diff changed: its own to write); no `.git` at any level, no link. The tree as it landed
+    is what is graded, so no process of the run may change what a test reads from it: the harness keeps these
+    as it keeps the test data (read-only, the kernel, the digests). A new file (pytest's and Python's caches, what
+    a test writes) is no landed file."""
+    tops = [PurePosixPath(t) for t in _test_tops(files)]
+    found: list[str] = []
+    for folder, dirs, names in walk(work):
+        here = PurePosixPath(Path(folder).relative_to(work))
+        dirs[:] = [d for d in dirs if d != ".git" and here / d not in tops]
+        for name in names:
+            full = Path(folder, name)
+            path = str(here / name) if str(here) != "." else name
+            if path not in kept and full.is_file() and not full.is_symlink():
+                found.append(path)
+    return sorted(found)
 
 
 def _tests_folder(folder: PurePosixPath) -> str:
@@ -376,7 +400,8 @@ def _run_local(env: Env, work: Path, harness: Path, token: str, command: str, ti
     argv = ["bash", "-c", command.replace("{harness}", shlex.quote(str(harness)))]
     guard = guard or {}
     stdin = channel.config(token, argv, str(work), run_env, timeout, changed=guard.get("changed", ()),
-                           protected=guard.get("protected", ()), data=guard.get("data", ()))
+                           protected=guard.get("protected", ()), data=guard.get("data", ()),
+                           tree=guard.get("tree", ()))
     done = sandbox.run([str(env.python), "-I", str(harness / channel.RUNNER)], cwd=work, timeout=timeout + 60,
                        memory_mb=memory_mb, max_file_mb=256, writable=[home], sees=[*venv_runtime(env.path), harness],
                        stdin=stdin, env=run_env)

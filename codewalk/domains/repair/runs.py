@@ -100,6 +100,7 @@ class TestRun:
     memory_guard: str = ""  # what kept the runner's memory from the processes it starts (channel.memory_guard)
     signal_guard: str = ""  # what kept the harness from the run's signals (channel.Report.signal_guard)
     data_kept: int = 0  # test data kept by the kernel and the digests besides the test files (channel.Report)
+    tree_kept: int = 0  # the tree's other files as it landed, kept likewise (round 14b; channel.Report)
 
     def failing(self, tests: list[str]) -> list[str]:
         return [t for t in tests if self.status.get(t) != "passed"]

@@ -79,15 +79,20 @@ class _PathBeneath(ctypes.Structure):
     _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
 
 
-def ruleset(keep=()):
+def ruleset(keep=(), held=()):
     """(ruleset descriptor, "landlock ABI n", what keeps the files of `keep`) for restrict(), or (None, why
     not, why not). Run in the harness, before the runner starts: it reads /proc/self/mountinfo to know where
-    procfs is mounted, and lists the folders on the way to each file of `keep` (absolute paths, no link)."""
-    return ruleset_scoped(keep)[:3]
+    procfs is mounted, and lists the folders on the way to each file of `keep` (absolute paths, no link).
+    `held` (round 14b): the other files of the tree as it landed: one directly in a chain folder is kept as the
+    files of `keep` are (no rule of its own); beneath the folder off the chain that holds any other, no folder
+    may be removed or renamed (no REMOVE_DIR: a folder swapped for another and put back would leave each file's
+    identity as it was), while files are made, written, renamed and removed as before (new files stay writable;
+    the digests see a landed file written, replaced or renamed)."""
+    return ruleset_scoped(keep, held)[:3]
 
 
-def ruleset_scoped(keep=()):
-    """ruleset(keep), and what keeps the processes outside the domain (the harness) from the run's signals:
+def ruleset_scoped(keep=(), held=()):
+    """ruleset(keep, held), and what keeps the processes outside the domain (the harness) from the run's signals:
     "landlock ABI n" (scoped, ABI 6+), or "not the kernel: why"."""
     try:
         libc = ctypes.CDLL(None, use_errno=True)
@@ -118,8 +123,17 @@ def ruleset_scoped(keep=()):
         return None, why, why, "not the kernel: " + why
     procs = _proc_mounts()
     files, chain = _chain(keep) if keeping else (set(), set())
+    holding = set()  # the folders holding a held file off the chain, and those above them
+    for path in held if keeping else ():
+        path = os.path.normpath(path)
+        folder = os.path.dirname(path)
+        if folder in chain:
+            files.add(path)
+        while folder not in chain and folder not in holding:
+            holding.add(folder)
+            folder = os.path.dirname(folder)
     try:
-        _allow(libc, fd, "/", procs, handled, files, chain)
+        _allow(libc, fd, "/", procs, handled, files, chain, holding)
     except OSError as e:
         os.close(fd)
         why = "no landlock rule: " + str(e)
@@ -169,23 +183,28 @@ def _unescape(path):
     return path
 
 
-def _allow(libc, ruleset_fd, folder, procs, handled, files=frozenset(), chain=frozenset()):
+def _allow(libc, ruleset_fd, folder, procs, handled, files=frozenset(), chain=frozenset(), holding=frozenset()):
     """A rule for each entry of folder, except a proc mount; a folder a proc mount lies under, or on the chain
     to a kept file, is entered instead (so /proc, or a procfs mounted deeper, is beneath no rule), and a chain
     folder that holds no proc mount gets CHAIN_RIGHTS itself. Beneath an entry off the chain every handled
     right; a kept file gets no rule of its own (its folder's lets it be read); any other file directly in a
     chain folder may be read, written and truncated. Links are skipped: what they point to is beneath the
-    rule of its own folder, and a link to /proc must not carry one."""
-    if folder in chain and not any(p == folder or p.startswith(folder.rstrip("/") + "/") for p in procs):
-        _rule(libc, ruleset_fd, folder, handled & CHAIN_RIGHTS, True)
-    for name in sorted(os.listdir(folder)):
-        path = os.path.join(folder, name)
-        if path in procs or path in files:
-            continue
-        if path in chain or any(p.startswith(path + "/") for p in procs):
-            _allow(libc, ruleset_fd, path, procs, handled, files, chain)
-            continue
-        _rule(libc, ruleset_fd, path, handled, False)
+    rule of its own folder, and a link to /proc must not carry one. An entry off the chain in `holding` (a folder
+    of the landed tree, round 14b) gets every right but REMOVE_DIR. A stack, not recursion (round 14b: a chain
+    of ~1,000 folders, a deep test data folder, raised RecursionError: no verdict)."""
+    stack = [folder]
+    while stack:
+        folder = stack.pop()
+        if folder in chain and not any(p == folder or p.startswith(folder.rstrip("/") + "/") for p in procs):
+            _rule(libc, ruleset_fd, folder, handled & CHAIN_RIGHTS, True)
+        for name in sorted(os.listdir(folder)):
+            path = os.path.join(folder, name)
+            if path in procs or path in files:
+                continue
+            if path in chain or any(p.startswith(path + "/") for p in procs):
+                stack.append(path)
+                continue
+            _rule(libc, ruleset_fd, path, handled & ~REMOVE_DIR if path in holding else handled, False)
 
 
 def _rule(libc, ruleset_fd, path, rights, folder_only):

@@ -13,8 +13,11 @@ opened one name at a time without following a link and compared by device, inode
 which guard keeps the runner from /proc (`proc_guard`: the kernel's, confine.py, or the runner's audit hook
 alone) and what keeps the protected files from every process of the run (`files_guard`: the kernel's, or
 not: then the hook and the digests alone). The test data (`data`: every other file beneath the folders that
-hold test files, issue 51 round 13b) is kept and digested as the protected files are, though the runner's hook
-does not watch it (a test opens its data); `data_kept` says how many. What keeps the harness from the run's
+hold test files, issue 51 round 13b) and every other file of the tree as it landed that the candidate's diff did
+not change (`tree`, round 14b: test data at the root, the package's data, a configuration the tests read) are
+kept and digested as the protected files are, though the runner's hook does not watch them (a test opens its
+data); `data_kept` and `tree_kept` say how many were kept, `unhashed` how many were digested without their
+content (past HASHED bytes: their ctime still shows any write). What keeps the harness from the run's
 signals: `signal_guard` (confine.py's scope, Landlock ABI 6+).
 Standard library only, for any Python 3.6 or later.
 """
@@ -40,6 +43,9 @@ CONFINE = True  # the kernel guard (confine.py); the tests turn it off to show w
 # show that what the hook stops is a real cheat
 IDENTITY = True
 PR_SET_CHILD_SUBREAPER = 36
+# bytes of the kept files' content read for the digests (each twice a run), in the order given (the test files,
+# their data, then the rest of the tree); past it a file's identity is taken without its content (round 14b)
+HASHED = 256 << 20
 
 
 def main():
@@ -71,11 +77,17 @@ def main():
     # file beneath the folders holding test files): both kept by the kernel and digested
     paths = config.get("protected", [])
     data = config.get("data", [])
-    protected = _protect(root, paths + data)
+    # round 14b: every other file of the tree as it landed that the candidate's diff did not change (its root, the
+    # package's data, a configuration the tests read): the tree is what is graded, so no process of the run may
+    # change what the tests read from it; kept and digested as the test data is
+    tree = config.get("tree", [])
+    protected = _protect(root, paths + data + tree)
     if protected and os.geteuid() == 0 and uid is not None:
         _git_trusts(env, root)
     memory = config.get("memory_mb")
-    made, restrict, proc_guard, files_guard, signal_guard = _confine(here, _kept(root, paths + data))
+    kept = paths + [p for p in data if protected[p][1] is not None]
+    held = [p for p in tree if protected[p][1] is not None]
+    made, restrict, proc_guard, files_guard, signal_guard = _confine(here, _kept(root, kept), _kept(root, held))
     _subreaper()
 
     def start():
@@ -131,12 +143,16 @@ def main():
               "python": ".".join(str(v) for v in sys.version_info[:3]),
               "gap": gaps[0] if gaps else None, "changed": _changed(config["cwd"], protected),
               "proc_guard": proc_guard, "files_guard": files_guard, "signal_guard": signal_guard,
-              "data_kept": len(data)}
+              # how many were kept (a file gone or unreadable before the run is not), not how many were asked for
+              "data_kept": sum(protected[p][1] is not None for p in data),
+              "tree_kept": sum(protected[p][1] is not None for p in tree),
+              "unhashed": sum(IDENTITY and protected[p][1] is not None and protected[p][1][4] is None
+                              for p in paths + data + tree)}
     sys.stdout.write(config["token"] + " " + json.dumps(report) + "\n")
     sys.stdout.flush()
 
 
-def _confine(here, keep):
+def _confine(here, keep, held=()):
     """(the Landlock ruleset or None, the function that applies it, which guard keeps the runner from /proc,
     what keeps the files of `keep` from every process of the run, what keeps the harness from the run's
     signals), from confine.py beside this script, loaded
@@ -147,7 +163,7 @@ def _confine(here, keep):
     spec = importlib.util.spec_from_file_location("codewalk_confine", os.path.join(here, "confine.py"))
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    made, what, kept, signals = module.ruleset_scoped(keep)
+    made, what, kept, signals = module.ruleset_scoped(keep, held)
     if not made:
         return None, module.restrict, "audit hook: " + what, "not the kernel: " + kept, signals
     return made, module.restrict, what, kept, signals
@@ -257,8 +273,14 @@ def _protect(root, paths):
                     os.chmod(folder, 0o1777)
             except OSError:
                 pass
-    return {path: (os.path.realpath(os.path.join(root, path)), _identity(os.path.realpath(os.path.join(root, path))))
-            for path in paths}
+    found, budget = {}, HASHED
+    for path in paths:  # the content of each, in order, while the budget lasts; then identity alone (the ctime)
+        real = os.path.realpath(os.path.join(root, path))
+        identity = _identity(real, budget > 0)
+        if IDENTITY and identity is not None and identity[4] is not None:
+            budget -= identity[5]
+        found[path] = (real, identity)
+    return found
 
 
 def _git_trusts(env, root):
@@ -271,13 +293,16 @@ def _git_trusts(env, root):
 
 
 def _changed(root, protected):
-    return sorted(p for p, (real, before) in protected.items() if _identity(real) != before)
+    return sorted(p for p, (real, before) in protected.items()
+                  if _identity(real, before is None or not IDENTITY or before[4] is not None) != before)
 
 
-def _identity(path):
-    """(device, inode, ctime, mode, sha256) of the file at the absolute path, opened one name at a time from /
-    without following a link (a folder put back as a link to the originals, a file swapped for another with
-    the same text, a mode changed and changed back are each a change); None if it cannot be opened so."""
+def _identity(path, content=True):
+    """(device, inode, ctime, mode, sha256 or None, size) of the file at the absolute path, opened one name at a
+    time from / without following a link (a folder put back as a link to the originals, a file swapped for another
+    with the same text, a mode changed and changed back are each a change); None if it cannot be opened so.
+    content=False (past the HASHED budget) leaves the text unread: any write, truncation or chmod still changes
+    the ctime, which no process of the run can set back."""
     if not IDENTITY:
         try:
             with open(path, "rb") as handle:
@@ -299,13 +324,16 @@ def _identity(path):
         os.close(fd)
         fd = inner
         found = os.fstat(fd)
-        digest = hashlib.sha256()
+        if not content:
+            return [found.st_dev, found.st_ino, found.st_ctime_ns, found.st_mode, None, found.st_size]
+        digest, size = hashlib.sha256(), 0
         while True:
             data = os.read(fd, 1 << 20)
             if not data:
                 break
             digest.update(data)
-        return [found.st_dev, found.st_ino, found.st_ctime_ns, found.st_mode, digest.hexdigest()]
+            size += len(data)
+        return [found.st_dev, found.st_ino, found.st_ctime_ns, found.st_mode, digest.hexdigest(), size]
     except (OSError, IndexError):
         return None
     finally:
