@@ -83,6 +83,10 @@ CLASS_EVENT = "codewalk.class"
 # import by a name the caller supplies (`__import__(name)`, importlib.import_module, pickle's find_class) for
 # unchanged code stays denied at the code it makes.
 C_IMPORTS = frozenset(("_strptime",))
+# Round 14: the standard library's C functions that import a module for their caller (datetime's and time's
+# strptime: _strptime; pickle's loads and load, and an Unpickler's load: the module a pickled class names). A frame
+# with no importer out from the import system asks for a first import only at a call naming one of these.
+C_IMPORTERS = ("strptime", "loads", "load", "Unpickler")
 # The names a module's globals hold when the import system runs its code in a new module: the import system's
 # own (set by module_from_spec and _init_module_attrs) and __builtins__, which exec adds (round 8).
 MODULE_DUNDERS = frozenset(("__name__", "__doc__", "__package__", "__loader__", "__spec__", "__file__", "__cached__",
@@ -716,6 +720,7 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
     opnames = tuple(dis.opname)
     # round 13: who asks for a first import (import_asked)
     importers, runners, own_globals = ("__import__", "import_module"), frozenset(("_pytest", "pytest", "pluggy")), globals()
+    c_importers = C_IMPORTERS
     caches = [0] * 256
     entries = getattr(opcode, "_inline_cache_entries", None)
     for op, count in (entries.items() if isinstance(entries, dict) else enumerate(entries or ())):
@@ -1193,17 +1198,28 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
         changed frame out from the import system, is asked by the code that runs it (round 13: who asks; the
         same line as text_asked_for's), else what asked. f, the first frame out from the import system, asks when
         it is at an import statement or at a call that names __import__ or import_module (encodings' search
-        function, pytest's monkeypatch and importorskip); else the first frame out from the standard-library
-        frames it entered must name the one it entered (a library's importlib.import_module(name), pkgutil's
-        resolve_name). A C function that imports for its caller (time.strptime, pickle's find_class, a codec's
-        lookup) has no frame: its caller asks, unless that is the runner (pytest, pluggy, the harness), which
-        imports only by statement or by a call it names: an import run by a C callable pytest's collection
-        called (reading __test__ of an object of a test module: importlib.import_module or builtins.__import__
-        over a map) is asked by nobody."""
+        function, pytest's monkeypatch and importorskip); else the standard-library frames it entered must be a
+        chain of named calls out from an importer's own frame (round 14: importlib.import_module's, named by
+        pkgutil's resolve_name, named by the library; not inspect's _is_wrapper, whose hasattr ran a C getter that
+        imports, for pytest's named call of inspect.unwrap), and the first frame out from them must name the one it
+        entered. A C function that imports for its caller has no frame: its caller asks only at a call naming a
+        C function of the standard library that imports for its caller (C_IMPORTERS: strptime, pickle's loads),
+        and never when it is the runner (pytest, pluggy, the harness), which imports only by statement or by a
+        call it names: an import run by a C callable pytest's collection called (reading __test__ of an object of
+        a test module: importlib.import_module or builtins.__import__ over a map), by a partial over a map the
+        test calls, or by a finalizer run where the test drops a value (round 14) is asked by nobody."""
         if at_import(f) or asks(f, importers):
             return ""
         entry = None
         while f is not None and stdlib_frame(f):
+            # round 14: a chain of named calls out from an importer's own frame (importlib.import_module's, called
+            # by pkgutil's resolve_name, called by the library) or from a call naming a C function that imports for
+            # its caller (C_IMPORTERS: _strptime for time.strptime): a standard-library frame that names no
+            # importer and no function it entered did not ask (inspect's _is_wrapper reading __wrapped__ by
+            # hasattr, whose C getter imports, for pytest's named call of inspect.unwrap)
+            if entry is not None and not asks(f, (entry.f_code.co_name,)) or entry is None and not (
+                    f.f_code.co_name in importers or asks(f, c_importers)):
+                return asker_named(f, entry)
             entry, f = f, f.f_back
         if f is None:
             return asker_named(f, entry)
@@ -1212,7 +1228,10 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
         top = str_(f.f_globals.get("__name__", "")).split(".")[0]
         if f.f_globals is own_globals or top in runners:
             return asker_named(f, None)
-        return ""
+        # round 14: a C function importing for a frame that names no importer (a partial of __import__ over a map
+        # the test calls, a weak reference's callback run where the test drops a value): the frame asks only if it
+        # names a C function that imports for its caller (C_IMPORTERS)
+        return "" if asks(f, c_importers) else asker_named(f, None)
 
     def module_asked(code_, f):
         """What asked for the import whose module body code_ the import system's frame f runs, when it is a
