@@ -285,12 +285,15 @@ def _test_module_bodies():
         return None
     bodies, class_space = {}, type.__dict__["__dict__"].__get__
     dict_, type_, id_, list_, isinstance_, getattr_ = dict, type, id, list, isinstance, getattr
+    codes = _test_module_codes()
 
     def import_path(*args, **kwargs):
         mod = real(*args, **kwargs)
         space = getattr_(mod, "__dict__", None)
         if type_(space) is dict_ and id_(mod) not in bodies:
-            bodies[id_(mod)] = (mod, dict_(space))
+            copy = dict_(space)
+            _bound_by_its_def(copy, codes.get(space.get("__file__")))
+            bodies[id_(mod)] = (mod, copy)
             name = space.get("__name__")
             for v in list_(space.values()):
                 if isinstance_(v, type_) and id_(v) not in bodies:
@@ -301,6 +304,71 @@ def _test_module_bodies():
 
     python.import_path = import_path
     return bodies, import_path
+
+
+def _test_module_codes():
+    """Round 14: {file name: the code pytest's assertion rewriter compiled for it}. pytest's `_rewrite_test` (as
+    the rewriter's module holds it) is wrapped before the report path is recorded, so putting it back is a changed
+    report path. A module pytest does not rewrite (PYTEST_DONT_REWRITE, --assert=plain) has no entry."""
+    import types
+
+    import _pytest.assertion.rewrite as rewrite
+
+    codes, real, code_type = {}, getattr(rewrite, "_rewrite_test", None), types.CodeType
+    if not callable(real):
+        return codes
+    tuple_, type_, str_, isinstance_ = tuple, type, str, isinstance
+
+    def _rewrite_test(*args, **kwargs):
+        got = real(*args, **kwargs)
+        co = got[-1] if type_(got) is tuple_ and got else got
+        if type_(co) is code_type and isinstance_(co.co_filename, str_):
+            codes[co.co_filename] = co
+        return got
+
+    rewrite._rewrite_test = _rewrite_test
+    return codes
+
+
+# Round 14: between a def's MAKE_FUNCTION and its STORE, only these (3.13+ sets defaults and the like after it)
+DEF_BETWEEN = frozenset(("SET_FUNCTION_ATTRIBUTE", "EXTENDED_ARG", "CACHE", "NOP"))
+REBOUND = object()  # a test module's name its own def bound, found bound to another object when the import returned
+
+
+def _bound_by_its_def(space, co):
+    """Round 14: in space (a copy of a test module's namespace when its import returned), each name the module's
+    code co binds by a plain def only (no decorator, no other store or deletion of that name anywhere in its body)
+    must hold a function made from that def's code; else it is put REBOUND. What runs WHILE the body runs by no
+    call of it (a GC callback, a finalizer of garbage, a signal handler, a thread) can rebind the module's names
+    with no audit event: the copy taken when the import returns would take that for the body's own binding. The
+    items' guard then finds the item runs another function than the body bound (report_path_changed)."""
+    import dis
+    import types
+
+    if type(co) is not types.CodeType:
+        return
+    defs, other, made, last = {}, set(), None, None
+    for ins in dis.get_instructions(co):
+        op = ins.opname
+        if op == "LOAD_CONST" and type(ins.argval) is types.CodeType:
+            last = ins.argval
+        elif op in ("STORE_NAME", "STORE_GLOBAL", "DELETE_NAME", "DELETE_GLOBAL"):
+            name = ins.argval
+            if op.startswith("STORE") and made is not None and made.co_name == name:
+                defs.setdefault(name, []).append(made)
+            else:
+                other.add(name)
+        if op == "MAKE_FUNCTION":
+            made = last
+        elif op not in DEF_BETWEEN:
+            made = None
+    function_type = types.FunctionType
+    for name, made_from in defs.items():
+        if name in other:
+            continue
+        value = space.get(name, REBOUND)
+        if type(value) is not function_type or not any(value.__code__ is c for c in made_from):
+            space[name] = REBOUND
 
 
 def _one_parse_at_a_time():
