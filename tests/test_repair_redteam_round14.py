@@ -165,3 +165,83 @@ def test_round14_kind_the_static_layer_lets_through(tmp_path: Path, kind, spelli
 def test_round14_spelling_the_static_layer_refuses(tmp_path: Path, kind, spelling):
     codes = {str(r.rule) for r in _static_refusals(tmp_path, KINDS[kind].spellings[spelling])}
     assert codes & set(SPELLINGS_STOPPED[(kind, spelling)]), codes
+
+
+# Round 14's second fix read off a test module's code (boot.py: _bound_by_its_def), in process: the ways honest test
+# modules bind their tests keep what they bound, and only a plain def's name found holding another object is marked.
+HONEST_MODULE = '''
+import functools
+
+
+def _wrap(f):
+    @functools.wraps(f)
+    def inner(*args, **kwargs):
+        return f(*args, **kwargs)
+    return inner
+
+
+@_wrap
+def test_decorated():
+    pass
+
+
+def test_first(x=1, *, y: int = 2) -> None:
+    pass
+
+
+test_alias = test_first
+
+if True:
+    def test_conditional():
+        pass
+else:
+    def test_conditional():
+        raise AssertionError
+
+
+def test_redefined():
+    raise AssertionError
+
+
+def test_redefined():
+    pass
+
+
+def test_deleted_then_bound():
+    pass
+
+
+del test_deleted_then_bound
+test_deleted_then_bound = test_first
+
+
+async def test_async():
+    pass
+
+
+class TestClass:
+    def test_method(self):
+        pass
+'''
+
+
+def test_honest_test_module_bindings_keep_what_their_body_bound(tmp_path):
+    import re
+
+    from codewalk.domains.repair.harness import boot
+
+    co = compile(HONEST_MODULE, str(tmp_path / "test_honest.py"), "exec")
+    space: dict = {"__name__": "test_honest"}
+    exec(co, space)
+    copy = dict(space)
+    boot._bound_by_its_def(copy, co)
+    assert copy == space  # nothing marked
+    for rebound in ("test_first", "test_conditional", "test_redefined", "test_async"):
+        copy = dict(space, **{rebound: re.purge})
+        boot._bound_by_its_def(copy, co)
+        assert copy[rebound] is boot.REBOUND, rebound
+        assert all(copy[k] is space[k] for k in space if k != rebound)
+    for kept in ("test_decorated", "test_alias", "test_deleted_then_bound", "TestClass"):  # not a plain def's
+        copy = dict(space, **{kept: re.purge})
+        boot._bound_by_its_def(copy, co)
+        assert copy[kept] is re.purge, kept
