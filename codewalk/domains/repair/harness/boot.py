@@ -1314,7 +1314,9 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
         if top in tree_tops or top in stdlib_ok:  # a file of the standard library's folder (its test package too)
             return ""
         importer = f
-        while importer is not None and among(importer.f_globals, importing):
+        # round 14: the import system's own import statement (importlib.resources' reader: get_resource_reader's
+        # `from importlib.readers import FileReader`) names its module: it asks, whoever is out from it
+        while importer is not None and among(importer.f_globals, importing) and not at_import(importer):
             importer = importer.f_back
         if importer is None:
             return ""
@@ -1491,7 +1493,9 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
             if top in tree_tops or top in stdlib_ok or top not in stdlib:
                 return
             importer = start
-            while importer is not None and among(importer.f_globals, importing):
+            # round 14: the import system's own import statement (importlib.resources' reader: get_resource_reader's
+            # `from importlib.readers import FileReader`) names its module: it asks, whoever is out from it
+            while importer is not None and among(importer.f_globals, importing) and not at_import(importer):
                 importer = importer.f_back
             if importer is not None and among(importer.f_globals, tracked):
                 # what the changed module's file imported at x_G already (click's testing.py: pdb; werkzeug's
