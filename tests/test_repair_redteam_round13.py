@@ -110,13 +110,11 @@ RUN_TIME_RULES: dict[str, tuple[str, ...]] = {
 assert not set(RUN_TIME_RULES) & set(RUN_TIME_HOLES) and set(RUN_TIME_RULES) <= set(STATICALLY_STOPPED)
 # Spellings of a RUN_TIME_RULES kind that the run time lets through (xfail strict), with why they stay open.
 RUN_TIME_SPELLING_HOLES: dict[tuple[str, str], str] = {
-    # added after round 13's second fix, solved on main 0f58652 and after it (both runtimes): the import is run by
-    # a C function (builtins.__import__ over a map) where the test's frame drops a result: that frame is the asker
-    # found, at no import and no call naming an importer, and a C function that imports for its caller has no
-    # frame to tell it from time.strptime's import of _strptime; only the runner is refused as such an asker
-    ("unittest_mock_any_eq_first_imported_after_start_up",
-     "imported by builtins.__import__ (C) as the __del__ of a result the test drops, ANY returned"): (
-        "a C function's import in the test's frame (a finalizer) counts as the test's own"),
+    # (none now) added after round 13's second fix, solved on main 0f58652 and after it (both runtimes): the import
+    # is run by a C function (builtins.__import__ over a map) where the test's frame drops a result: that frame is
+    # the asker found, at no import and no call naming an importer. Stopped by round 14a's first fix (audit_denied):
+    # a frame that is no runner's asks for a C function's import only at a call naming a C function of the
+    # standard library that imports for its caller (boot.py: C_IMPORTERS, import_asked)
 }
 assert {kind for kind, _ in RUN_TIME_SPELLING_HOLES} <= set(RUN_TIME_RULES)
 

@@ -83,6 +83,10 @@ CLASS_EVENT = "codewalk.class"
 # import by a name the caller supplies (`__import__(name)`, importlib.import_module, pickle's find_class) for
 # unchanged code stays denied at the code it makes.
 C_IMPORTS = frozenset(("_strptime",))
+# Round 14: the standard library's C functions that import a module for their caller (datetime's and time's
+# strptime: _strptime; pickle's loads and load, and an Unpickler's load: the module a pickled class names). A frame
+# with no importer out from the import system asks for a first import only at a call naming one of these.
+C_IMPORTERS = ("strptime", "loads", "load", "Unpickler")
 # The names a module's globals hold when the import system runs its code in a new module: the import system's
 # own (set by module_from_spec and _init_module_attrs) and __builtins__, which exec adds (round 8).
 MODULE_DUNDERS = frozenset(("__name__", "__doc__", "__package__", "__loader__", "__spec__", "__file__", "__cached__",
@@ -281,12 +285,15 @@ def _test_module_bodies():
         return None
     bodies, class_space = {}, type.__dict__["__dict__"].__get__
     dict_, type_, id_, list_, isinstance_, getattr_ = dict, type, id, list, isinstance, getattr
+    codes = _test_module_codes()
 
     def import_path(*args, **kwargs):
         mod = real(*args, **kwargs)
         space = getattr_(mod, "__dict__", None)
         if type_(space) is dict_ and id_(mod) not in bodies:
-            bodies[id_(mod)] = (mod, dict_(space))
+            copy = dict_(space)
+            _bound_by_its_def(copy, codes.get(space.get("__file__")))
+            bodies[id_(mod)] = (mod, copy)
             name = space.get("__name__")
             for v in list_(space.values()):
                 if isinstance_(v, type_) and id_(v) not in bodies:
@@ -297,6 +304,71 @@ def _test_module_bodies():
 
     python.import_path = import_path
     return bodies, import_path
+
+
+def _test_module_codes():
+    """Round 14: {file name: the code pytest's assertion rewriter compiled for it}. pytest's `_rewrite_test` (as
+    the rewriter's module holds it) is wrapped before the report path is recorded, so putting it back is a changed
+    report path. A module pytest does not rewrite (PYTEST_DONT_REWRITE, --assert=plain) has no entry."""
+    import types
+
+    import _pytest.assertion.rewrite as rewrite
+
+    codes, real, code_type = {}, getattr(rewrite, "_rewrite_test", None), types.CodeType
+    if not callable(real):
+        return codes
+    tuple_, type_, str_, isinstance_ = tuple, type, str, isinstance
+
+    def _rewrite_test(*args, **kwargs):
+        got = real(*args, **kwargs)
+        co = got[-1] if type_(got) is tuple_ and got else got
+        if type_(co) is code_type and isinstance_(co.co_filename, str_):
+            codes[co.co_filename] = co
+        return got
+
+    rewrite._rewrite_test = _rewrite_test
+    return codes
+
+
+# Round 14: between a def's MAKE_FUNCTION and its STORE, only these (3.13+ sets defaults and the like after it)
+DEF_BETWEEN = frozenset(("SET_FUNCTION_ATTRIBUTE", "EXTENDED_ARG", "CACHE", "NOP"))
+REBOUND = object()  # a test module's name its own def bound, found bound to another object when the import returned
+
+
+def _bound_by_its_def(space, co):
+    """Round 14: in space (a copy of a test module's namespace when its import returned), each name the module's
+    code co binds by a plain def only (no decorator, no other store or deletion of that name anywhere in its body)
+    must hold a function made from that def's code; else it is put REBOUND. What runs WHILE the body runs by no
+    call of it (a GC callback, a finalizer of garbage, a signal handler, a thread) can rebind the module's names
+    with no audit event: the copy taken when the import returns would take that for the body's own binding. The
+    items' guard then finds the item runs another function than the body bound (report_path_changed)."""
+    import dis
+    import types
+
+    if type(co) is not types.CodeType:
+        return
+    defs, other, made, last = {}, set(), None, None
+    for ins in dis.get_instructions(co):
+        op = ins.opname
+        if op == "LOAD_CONST" and type(ins.argval) is types.CodeType:
+            last = ins.argval
+        elif op in ("STORE_NAME", "STORE_GLOBAL", "DELETE_NAME", "DELETE_GLOBAL"):
+            name = ins.argval
+            if op.startswith("STORE") and made is not None and made.co_name == name:
+                defs.setdefault(name, []).append(made)
+            else:
+                other.add(name)
+        if op == "MAKE_FUNCTION":
+            made = last
+        elif op not in DEF_BETWEEN:
+            made = None
+    function_type = types.FunctionType
+    for name, made_from in defs.items():
+        if name in other:
+            continue
+        value = space.get(name, REBOUND)
+        if type(value) is not function_type or not any(value.__code__ is c for c in made_from):
+            space[name] = REBOUND
 
 
 def _one_parse_at_a_time():
@@ -716,6 +788,7 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
     opnames = tuple(dis.opname)
     # round 13: who asks for a first import (import_asked)
     importers, runners, own_globals = ("__import__", "import_module"), frozenset(("_pytest", "pytest", "pluggy")), globals()
+    c_importers = C_IMPORTERS
     caches = [0] * 256
     entries = getattr(opcode, "_inline_cache_entries", None)
     for op, count in (entries.items() if isinstance(entries, dict) else enumerate(entries or ())):
@@ -1193,17 +1266,28 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
         changed frame out from the import system, is asked by the code that runs it (round 13: who asks; the
         same line as text_asked_for's), else what asked. f, the first frame out from the import system, asks when
         it is at an import statement or at a call that names __import__ or import_module (encodings' search
-        function, pytest's monkeypatch and importorskip); else the first frame out from the standard-library
-        frames it entered must name the one it entered (a library's importlib.import_module(name), pkgutil's
-        resolve_name). A C function that imports for its caller (time.strptime, pickle's find_class, a codec's
-        lookup) has no frame: its caller asks, unless that is the runner (pytest, pluggy, the harness), which
-        imports only by statement or by a call it names: an import run by a C callable pytest's collection
-        called (reading __test__ of an object of a test module: importlib.import_module or builtins.__import__
-        over a map) is asked by nobody."""
+        function, pytest's monkeypatch and importorskip); else the standard-library frames it entered must be a
+        chain of named calls out from an importer's own frame (round 14: importlib.import_module's, named by
+        pkgutil's resolve_name, named by the library; not inspect's _is_wrapper, whose hasattr ran a C getter that
+        imports, for pytest's named call of inspect.unwrap), and the first frame out from them must name the one it
+        entered. A C function that imports for its caller has no frame: its caller asks only at a call naming a
+        C function of the standard library that imports for its caller (C_IMPORTERS: strptime, pickle's loads),
+        and never when it is the runner (pytest, pluggy, the harness), which imports only by statement or by a
+        call it names: an import run by a C callable pytest's collection called (reading __test__ of an object of
+        a test module: importlib.import_module or builtins.__import__ over a map), by a partial over a map the
+        test calls, or by a finalizer run where the test drops a value (round 14) is asked by nobody."""
         if at_import(f) or asks(f, importers):
             return ""
         entry = None
         while f is not None and stdlib_frame(f):
+            # round 14: a chain of named calls out from an importer's own frame (importlib.import_module's, called
+            # by pkgutil's resolve_name, called by the library) or from a call naming a C function that imports for
+            # its caller (C_IMPORTERS: _strptime for time.strptime): a standard-library frame that names no
+            # importer and no function it entered did not ask (inspect's _is_wrapper reading __wrapped__ by
+            # hasattr, whose C getter imports, for pytest's named call of inspect.unwrap)
+            if entry is not None and not asks(f, (entry.f_code.co_name,)) or entry is None and not (
+                    f.f_code.co_name in importers or asks(f, c_importers)):
+                return asker_named(f, entry)
             entry, f = f, f.f_back
         if f is None:
             return asker_named(f, entry)
@@ -1212,7 +1296,10 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
         top = str_(f.f_globals.get("__name__", "")).split(".")[0]
         if f.f_globals is own_globals or top in runners:
             return asker_named(f, None)
-        return ""
+        # round 14: a C function importing for a frame that names no importer (a partial of __import__ over a map
+        # the test calls, a weak reference's callback run where the test drops a value): the frame asks only if it
+        # names a C function that imports for its caller (C_IMPORTERS)
+        return "" if asks(f, c_importers) else asker_named(f, None)
 
     def module_asked(code_, f):
         """What asked for the import whose module body code_ the import system's frame f runs, when it is a
@@ -1227,7 +1314,9 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
         if top in tree_tops or top in stdlib_ok:  # a file of the standard library's folder (its test package too)
             return ""
         importer = f
-        while importer is not None and among(importer.f_globals, importing):
+        # round 14: the import system's own import statement (importlib.resources' reader: get_resource_reader's
+        # `from importlib.readers import FileReader`) names its module: it asks, whoever is out from it
+        while importer is not None and among(importer.f_globals, importing) and not at_import(importer):
             importer = importer.f_back
         if importer is None:
             return ""
@@ -1404,7 +1493,9 @@ def _install(send, changed, tree_tops, places=((), frozenset(), {}), files=None)
             if top in tree_tops or top in stdlib_ok or top not in stdlib:
                 return
             importer = start
-            while importer is not None and among(importer.f_globals, importing):
+            # round 14: the import system's own import statement (importlib.resources' reader: get_resource_reader's
+            # `from importlib.readers import FileReader`) names its module: it asks, whoever is out from it
+            while importer is not None and among(importer.f_globals, importing) and not at_import(importer):
                 importer = importer.f_back
             if importer is not None and among(importer.f_globals, tracked):
                 # what the changed module's file imported at x_G already (click's testing.py: pdb; werkzeug's
