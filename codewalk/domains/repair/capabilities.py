@@ -769,9 +769,10 @@ def module_name(path: str) -> str:
 
 
 def module_bindings(source: bytes | str | ast.Module | None) -> dict[str, str]:
-    """Round 14b: the names a module binds at its top (not in functions; under if/try too) by an absolute import,
-    with the module or module attribute each stands for: `import typing as t` -> t: typing, `import a.b` -> a: a,
-    `from a import b as c` -> c: a.b."""
+    """Round 14b: the names a module binds at its top (not in functions; under if/try too) to a module by an import
+    statement, with the module each stands for: `import typing as t` -> t: typing, `import a.b` -> a: a. Not
+    from-imports (`from urllib.request import getproxies` in requests' compat.py): what they bind may be a function
+    or a class, whose uses through the module (`compat.getproxies()`) stay judged as the repository's names."""
     tree = source if isinstance(source, ast.Module) else _parsed(source) if source is not None else None
     if tree is None:
         return {}
@@ -780,10 +781,6 @@ def module_bindings(source: bytes | str | ast.Module | None) -> dict[str, str]:
         if isinstance(stmt, ast.Import):
             for a in stmt.names:
                 bound[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
-        elif isinstance(stmt, ast.ImportFrom) and not stmt.level and stmt.module:
-            for a in stmt.names:
-                if a.name != "*":
-                    bound[a.asname or a.name] = f"{stmt.module}.{a.name}"
     return bound
 
 
@@ -1246,8 +1243,8 @@ class _Reader(ast.NodeVisitor):
 
     def _own_binding(self, parts: list[str]) -> list[str] | None:
         """Round 14b: a chain on the repository's own module (pkg.utils.t.get_type_hints) whose name after a module
-        is one that module binds by importing a module outside the repository (`import typing as t`, `from typing
-        import get_type_hints`): the chain on what it imported (typing.get_type_hints), read from the module's
+        is one that module binds by importing a module outside the repository (`import typing as t`): the chain on
+        what it imported (typing.get_type_hints), read from the module's
         source (the changed modules now, or the tree at x_G). A name bound under another name is no route name the
         other rules can see."""
         if self.bindings is None or len(parts) < 3:
