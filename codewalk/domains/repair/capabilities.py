@@ -522,18 +522,18 @@ def new_refusals(changed: Iterable[tuple[str, bytes | str | None, bytes | str | 
             files.append(list(tree()) if tree is not None else [])
         return files[0]
 
-    def bindings_of(changed_trees: dict[str, ast.Module | None]) -> Callable[[str], dict[str, str]]:
+    def bindings_of(changed_trees: dict[str, ast.Module | None]) -> Callable[[str], dict[str, str] | None]:
         """round 14b: a repository module's import bindings: from the changed modules (now, or at x_G), else from
-        the tree at x_G (read once, when first needed)."""
-        bound: dict[str, dict[str, str]] = {}
+        the tree at x_G (read once, when first needed); None where neither has the module's source."""
+        bound: dict[str, dict[str, str] | None] = {}
 
-        def bindings(module: str) -> dict[str, str]:
+        def bindings(module: str) -> dict[str, str] | None:
             if module not in bound:
                 if module in changed_trees:
                     bound[module] = module_bindings(changed_trees[module])
                 else:
-                    bound[module] = module_bindings(next((s for p, s in the_tree() if p.endswith(".py")
-                                                          and module_name(p) == module), None))
+                    source = next((s for p, s in the_tree() if p.endswith(".py") and module_name(p) == module), None)
+                    bound[module] = None if source is None else module_bindings(source)
             return bound[module]
         return bindings
 
@@ -981,7 +981,7 @@ class _Reader(ast.NodeVisitor):
     def __init__(self, path: str, own: frozenset[str], tests: frozenset[str], defined: frozenset[str],
                  index: _Index, absent: frozenset[str] = frozenset(), added: frozenset[str] = frozenset(),
                  before: frozenset[str] = frozenset(), reads: frozenset[str] | None = None,
-                 bindings: Callable[[str], dict[str, str]] | None = None):
+                 bindings: Callable[[str], dict[str, str] | None] | None = None):
         self.path, self.own, self.tests, self.defined, self.absent = path, own, tests, defined, absent
         self.bindings = bindings  # round 14b: a module of the repository's names bound by import (module_bindings)
         # round 14b: the names the changed modules read as attributes (_Index.reads), all of them: a module handed
@@ -1131,10 +1131,16 @@ class _Reader(ast.NodeVisitor):
                     # pkg.compat.sys.modules: a module the repository's module imported
                     self._chain(parts[k:], node, importing)
                     return
-                if self._outside_route(parts, k, node, importing):
+                # (by name only where the module's source is not known: a name it defines is its own, marshmallow's
+                # `validate.email` function handed to partial)
+                if self._own_source_unknown(parts[:k]) and self._outside_route(parts, k, node, importing):
                     return
             resolved = self._own_binding(parts)
             if resolved:  # round 14b: pkg.utils.t where utils.py has `import typing as t`: typing's chain
+                if resolved[0] in STDLIB_OUTSIDE:
+                    self.add(Rule.IMPORT_NOT_ALLOWED, f"reaches the module {resolved[0]}, outside the reviewed set, "
+                             f"as {'.'.join(parts[:len(parts) - len(resolved) + 2])}", node)
+                    return
                 self._chain(resolved, node, importing)
                 return
             self._object_attrs(parts[1:], node, own=True)
@@ -1250,10 +1256,14 @@ class _Reader(ast.NodeVisitor):
         if self.bindings is None or len(parts) < 3:
             return None
         for k in range(len(parts) - 1, 0, -1):
-            target = self.bindings(".".join(parts[:k])).get(parts[k])
+            target = (self.bindings(".".join(parts[:k])) or {}).get(parts[k])
             if target and target.split(".")[0] not in self.own:
                 return [*target.split("."), *parts[k + 1:]]
         return None
+
+    def _own_source_unknown(self, parts: list[str]) -> bool:
+        """Whether the repository's module named by parts has no source the rules can read (no tree, not changed)."""
+        return self.bindings is None or self.bindings(".".join(parts)) is None
 
     def _outside_route(self, parts: list[str], k: int, node: ast.AST, importing: bool) -> bool:
         """Round 14b: whether parts[k], in a chain on a module outside the reviewed set (a third-party module the
