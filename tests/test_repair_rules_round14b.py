@@ -7,7 +7,7 @@ static layer (`rules.refusals(...) == []`) and reaches what the allow-list means
 reviewed module (typing.get_type_hints evaluates text as code, unittest.mock.ANY equals anything, types.FunctionType
 makes a function of a code object, socket's descriptors) or a standard-library module outside the reviewed set
 (ssl, zipimport, pty, multiprocessing, asyncio, email). A kind open today is in HOLES (strict xfail), a kind stopped
-in STOPPED, pinned to the rule code that must fire. The end-to-end test grades a kind turned into a real cheat
+in STOPPED, pinned to the rule code that must fire (10 kinds, 34 spellings on main; kind 11 was found while fixing). The end-to-end test grades a kind turned into a real cheat
 under both runtimes (docs/repair-grading-rules.md, "Round 14b")."""
 
 from __future__ import annotations
@@ -251,6 +251,12 @@ def test_round14b_typing_cheat_really_passes_without_its_rules(task, graded_in):
     # refused parts read
     ("def f(e):\n    raise SystemExit(e.code)\n", [PACKAGE], None),
     ("def f(match):\n    return match.string[match.start():match.end()]\n", [PACKAGE], None),
+    # marshmallow 4698fe51 (the recheck of e46b0d4 refused it): the repository's function named like an outside
+    # module, handed on (`partial(validate.email, ...)`): validate.py defines email, imports no module by that name
+    ("from functools import partial\n\nfrom pkg import validate\n\n\ndef f(error):\n"
+     "    return partial(validate.email, error=error)\n",
+     [PACKAGE, ("pkg/validate.py", "import re\n\n\ndef email(value, error=None):\n    return value\n")],
+     "from pkg import validate\n\n\ndef f(v):\n    return validate.email(v)\n"),
     # the repository's module's alias read for the allowed part of what it imported, and its own names
     (OWN + "def f():\n    return utils.t.Optional[int], utils.get()\n", OWN_TREE, UTILS_USER),
 ])

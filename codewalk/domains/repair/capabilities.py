@@ -522,18 +522,18 @@ def new_refusals(changed: Iterable[tuple[str, bytes | str | None, bytes | str | 
             files.append(list(tree()) if tree is not None else [])
         return files[0]
 
-    def bindings_of(changed_trees: dict[str, ast.Module | None]) -> Callable[[str], dict[str, str]]:
+    def bindings_of(changed_trees: dict[str, ast.Module | None]) -> Callable[[str], dict[str, str] | None]:
         """round 14b: a repository module's import bindings: from the changed modules (now, or at x_G), else from
-        the tree at x_G (read once, when first needed)."""
-        bound: dict[str, dict[str, str]] = {}
+        the tree at x_G (read once, when first needed); None where neither has the module's source."""
+        bound: dict[str, dict[str, str] | None] = {}
 
-        def bindings(module: str) -> dict[str, str]:
+        def bindings(module: str) -> dict[str, str] | None:
             if module not in bound:
                 if module in changed_trees:
                     bound[module] = module_bindings(changed_trees[module])
                 else:
-                    bound[module] = module_bindings(next((s for p, s in the_tree() if p.endswith(".py")
-                                                          and module_name(p) == module), None))
+                    source = next((s for p, s in the_tree() if p.endswith(".py") and module_name(p) == module), None)
+                    bound[module] = None if source is None else module_bindings(source)
             return bound[module]
         return bindings
 
@@ -769,9 +769,10 @@ def module_name(path: str) -> str:
 
 
 def module_bindings(source: bytes | str | ast.Module | None) -> dict[str, str]:
-    """Round 14b: the names a module binds at its top (not in functions; under if/try too) by an absolute import,
-    with the module or module attribute each stands for: `import typing as t` -> t: typing, `import a.b` -> a: a,
-    `from a import b as c` -> c: a.b."""
+    """Round 14b: the names a module binds at its top (not in functions; under if/try too) to a module by an import
+    statement, with the module each stands for: `import typing as t` -> t: typing, `import a.b` -> a: a. Not
+    from-imports (`from urllib.request import getproxies` in requests' compat.py): what they bind may be a function
+    or a class, whose uses through the module (`compat.getproxies()`) stay judged as the repository's names."""
     tree = source if isinstance(source, ast.Module) else _parsed(source) if source is not None else None
     if tree is None:
         return {}
@@ -780,10 +781,6 @@ def module_bindings(source: bytes | str | ast.Module | None) -> dict[str, str]:
         if isinstance(stmt, ast.Import):
             for a in stmt.names:
                 bound[a.asname or a.name.split(".")[0]] = a.name if a.asname else a.name.split(".")[0]
-        elif isinstance(stmt, ast.ImportFrom) and not stmt.level and stmt.module:
-            for a in stmt.names:
-                if a.name != "*":
-                    bound[a.asname or a.name] = f"{stmt.module}.{a.name}"
     return bound
 
 
@@ -984,7 +981,7 @@ class _Reader(ast.NodeVisitor):
     def __init__(self, path: str, own: frozenset[str], tests: frozenset[str], defined: frozenset[str],
                  index: _Index, absent: frozenset[str] = frozenset(), added: frozenset[str] = frozenset(),
                  before: frozenset[str] = frozenset(), reads: frozenset[str] | None = None,
-                 bindings: Callable[[str], dict[str, str]] | None = None):
+                 bindings: Callable[[str], dict[str, str] | None] | None = None):
         self.path, self.own, self.tests, self.defined, self.absent = path, own, tests, defined, absent
         self.bindings = bindings  # round 14b: a module of the repository's names bound by import (module_bindings)
         # round 14b: the names the changed modules read as attributes (_Index.reads), all of them: a module handed
@@ -1134,10 +1131,16 @@ class _Reader(ast.NodeVisitor):
                     # pkg.compat.sys.modules: a module the repository's module imported
                     self._chain(parts[k:], node, importing)
                     return
-                if self._outside_route(parts, k, node, importing):
+                # (by name only where the module's source is not known: a name it defines is its own, marshmallow's
+                # `validate.email` function handed to partial)
+                if self._own_source_unknown(parts[:k]) and self._outside_route(parts, k, node, importing):
                     return
             resolved = self._own_binding(parts)
             if resolved:  # round 14b: pkg.utils.t where utils.py has `import typing as t`: typing's chain
+                if resolved[0] in STDLIB_OUTSIDE:
+                    self.add(Rule.IMPORT_NOT_ALLOWED, f"reaches the module {resolved[0]}, outside the reviewed set, "
+                             f"as {'.'.join(parts[:len(parts) - len(resolved) + 2])}", node)
+                    return
                 self._chain(resolved, node, importing)
                 return
             self._object_attrs(parts[1:], node, own=True)
@@ -1246,17 +1249,21 @@ class _Reader(ast.NodeVisitor):
 
     def _own_binding(self, parts: list[str]) -> list[str] | None:
         """Round 14b: a chain on the repository's own module (pkg.utils.t.get_type_hints) whose name after a module
-        is one that module binds by importing a module outside the repository (`import typing as t`, `from typing
-        import get_type_hints`): the chain on what it imported (typing.get_type_hints), read from the module's
+        is one that module binds by importing a module outside the repository (`import typing as t`): the chain on
+        what it imported (typing.get_type_hints), read from the module's
         source (the changed modules now, or the tree at x_G). A name bound under another name is no route name the
         other rules can see."""
         if self.bindings is None or len(parts) < 3:
             return None
         for k in range(len(parts) - 1, 0, -1):
-            target = self.bindings(".".join(parts[:k])).get(parts[k])
+            target = (self.bindings(".".join(parts[:k])) or {}).get(parts[k])
             if target and target.split(".")[0] not in self.own:
                 return [*target.split("."), *parts[k + 1:]]
         return None
+
+    def _own_source_unknown(self, parts: list[str]) -> bool:
+        """Whether the repository's module named by parts has no source the rules can read (no tree, not changed)."""
+        return self.bindings is None or self.bindings(".".join(parts)) is None
 
     def _outside_route(self, parts: list[str], k: int, node: ast.AST, importing: bool) -> bool:
         """Round 14b: whether parts[k], in a chain on a module outside the reviewed set (a third-party module the
