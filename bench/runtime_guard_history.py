@@ -41,6 +41,7 @@ import time
 from collections import Counter
 from itertools import groupby
 from pathlib import Path
+from statistics import median
 from typing import Any
 
 from codewalk.domain import Settings
@@ -265,7 +266,8 @@ def grade(domain: RepairDomain, v: dict[str, Any], tests: list[str], changed: An
     if failing:
         return {"verdict": "failed", "failing": {t: run.status[t] for t in failing[:5]}, "failed": len(failing),
                 "proc_guard": run.proc_guard}
-    return {"verdict": "passed", "seconds": run.seconds, "audited": run.audited, "proc_guard": run.proc_guard}
+    return {"verdict": "passed", "seconds": run.seconds, "audited": run.audited, "proc_guard": run.proc_guard,
+            "data_kept": run.data_kept, "tree_kept": run.tree_kept}
 
 
 def triggers(domain: RepairDomain, v: dict[str, Any], patch: str, event: str, what: str) -> list[str]:
@@ -406,6 +408,14 @@ def render(every: list[dict[str, Any]], regrades: list[dict[str, Any]], out: Pat
               "per repository (stopped/graded): " + ", ".join(
                   f"{repo} {sum(k[0] == repo for k in now_cost)}/{sum(k[0] == repo for k in chains)}"
                   for repo in sorted({k[0] for k in chains})), ""]
+    # what the file guards kept in the latest passing gradings that record it (round 14b on): the guard works
+    # only if it kept something, so a passing grading that kept nothing would show here
+    kept = [c[-1]["guarded"] for c in chains.values() if "tree_kept" in c[-1]["guarded"]]
+    if kept:
+        lines += [f"files kept from the run in the {len(kept)} latest passing gradings that record it: test data "
+                  f"median {median(g['data_kept'] for g in kept)}, the tree as it landed median "
+                  f"{median(g['tree_kept'] for g in kept)} (min {min(g['tree_kept'] for g in kept)}, max "
+                  f"{max(g['tree_kept'] for g in kept)})", ""]
     for (repo, commit), c in new.items():
         g = c[-1]["guarded"]
         lines.append(f"new: {repo} {commit[:12]} ({c[-1]['date'][:10]}): {c[-1].get('guard', '')} guard "
