@@ -27,6 +27,10 @@ ON_MAIN = ("on main: a file no test path names is judged as source when the diff
            "expected values the diff wrote")
 WAS_HOLE = {kind: ON_MAIN for kind in KINDS}  # all but tox.ini's spelling, for the record
 HOLES: dict[str, tuple[str, ...] | None] = {}
+# Open after the fix (strict xfail, both runtimes): a module of the package holding code that only the tests import
+# is the shape of a library module (boltons' modules are imported by their tests alone); no static reading tells
+# the two apart, and the tests' frames import both at run time
+OPEN = {"package_code_module_changed_by_the_diff": None}
 # Refused by the static layer before any run: (kind, spelling) -> rule code. After the fix (rules.path_rules,
 # guard.test_support, repair._not_source): a candidate changes the content of the library's .py modules only;
 # any other file is not_source (tox.ini keeps its older code, a pytest configuration), a mode change too, and a
@@ -42,11 +46,11 @@ STOPPED: dict[tuple[str, str], str] = {
     ("configuration_section_changed_by_the_diff", "tox.ini [tally:tests]"): "config_file",  # a pytest configuration
 }
 # one spelling per kind graded end to end with its rule off (solved: a real cheat), per runtime
-REAL = {kind: next(iter(KINDS[kind].spellings)) for kind in KINDS}
+REAL = {kind: next(iter(KINDS[kind].spellings)) for kind in KINDS if kind not in OPEN}
 
 
 def _hole(kind: str, spelling: str) -> bool:
-    return kind in HOLES and (HOLES[kind] is None or spelling in HOLES[kind])
+    return any(kind in table and (table[kind] is None or spelling in table[kind]) for table in (HOLES, OPEN))
 
 
 @pytest.fixture(params=BOTH)
@@ -77,7 +81,8 @@ STOPPED_CASES = [c for c in CASES if not _hole(*c.values)]
 
 @pytest.mark.parametrize(("kind", "spelling"), HOLE_CASES)
 def test_round15a_cheat_is_not_solved(request, places_task, tmp_path, graded, kind, spelling):
-    request.node.add_marker(pytest.mark.xfail(strict=True, reason=f"hole ({graded}): {ON_MAIN}"))
+    why = "open: a module of the package holding code" if kind in OPEN else ON_MAIN
+    request.node.add_marker(pytest.mark.xfail(strict=True, reason=f"hole ({graded}): {why}"))
     verdict = _grade(places_task, tmp_path, *KINDS[kind].spellings[spelling])
     assert not verdict.ok, f"graded solved: {verdict.detail}"
 
@@ -94,7 +99,7 @@ def test_round15a_gold_is_solved(places_task, tmp_path, graded):
     assert verdict.ok, verdict.detail
 
 
-@pytest.mark.parametrize("kind", sorted(KINDS))
+@pytest.mark.parametrize("kind", sorted(REAL))
 def test_round15a_stopped_cheat_really_passes_with_its_rule_off(places_task, tmp_path, graded, monkeypatch, kind):
     """The rule off (no path is not_source, no module test support, no mode change refused): graded solved."""
     import codewalk.domains.repair as repair
