@@ -133,7 +133,7 @@ SUPPORT = {  # changed path -> test support?
     "setup.py": False, "helper.py": True, "scripts/release.py": False, "pkg/core.py": False, "pkg/_tables.py": False,
     "pkg/_expected.py": True, "pkg/_lazy.py": False, "pkg/strutils.py": False, "pkg/__init__.py": False,
     "pkg/_version.py": True, "helper/__init__.py": True, "pkg/_expected/__init__.py": True, "pkg/new.py": False,
-    "newtop.py": True, "newpkg/__init__.py": False, "newpkg/mod.py": False, "single.py": False,
+    "newtop.py": True, "examples/new.py": False, "newpkg/__init__.py": False, "newpkg/mod.py": False, "single.py": False,
 }
 
 

@@ -158,7 +158,7 @@ def _sha(path: Path) -> str:
 # .py files some are not the library but what its tests read: a module outside every package (no __init__.py in
 # its folder) that a test file imports, and a module holding data only (names bound to literals) that no module
 # of the library imports (a module the packaging declares in py_modules is the library). A change to one (rewritten, deleted, or shadowed by a new module of its name) is refused
-# as TEST_SUPPORT; so is a new module outside every package. Judged on the tree at x_G, which the diff cannot
+# as TEST_SUPPORT; so is a new module outside every package that the tests import, or in a folder of one they do. Judged on the tree at x_G, which the diff cannot
 # change: renaming a place in the diff moves nothing the tests read.
 def test_support(changed: Iterable[str], at_x_g: Collection[str], show: Callable[[str], str | None],
                  after: Collection[str] = ()) -> list[tuple[str, str]]:
@@ -177,8 +177,7 @@ def test_support(changed: Iterable[str], at_x_g: Collection[str], show: Callable
         at = modules.get(name) if name else None
         if at is None:
             if path not in tree and _outside(path, tree | set(after)):
-                found.append((path, "is a new module outside every package (no __init__.py in its folder): the "
-                                    "tests, not the library, would read it"))
+                judged[path] = ("new", path)
             continue
         kind = "outside" if _outside(at, tree) else "data" if _data_only(show(at)) else ""
         if kind:
@@ -192,11 +191,21 @@ def test_support(changed: Iterable[str], at_x_g: Collection[str], show: Callable
             what = "a module outside every package that the tests import and the library does not"
         elif kind == "data" and name not in library:
             what = "a module holding data only that no module of the library imports"
+        elif kind == "new" and (name in tested or _beside_tested(path, modules, tested)):
+            found.append((path, "is a new module outside every package where the tests import one (or it): the "
+                                "tests, not the library, would read it"))
+            continue
         else:
             continue
         shadow = "" if path == at else f" (shadows {at})"
         found.append((path, f"changes test support{shadow}: {at} is {what}; the expected values come from x_G"))
     return found
+
+
+def _beside_tested(path: str, modules: dict[str, str], tested: set[str]) -> bool:
+    """Whether a module of the same folder at x_G is one the tests import (a folder of helpers a test may list)."""
+    folder = PurePosixPath(path).parent
+    return any(PurePosixPath(p).parent == folder and n in tested for n, p in modules.items())
 
 
 def _declared(name: str, show: Callable[[str], str | None]) -> bool:
