@@ -285,13 +285,18 @@ def _imports(tree: Collection[str], modules: dict[str, str], show: Callable[[str
 def _imported(path: str, text: str | None, modules: dict[str, str]) -> set[str]:
     import ast
 
-    try:
-        tree = ast.parse(text or "")
-    except (SyntaxError, ValueError):
-        return set()
     name = _dotted(path) if not is_test_path(path) else ""
     package = name if path.endswith("__init__.py") else name.rpartition(".")[0]
     found: set[str] = set()
+    try:
+        tree = ast.parse(text or "")
+    except (SyntaxError, ValueError):  # Python 2 code: its import statements read line by line
+        tree = ast.Module(body=[], type_ignores=[])
+        for line in (text or "").splitlines():
+            try:
+                tree.body += ast.parse(line.strip()).body if line.strip().startswith(("import ", "from ")) else []
+            except (SyntaxError, ValueError):
+                continue
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
