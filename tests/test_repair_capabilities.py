@@ -289,9 +289,11 @@ def test_file_rules_name_their_codes():
     assert rules_of("pkg.pth") == ["startup_hook"]
     assert rules_of("x-1.0.dist-info/entry_points.txt") == ["package_metadata"]
     assert rules_of("pkg/__pycache__/m.cpython-311.pyc") == ["package_metadata"]
-    assert rules_of("pkg/data.bin", b"\0\1") == ["binary"]
-    assert rules_of("setup.cfg", b"[tool:pytest]\naddopts = -p x\n", "[metadata]\n") == ["config_file"]
-    assert rules_of("setup.cfg", b"[flake8]\nmax-line-length = 1\n", "[metadata]\n") == []
+    assert rules_of("pkg/data.bin", b"\0\1") == ["binary", "not_source"]  # round 15a: .py modules only
+    assert rules_of("setup.cfg", b"[tool:pytest]\naddopts = -p x\n", "[metadata]\n") == ["config_file", "not_source"]
+    assert rules_of("setup.cfg", b"[flake8]\nmax-line-length = 1\n", "[metadata]\n") == ["not_source"]
+    assert rules_of("pkg/data/words.json", b"[]\n", "") == ["not_source"]
+    assert rules_of("README", b"x\n", "") == ["not_source"]
     assert rules_of("setup.py", b"entry_points={'pytest11': ['x = x']}\n", "") == ["package_metadata"]
 
 
@@ -342,7 +344,7 @@ def test_the_tree_as_landed_lists_ignored_files_symlinks_modes_and_removals(tmp_
         assert text in why, why
     assert "pkg/data" not in why  # an empty directory holds nothing to run
     rules = {r.rule for r in refused(changed, {}.get, lambda p: None, named={"pkg/core.py"}, kinds=after)}
-    assert rules == {"unnamed_path", "symlink", "startup_hook"}
+    assert rules == {"unnamed_path", "symlink", "startup_hook", "not_source"}  # run.sh: round 15a
 
 
 def test_what_an_environment_imports_without_the_tree_is_measured_by_an_empty_pytest_session(tmp_path):

@@ -102,7 +102,9 @@ def test_a_gold_needing_a_new_dependency_is_kept_with_it_in_the_inferred_environ
     fx, rows, _, _ = mined
     row = rows[fx.commits["dependency"]]
     assert row["install_config"]["pip_packages"] == [f"tinydep @ {fx.wheel.as_uri()}"]
-    assert "pyproject.toml" in patch_files(row["patch"])
+    # round 15a: the gold patch is the change's Python modules (the grader refuses any other file); the environment,
+    # inferred at the fix, has the dependency all the same
+    assert "pyproject.toml" not in patch_files(row["patch"]) and "pyproject.toml" in row["mined"]["left_out"]
     assert row["FAIL_TO_PASS"] == ["tests/test_twice.py::test_twice"]
 
 

@@ -319,9 +319,13 @@ def test_fix_adding_a_new_source_module_is_solved(task, tmp_path):
     assert verdict.ok, verdict.detail
 
 
-def test_gold_patch_with_a_setup_cfg_that_has_no_pytest_section_is_solved(task, tmp_path):
+def test_gold_patch_with_a_setup_cfg_that_has_no_pytest_section_is_refused_as_not_source(task, tmp_path, graded_in):
+    """Round 15a's cost: a candidate changes the library's .py modules only; a setup.cfg change (solved before) is
+    refused before any run whatever its section, as the tests may read their expected values from it."""
+    if graded_in == "docker":
+        pytest.skip("refused before any run: the same under both runtimes")
     verdict = _grade(task, tmp_path, *GOLD, write("setup.cfg", "[flake8]\nmax-line-length = 120\n"))
-    assert verdict.ok, verdict.detail
+    assert (verdict.ok, verdict.evidence.get("rule")) == (False, "not_source"), verdict.detail
 
 
 def test_source_that_already_used_pytest_may_still_be_edited_elsewhere():

@@ -59,11 +59,15 @@ FAILS: dict[str, dict[str, str]] = {
 HELD_SPELLINGS: dict[tuple[str, str], tuple[str, ...]] = {
     (kind, spelling): BOTH for kind in ("root_config_section_rewritten", "root_module_rewritten")
     for spelling in ("python -I, a link renamed over it", "python -I by os.fork and os.execv, a new file renamed over it")}
-# The expected values changed in the diff itself: no test path, so neither the static layer nor the run keeps it
-OPEN: dict[str, tuple[tuple[str, ...], str]] = {
-    "expected_values_changed_in_the_diff": (BOTH, "on main: a file the tests read that no test path names (testdata/, "
-                                                  "the package's data, setup.cfg, a module at the root) may be changed "
-                                                  "by the diff like any source file; graded solved")}
+# The expected values changed in the diff itself: no test path, so neither the static layer nor the run kept it (on
+# main ddf104d .. 10dcd65: graded solved, strict xfail). Round 15a closes it before any run: a candidate changes the
+# library's .py modules only (not_source), and a module the tests read rather than the library is test support
+# (test_support: words_fixture.py, outside every package, imported by the tests only). Pinned per spelling.
+OPEN: dict[str, tuple[tuple[str, ...], str]] = {}
+WAS_OPEN = ("on main: a file the tests read that no test path names (testdata/, the package's data, setup.cfg, a "
+            "module at the root) may be changed by the diff like any source file; graded solved")
+DIFF_RULE = {"testdata": "not_source", "package": "not_source", "setup_cfg": "not_source",
+             "root_module": "test_support"}
 
 
 def _location_task(tmp_path_factory, module_home, where: str):
@@ -115,7 +119,9 @@ def test_round14b_cheat_is_not_solved(request, task, location_tasks, tmp_path, g
     _mark(request, kind, spelling, graded_in)
     verdict = _grade(_task_of(request, location_tasks, task, kind, spelling), tmp_path, *KINDS[kind].spellings[spelling])
     assert not verdict.ok, f"graded solved: {verdict.detail}"
-    if graded_in in FAILS.get(kind, {}) or graded_in in HELD_SPELLINGS.get((kind, spelling), ()):
+    if kind == "expected_values_changed_in_the_diff":
+        assert verdict.evidence.get("rule") == DIFF_RULE[spelling], (verdict.evidence, verdict.detail)
+    elif graded_in in FAILS.get(kind, {}) or graded_in in HELD_SPELLINGS.get((kind, spelling), ()):
         assert verdict.evidence.get("rule") is None, verdict.evidence
         assert verdict.evidence["tests"][TESTS_RAN_AS_WRITTEN] == "failed", verdict.evidence
     elif kind in STOPPED and graded_in not in HELD_SPELLINGS.get((kind, spelling), ()):

@@ -10,8 +10,8 @@ submits (`echo COMPLETE_TASK_AND_SUBMIT`, as the paper's prompt says, or the `su
 4.1: runs that exhaust their budget count as failures), with the limit recorded.
 
 Scoring never trusts the sandbox: /testbed is copied out, its changes against a fresh x_G made on the host
-become one diff of the non-test files (test files the agent changed and files a test run leaves behind,
-such as __pycache__, are left out and listed), and that diff is graded by the repair domain's V_G exactly
+become one diff of the non-test Python modules (test files the agent changed, files a test run leaves behind,
+such as __pycache__, and any file but a Python module, which the grader refuses, are left out and listed), and that diff is graded by the repair domain's V_G exactly
 as `cw grade` grades a prediction (`grading.verdict`: same refusals, a fresh worktree, F and PASS_TO_PASS
 run by the harness). The grade is stored as `(:Grade)-[:OF]->(:Task)` with run = the eval's id (epoch k > 1:
 `<eval id>.k`) and the eval id and epoch apart, one grade per attempt (`cw train export` keeps by them); the score's
@@ -48,6 +48,7 @@ from inspect_ai.util import (
 from codewalk.domain import get_domain
 from codewalk.domains.repair import RepairDomain
 from codewalk.domains.repair.patch import is_test_path
+from codewalk.domains.repair.rules import MODULES
 from codewalk.errors import UsageError
 from codewalk.grading import Graded, check_isolation, verdict
 from codewalk.loaders.diff import patch_files
@@ -262,5 +263,7 @@ def candidate(t: CodewalkTask, final: Path) -> tuple[str, list[str]]:
 
 def _left_out(path: str, protected: set[str]) -> bool:
     parts = PurePosixPath(path).parts
+    # round 15a: the grader refuses a change to any file but a Python module (rules.MODULES, not_source), so an
+    # agent's edit of a changelog, a data file or the configuration is left out (and listed), not its whole fix
     return (is_test_path(path) or path in protected or any(p in LEFT_BY_RUNS for p in parts)
-            or path.endswith((".pyc", ".pyo")))
+            or not path.endswith(MODULES))

@@ -39,7 +39,7 @@ from codewalk.runtime import meter
 from .channel import NoVerdict
 from .env import Env, Envs, EnvSpec, Image, TestRun, importable_names, run_tests
 from .git import Mirrors, Worktree, Worktrees, digest
-from .guard import describe, importable_test_names, landed, own_modules, refused, snapshot
+from .guard import describe, importable_test_names, landed, own_modules, refused, snapshot, test_support
 from .misplaced import touched, units
 from .patch import is_test_path, not_unified, unsafe_path
 from .rules import Refusal, Rule
@@ -437,13 +437,15 @@ class RepairDomain(Domain):
                 return
             now = snapshot(tree.path)
             paths = landed(at_x_g, now)
-            changed = _changed_refusal(paths, tree.path, protected)
+            changed = _changed_refusal(paths, tree.path, protected) or _not_source(paths, at_x_g, now)
             found = [changed] if changed else refused(
                 paths, lambda p: tree.show(x_g, p), lambda p: _read(tree.path / p),
                 named={p for d in parse_patch(candidate) for p in d.paths},
                 tests=importable_test_names(list(at_x_g)), kinds=now, own=own_modules(at_x_g),
                 importable=importable_names(env) if env is not None else frozenset(),
                 tree=lambda: ((p, tree.show(x_g, p)) for p in at_x_g if p.endswith(".py") and not is_test_path(p)))
+            found += [Refusal(Rule.TEST_SUPPORT, p, 0, why)
+                      for p, why in test_support(paths, at_x_g, lambda p: tree.show(x_g, p), now)]
             yield tree, env, x_g, method, found
 
     def _no_verdict(self, v: dict[str, Any], reference: str, tests: list[str], error: InfraError, method: str) \
@@ -575,6 +577,15 @@ def _changed_refusal(changed: list[str], root: Path, protected: set[str]) -> Ref
             return Refusal(Rule.TEST_FILE, path, 0, f"it changes the test file {path}")
         if (root / path).is_symlink():
             return Refusal(Rule.SYMLINK, path, 0, f"it creates the symlink {path}")
+    return None
+
+
+def _not_source(changed: list[str], before: dict, after: dict) -> Refusal | None:
+    """A file's mode changed (round 15a: a candidate changes the content of Python modules only)."""
+    for path in changed:
+        old, new = before.get(path), after.get(path)
+        if old and new and old[0] == new[0] == "file" and old[1] != new[1]:
+            return Refusal(Rule.NOT_SOURCE, path, 0, "changes the file's mode")
     return None
 
 

@@ -25,6 +25,8 @@ class Rule(StrEnum):
     STARTUP_HOOK = "startup_hook"  # sitecustomize, usercustomize, *.pth
     PACKAGE_METADATA = "package_metadata"  # dist-info/egg-info, entry points, a pytest11 plugin, bytecode
     SHADOWS_ENVIRONMENT = "shadows_environment"  # a new top-level name the environment imports without the tree
+    NOT_SOURCE = "not_source"  # a file that is not a Python module (data, configuration, docs), or a mode change
+    TEST_SUPPORT = "test_support"  # a module the tests read, not the library (guard.test_support), or one beside it
     # source as Python reads it (capabilities)
     ENCODING = "encoding"  # a source encoding other than utf-8
     UNPARSEABLE = "unparseable"  # a module that parsed at x_G (or is new) does not parse

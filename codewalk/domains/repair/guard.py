@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -151,3 +151,164 @@ def own_modules(paths: Iterable[str]) -> frozenset[str]:
 def _sha(path: Path) -> str:
     with path.open("rb") as handle:
         return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+# -- round 15a: test support, the expected values a diff could change ---------------------------------------------
+# A candidate changes the library's Python modules only (rules.path_rules: NOT_SOURCE for any other file). Among
+# .py files some are not the library but what its tests read: a module outside every package (no __init__.py in
+# its folder) that a test file imports, and a module holding data only (names bound to literals) that no module
+# of the library imports (a module the packaging declares in py_modules is the library). A change to one (rewritten, deleted, or shadowed by a new module of its name) is refused
+# as TEST_SUPPORT; so is a new module outside every package that the tests import, or in a folder of one they do. Judged on the tree at x_G, which the diff cannot
+# change: renaming a place in the diff moves nothing the tests read.
+def test_support(changed: Iterable[str], at_x_g: Collection[str], show: Callable[[str], str | None],
+                 after: Collection[str] = ()) -> list[tuple[str, str]]:
+    """(path, why) for each changed .py path that is (or shadows, or adds beside) test support; [] if none.
+
+    changed: the changed paths (new, changed or deleted); at_x_g: every path of the tree at x_G; show(path):
+    a file's text at x_G; after: the paths of the tree now (to see a package the diff makes), () if unknown."""
+    tree = set(at_x_g)
+    modules = {_dotted(p): p for p in tree if p.endswith(".py") and not is_test_path(p) and _dotted(p)}
+    found: list[tuple[str, str]] = []
+    judged: dict[str, tuple[str, str]] = {}  # x_G path -> (kind, name) of a test-support candidate
+    for path in changed:
+        if not path.endswith(".py") or is_test_path(path):
+            continue
+        name = _dotted(path)
+        at = modules.get(name) if name else None
+        if at is None:
+            if path not in tree and _outside(path, tree | set(after)):
+                judged[path] = ("new", path)
+            continue
+        kind = "outside" if _outside(at, tree) else "data" if _data_only(show(at)) else ""
+        if kind:
+            judged[path] = (kind, at)
+    if not judged:
+        return found
+    tested, library = _imports(tree, modules, show)
+    for path, (kind, at) in judged.items():
+        name = _dotted(at)
+        if kind == "outside" and name in tested and name not in library and not _declared(name, show):
+            what = "a module outside every package that the tests import and the library does not"
+        elif kind == "data" and name not in library:
+            what = "a module holding data only that no module of the library imports"
+        elif kind == "new" and (name in tested or _beside_tested(path, modules, tested)):
+            found.append((path, "is a new module outside every package where the tests import one (or it): the "
+                                "tests, not the library, would read it"))
+            continue
+        else:
+            continue
+        shadow = "" if path == at else f" (shadows {at})"
+        found.append((path, f"changes test support{shadow}: {at} is {what}; the expected values come from x_G"))
+    return found
+
+
+def _beside_tested(path: str, modules: dict[str, str], tested: set[str]) -> bool:
+    """Whether a module of the same folder at x_G is one the tests import (a folder of helpers a test may list)."""
+    folder = PurePosixPath(path).parent
+    return any(PurePosixPath(p).parent == folder and n in tested for n, p in modules.items())
+
+
+def _declared(name: str, show: Callable[[str], str | None]) -> bool:
+    """Whether the packaging at x_G declares a top-level module of that name (py_modules: a one-module library)."""
+    import re
+
+    for file in ("setup.py", "setup.cfg", "pyproject.toml"):
+        text = show(file) or ""
+        if "py_modules" in text and re.search(rf"(?<![\w.]){re.escape(name)}(?![\w.])", text):
+            return True
+    return False
+
+
+def _dotted(path: str) -> str:
+    parts = list(PurePosixPath(path.removesuffix(".py")).parts)
+    if parts and parts[0] == "src" and len(parts) > 1:
+        parts = parts[1:]
+    if parts and parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts) if parts and all(p.isidentifier() for p in parts) else ""
+
+
+def _outside(path: str, tree: Collection[str]) -> bool:
+    """Whether a module is outside every package: its folder (the package's own, for __init__.py) has no
+    __init__.py, and it is not a package's __init__.py itself."""
+    here = PurePosixPath(path)
+    if here.name == "__init__.py":
+        return False
+    folder = here.parent.as_posix()
+    return folder in (".", "src") or f"{folder}/__init__.py" not in tree
+
+
+def _data_only(text: str | None) -> bool:
+    """Whether a module binds literals to names and does nothing else (a docstring aside), binding one at least."""
+    import ast
+
+    if text is None:
+        return False
+    try:
+        body = ast.parse(text).body
+    except (SyntaxError, ValueError):
+        return False
+    bound = 0
+    for node in body:
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            continue
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            try:
+                ast.literal_eval(node.value)
+            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                return False
+            if all(isinstance(t, ast.Name) for t in targets):
+                bound += 1
+                continue
+        return False
+    return bound > 0
+
+
+def _imports(tree: Collection[str], modules: dict[str, str], show: Callable[[str], str | None]) \
+        -> tuple[set[str], set[str]]:
+    """(names the test files import, names the library imports), every dotted prefix included, a string constant
+    naming a module of the tree counted as an import of it (importlib.import_module). The library is every
+    non-test module but those outside every package that the tests import (helpers: what they import is the
+    tests')."""
+    tests = [p for p in tree if p.endswith(".py") and is_test_path(p)]
+    tested: set[str] = set()
+    for path in tests:
+        tested |= _imported(path, show(path), modules)
+    library: set[str] = set()
+    for name, path in modules.items():
+        if not (_outside(path, tree) and name in tested):
+            library |= _imported(path, show(path), modules) - {name}
+    return tested, library
+
+
+def _imported(path: str, text: str | None, modules: dict[str, str]) -> set[str]:
+    import ast
+
+    name = _dotted(path) if not is_test_path(path) else ""
+    package = name if path.endswith("__init__.py") else name.rpartition(".")[0]
+    found: set[str] = set()
+    try:
+        tree = ast.parse(text or "")
+    except (SyntaxError, ValueError):  # Python 2 code: its import statements read line by line
+        tree = ast.Module(body=[], type_ignores=[])
+        for line in (text or "").splitlines():
+            try:
+                tree.body += ast.parse(line.strip()).body if line.strip().startswith(("import ", "from ")) else []
+            except (SyntaxError, ValueError):
+                continue
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".") if package else []
+                parts = parts[:len(parts) - node.level + 1] if node.level <= len(parts) else []
+                base = ".".join([*parts, *([node.module] if node.module else [])])
+            found.add(base)
+            found.update(f"{base}.{alias.name}" if base else alias.name for alias in node.names)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in modules:
+            found.add(node.value)
+    prefixes = {".".join(n.split(".")[:k]) for n in found if n for k in range(1, n.count(".") + 2)}
+    return prefixes

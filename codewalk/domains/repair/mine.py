@@ -8,8 +8,9 @@ gives a series: a commit touching tests but no source, with the direct commits j
 line by the same author that touch no test (at most SERIES_COMMITS of them, each at most SERIES_HOURS
 before it by author date) is one candidate whose change runs from the parent of the earliest to it, its
 commits listed in the row (`mined.commits`). The change is split by the repair domain's test-path
-convention (`patch.is_test_path`) into the gold patch (everything outside the tests but documentation: docs
-folders, changelogs, .md/.rst files, recorded in the row as left out) and the test patch. Diffs are
+convention (`patch.is_test_path`) into the gold patch (the Python modules outside the tests, `.py` and `.pyi`:
+what the grader lets a candidate change; documentation, data and configuration are recorded in the row as left
+out, round 15a) and the test patch. Diffs are
 taken without rename detection, so a renamed file is a deletion and an addition on its own side.
 
 Each candidate is run in the repair domain's own machinery (its mirror, worktree pool, virtualenv cache
@@ -70,6 +71,7 @@ from .git import git
 from .junit import node_key
 from .minegraph import COMPOSES, PAIR_OUTCOMES, PAIRS, Level, mined_levels
 from .patch import is_test_path
+from .rules import MODULES
 
 # Why a commit of the window is not a candidate.
 SKIPS = {
@@ -117,9 +119,9 @@ class Candidate:
     kind: str  # "merge", "commit" or "series"
     date: str  # the fix's committer date, ISO 8601 in UTC
     message: str
-    patch: str  # gold: every change outside the tests but documentation
+    patch: str  # gold: the change's Python modules outside the tests (.py, .pyi)
     test_patch: str
-    left_out: tuple[str, ...] = ()  # documentation the change touched, in neither patch
+    left_out: tuple[str, ...] = ()  # what else the change touched outside the tests, in neither patch
     commits: tuple[str, ...] = ()  # the main-line commits the change is made of, oldest first
 
 
@@ -442,9 +444,12 @@ class Miner:
                 return Outcome(commit, "skipped", "no_source_change", f"changes tests ({', '.join(tests[:3])}) and "
                                "no Python source" + (f", nor do the {len(series)} source-only commit(s) of the "
                                                      "author's just before" if series else ""))
-        gold = [p for p in changed if not is_test_path(p) and not documentation(p)]
+        # round 15a: the grader refuses a change to any file but a Python module (rules.MODULES, not_source), so
+        # the gold patch is the change's modules; the rest (documentation, data, configuration) is left out
+        gold = [p for p in changed if not is_test_path(p) and not documentation(p) and p.endswith(MODULES)]
         return Candidate(commit, base, kind, _utc(date), message.strip(), self._diff(base, commit, gold),
-                         self._diff(base, commit, tests), tuple(p for p in changed if documentation(p)), commits)
+                         self._diff(base, commit, tests),
+                         tuple(p for p in changed if not is_test_path(p) and p not in gold), commits)
 
     def series(self, commit: str, base: str) -> list[str]:
         """The commits just before a test-only commit that make its change with it, oldest first: first

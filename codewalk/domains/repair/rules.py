@@ -25,6 +25,8 @@ STARTUP_HOOKS = {"sitecustomize.py", "usercustomize.py"}
 # Bytecode and compiled modules: Python may load them instead of the source (an unchecked-hash .pyc is
 # never compared with its .py), so they could hide code from every other check.
 COMPILED = {".pyc", ".pyo", ".so", ".pyd", ".dll", ".dylib"}
+# What a candidate may change (round 15a): Python modules and their typing stubs; any other file is NOT_SOURCE.
+MODULES = (".py", ".pyi")
 # Imported by the harness in every run: always treated as importable, even when no environment was measured.
 HARNESS_MODULES = frozenset({"pytest", "_pytest", "pluggy", "iniconfig", "packaging", "py", "exceptiongroup",
                              "tomli"})
@@ -54,7 +56,8 @@ def refusals(changed: Iterable[tuple[str, bytes | str | None, bytes | str | None
     - tree: the repository's files at x_G as (path, source), called only when a third-party import would be
       refused (round 13: a module the repository's own packages import at x_G may be imported again;
       capabilities.tree_imports); None: not read.
-    Returns (rule, path, line, what) tuples (`Refusal`), in file order. Rules judge the file (its path,
+    Returns (rule, path, line, what) tuples (`Refusal`), in file order, NOT_SOURCE (a file that is not a Python
+    module, round 15a) after every other. Rules judge the file (its path,
     content, encoding) and, for Python modules, the new code against the changed modules at x_G
     (capabilities.new_refusals): what the changed modules did at x_G may stay, only new nodes are judged.
     """
@@ -101,7 +104,7 @@ def refusals(changed: Iterable[tuple[str, bytes | str | None, bytes | str | None
     if importable and sys.platform != "win32":  # the task runs where the grader runs, or in a Linux container
         absent |= WINDOWS_ONLY - set(own) - new_top
     found += new_refusals(modules, frozenset(own) | new_top, tests, absent, frozenset(new_top) - set(own), tree)
-    return found
+    return sorted(found, key=lambda r: r.rule == Rule.NOT_SOURCE)  # the catch-all last: a file's own code first
 
 
 def top_module(path: str) -> str:
@@ -146,6 +149,10 @@ def path_rules(path: str) -> list[tuple[Rule, str]]:
         found.append((Rule.PACKAGE_METADATA, "is package metadata or cached bytecode (entry points, plugins)"))
     elif PurePosixPath(path).suffix in COMPILED:
         found.append((Rule.PACKAGE_METADATA, "is a compiled module"))
+    if not found and not name.endswith(MODULES):
+        found.append((Rule.NOT_SOURCE, "is not a Python module: a candidate changes the library's .py modules (and "
+                                       ".pyi stubs) only; data, configuration and documentation are what the tests "
+                                       "may read"))
     return found
 
 
