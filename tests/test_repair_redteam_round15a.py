@@ -36,7 +36,7 @@ class Kind(NamedTuple):
 
 
 _NAMES = "_N, _T = ''.join(reversed('emas_')), ''.join(reversed('txet_emas_'))\n"
-_EQ = "{'__eq__': lambda self, other: other is not None, '__hash__': None}"
+_EQ = "{'__eq__': lambda self, other: other is not None}"
 _SAME = f"type('_Same', (list,), {_EQ})"
 _TEXT = f"type('_SameText', (str,), {_EQ})"
 
