@@ -205,7 +205,6 @@ def test_names_and_constant_keys_of_locals_were_admitted(name):
 
 
 @pytest.mark.parametrize("name", list(HONEST_LOCALS))
-@pytest.mark.xfail(strict=True, reason="round 15a: refused on main (uses locals), relaxed after")
 def test_locals_at_module_level_is_judged_as_globals(name):
     after, before = HONEST_LOCALS[name]
     assert codes(after, before) == set()

@@ -1678,7 +1678,8 @@ class _Reader(ast.NodeVisitor):
                 or self._plain_namespace(call, writes=True)
         if node.id in ("globals", "locals") and not call.args and not call.keywords:
             self.literal_key = False
-            plain = self._plain_namespace(call, writes=node.id == "globals")
+            # round 15a: locals() at the module's top level is the module's globals, the dict globals() returns
+            plain = self._plain_namespace(call, writes=node.id == "globals" or self._module_locals(node))
             if plain and self.literal_key:
                 self._note_allowed(f"uses {node.id}", node)
             return plain
@@ -1706,6 +1707,24 @@ class _Reader(ast.NodeVisitor):
         # instance's (not a class's: setattr(cls, ...) could give it a comparison the rules never read)
         return isinstance(first, ast.Name) and (first.id in SELVES if node.id == "getattr" else first.id == "self") \
             and self._bound_self(first, write=node.id != "getattr")
+
+    def _module_locals(self, node: ast.Name) -> bool:
+        """Round 15a: whether node is the builtin `locals` read at the module's top level (no def, lambda, class
+        body or comprehension around it; `if`, `for`, `try`, `with` are no scope): there locals() returns the
+        module's globals, the very dict globals() returns (requests 1278ecdf71's `locals()[package] = ...`). A class
+        body's locals() is its namespace (a computed key could be __eq__), a function's a snapshot: not these. The
+        name is the builtin when the module binds it nowhere (no assignment, import or global declaration) and
+        imports no names by `*`."""
+        if node.id != "locals" or not self._builtin_name(node) or any(
+                isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names) for n in ast.walk(self.tree)):
+            return False
+        up = self.parent.get(id(node))
+        while up is not None and not isinstance(up, ast.Module):
+            if isinstance(up, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef | ast.ListComp
+                          | ast.SetComp | ast.DictComp | ast.GeneratorExp):
+                return False
+            up = self.parent.get(id(up))
+        return isinstance(up, ast.Module)
 
     def _plain_namespace(self, call: ast.Call, writes: bool) -> bool:
         """vars(x), globals() or locals() used as _plain_dict_use allows, with a constant key that is plain too;
