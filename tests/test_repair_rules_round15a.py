@@ -40,7 +40,6 @@ HONEST_DELATTR = {
 
 
 @pytest.mark.parametrize("name", list(HONEST_DELATTR))
-@pytest.mark.xfail(strict=True, reason="round 15a: refused on main (uses delattr), relaxed after")
 def test_deleting_the_names_the_module_s_own_filter_found_is_admitted(name):
     assert codes(HONEST_DELATTR[name]) == set()
 

@@ -1427,6 +1427,67 @@ class _Reader(ast.NodeVisitor):
             and len(test.args) == 2 and isinstance(test.args[0], ast.Name) and test.args[0].id == target.id \
             and self._instance_class(test.args[1], set())
 
+    def _deletes_filtered(self, call: ast.Call) -> bool:
+        """Round 15a: `delattr(X, name)` deleting the names round 11's filter found in X's own namespace (attrs
+        8b490b8586): in a function, the statement right before `for name, _ in L:` (the same block) is
+        `L = [(k, v) for k, v in X.__dict__.items() if isinstance(v, C) ...]` (_filtered_values: C a plain class of
+        this module), and the call is in that loop's body; X, L and name are the function's locals, the loop body
+        neither binds X, L or name nor reads L, and nothing else binds between. Each name deleted is then that of an
+        entry of X's own namespace whose value passed type's own isinstance test against C: an object only code
+        naming C makes. On a class, type's delattr removes that entry (the class falls back to what it inherits); on
+        an instance it is `del X.__dict__[name]` (allowed), or X's class's own deleter for a name whose entry the
+        change itself put there. setattr by the same names writes a value under them: not this."""
+        if len(call.args) != 2 or call.keywords or not all(isinstance(a, ast.Name) for a in call.args):
+            return False
+        obj, name = call.args[0].id, call.args[1].id  # type: ignore[attr-defined]
+        child: ast.AST = call
+        up = self.parent.get(id(call))
+        while not (isinstance(up, ast.For) and any(child is b for b in up.body)):
+            if up is None or isinstance(up, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef
+                                        | ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
+                return False
+            child, up = up, self.parent.get(id(up))
+        loop = up
+        target = loop.target
+        if not (isinstance(loop.iter, ast.Name) and isinstance(target, ast.Tuple) and len(target.elts) == 2
+                and all(isinstance(t, ast.Name) for t in target.elts) and target.elts[0].id == name  # type: ignore
+                and target.elts[1].id not in (obj, loop.iter.id) and len({obj, name, loop.iter.id}) == 3):  # type: ignore
+            return False
+        listed = loop.iter.id
+        for n in (m for stmt in loop.body for m in ast.walk(stmt)):
+            if isinstance(n, ast.Global | ast.Nonlocal) or isinstance(n, ast.Name) and (
+                    n.id == listed or n.id in (obj, name) and not isinstance(n.ctx, ast.Load)):
+                return False
+        block = next((b for f in ("body", "orelse", "finalbody") if isinstance(b := getattr(
+            self.parent.get(id(loop)), f, None), list) and any(loop is x for x in b)), None)
+        at = next(i for i, x in enumerate(block) if x is loop) if block is not None else 0
+        if block is None or at == 0:
+            return False
+        made = block[at - 1]
+        if not (isinstance(made, ast.Assign) and len(made.targets) == 1 and isinstance(made.targets[0], ast.Name)
+                and made.targets[0].id == listed and isinstance(made.value, ast.ListComp)
+                and len(made.value.generators) == 1 and not made.value.generators[0].is_async
+                and not any(isinstance(n, ast.NamedExpr) for n in ast.walk(made.value))):
+            return False
+        gen, elt = made.value.generators[0], made.value.elt
+        pair = gen.target
+        if not (isinstance(elt, ast.Tuple) and isinstance(pair, ast.Tuple) and len(elt.elts) == len(pair.elts) == 2
+                and all(isinstance(e, ast.Name) and isinstance(t, ast.Name) and e.id == t.id
+                        for e, t in zip(elt.elts, pair.elts))):
+            return False
+        items = gen.iter
+        if not (isinstance(items, ast.Call) and isinstance(items.func, ast.Attribute) and items.func.attr == "items"
+                and isinstance(items.func.value, ast.Attribute) and items.func.value.attr == "__dict__"
+                and isinstance(items.func.value.value, ast.Name) and items.func.value.value.id == obj
+                and self._filtered_values(items.func.value, items.func)):
+            return False
+        scope = self.parent.get(id(loop))
+        while scope is not None and not isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef):
+            if isinstance(scope, ast.Lambda | ast.ClassDef | ast.Module):
+                return False
+            scope = self.parent.get(id(scope))
+        return scope is not None and all(bool(_bindings_in(scope, n)) for n in (obj, name, listed))
+
     def _instance_class(self, node: ast.AST, seen: set[str]) -> bool:
         """Whether node names a class this module defines by one top-level class statement, never rebound,
         undecorated, without a metaclass (none given, bases only `object`, builtin types that are not metaclasses,
@@ -1701,6 +1762,9 @@ class _Reader(ast.NodeVisitor):
             self._note_allowed(f"uses {node.id}", node)
             return True
         if node.id == "getattr" and self._forwarded(name, first):
+            self._note_allowed(f"uses {node.id}", node)
+            return True
+        if node.id == "delattr" and self._builtin_name(node) and self._deletes_filtered(call):  # round 15a
             self._note_allowed(f"uses {node.id}", node)
             return True
         # a computed name on the object at hand: reading self's or cls's own attributes, or writing an
