@@ -110,12 +110,10 @@ COPY_AFTER = COPY_BEFORE.replace("    if copy_dict:", '''    if hasattr(orig, "_
     if copy_dict:''')
 
 
-@pytest.mark.xfail(strict=True, reason="round 15a: refused on main (reads the dunder __kwdefaults__), relaxed after")
 def test_a_function_s_copy_given_its_keyword_defaults_is_admitted():
     assert codes(COPY_AFTER, COPY_BEFORE) == set()
 
 
-@pytest.mark.xfail(strict=True, reason="round 15a: refused on main (names '__kwdefaults__' in a string)")
 @pytest.mark.parametrize("attr", ["__kwdefaults__", "__code__", "__globals__", "f_back", "gi_frame"])
 def test_hasattr_of_a_code_dunder_is_admitted(attr):
     assert codes(f"def has(f):\n    return hasattr(f, {attr!r})\n") == set()

@@ -1325,6 +1325,9 @@ class _Reader(ast.NodeVisitor):
         expression that reads it (`x.__dict__`, or getattr(x, "__dict__")), where its use can be judged."""
         if attr == "__dict__" and not receiver_own and at is not None and self._plain_dict_use(at, node):
             return
+        if attr == "__kwdefaults__" and isinstance(at, ast.Attribute) and self._kwdefaults_copied(at):  # round 15a
+            self._note_allowed(f"reads the dunder {attr}", node)
+            return
         if attr == "findCaller":  # a logger's: the callers' file, line, function and source lines as text
             self.add(Rule.IMPORT_NOT_ALLOWED, f"{A_LOGGERS} findCaller: the callers' frames as text", node)
         elif attr in FRAME_ATTRS:
@@ -1426,6 +1429,41 @@ class _Reader(ast.NodeVisitor):
             and test.func.id not in self.stores and test.func.id not in self.names and not test.keywords \
             and len(test.args) == 2 and isinstance(test.args[0], ast.Name) and test.args[0].id == target.id \
             and self._instance_class(test.args[1], set())
+
+    def _kwdefaults_copied(self, at: ast.Attribute) -> bool:
+        """Round 15a: `R.__kwdefaults__ = O.__kwdefaults__` (either side), in a function where R is a local bound once,
+        by `types.FunctionType(O.__code__, ...)`, and O a parameter bound nowhere else (boltons c2b04b4cb1's
+        copy_function): a copy of O's code given O's keyword-only defaults, as O has them, so that calling the copy
+        is calling O. The dict is shared, but reaching it again takes another __kwdefaults__ read, judged as any.
+        Not a dict read and kept, handed on or changed, nor given to another function's code, nor __defaults__
+        (a tuple of the library's objects given to code they were not made for is refused the same way)."""
+        up = self.parent.get(id(at))
+        if not (isinstance(up, ast.Assign) and len(up.targets) == 1):
+            return False
+        target, value = up.targets[0], up.value
+        if not (at is target or at is value) or not all(
+                isinstance(a, ast.Attribute) and a.attr == "__kwdefaults__" and isinstance(a.value, ast.Name)
+                for a in (target, value)):
+            return False
+        copy, orig = target.value.id, value.value.id  # type: ignore[attr-defined]
+        scope = self.parent.get(id(up))
+        while not isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef):
+            if scope is None or isinstance(scope, ast.Lambda | ast.ClassDef):
+                return False
+            scope = self.parent.get(id(scope))
+        if copy == orig or _bindings_in(scope, orig) != [scope.args]:
+            return False
+        made = _bindings_in(scope, copy)
+        if not made or len(made) != 1 or not isinstance(made[0], ast.Name):
+            return False
+        bound = self.parent.get(id(made[0]))
+        call = bound.value if isinstance(bound, ast.Assign) and bound.targets == [made[0]] else None
+        if not (isinstance(call, ast.Call) and call.args and isinstance(code := call.args[0], ast.Attribute)
+                and code.attr == "__code__" and isinstance(code.value, ast.Name) and code.value.id == orig):
+            return False
+        dotted = self._dotted(call.func)
+        return dotted is not None and dotted[0] == ["types", "FunctionType"] and isinstance(dotted[1], ast.Name) \
+            and not _binds(scope, dotted[1].id) and len(_bindings_in(self.tree, dotted[1].id) or [0, 0]) == 1
 
     def _deletes_filtered(self, call: ast.Call) -> bool:
         """Round 15a: `delattr(X, name)` deleting the names round 11's filter found in X's own namespace (attrs
@@ -1973,6 +2011,13 @@ class _Reader(ast.NodeVisitor):
         self._gadget_call(node, name)
         self.generic_visit(node)
 
+    def _hasattr_name(self, node: ast.Constant) -> bool:
+        """Round 15a: the name of the builtin `hasattr(x, "__kwdefaults__")` (boltons c2b04b4cb1): it answers a bool,
+        the value is dropped, and the string is used nowhere else. Any other use of the string is judged as before."""
+        up = self.parent.get(id(node))
+        return isinstance(up, ast.Call) and isinstance(up.func, ast.Name) and up.func.id == "hasattr" \
+            and len(up.args) == 2 and up.args[1] is node and not up.keywords and self._builtin_name(up.func)
+
     def _builtins_type(self, func: ast.AST) -> bool:
         dotted = self._dotted(func)
         return dotted is not None and dotted[0] == ["builtins", "type"]
@@ -1981,7 +2026,7 @@ class _Reader(ast.NodeVisitor):
         if not isinstance(node.value, str) or id(node) in self.docstrings:
             return
         text = node.value
-        if text in FRAME_ATTRS or text in CODE_DUNDERS and text != "__dict__":
+        if (text in FRAME_ATTRS or text in CODE_DUNDERS and text != "__dict__") and not self._hasattr_name(node):
             self.add(Rule.REFLECTION, f"names {text!r} in a string", node)
         if text == "eval_str":  # **{"eval_str": True}, dict(eval_str=...) spelled as a key: inspect evaluates text
             self.add(Rule.DYNAMIC_IMPORT, "eval_str, named in a string: inspect evaluates string annotations", node)
