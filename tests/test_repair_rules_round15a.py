@@ -276,7 +276,6 @@ HONEST_REBOUND = {
 
 
 @pytest.mark.parametrize("name", list(HONEST_REBOUND))
-@pytest.mark.xfail(strict=True, reason="round 15a: refused on main (reads the dunder __dict__), relaxed after")
 def test_the_filter_class_rebound_by_a_function_returning_it_is_admitted(name):
     assert codes(HONEST_REBOUND[name]) == set()
 

@@ -1532,7 +1532,7 @@ class _Reader(ast.NodeVisitor):
         or such classes of this module): `isinstance(v, C)` then runs type's own check, which no code of the
         change can steer (an ABC's __subclasshook__ or a metaclass's __instancecheck__ could answer True)."""
         if not isinstance(node, ast.Name) or node.id in seen or not self._own_class(node) \
-                or node.id in self.stores:
+                or node.id in self.stores and not self._rebound_as_itself(node.id):  # round 15a
             return False
         made = [n for n in ast.walk(self.tree) if isinstance(n, ast.ClassDef) and n.name == node.id]
         if len(made) != 1 or made[0] not in self.tree.body or made[0].keywords or made[0].decorator_list:
@@ -1547,6 +1547,53 @@ class _Reader(ast.NodeVisitor):
                     and isinstance(real, type) and type(real) is type and not issubclass(real, type)):
                 return False
         return True
+
+    def _rebound_as_itself(self, name: str) -> bool:
+        """Round 15a: whether every binding of name but its class statement is a module-level `name = f(g(name))`
+        (attrs's `_CountingAttr = _add_cmp(_add_repr(_CountingAttr))`), each f a def of the module bound once,
+        undecorated, plain, whose every own return is `return p`, p its first parameter, bound nowhere else in it:
+        the name is then the same class object again (or None where a def falls off its end: isinstance raises), and
+        a function cannot change a class's metaclass, where __instancecheck__ is looked up. No parameter, import,
+        global declaration, loop target or other assignment of the name anywhere."""
+        for n in ast.walk(self.tree):
+            if isinstance(n, ast.arg) and n.arg == name or isinstance(n, ast.Global | ast.Nonlocal) and name in n.names \
+                    or isinstance(n, ast.alias) and (n.asname or n.name.split(".")[0]) == name \
+                    or isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == name \
+                    or isinstance(n, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and n.name == name:
+                return False
+            if not (isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)):
+                continue
+            stmt = self.parent.get(id(n))
+            if not (isinstance(n.ctx, ast.Store) and isinstance(stmt, ast.Assign) and stmt.targets == [n]
+                    and any(stmt is b for b in self.tree.body) and isinstance(stmt.value, ast.Call)):
+                return False
+            value: ast.expr = stmt.value
+            while isinstance(value, ast.Call):
+                if not (value.args and not any(isinstance(a, ast.Starred) for a in value.args)
+                        and isinstance(value.func, ast.Name) and self._returns_its_first(value.func.id)):
+                    return False
+                value = value.args[0]
+            if not (isinstance(value, ast.Name) and value.id == name):
+                return False
+        return True
+
+    def _returns_its_first(self, name: str) -> bool:
+        """Round 15a: name is a module def bound once, undecorated, plain (_only_def), whose own returns (not those of
+        the scopes nested in it) all return its first parameter, which nothing in it binds again."""
+        fn = _only_def(self.tree, name) if name not in self.names else None
+        params = [*fn.args.posonlyargs, *fn.args.args] if fn is not None else []
+        if fn is None or not params or _bindings_in(fn, params[0].arg) != [fn.args]:
+            return False
+        returns: list[ast.Return] = []
+        stack: list[ast.AST] = list(fn.body)
+        while stack:
+            n = stack.pop()
+            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+                continue
+            if isinstance(n, ast.Return):
+                returns.append(n)
+            stack.extend(ast.iter_child_nodes(n))
+        return bool(returns) and all(isinstance(r.value, ast.Name) and r.value.id == params[0].arg for r in returns)
 
     def _clone_copy(self, at: ast.AST, up: ast.AST | None) -> bool:
         """Round 11: `ns = dict(X.__dict__)` in a function, ns a namespace only given to
