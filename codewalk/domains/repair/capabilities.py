@@ -1325,6 +1325,9 @@ class _Reader(ast.NodeVisitor):
         expression that reads it (`x.__dict__`, or getattr(x, "__dict__")), where its use can be judged."""
         if attr == "__dict__" and not receiver_own and at is not None and self._plain_dict_use(at, node):
             return
+        if attr == "__kwdefaults__" and isinstance(at, ast.Attribute) and self._kwdefaults_copied(at):  # round 15a
+            self._note_allowed(f"reads the dunder {attr}", node)
+            return
         if attr == "findCaller":  # a logger's: the callers' file, line, function and source lines as text
             self.add(Rule.IMPORT_NOT_ALLOWED, f"{A_LOGGERS} findCaller: the callers' frames as text", node)
         elif attr in FRAME_ATTRS:
@@ -1427,13 +1430,109 @@ class _Reader(ast.NodeVisitor):
             and len(test.args) == 2 and isinstance(test.args[0], ast.Name) and test.args[0].id == target.id \
             and self._instance_class(test.args[1], set())
 
+    def _kwdefaults_copied(self, at: ast.Attribute) -> bool:
+        """Round 15a: `R.__kwdefaults__ = O.__kwdefaults__` (either side), in a function where R is a local bound once,
+        by `types.FunctionType(O.__code__, ...)`, and O a parameter bound nowhere else (boltons c2b04b4cb1's
+        copy_function): a copy of O's code given O's keyword-only defaults, as O has them, so that calling the copy
+        is calling O. The dict is shared, but reaching it again takes another __kwdefaults__ read, judged as any.
+        Not a dict read and kept, handed on or changed, nor given to another function's code, nor __defaults__
+        (a tuple of the library's objects given to code they were not made for is refused the same way)."""
+        up = self.parent.get(id(at))
+        if not (isinstance(up, ast.Assign) and len(up.targets) == 1):
+            return False
+        target, value = up.targets[0], up.value
+        if not (at is target or at is value) or not all(
+                isinstance(a, ast.Attribute) and a.attr == "__kwdefaults__" and isinstance(a.value, ast.Name)
+                for a in (target, value)):
+            return False
+        copy, orig = target.value.id, value.value.id  # type: ignore[attr-defined]
+        scope = self.parent.get(id(up))
+        while not isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef):
+            if scope is None or isinstance(scope, ast.Lambda | ast.ClassDef):
+                return False
+            scope = self.parent.get(id(scope))
+        if copy == orig or _bindings_in(scope, orig) != [scope.args]:
+            return False
+        made = _bindings_in(scope, copy)
+        if not made or len(made) != 1 or not isinstance(made[0], ast.Name):
+            return False
+        bound = self.parent.get(id(made[0]))
+        call = bound.value if isinstance(bound, ast.Assign) and bound.targets == [made[0]] else None
+        if not (isinstance(call, ast.Call) and call.args and isinstance(code := call.args[0], ast.Attribute)
+                and code.attr == "__code__" and isinstance(code.value, ast.Name) and code.value.id == orig):
+            return False
+        dotted = self._dotted(call.func)
+        return dotted is not None and dotted[0] == ["types", "FunctionType"] and isinstance(dotted[1], ast.Name) \
+            and not _binds(scope, dotted[1].id) and len(_bindings_in(self.tree, dotted[1].id) or [0, 0]) == 1
+
+    def _deletes_filtered(self, call: ast.Call) -> bool:
+        """Round 15a: `delattr(X, name)` deleting the names round 11's filter found in X's own namespace (attrs
+        8b490b8586): in a function, the statement right before `for name, _ in L:` (the same block) is
+        `L = [(k, v) for k, v in X.__dict__.items() if isinstance(v, C) ...]` (_filtered_values: C a plain class of
+        this module), and the call is in that loop's body; X, L and name are the function's locals, the loop body
+        neither binds X, L or name nor reads L, and nothing else binds between. Each name deleted is then that of an
+        entry of X's own namespace whose value passed type's own isinstance test against C: an object only code
+        naming C makes. On a class, type's delattr removes that entry (the class falls back to what it inherits); on
+        an instance it is `del X.__dict__[name]` (allowed), or X's class's own deleter for a name whose entry the
+        change itself put there. setattr by the same names writes a value under them: not this."""
+        if len(call.args) != 2 or call.keywords or not all(isinstance(a, ast.Name) for a in call.args):
+            return False
+        obj, name = call.args[0].id, call.args[1].id  # type: ignore[attr-defined]
+        child: ast.AST = call
+        up = self.parent.get(id(call))
+        while not (isinstance(up, ast.For) and any(child is b for b in up.body)):
+            if up is None or isinstance(up, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef
+                                        | ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
+                return False
+            child, up = up, self.parent.get(id(up))
+        loop = up
+        target = loop.target
+        if not (isinstance(loop.iter, ast.Name) and isinstance(target, ast.Tuple) and len(target.elts) == 2
+                and all(isinstance(t, ast.Name) for t in target.elts) and target.elts[0].id == name  # type: ignore
+                and target.elts[1].id not in (obj, loop.iter.id) and len({obj, name, loop.iter.id}) == 3):  # type: ignore
+            return False
+        listed = loop.iter.id
+        for n in (m for stmt in loop.body for m in ast.walk(stmt)):
+            if isinstance(n, ast.Global | ast.Nonlocal) or isinstance(n, ast.Name) and (
+                    n.id == listed or n.id in (obj, name) and not isinstance(n.ctx, ast.Load)):
+                return False
+        block = next((b for f in ("body", "orelse", "finalbody") if isinstance(b := getattr(
+            self.parent.get(id(loop)), f, None), list) and any(loop is x for x in b)), None)
+        at = next(i for i, x in enumerate(block) if x is loop) if block is not None else 0
+        if block is None or at == 0:
+            return False
+        made = block[at - 1]
+        if not (isinstance(made, ast.Assign) and len(made.targets) == 1 and isinstance(made.targets[0], ast.Name)
+                and made.targets[0].id == listed and isinstance(made.value, ast.ListComp)
+                and len(made.value.generators) == 1 and not made.value.generators[0].is_async
+                and not any(isinstance(n, ast.NamedExpr) for n in ast.walk(made.value))):
+            return False
+        gen, elt = made.value.generators[0], made.value.elt
+        pair = gen.target
+        if not (isinstance(elt, ast.Tuple) and isinstance(pair, ast.Tuple) and len(elt.elts) == len(pair.elts) == 2
+                and all(isinstance(e, ast.Name) and isinstance(t, ast.Name) and e.id == t.id
+                        for e, t in zip(elt.elts, pair.elts))):
+            return False
+        items = gen.iter
+        if not (isinstance(items, ast.Call) and isinstance(items.func, ast.Attribute) and items.func.attr == "items"
+                and isinstance(items.func.value, ast.Attribute) and items.func.value.attr == "__dict__"
+                and isinstance(items.func.value.value, ast.Name) and items.func.value.value.id == obj
+                and self._filtered_values(items.func.value, items.func)):
+            return False
+        scope = self.parent.get(id(loop))
+        while scope is not None and not isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef):
+            if isinstance(scope, ast.Lambda | ast.ClassDef | ast.Module):
+                return False
+            scope = self.parent.get(id(scope))
+        return scope is not None and all(bool(_bindings_in(scope, n)) for n in (obj, name, listed))
+
     def _instance_class(self, node: ast.AST, seen: set[str]) -> bool:
         """Whether node names a class this module defines by one top-level class statement, never rebound,
         undecorated, without a metaclass (none given, bases only `object`, builtin types that are not metaclasses,
         or such classes of this module): `isinstance(v, C)` then runs type's own check, which no code of the
         change can steer (an ABC's __subclasshook__ or a metaclass's __instancecheck__ could answer True)."""
         if not isinstance(node, ast.Name) or node.id in seen or not self._own_class(node) \
-                or node.id in self.stores:
+                or node.id in self.stores and not self._rebound_as_itself(node.id):  # round 15a
             return False
         made = [n for n in ast.walk(self.tree) if isinstance(n, ast.ClassDef) and n.name == node.id]
         if len(made) != 1 or made[0] not in self.tree.body or made[0].keywords or made[0].decorator_list:
@@ -1448,6 +1547,53 @@ class _Reader(ast.NodeVisitor):
                     and isinstance(real, type) and type(real) is type and not issubclass(real, type)):
                 return False
         return True
+
+    def _rebound_as_itself(self, name: str) -> bool:
+        """Round 15a: whether every binding of name but its class statement is a module-level `name = f(g(name))`
+        (attrs's `_CountingAttr = _add_cmp(_add_repr(_CountingAttr))`), each f a def of the module bound once,
+        undecorated, plain, whose every own return is `return p`, p its first parameter, bound nowhere else in it:
+        the name is then the same class object again (or None where a def falls off its end: isinstance raises), and
+        a function cannot change a class's metaclass, where __instancecheck__ is looked up. No parameter, import,
+        global declaration, loop target or other assignment of the name anywhere."""
+        for n in ast.walk(self.tree):
+            if isinstance(n, ast.arg) and n.arg == name or isinstance(n, ast.Global | ast.Nonlocal) and name in n.names \
+                    or isinstance(n, ast.alias) and (n.asname or n.name.split(".")[0]) == name \
+                    or isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef) and n.name == name \
+                    or isinstance(n, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and n.name == name:
+                return False
+            if not (isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)):
+                continue
+            stmt = self.parent.get(id(n))
+            if not (isinstance(n.ctx, ast.Store) and isinstance(stmt, ast.Assign) and stmt.targets == [n]
+                    and any(stmt is b for b in self.tree.body) and isinstance(stmt.value, ast.Call)):
+                return False
+            value: ast.expr = stmt.value
+            while isinstance(value, ast.Call):
+                if not (value.args and not any(isinstance(a, ast.Starred) for a in value.args)
+                        and isinstance(value.func, ast.Name) and self._returns_its_first(value.func.id)):
+                    return False
+                value = value.args[0]
+            if not (isinstance(value, ast.Name) and value.id == name):
+                return False
+        return True
+
+    def _returns_its_first(self, name: str) -> bool:
+        """Round 15a: name is a module def bound once, undecorated, plain (_only_def), whose own returns (not those of
+        the scopes nested in it) all return its first parameter, which nothing in it binds again."""
+        fn = _only_def(self.tree, name) if name not in self.names else None
+        params = [*fn.args.posonlyargs, *fn.args.args] if fn is not None else []
+        if fn is None or not params or _bindings_in(fn, params[0].arg) != [fn.args]:
+            return False
+        returns: list[ast.Return] = []
+        stack: list[ast.AST] = list(fn.body)
+        while stack:
+            n = stack.pop()
+            if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+                continue
+            if isinstance(n, ast.Return):
+                returns.append(n)
+            stack.extend(ast.iter_child_nodes(n))
+        return bool(returns) and all(isinstance(r.value, ast.Name) and r.value.id == params[0].arg for r in returns)
 
     def _clone_copy(self, at: ast.AST, up: ast.AST | None) -> bool:
         """Round 11: `ns = dict(X.__dict__)` in a function, ns a namespace only given to
@@ -1678,7 +1824,8 @@ class _Reader(ast.NodeVisitor):
                 or self._plain_namespace(call, writes=True)
         if node.id in ("globals", "locals") and not call.args and not call.keywords:
             self.literal_key = False
-            plain = self._plain_namespace(call, writes=node.id == "globals")
+            # round 15a: locals() at the module's top level is the module's globals, the dict globals() returns
+            plain = self._plain_namespace(call, writes=node.id == "globals" or self._module_locals(node))
             if plain and self.literal_key:
                 self._note_allowed(f"uses {node.id}", node)
             return plain
@@ -1702,10 +1849,31 @@ class _Reader(ast.NodeVisitor):
         if node.id == "getattr" and self._forwarded(name, first):
             self._note_allowed(f"uses {node.id}", node)
             return True
+        if node.id == "delattr" and self._builtin_name(node) and self._deletes_filtered(call):  # round 15a
+            self._note_allowed(f"uses {node.id}", node)
+            return True
         # a computed name on the object at hand: reading self's or cls's own attributes, or writing an
         # instance's (not a class's: setattr(cls, ...) could give it a comparison the rules never read)
         return isinstance(first, ast.Name) and (first.id in SELVES if node.id == "getattr" else first.id == "self") \
             and self._bound_self(first, write=node.id != "getattr")
+
+    def _module_locals(self, node: ast.Name) -> bool:
+        """Round 15a: whether node is the builtin `locals` read at the module's top level (no def, lambda, class
+        body or comprehension around it; `if`, `for`, `try`, `with` are no scope): there locals() returns the
+        module's globals, the very dict globals() returns (requests 1278ecdf71's `locals()[package] = ...`). A class
+        body's locals() is its namespace (a computed key could be __eq__), a function's a snapshot: not these. The
+        name is the builtin when the module binds it nowhere (no assignment, import or global declaration) and
+        imports no names by `*`."""
+        if node.id != "locals" or not self._builtin_name(node) or any(
+                isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names) for n in ast.walk(self.tree)):
+            return False
+        up = self.parent.get(id(node))
+        while up is not None and not isinstance(up, ast.Module):
+            if isinstance(up, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef | ast.ListComp
+                          | ast.SetComp | ast.DictComp | ast.GeneratorExp):
+                return False
+            up = self.parent.get(id(up))
+        return isinstance(up, ast.Module)
 
     def _plain_namespace(self, call: ast.Call, writes: bool) -> bool:
         """vars(x), globals() or locals() used as _plain_dict_use allows, with a constant key that is plain too;
@@ -1890,6 +2058,13 @@ class _Reader(ast.NodeVisitor):
         self._gadget_call(node, name)
         self.generic_visit(node)
 
+    def _hasattr_name(self, node: ast.Constant) -> bool:
+        """Round 15a: the name of the builtin `hasattr(x, "__kwdefaults__")` (boltons c2b04b4cb1): it answers a bool,
+        the value is dropped, and the string is used nowhere else. Any other use of the string is judged as before."""
+        up = self.parent.get(id(node))
+        return isinstance(up, ast.Call) and isinstance(up.func, ast.Name) and up.func.id == "hasattr" \
+            and len(up.args) == 2 and up.args[1] is node and not up.keywords and self._builtin_name(up.func)
+
     def _builtins_type(self, func: ast.AST) -> bool:
         dotted = self._dotted(func)
         return dotted is not None and dotted[0] == ["builtins", "type"]
@@ -1898,7 +2073,7 @@ class _Reader(ast.NodeVisitor):
         if not isinstance(node.value, str) or id(node) in self.docstrings:
             return
         text = node.value
-        if text in FRAME_ATTRS or text in CODE_DUNDERS and text != "__dict__":
+        if (text in FRAME_ATTRS or text in CODE_DUNDERS and text != "__dict__") and not self._hasattr_name(node):
             self.add(Rule.REFLECTION, f"names {text!r} in a string", node)
         if text == "eval_str":  # **{"eval_str": True}, dict(eval_str=...) spelled as a key: inspect evaluates text
             self.add(Rule.DYNAMIC_IMPORT, "eval_str, named in a string: inspect evaluates string annotations", node)
