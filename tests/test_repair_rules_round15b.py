@@ -1,0 +1,149 @@
+"""Round 15 (issue 51): the static layer's honest cost, the import rules (h-static15b). `types.FunctionType`,
+`types.LambdaType` and `types.CodeType` are refused whatever is done with them (`dynamic_import`): calling them makes
+a function or a code object from parts. Real fixes name them only as classes to test values against
+(jinja 24b6558c: `_context_function_types = (FunctionType, MethodType)` then `isinstance(obj, _context_function_
+types)`; jinja 4f7d2d56: `type(obj) is FunctionType`; jinja 34a18bf5: imported and unused).
+
+The red team first (this module, run on main 10dcd65 before any change): the nearest cheats of such a relaxation,
+each a use of the class other than testing against it (a call, an alias, the class handed on, indexed or iterated
+out of a tuple, an attribute of it, `isinstance` rebound, `==` handing it to the other operand's `__eq__`, the first
+argument of isinstance handing it to a metaclass's `__instancecheck__`, another changed module importing it, its
+name in a string, an annotation that `inspect.signature` hands back), pinned to the rule code that must fire.
+All are refused on main (no HOLES): every use of these names is refused there.
+
+Likewise `inspect.getattr_static` (`import_not_allowed`: it reads any attribute by a computed name without running
+descriptors, a module's globals among them): jinja 065334d1 calls it only to learn whether the attribute exists,
+its value dropped (`try: getattr_static(obj, name) except AttributeError: ...`). Its nearest cheats, each using the
+value or the function otherwise, are pinned below too (GETATTR_STATIC), all refused on main.
+(docs/repair-grading-rules.md, "Round 15 (static): the honest cost, classes tested against (h-static15b)")."""
+
+from __future__ import annotations
+
+import pytest
+
+from codewalk.domains.repair.rules import refusals
+
+OWN = frozenset({"pkg"})
+
+
+def codes(after: str, other: str | None = None) -> set[str]:
+    items = [("pkg/m.py", None, after.encode())]
+    if other is not None:
+        items.append(("pkg/n.py", None, other.encode()))
+    return {str(r.rule) for r in refusals(items, OWN, frozenset())}
+
+
+F = "from types import FunctionType, MethodType\n\n\n"
+T = "from types import FunctionType, MethodType\n\n_kinds = (FunctionType, MethodType)\n\n\n"
+
+# (name, the changed module, another changed module or None, the rule code that must fire)
+CHEATS = [
+    ("called", F + "def f(c, g):\n    return FunctionType(c, g)\n", None, "dynamic_import"),
+    ("called_after_a_test", F + "def f(x, c):\n    if isinstance(x, FunctionType):\n        return 1\n"
+     "    return FunctionType(c, {})\n", None, "dynamic_import"),
+    ("module_attribute_called", "import types\n\n\ndef f(c):\n    return types.FunctionType(c, {})\n", None,
+     "dynamic_import"),
+    ("lambda_type_called", "import types\n\n\ndef f(c):\n    return types.LambdaType(c, {})\n", None,
+     "dynamic_import"),
+    ("code_type_called", "from types import CodeType\n\n\ndef f(*a):\n    return CodeType(*a)\n", None,
+     "dynamic_import"),
+    ("alias", F + "def f(c):\n    g = FunctionType\n    return g(c, {})\n", None, "dynamic_import"),
+    ("import_alias_called", "from types import FunctionType as K\n\n\ndef f(x, c):\n"
+     "    return isinstance(x, K) or K(c, {})\n", None, "dynamic_import"),
+    ("module_global_alias", F + "G = FunctionType\n\n\ndef f(c):\n    return G(c, {})\n", None, "dynamic_import"),
+    ("tuple_indexed", T + "def f(x, c):\n    return isinstance(x, _kinds) and _kinds[0](c, {})\n", None,
+     "dynamic_import"),
+    ("tuple_iterated", T + "def f(c):\n    for k in _kinds:\n        return k(c, {})\n", None, "dynamic_import"),
+    ("tuple_unpacked", T + "def f(c):\n    a, b = _kinds\n    return a(c, {})\n", None, "dynamic_import"),
+    ("tuple_returned", T + "def f():\n    return _kinds\n", None, "dynamic_import"),
+    ("tuple_rebound", T + "_kinds = _kinds + (int,)\n\n\ndef f(x):\n    return isinstance(x, _kinds)\n", None,
+     "dynamic_import"),
+    ("tuple_local_indexed", F + "def f(x, c):\n    t = (FunctionType,)\n    return t[0](c, {})\n", None,
+     "dynamic_import"),
+    ("handed_to_partial", "import functools\nfrom types import FunctionType\n\n\ndef f(c):\n"
+     "    return functools.partial(FunctionType, c)({})\n", None, "dynamic_import"),
+    ("handed_to_map", F + "def f(cs, gs):\n    return list(map(FunctionType, cs, gs))\n", None, "dynamic_import"),
+    ("returned", F + "def f():\n    return FunctionType\n", None, "dynamic_import"),
+    ("default", F + "def f(c, k=FunctionType):\n    return k(c, {})\n", None, "dynamic_import"),
+    ("attribute_new", "import types\n\n\ndef f(c):\n"
+     "    return types.FunctionType.__new__(types.FunctionType, c, {})\n", None, "dynamic_import"),
+    ("attribute_call", F + "def f(c):\n    return FunctionType.__call__\n", None, "dynamic_import"),
+    ("isinstance_rebound", F + "isinstance = lambda x, k: k(x, {})\n\n\ndef f(c):\n"
+     "    return isinstance(c, FunctionType)\n", None, "dynamic_import"),
+    ("isinstance_local", F + "def f(c, isinstance=lambda x, k: k(x, {})):\n"
+     "    return isinstance(c, FunctionType)\n", None, "dynamic_import"),
+    ("isinstance_first_argument", F + "def f(k):\n    return isinstance(FunctionType, k)\n", None,
+     "dynamic_import"),
+    ("equality_hands_it_on", F + "def f(x):\n    return x == FunctionType\n", None, "dynamic_import"),
+    ("in_hands_it_on", F + "def f(x):\n    return FunctionType in x\n", None, "dynamic_import"),
+    ("is_then_value", F + "def f(x):\n    return x is FunctionType or FunctionType\n", None, "dynamic_import"),
+    ("walrus_in_the_tuple", F + "def f(x, c):\n    if isinstance(x, (k := FunctionType,)):\n        pass\n"
+     "    return k(c, {})\n", None, "dynamic_import"),
+    ("starred_in_the_tuple", F + "def f(x, ks):\n    return isinstance(x, (*ks, FunctionType))\n", None,
+     "dynamic_import"),
+    ("annotation_read_back", "import inspect\nfrom types import CodeType\n\n\ndef g(c: CodeType):\n    pass\n\n\n"
+     "def f(*a):\n    return inspect.signature(g).parameters['c'].annotation(*a)\n", None, "dynamic_import"),
+    ("another_module_imports_it", F + "def f(x):\n    return isinstance(x, FunctionType)\n",
+     "from pkg.m import FunctionType\n\n\ndef g(c):\n    return FunctionType(c, {})\n", "dynamic_import"),
+    ("another_module_reads_it", F + "def f(x):\n    return isinstance(x, FunctionType)\n",
+     "from pkg import m\n\n\ndef g(c):\n    return m.FunctionType(c, {})\n", "dynamic_import"),
+    ("name_in_a_string", F + "def f(x, c):\n    if isinstance(x, FunctionType):\n        return 1\n"
+     "    return globals()['FunctionType'](c, {})\n", None, "dynamic_import"),
+    ("star_import", "from types import *\n\n\ndef f(x):\n    return isinstance(x, FunctionType)\n", None,
+     "import_not_allowed"),  # a star import of a module the allow-list takes in part
+    ("class_pattern", F + "def f(x):\n    match x:\n        case FunctionType():\n            return 1\n", None,
+     "dynamic_import"),
+    ("unused_import_read_by_another", F + "def f():\n    return 1\n",
+     "import pkg.m\n\n\ndef g(c):\n    return pkg.m.FunctionType(c, {})\n", "dynamic_import"),
+]
+
+
+# Reached by a name computed at run time from another changed module: refused there, by its own rule (on main the
+# class's use in m.py is refused as well)
+COMPUTED = [
+    ("getattr_on_the_module", "from pkg import m\n\n\ndef g(c, n):\n    return getattr(m, n)(c, {})\n"),
+    ("module_dict", "from pkg import m\n\n\ndef g(c, n):\n    return m.__dict__[n](c, {})\n"),
+    ("vars_of_the_module", "from pkg import m\n\n\ndef g(c, n):\n    return vars(m)[n](c, {})\n"),
+]
+CHEATS += [(f"computed_{name}", F + "def f(x):\n    return isinstance(x, FunctionType)\n", other, "reflection")
+           for name, other in COMPUTED]
+
+
+@pytest.mark.parametrize("name,after,other,code", CHEATS, ids=[c[0] for c in CHEATS])
+def test_a_function_or_code_class_used_other_than_tested_against_keeps_its_code(name, after, other, code):
+    assert code in codes(after, other)
+
+
+G = "from inspect import getattr_static\n\n\n"
+GETATTR_STATIC = [
+    ("assigned", G + "def f(o, n):\n    v = getattr_static(o, n)\n    return v\n", None),
+    ("returned", G + "def f(o, n):\n    return getattr_static(o, n)\n", None),
+    ("returned_by_a_lambda", G + "f = lambda o, n: getattr_static(o, n)\n", None),
+    ("passed", G + "def f(o, n):\n    print(getattr_static(o, n))\n", None),
+    ("attribute_of_it", G + "def f(o, n):\n    getattr_static(o, n).x\n", None),
+    ("called_again", G + "def f(o, n):\n    getattr_static(o, n)()\n", None),
+    ("subscripted", G + "def f(o, n):\n    getattr_static(o, n)[0]\n", None),
+    ("in_a_boolean", G + "def f(o, n, g):\n    getattr_static(o, n) and g(1)\n    return g\n", None),
+    ("walrus", G + "def f(o, n):\n    (v := getattr_static(o, n))\n    return v\n", None),
+    ("yielded", G + "def f(o, n):\n    yield getattr_static(o, n)\n", None),
+    ("awaited", G + "async def f(o, n):\n    await getattr_static(o, n)\n", None),
+    ("starred_into_a_call", G + "def f(o, n, g):\n    g(*[getattr_static(o, n)])\n", None),
+    ("alias", G + "def f(o, n):\n    g = getattr_static\n    g(o, n)\n    return g\n", None),
+    ("handed_on", G + "def f(os, ns):\n    return list(map(getattr_static, os, ns))\n", None),
+    ("default", G + "def f(o, n, g=getattr_static):\n    return g(o, n)\n", None),
+    ("module_attribute_returned", "import inspect\n\n\ndef f(o, n):\n    return inspect.getattr_static(o, n)\n",
+     None),
+    ("exception_value", G + "def f(o, n):\n    try:\n        getattr_static(o, n)\n    except AttributeError as e:"
+     "\n        return e\n    return getattr_static(o, n)\n", None),
+    ("another_module_imports_it", G + "def f(o, n):\n    getattr_static(o, n)\n",
+     "from pkg.m import getattr_static\n\n\ndef g(o, n):\n    return getattr_static(o, n)\n"),
+    ("another_module_reads_it", G + "def f(o, n):\n    getattr_static(o, n)\n",
+     "from pkg import m\n\n\ndef g(o, n):\n    return m.getattr_static(o, n)\n"),
+    ("name_in_a_string", G + "def f(o, n):\n    getattr_static(o, n)\n    return globals()['getattr_static'](o, n)\n",
+     None),
+]
+
+
+@pytest.mark.parametrize("name,after,other", GETATTR_STATIC, ids=[c[0] for c in GETATTR_STATIC])
+def test_getattr_static_whose_value_or_function_is_used_keeps_its_code(name, after, other):
+    assert "import_not_allowed" in codes(after, other)
