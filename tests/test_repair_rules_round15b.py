@@ -147,3 +147,59 @@ GETATTR_STATIC = [
 @pytest.mark.parametrize("name,after,other", GETATTR_STATIC, ids=[c[0] for c in GETATTR_STATIC])
 def test_getattr_static_whose_value_or_function_is_used_keeps_its_code(name, after, other):
     assert "import_not_allowed" in codes(after, other)
+
+
+# -- the relaxations' honest neighbours (the real fixes' shapes), admitted since the fix ------------------------------
+HONEST = {
+    # jinja 24b6558c: a tuple of classes bound once, read only as isinstance's second argument
+    "jinja_context_function_types": (T + "def call(obj):\n    if isinstance(obj, _kinds):\n        return 1\n"
+                                     "    return 0\n"),
+    # jinja 4f7d2d56: `type(obj) is FunctionType`
+    "jinja_type_is": (F + "def const(obj):\n    if type(obj) is FunctionType and obj.__name__ == '<lambda>':\n"
+                      "        return 1\n    return 0\n"),
+    # jinja 34a18bf5: imported and unused
+    "jinja_unused_import": ("from types import MethodType, FunctionType\n\n\ndef f():\n    return 1\n"),
+    # jinja 24b6558c's sandbox.py, werkzeug's console.py: isinstance against a tuple literal, the module's attribute
+    "isinstance_tuple_literal": ("import types\nfrom types import CodeType, TracebackType\n\n\ndef unsafe(obj):\n"
+                                 "    return isinstance(obj, (CodeType, TracebackType)) or "
+                                 "isinstance(obj, types.FunctionType) or issubclass(type(obj), types.LambdaType)\n"),
+    # jinja 065334d1: getattr_static as a presence test, its value dropped
+    "jinja_getattr_static": ("from inspect import getattr_static\n\n\ndef do_attr(environment, obj, name):\n    try:\n"
+                             "        getattr_static(obj, name)\n    except AttributeError:\n"
+                             "        if not hasattr(obj, name):\n            return None\n"
+                             "    return environment.getattr(obj, name)\n"),
+    "getattr_static_module_attribute": ("import inspect\n\n\ndef has(obj, name):\n    try:\n"
+                                        "        inspect.getattr_static(obj, name)\n    except AttributeError:\n"
+                                        "        return False\n    return True\n"),
+}
+
+
+@pytest.mark.parametrize("name", list(HONEST))
+def test_a_function_class_tested_against_or_getattr_static_dropped_is_admitted(name):
+    assert codes(HONEST[name]) == set()
+
+
+def test_another_module_importing_a_plain_name_of_the_module_keeps_the_admission():
+    assert codes(T + "def call(obj):\n    return isinstance(obj, _kinds)\n",
+                 "from pkg.m import call\n\n\ndef g(x):\n    return call(x)\n") == set()
+
+
+# -- found while fixing: isinstance made a module global by another route than a binding the module spells ----------
+# (each refused on main, where any use of the class is; since the fix refused because a changed module may make
+# `isinstance` a global of the module, whose call would get the class)
+ISIN = F + "def f(c):\n    return isinstance(c, FunctionType)\n"
+SHADOWED = [
+    ("computed_globals_key", ISIN + "\n\ndef put(k, v):\n    globals()[k] = v\n", None),
+    ("another_module_sets_it", ISIN, "from pkg import m\n\nm.isinstance = lambda x, k: k(x, {})\n"),
+    ("another_module_sets_it_dotted", ISIN, "import pkg.m\n\n\ndef g(v):\n    pkg.m.isinstance = v\n"),
+    ("vars_of_the_module_written", ISIN, "from pkg import m\n\n\ndef g(k, v):\n    vars(m)[k] = v\n"),
+    ("vars_of_the_module_updated", ISIN, "from pkg import m\n\n\ndef g(d):\n    vars(m).update(d)\n"),
+    ("star_import_of_a_module_binding_it", "from pkg.n import *\n" + ISIN,
+     "def isinstance(x, k):\n    return k(x, {})\n"),
+    ("another_module_star_imports", ISIN, "from pkg.m import *\n\n\ndef g(c):\n    return FunctionType(c, {})\n"),
+]
+
+
+@pytest.mark.parametrize("name,after,other", SHADOWED, ids=[c[0] for c in SHADOWED])
+def test_isinstance_a_changed_module_may_make_a_global_keeps_the_class_refused(name, after, other):
+    assert "dynamic_import" in codes(after, other)
