@@ -233,3 +233,23 @@ def everything():
 @pytest.mark.xfail(strict=True, reason="static gap (round 11's _filtered_values trusts isinstance): open")
 def test_a_namespace_filtered_by_an_isinstance_a_global_may_replace_is_refused():
     assert "reflection" in codes(FILTERED_UNDER_A_GLOBAL_ISINSTANCE)
+
+
+def test_a_function_local_named_like_a_namespace_builtin_does_not_count_as_a_namespace_write():
+    # jinja 24b6558c's runtime.py: a Context's `self.vars = vars = {}`, a local, beside the tested tuple
+    assert codes(T + "def call(obj):\n    return isinstance(obj, _kinds)\n\n\n"
+                 "def ctx(parent):\n    vars = {}\n    vars.update(parent)\n    return vars\n") == set()
+
+
+VARS_BUILTIN = [
+    ("another_function_uses_the_builtin", "def ctx(parent):\n    vars = {}\n    return vars\n\n\n"
+     "def put(m, k, v):\n    vars(m)[k] = v\n"),
+    ("global_declared", "def put(m, k, v):\n    global vars\n    vars = None\n    return vars\n\n\n"
+     "def put2(m, k, v):\n    vars(m)[k] = v\n"),
+    ("comprehension_variable", "def put(ms, k, v):\n    [vars(m).update({k: v}) for vars in [vars] for m in ms]\n"),
+]
+
+
+@pytest.mark.parametrize("name,extra", VARS_BUILTIN, ids=[c[0] for c in VARS_BUILTIN])
+def test_the_namespace_builtin_used_beside_a_local_of_its_name_keeps_the_class_refused(name, extra):
+    assert "dynamic_import" in codes(T + "def call(obj):\n    return isinstance(obj, _kinds)\n\n\n" + extra)

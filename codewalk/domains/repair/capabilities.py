@@ -763,7 +763,33 @@ class _Index:
         self.binds = frozenset(names | {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)
                                         and isinstance(n.ctx, ast.Store | ast.Del)}) | frozenset(
             "*" for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id in ("globals", "vars", "setattr")
+            and not _bound_in_scope(n, self.parent)
             or isinstance(n, ast.Attribute) and n.attr in ("__dict__", "__setattr__"))
+
+
+def _bound_in_scope(name: ast.Name, parent: dict[int, ast.AST]) -> bool:
+    """Round 15b: whether a function around name binds it (a parameter or an assignment in its own body: jinja's
+    local `vars = {}`), so that it is that variable and not the builtin. A module-level binding does not count."""
+    up = parent.get(id(name))
+    while up is not None:
+        if isinstance(up, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            args = up.args
+            if any(a.arg == name.id for a in [*args.posonlyargs, *args.args, *args.kwonlyargs,
+                                               *([args.vararg] if args.vararg else []),
+                                               *([args.kwarg] if args.kwarg else [])]):
+                return True
+            stack: list[ast.AST] = list(up.body) if isinstance(up.body, list) else []
+            while stack:
+                node = stack.pop()
+                if isinstance(node, ast.Global | ast.Nonlocal) and name.id in node.names:
+                    return False
+                if isinstance(node, ast.Name) and node.id == name.id and isinstance(node.ctx, ast.Store):
+                    return True
+                if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef
+                                  | ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
+                    stack.extend(ast.iter_child_nodes(node))
+        up = parent.get(id(up))
+    return False
 
 
 def _own_from_names(indexes: list[_Index], own: frozenset[str]) -> frozenset[str]:
