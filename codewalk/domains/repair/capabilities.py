@@ -384,6 +384,11 @@ DYNAMIC = {"importlib.import_module", "importlib.__import__", "importlib.reload"
            "typing.ForwardRef", "inspect.get_annotations", "unittest.mock.patch", "pickle.load", "pickle.loads",
            "pickle.Unpickler", "marshal", "types.FunctionType",
            "types.CodeType", "types.LambdaType", "builtins.eval", "builtins.exec", "builtins.compile"}
+# Round 15b: classes of functions and code, refused for what calling them makes; a class tested against (the second
+# argument of isinstance/issubclass, alone or in a tuple literal, or an operand of `is`) makes nothing (_tested_class)
+TESTED_CLASSES = frozenset({"types.FunctionType", "types.LambdaType", "types.CodeType"})
+# Round 15b: inspect.getattr_static called with its value dropped only tells whether the attribute exists (_dropped_call)
+DROPPED_CALLS = frozenset({"inspect.getattr_static"})
 # What the earlier deny-list knew, applied to modules imported at x_G outside REVIEWED (their new nodes).
 KNOWN = {"sys.modules", "sys._getframe", "sys._current_frames", "sys.settrace", "sys.setprofile", "sys.gettrace",
          "sys.exit", "sys.argv", "sys.orig_argv", "sys.excepthook", "sys.addaudithook", "sys.path", "sys.meta_path",
@@ -543,10 +548,14 @@ def new_refusals(changed: Iterable[tuple[str, bytes | str | None, bytes | str | 
     before: set[str] = set()
     reads_before = frozenset().union(*(indexes[id(old)].reads for _, old, _, _, _ in items if old is not None))
     reads_now = frozenset().union(*(indexes[id(new)].reads for _, _, _, new, _ in items if new is not None))
+    from_before = _own_from_names([indexes[id(old)] for _, old, _, _, _ in items if old is not None], own)
+    from_now = _own_from_names([indexes[id(new)] for _, _, _, new, _ in items if new is not None], own)
+    binds_before = frozenset().union(*(indexes[id(old)].binds for _, old, _, _, _ in items if old is not None))
+    binds_now = frozenset().union(*(indexes[id(new)].binds for _, _, _, new, _ in items if new is not None))
     for path, old, _, _, _ in items:
         if old is not None:
             reader = _Reader(path, own, tests, defined, indexes[id(old)], absent, added, before_defined, reads_before,
-                             bindings_before)
+                             bindings_before, from_before, binds_before)
             for f in reader.read(old) + reader.allowed:
                 before.add(f.key)
                 before.add(_capability(f))
@@ -587,7 +596,7 @@ def new_refusals(changed: Iterable[tuple[str, bytes | str | None, bytes | str | 
             continue
         seen: set[tuple[Rule, str]] = set()
         now = _Reader(path, own, tests, defined, indexes[id(new)], absent, added, before_defined, reads_now,
-                      bindings_now).read(new)
+                      bindings_now, from_now, binds_now).read(new)
         for f in sorted(now, key=lambda f: f.line):
             if f.key in before or f.reuse and (_capability(f) in before or every_variable and (
                     f.rule == Rule.ENVIRONMENT and f.what.startswith("reads") or f.what.startswith(EXPANDVARS))):
@@ -745,6 +754,47 @@ class _Index:
             n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)) | frozenset(
             part for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
             and len(n.value) < 200 for part in n.value.split(".") if part.isidentifier())
+        # round 15b: the names the module imports by name from a module (`from pkg.m import name`, `*`), with the
+        # module's top name ("" for a relative import)
+        self.from_imports = frozenset(("" if n.level else (n.module or "").split(".")[0], a.name)
+                                      for n in self.imports if isinstance(n, ast.ImportFrom) for a in n.names)
+        # round 15b: the names the module may bind as a module's globals (names and attributes it stores, names it
+        # binds, "*" where it writes names it does not spell: a namespace of globals() or vars(), setattr, __dict__)
+        self.binds = frozenset(names | {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)
+                                        and isinstance(n.ctx, ast.Store | ast.Del)}) | frozenset(
+            "*" for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id in ("globals", "vars", "setattr")
+            and not _bound_in_scope(n, self.parent)
+            or isinstance(n, ast.Attribute) and n.attr in ("__dict__", "__setattr__"))
+
+
+def _bound_in_scope(name: ast.Name, parent: dict[int, ast.AST]) -> bool:
+    """Round 15b: whether a function around name binds it (a parameter or an assignment in its own body: jinja's
+    local `vars = {}`), so that it is that variable and not the builtin. A module-level binding does not count."""
+    up = parent.get(id(name))
+    while up is not None:
+        if isinstance(up, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            args = up.args
+            if any(a.arg == name.id for a in [*args.posonlyargs, *args.args, *args.kwonlyargs,
+                                               *([args.vararg] if args.vararg else []),
+                                               *([args.kwarg] if args.kwarg else [])]):
+                return True
+            stack: list[ast.AST] = list(up.body) if isinstance(up.body, list) else []
+            while stack:
+                node = stack.pop()
+                if isinstance(node, ast.Global | ast.Nonlocal) and name.id in node.names:
+                    return False
+                if isinstance(node, ast.Name) and node.id == name.id and isinstance(node.ctx, ast.Store):
+                    return True
+                if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef
+                                  | ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
+                    stack.extend(ast.iter_child_nodes(node))
+        up = parent.get(id(up))
+    return False
+
+
+def _own_from_names(indexes: list[_Index], own: frozenset[str]) -> frozenset[str]:
+    """Round 15b: the names the modules import by name (or `*`) from the repository's own modules."""
+    return frozenset(name for index in indexes for top, name in index.from_imports if not top or top in own)
 
 
 def _unnested(body: list[ast.stmt]) -> Iterable[ast.stmt]:
@@ -981,8 +1031,12 @@ class _Reader(ast.NodeVisitor):
     def __init__(self, path: str, own: frozenset[str], tests: frozenset[str], defined: frozenset[str],
                  index: _Index, absent: frozenset[str] = frozenset(), added: frozenset[str] = frozenset(),
                  before: frozenset[str] = frozenset(), reads: frozenset[str] | None = None,
-                 bindings: Callable[[str], dict[str, str] | None] | None = None):
+                 bindings: Callable[[str], dict[str, str] | None] | None = None,
+                 from_names: frozenset[str] | None = None, binds: frozenset[str] | None = None):
         self.path, self.own, self.tests, self.defined, self.absent = path, own, tests, defined, absent
+        # round 15b: the names the changed modules import by name from the repository's modules, all of them
+        self.from_names = _own_from_names([index], own) if from_names is None else from_names
+        self.binds = index.binds if binds is None else binds  # _Index.binds, of all the changed modules
         self.bindings = bindings  # round 14b: a module of the repository's names bound by import (module_bindings)
         # round 14b: the names the changed modules read as attributes (_Index.reads), all of them: a module handed
         # on as a value in one may have its parts read in another
@@ -1193,6 +1247,10 @@ class _Reader(ast.NodeVisitor):
             if (entry.only is not None and attr not in entry.only and attr not in MODULE_DUNDERS) \
                     or attr in entry.without:
                 rule = Rule.DYNAMIC_IMPORT if dotted in DYNAMIC else Rule.IMPORT_NOT_ALLOWED
+                if not rest[1:] and (dotted in TESTED_CLASSES and self._used_only(node, attr, self._tested_class)
+                                     or dotted in DROPPED_CALLS and self._used_only(node, attr, self._dropped_call)):
+                    self._note_allowed(f"uses {dotted}", node, rule)  # round 15b: at x_G, the capability used
+                    return
                 what = f"uses {dotted}, which is not in the allow-list's part of {name}{route}"
                 reached = getattr(_module(name), attr, None)
                 if isinstance(reached, types.ModuleType) and not reached.__name__.startswith(name.split(".")[0]):
@@ -1289,6 +1347,87 @@ class _Reader(ast.NodeVisitor):
         self.add(Rule.IMPORT_NOT_ALLOWED, f"reaches the module {name}, outside the reviewed set, as "
                  f"{'.'.join(parts[:k + 2])}", node, key=f"import:{dotted}" if importing else None)
         return True
+
+    # -- round 15b: a class tested against, a call whose value is dropped ---------------------------------
+    def _used_only(self, node: ast.AST, attr: str, where: Callable[[ast.expr], bool]) -> bool:
+        """Whether the module's name at node (`types.FunctionType` spelled there; `from types import FunctionType`,
+        the import or a use of the name it binds) is used only where `where` says it hands nothing on. A name the
+        import binds must be bound by it alone and read nowhere else: not as an attribute or a name in a string of
+        any changed module (`m.FunctionType`, `getattr(m, "FunctionType")`), nor imported by name from a module
+        (`from pkg.m import FunctionType`, a star import) there: the module global would hand it on."""
+        if isinstance(node, ast.Attribute):
+            return where(node)
+        if isinstance(node, ast.ImportFrom):
+            bound = [a.asname or a.name for a in node.names if a.name == attr]
+            if len(bound) != 1:
+                return False
+            name = bound[0]
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            name = node.id
+        else:
+            return False
+        if name in self.stores or name in self.reads or name in self.from_names or "*" in self.from_names \
+                or sum(1 for n in self.imports for a in n.names if (a.asname or a.name) == name) != 1:
+            return False
+        return all(where(n) for n in ast.walk(self.tree) if isinstance(n, ast.Name) and n.id == name
+                   and not isinstance(n.ctx, ast.Del))
+
+    def _rebound(self, name: str) -> bool:
+        """Whether the module binds name itself (an assignment, a parameter, a def or class, an import)."""
+        return name in self.stores or name in self.names or any(
+            isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) and n.name == name
+            or isinstance(n, ast.alias) and (n.asname or n.name) == name
+            or isinstance(n, ast.Global | ast.Nonlocal) and name in n.names for n in ast.walk(self.tree))
+
+    def _class_test(self, node: ast.expr) -> bool:
+        """node is the second argument of isinstance/issubclass, the builtins, whose check is type's own for a class
+        of the types module: it reads the first argument's class, hands this one to nothing. The builtin only if no
+        changed module can make the name a module global: none binds it (`isinstance = f` here, `m.isinstance = f`
+        from another module) or writes names it does not spell (`globals()[k] = f`, `vars(m)[k] = f`, setattr,
+        `__dict__`): a global of that name would be called with the class instead."""
+        call = self.parent.get(id(node))
+        return isinstance(call, ast.Call) and isinstance(call.func, ast.Name) \
+            and call.func.id in ("isinstance", "issubclass") and len(call.args) == 2 and call.args[1] is node \
+            and not call.keywords and not self._rebound(call.func.id) and call.func.id not in self.binds \
+            and "*" not in self.binds
+
+    def _tested_class(self, node: ast.expr) -> bool:
+        """Round 15b: a function or code class (`types.FunctionType`, `LambdaType`, `CodeType`) used only as a class
+        tested against makes nothing: isinstance/issubclass's second argument, alone or in a tuple literal there
+        (jinja: `isinstance(obj, (CodeType, TracebackType))`), an operand of `is`/`is not` (`type(obj) is
+        FunctionType`: no dunder runs), or an element of a tuple literal bound once to a name read only as such a
+        second argument (`_kinds = (FunctionType, MethodType)`). Calling it, handing it on, reading its attributes,
+        `==` or `in` (the other operand's dunder gets it) stay refused; so does an annotation (inspect.signature
+        hands it back)."""
+        up = self.parent.get(id(node))
+        if isinstance(up, ast.Compare):
+            return all(isinstance(op, ast.Is | ast.IsNot) for op in up.ops)
+        if self._class_test(node):
+            return True
+        if not isinstance(up, ast.Tuple) or not isinstance(up.ctx, ast.Load) \
+                or any(isinstance(e, ast.Starred | ast.NamedExpr) for e in up.elts):
+            return False
+        if self._class_test(up):
+            return True
+        bind = self.parent.get(id(up))
+        if not (isinstance(bind, ast.Assign) and bind.value is up and len(bind.targets) == 1
+                and isinstance(bind.targets[0], ast.Name)):
+            return False
+        name = bind.targets[0].id
+        if name in self.reads or name in self.from_names or "*" in self.from_names or name in self.names:
+            return False
+        uses = [n for n in ast.walk(self.tree) if isinstance(n, ast.Name) and n.id == name]
+        if any(isinstance(n, ast.arg) and n.arg == name or isinstance(n, ast.Global | ast.Nonlocal) and name in n.names
+                for n in ast.walk(self.tree)):
+            return False
+        return all(n is bind.targets[0] or isinstance(n.ctx, ast.Load) and self._class_test(n) for n in uses)
+
+    def _dropped_call(self, node: ast.expr) -> bool:
+        """Round 15b: inspect.getattr_static called as a statement, its value dropped (jinja: `try:
+        getattr_static(obj, name) except AttributeError: ...`): it runs no descriptor and no code of the object, and
+        hands nothing back; whether it raises tells what hasattr(obj, name) tells, which the rules allow."""
+        call = self.parent.get(id(node))
+        return isinstance(call, ast.Call) and call.func is node and isinstance(self.parent.get(id(call)), ast.Expr)
 
     def _refused_part_read(self, name: str) -> str:
         """Round 14b: a name of a module (a reviewed one, or one of the standard library outside the reviewed set)
