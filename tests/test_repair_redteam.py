@@ -55,11 +55,11 @@ def graded_in(request, monkeypatch) -> str:
 
 
 @pytest.fixture(scope="module")
-def task(tmp_path_factory, module_home) -> tuple[repair_fixture.Fixture, Composite]:
-    """W1 + W2 composed and through check (2), which derives its PASS_TO_PASS; no graph store needed."""
-    fixture, composite = repair_fixture.composed(tmp_path_factory.mktemp("tally"), module_home, check=True)
-    assert composite.verifier["PASS_TO_PASS"]  # grading below must keep these passing too
-    return fixture, composite
+def task(redteam_task, redteam_home, module_home) -> tuple[repair_fixture.Fixture, Composite]:
+    """W1 + W2 composed and through check (2), built once for the session (conftest.py: redteam_task) and graded
+    with module_home as CODEWALK_HOME: the session's redteam_home, the home it was built in."""
+    assert module_home == redteam_home, (module_home, redteam_home)
+    return redteam_task
 
 
 def _git(cwd: Path, *args: str) -> str:
