@@ -82,8 +82,17 @@ def _patch(task, tmp_path: Path, *edits: Edit) -> str:
     return _git(clone, "diff", "--cached", "--binary", x_g)
 
 
+# The reference's run that grade() makes when a candidate's run gives no verdict (RepairDomain._no_verdict: a
+# failure when the reference gives one in the same environment), kept by home and runtime across the grades of
+# the session as one domain keeps it across the candidates it grades; without it each such grade ran the gold
+# patch's tests again. Only a run that gave a verdict is kept (one that gives none raises, nothing is kept).
+_REFERENCE_RUNS: dict[tuple[str, str], dict] = {}
+
+
 def _grade(task, tmp_path: Path, *edits: Edit) -> Check:
-    return RepairDomain().grade(task[1], _patch(task, tmp_path, *edits))
+    domain = RepairDomain()
+    domain._reference_runs = _REFERENCE_RUNS.setdefault((os.environ.get("CODEWALK_HOME", ""), domain.runtime.name), {})
+    return domain.grade(task[1], _patch(task, tmp_path, *edits))
 
 
 def write(path: str, text: str) -> Edit:
