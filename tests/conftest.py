@@ -76,10 +76,35 @@ def _domains(request, monkeypatch):
 
 
 @pytest.fixture(scope="module")
-def module_home(tmp_path_factory):
+def module_home(request, tmp_path_factory):
     """One CODEWALK_HOME for a whole module, so what it caches (repair: virtualenvs, worktrees) is built
-    once; a module sets it for each of its tests with `pytestmark = pytest.mark.usefixtures("shared_home")`."""
+    once; a module sets it for each of its tests with `pytestmark = pytest.mark.usefixtures("shared_home")`.
+    The modules that grade on tests/test_repair_redteam.py's W1 + W2 task (its `task` fixture: the red-team
+    rounds) share one home for the session, as they share the task (redteam_task): its virtualenv is built
+    and the task composed and checked once, not once per module. Each graded run still gets a fresh copy of
+    the tree (grade: x_g(fresh=True)), as between the tests of one module."""
+    task = getattr(request.module, "task", None)  # the module imports it, as test_repair_redteam or tests.<that>
+    if getattr(task, "__module__", "").rpartition(".")[2] == "test_repair_redteam":
+        return request.getfixturevalue("redteam_home")
     return tmp_path_factory.mktemp("home")
+
+
+@pytest.fixture(scope="session")
+def redteam_home(tmp_path_factory):
+    """The CODEWALK_HOME of the modules that grade on tests/test_repair_redteam.py's task (module_home)."""
+    return tmp_path_factory.mktemp("redteam_home")
+
+
+@pytest.fixture(scope="session")
+def redteam_task(tmp_path_factory, redteam_home):
+    """W1 + W2 composed and through check (2), which derives its PASS_TO_PASS; no graph store needed. Built once
+    for the session in redteam_home, the home of every module that grades on it (module_home); each of those
+    modules gets it through tests/test_repair_redteam.py's `task`."""
+    from tests import repair_fixture
+
+    fixture, composite = repair_fixture.composed(tmp_path_factory.mktemp("tally"), redteam_home, check=True)
+    assert composite.verifier["PASS_TO_PASS"]  # grading must keep these passing too
+    return fixture, composite
 
 
 @pytest.fixture

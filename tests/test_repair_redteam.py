@@ -55,11 +55,11 @@ def graded_in(request, monkeypatch) -> str:
 
 
 @pytest.fixture(scope="module")
-def task(tmp_path_factory, module_home) -> tuple[repair_fixture.Fixture, Composite]:
-    """W1 + W2 composed and through check (2), which derives its PASS_TO_PASS; no graph store needed."""
-    fixture, composite = repair_fixture.composed(tmp_path_factory.mktemp("tally"), module_home, check=True)
-    assert composite.verifier["PASS_TO_PASS"]  # grading below must keep these passing too
-    return fixture, composite
+def task(redteam_task, redteam_home, module_home) -> tuple[repair_fixture.Fixture, Composite]:
+    """W1 + W2 composed and through check (2), built once for the session (conftest.py: redteam_task) and graded
+    with module_home as CODEWALK_HOME: the session's redteam_home, the home it was built in."""
+    assert module_home == redteam_home, (module_home, redteam_home)
+    return redteam_task
 
 
 def _git(cwd: Path, *args: str) -> str:
@@ -82,8 +82,17 @@ def _patch(task, tmp_path: Path, *edits: Edit) -> str:
     return _git(clone, "diff", "--cached", "--binary", x_g)
 
 
+# The reference's run that grade() makes when a candidate's run gives no verdict (RepairDomain._no_verdict: a
+# failure when the reference gives one in the same environment), kept by home and runtime across the grades of
+# the session as one domain keeps it across the candidates it grades; without it each such grade ran the gold
+# patch's tests again. Only a run that gave a verdict is kept (one that gives none raises, nothing is kept).
+_REFERENCE_RUNS: dict[tuple[str, str], dict] = {}
+
+
 def _grade(task, tmp_path: Path, *edits: Edit) -> Check:
-    return RepairDomain().grade(task[1], _patch(task, tmp_path, *edits))
+    domain = RepairDomain()
+    domain._reference_runs = _REFERENCE_RUNS.setdefault((os.environ.get("CODEWALK_HOME", ""), domain.runtime.name), {})
+    return domain.grade(task[1], _patch(task, tmp_path, *edits))
 
 
 def write(path: str, text: str) -> Edit:

@@ -78,6 +78,11 @@ assert set(HOLES) | set(STOPPED) | set(FAILS) | set(NOT_SOLVED) == set(KINDS)
 assert all((k, s) in SIGNALLED for k in KINDS for s in KINDS[k].spellings if k in {k for k, _ in SIGNALLED})
 
 TIMEOUT = 40.0  # the signal kinds: a stopped runner is a timeout
+# the runner stopped for good gives no verdict only when the run times out, whatever the timeout: a shorter one, so
+# the case does not wait 40 s twice (the reference still runs in it in a second or two)
+STOPPED_FOR_GOOD = ("runner_stopped_by_a_child", "the runner stopped (SIGSTOP) for good")
+STOPPED_FOR_GOOD_TIMEOUT = 15.0
+assert STOPPED_FOR_GOOD in SIGNALLED and SIGNALLED[STOPPED_FOR_GOOD] == {r: "no_verdict" for r in BOTH}
 
 
 def _data_task_steps():
@@ -107,7 +112,8 @@ def test_round13b_cheat_is_not_solved(request, task, tmp_path, graded_in, monkey
     _hole(request, kind, graded_in)
     the_task = request.getfixturevalue("data_task") if kind in DATA_KINDS else task
     if kind in ("runner_stopped_by_a_child", "harness_signalled_by_a_child"):
-        monkeypatch.setattr(RepairDomain, "test_timeout", TIMEOUT)
+        monkeypatch.setattr(RepairDomain, "test_timeout",
+                            STOPPED_FOR_GOOD_TIMEOUT if (kind, spelling) == STOPPED_FOR_GOOD else TIMEOUT)
     verdict = _grade(the_task, tmp_path, *KINDS[kind].spellings[spelling])
     assert not verdict.ok, f"graded solved: {verdict.detail}"
     if graded_in in FAILS.get(kind, {}):

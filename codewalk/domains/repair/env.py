@@ -27,7 +27,7 @@ import sys
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path, PurePosixPath
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 from urllib.parse import unquote
 
 from codewalk.errors import InfraError
@@ -262,12 +262,12 @@ def run_tests(env: Env | Image, tree: Worktree, tests: list[str], test_cmd: str,
         token = secrets.token_hex(16)
         # the tests' files, the copies and every conftest.py, digested before and after the run; not when
         # the run is in the worktree itself (mining), whose files stay writable
-        conftests = sorted(str(Path(top, "conftest.py").relative_to(work)) for top, _, files in walk(work)
-                           if "conftest.py" in files and ".git" not in Path(top).relative_to(work).parts)
-        protected = [*present, *copies.files, *conftests] if fresh or in_container(env) else []
-        data = test_data(work, present, {*protected, *stand_ins.values()}) if protected else []
+        walked = tree_files(work, present) if fresh or in_container(env) else None  # one walk for the three
+        protected = [*present, *copies.files, *walked.conftests] if walked is not None else []
+        data = test_data(work, present, {*protected, *stand_ins.values()}, walked=walked) if protected else []
         guard = {"changed": watched, "protected": protected, "data": data,
-                 "tree": landed(work, present, {*protected, *stand_ins.values(), *changed}) if protected else []}
+                 "tree": landed(work, present, {*protected, *stand_ins.values(), *changed}, walked=walked)
+                 if protected else []}
         try:
             if in_container(env):
                 from . import containers  # the docker SDK only where the docker runtime is used
@@ -291,7 +291,44 @@ def run_tests(env: Env | Image, tree: Worktree, tests: list[str], test_cmd: str,
                    signal_guard=report.signal_guard, data_kept=report.data_kept, tree_kept=report.tree_kept)
 
 
-def test_data(work: Path, files: Sequence[str], protected: set[str] | frozenset[str] = frozenset()) -> list[str]:
+class Walked(NamedTuple):
+    """What one walk of a run's tree finds (tree_files): its conftests, and its plain files (no link) beneath the
+    folders holding the test files (`data`, for test_data) and elsewhere (`landed`, for landed), unfiltered;
+    `tops`, the test folders the walk reached (one it did not, under a link or `.git`, test_data walks itself)."""
+    conftests: list[str]
+    data: list[str]
+    landed: list[str]
+    tops: frozenset[str]
+
+
+def tree_files(work: Path, files: Sequence[str]) -> Walked:
+    """One walk of work (the tree of a run, `files` its test files) for what run_tests used to walk it three
+    times for: every conftest.py (no `.git` on its path), and the plain files test_data and landed keep before
+    they leave out what a run protects already. Their results are the same as with their own walks
+    (tests/test_repair_env_walk.py)."""
+    tops = set(_test_tops(files))
+    conftests: list[str] = []
+    data: list[str] = []
+    found: list[str] = []
+    reached: set[str] = set()
+    for folder, dirs, names in walk(work):
+        here = PurePosixPath(Path(folder).relative_to(work))
+        dirs[:] = [d for d in dirs if d != ".git"]  # nothing beneath a .git is a conftest, data or landed
+        rel = str(here)
+        if rel in tops:
+            reached.add(rel)
+        inside = any(rel == top or rel.startswith(top + "/") for top in tops)
+        if "conftest.py" in names:
+            conftests.append(str(here / "conftest.py"))
+        for name in names:
+            full = Path(folder, name)
+            if full.is_file() and not full.is_symlink():
+                (data if inside else found).append(str(here / name) if rel != "." else name)
+    return Walked(sorted(conftests), data, found, frozenset(reached))
+
+
+def test_data(work: Path, files: Sequence[str], protected: set[str] | frozenset[str] = frozenset(), *,
+              walked: Walked | None = None) -> list[str]:
     """The test data of a run (issue 51, round 13b): every plain file beneath the folder of each test file in
     `files` (relative to work) that holds its tests, and its subfolders: the highest folder on its path named
     like a test folder (tests/unit/test_a.py: all of tests/, so tests/data/ beside tests/unit/ too; a diff may
@@ -301,7 +338,11 @@ def test_data(work: Path, files: Sequence[str], protected: set[str] | frozenset[
     open it as before. Sorted; every one (round 14b: the digests read the content of the first HASHED bytes
     and take the identity of the rest, harness/run.py)."""
     found: set[str] = set()
+    if walked is not None:  # the run's one walk (tree_files), with the folders it did not reach walked here
+        found.update(path for path in walked.data if path not in protected)
     for top in _test_tops(files):
+        if walked is not None and top in walked.tops:
+            continue
         for folder, dirs, names in walk(work / top):
             dirs[:] = [d for d in dirs if d != ".git"]
             for name in names:
@@ -317,7 +358,8 @@ def _test_tops(files: Sequence[str]) -> list[str]:
     return sorted({_tests_folder(PurePosixPath(f).parent) for f in files} - {"", "."})
 
 
-def landed(work: Path, files: Sequence[str], kept: set[str] | frozenset[str] = frozenset()) -> list[str]:
+def landed(work: Path, files: Sequence[str], kept: set[str] | frozenset[str] = frozenset(), *,
+           walked: Walked | None = None) -> list[str]:
     """Every other plain file of the tree as it landed (issue 51, round 14b): the tree's root, the package and its
     data, docs, a configuration the tests read -- every plain file beneath work but those test_data lists (the
     folders holding the test files of `files`) and those of `kept` (the files the run keeps already, and the
@@ -325,6 +367,8 @@ def landed(work: Path, files: Sequence[str], kept: set[str] | frozenset[str] = f
     is what is graded, so no process of the run may change what a test reads from it: the harness keeps these
     as it keeps the test data (read-only, the kernel, the digests). A new file (pytest's and Python's caches, what
     a test writes) is no landed file."""
+    if walked is not None:  # the run's one walk (tree_files)
+        return sorted(path for path in walked.landed if path not in kept)
     tops = [PurePosixPath(t) for t in _test_tops(files)]
     found: list[str] = []
     for folder, dirs, names in walk(work):
