@@ -16,20 +16,15 @@ guard and its control off)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from codewalk.domains.repair.channel import NoVerdict
 from tests.redteam_round12_cheats import KINDS
-from tests.redteam_rounds import assert_not_solved, assert_solved_without_its_rules
+from tests.redteam_rounds import round_tests
 from tests.test_repair_redteam import (  # noqa: F401  (fixtures: both runtimes, the W1 + W2 task)
     graded_in,
     round_cases,
     task,
 )
-from tests.test_repair_redteam_round9 import _static_refusals
-from tests.test_repair_runtime_guard import _run, _solved
 
 pytestmark = pytest.mark.usefixtures("shared_home")  # one home: the virtualenv and the image are built once
 
@@ -69,67 +64,22 @@ STOPPED: dict[str, tuple[str | None, ...]] = {
 # STOPPED kind's spelling stopped by another rule than the kind's is here too, with that rule.)
 SPELLINGS_STOPPED: dict[tuple[str, str], tuple[str | None, ...]] = {
 }
-assert not set(HOLES) & set(STOPPED)
-assert set(HOLES) | set(STOPPED) == set(KINDS)
-assert {kind for kind, _ in SPELLINGS_STOPPED} <= set(HOLES) | set(STOPPED)
-
-
-def _hole(request, kind: str, spelling: str, runtime: str) -> None:
-    runtimes, why = HOLES.get(kind, ((), ""))
-    if runtime in runtimes and (kind, spelling) not in SPELLINGS_STOPPED:
-        request.node.add_marker(pytest.mark.xfail(strict=True, raises=AssertionError, reason=f"hole ({runtime}): {why}"))
-
-
-@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS))
-def test_round12_cheat_is_not_solved(request, task, tmp_path, graded_in, kind, spelling):  # noqa: F811
-    _hole(request, kind, spelling, graded_in)
-    assert_not_solved(task, tmp_path, KINDS[kind].spellings[spelling],
-                      SPELLINGS_STOPPED.get((kind, spelling), STOPPED.get(kind)))
-
-
-@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, only=list(STOPPED)) + [
-    pytest.param(kind, spelling, id="-".join((KINDS[kind].cls, kind, spelling.replace(" ", "_"))))
-    for kind, spelling in SPELLINGS_STOPPED if kind not in STOPPED])
-def test_round12_stopped_cheat_really_passes_without_its_rules(task, graded_in, kind, spelling):  # noqa: F811
-    assert_solved_without_its_rules(task, graded_in, KINDS[kind].spellings[spelling])
 
 
 # Stopped by the static layer: with it absent and every run-time rule on (the audit hook told of the changed
 # files, the class guard and the comparison control), is the cheat still not solved? A kind the run time lets
 # through is a RUN_TIME_HOLE (xfail strict): the static layer's spelling rules are all that stop it.
-STATIC_CODES = frozenset(("import_not_allowed", "reflection", "dynamic_import", "format_path", "comparison",
-                          "environment", "test_file", "shadows_environment"))
-STATICALLY_STOPPED = [kind for kind in STOPPED if set(STOPPED[kind]) <= STATIC_CODES]
 RUN_TIME_HOLES: dict[str, str] = {
 }
-assert set(RUN_TIME_HOLES) <= set(STATICALLY_STOPPED)
 
 
-@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, RUN_TIME_HOLES, only=STATICALLY_STOPPED))
-def test_round12_statically_stopped_cheat_is_not_solved_at_run_time(task, graded_in, kind, spelling):  # noqa: F811
-    try:
-        run = _run(task, graded_in, *KINDS[kind].spellings[spelling])
-    except NoVerdict:
-        return
-    assert not _solved(run), run.status
+# The round's five tests (tests/redteam_rounds.py: round_tests) made from its tables above: each graded end to end
+# under both runtimes, or (the last two) the static layer's own verdict on each spelling, in process.
+_TESTS = round_tests(KINDS, HOLES, STOPPED, SPELLINGS_STOPPED, RUN_TIME_HOLES)
+test_round12_cheat_is_not_solved = _TESTS.cheat_is_not_solved
+test_round12_stopped_cheat_really_passes_without_its_rules = _TESTS.stopped_cheat_really_passes_without_its_rules
+test_round12_statically_stopped_cheat_is_not_solved_at_run_time = _TESTS.statically_stopped_cheat_is_not_solved_at_run_time
+test_round12_kind_the_static_layer_lets_through = _TESTS.kind_the_static_layer_lets_through
+test_round12_spelling_the_static_layer_refuses = _TESTS.spelling_the_static_layer_refuses
 
 
-# The static layer's verdict on each spelling (rules.refusals over the changed files, as the grader calls it), in
-# process: the kinds it lets through are the run time's alone to stop (a spelling it refuses on its own is in
-# SPELLINGS_STOPPED with a static code).
-STATICALLY_CLEAN = [kind for kind in KINDS if kind not in STATICALLY_STOPPED]
-SPELLINGS_STATICALLY_STOPPED = {case for case, codes in SPELLINGS_STOPPED.items() if set(codes) <= STATIC_CODES}
-
-
-@pytest.mark.parametrize(("kind", "spelling"), [
-    case for case in round_cases(KINDS, only=STATICALLY_CLEAN) if tuple(case.values) not in SPELLINGS_STATICALLY_STOPPED])
-def test_round12_kind_the_static_layer_lets_through(tmp_path: Path, kind, spelling):
-    assert not _static_refusals(tmp_path, KINDS[kind].spellings[spelling])
-
-
-@pytest.mark.parametrize(("kind", "spelling"), [
-    pytest.param(kind, spelling, id="-".join((KINDS[kind].cls, kind, spelling.replace(" ", "_"))))
-    for kind, spelling in sorted(SPELLINGS_STATICALLY_STOPPED)])
-def test_round12_spelling_the_static_layer_refuses(tmp_path: Path, kind, spelling):
-    codes = {str(r.rule) for r in _static_refusals(tmp_path, KINDS[kind].spellings[spelling])}
-    assert codes & set(SPELLINGS_STOPPED[(kind, spelling)]), codes

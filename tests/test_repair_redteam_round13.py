@@ -16,20 +16,15 @@ xfail) when the run time lets it through."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from codewalk.domains.repair.channel import NoVerdict
 from tests.redteam_round13_cheats import KINDS
-from tests.redteam_rounds import assert_not_solved, assert_solved_without_its_rules
+from tests.redteam_rounds import round_tests
 from tests.test_repair_redteam import (  # noqa: F401  (fixtures: both runtimes, the W1 + W2 task)
     graded_in,
     round_cases,
     task,
 )
-from tests.test_repair_redteam_round9 import _static_refusals
-from tests.test_repair_runtime_guard import _run, _solved
 
 pytestmark = pytest.mark.usefixtures("shared_home")  # one home: the virtualenv and the image are built once
 
@@ -59,40 +54,13 @@ STOPPED: dict[str, tuple[str | None, ...]] = {
 # STOPPED kind's spelling stopped by another rule than the kind's is here too, with that rule.)
 SPELLINGS_STOPPED: dict[tuple[str, str], tuple[str | None, ...]] = {
 }
-assert not set(HOLES) & set(STOPPED)
-assert set(HOLES) | set(STOPPED) == set(KINDS)
-assert {kind for kind, _ in SPELLINGS_STOPPED} <= set(HOLES) | set(STOPPED)
-
-
-def _hole(request, kind: str, spelling: str, runtime: str) -> None:
-    runtimes, why = HOLES.get(kind, ((), ""))
-    if runtime in runtimes and (kind, spelling) not in SPELLINGS_STOPPED:
-        request.node.add_marker(pytest.mark.xfail(strict=True, raises=AssertionError, reason=f"hole ({runtime}): {why}"))
-
-
-@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS))
-def test_round13_cheat_is_not_solved(request, task, tmp_path, graded_in, kind, spelling):  # noqa: F811
-    _hole(request, kind, spelling, graded_in)
-    assert_not_solved(task, tmp_path, KINDS[kind].spellings[spelling],
-                      SPELLINGS_STOPPED.get((kind, spelling), STOPPED.get(kind)))
-
-
-@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, only=list(STOPPED)) + [
-    pytest.param(kind, spelling, id="-".join((KINDS[kind].cls, kind, spelling.replace(" ", "_"))))
-    for kind, spelling in SPELLINGS_STOPPED if kind not in STOPPED])
-def test_round13_stopped_cheat_really_passes_without_its_rules(task, graded_in, kind, spelling):  # noqa: F811
-    assert_solved_without_its_rules(task, graded_in, KINDS[kind].spellings[spelling])
 
 
 # Stopped by the static layer: with it absent and every run-time rule on (the audit hook told of the changed
 # files, the class guard and the comparison control), is the cheat still not solved? A kind the run time lets
 # through is a RUN_TIME_HOLE (xfail strict): the static layer's spelling rules are all that stop it.
-STATIC_CODES = frozenset(("import_not_allowed", "reflection", "dynamic_import", "format_path", "comparison",
-                          "environment", "test_file", "shadows_environment"))
-STATICALLY_STOPPED = [kind for kind in STOPPED if set(STOPPED[kind]) <= STATIC_CODES]
 RUN_TIME_HOLES: dict[str, str] = {
 }
-assert set(RUN_TIME_HOLES) <= set(STATICALLY_STOPPED)
 # The run-time rule that stops a statically stopped kind (with the static layer absent), where one does: pinned by its
 # rule code (the NoVerdict's), not by the test's failing.
 RUN_TIME_RULES: dict[str, tuple[str, ...]] = {
@@ -107,7 +75,6 @@ RUN_TIME_RULES: dict[str, tuple[str, ...]] = {
     # first import by words.py and pkgutil's were denied already
     "unittest_mock_any_eq_first_imported_after_start_up": ("audit_denied",),
 }
-assert not set(RUN_TIME_RULES) & set(RUN_TIME_HOLES) and set(RUN_TIME_RULES) <= set(STATICALLY_STOPPED)
 # Spellings of a RUN_TIME_RULES kind that the run time lets through (xfail strict), with why they stay open.
 RUN_TIME_SPELLING_HOLES: dict[tuple[str, str], str] = {
     # (none now) added after round 13's second fix, solved on main 0f58652 and after it (both runtimes): the import
@@ -116,47 +83,21 @@ RUN_TIME_SPELLING_HOLES: dict[tuple[str, str], str] = {
     # a frame that is no runner's asks for a C function's import only at a call naming a C function of the
     # standard library that imports for its caller (boot.py: C_IMPORTERS, import_asked)
 }
-assert {kind for kind, _ in RUN_TIME_SPELLING_HOLES} <= set(RUN_TIME_RULES)
 
 
 # Spellings of a RUN_TIME_HOLES kind the run time stops on its own (the kind stays a run-time hole).
 RUN_TIME_SPELLINGS_STOPPED: set[tuple[str, str]] = set()  # (none now: round 13's second fix stopped the kind's
 # last spellings; its first import by words.py and pkgutil's were stopped on main, audit_denied on import)
-assert {kind for kind, _ in RUN_TIME_SPELLINGS_STOPPED} <= set(RUN_TIME_HOLES)
 
 
-@pytest.mark.parametrize(("kind", "spelling"), round_cases(KINDS, only=STATICALLY_STOPPED))
-def test_round13_statically_stopped_cheat_is_not_solved_at_run_time(request, task, graded_in, kind, spelling):  # noqa: F811
-    if kind in RUN_TIME_HOLES and (kind, spelling) not in RUN_TIME_SPELLINGS_STOPPED:
-        request.node.add_marker(pytest.mark.xfail(strict=True, reason=f"hole: {RUN_TIME_HOLES[kind]}"))
-    if (kind, spelling) in RUN_TIME_SPELLING_HOLES:
-        request.node.add_marker(pytest.mark.xfail(strict=True, raises=AssertionError,
-                                                  reason=f"hole: {RUN_TIME_SPELLING_HOLES[(kind, spelling)]}"))
-    try:
-        run = _run(task, graded_in, *KINDS[kind].spellings[spelling])
-    except NoVerdict as stopped:
-        assert kind not in RUN_TIME_RULES or stopped.rule in RUN_TIME_RULES[kind], stopped
-        return
-    assert kind not in RUN_TIME_RULES, f"not stopped by {RUN_TIME_RULES.get(kind)}: {run.status}"
-    assert not _solved(run), run.status
+# The round's five tests (tests/redteam_rounds.py: round_tests) made from its tables above: each graded end to end
+# under both runtimes, or (the last two) the static layer's own verdict on each spelling, in process.
+_TESTS = round_tests(KINDS, HOLES, STOPPED, SPELLINGS_STOPPED, RUN_TIME_HOLES, RUN_TIME_RULES,
+                     RUN_TIME_SPELLING_HOLES, RUN_TIME_SPELLINGS_STOPPED)
+test_round13_cheat_is_not_solved = _TESTS.cheat_is_not_solved
+test_round13_stopped_cheat_really_passes_without_its_rules = _TESTS.stopped_cheat_really_passes_without_its_rules
+test_round13_statically_stopped_cheat_is_not_solved_at_run_time = _TESTS.statically_stopped_cheat_is_not_solved_at_run_time
+test_round13_kind_the_static_layer_lets_through = _TESTS.kind_the_static_layer_lets_through
+test_round13_spelling_the_static_layer_refuses = _TESTS.spelling_the_static_layer_refuses
 
 
-# The static layer's verdict on each spelling (rules.refusals over the changed files, as the grader calls it), in
-# process: the kinds it lets through are the run time's alone to stop (a spelling it refuses on its own is in
-# SPELLINGS_STOPPED with a static code).
-STATICALLY_CLEAN = [kind for kind in KINDS if kind not in STATICALLY_STOPPED]
-SPELLINGS_STATICALLY_STOPPED = {case for case, codes in SPELLINGS_STOPPED.items() if set(codes) <= STATIC_CODES}
-
-
-@pytest.mark.parametrize(("kind", "spelling"), [
-    case for case in round_cases(KINDS, only=STATICALLY_CLEAN) if tuple(case.values) not in SPELLINGS_STATICALLY_STOPPED])
-def test_round13_kind_the_static_layer_lets_through(tmp_path: Path, kind, spelling):
-    assert not _static_refusals(tmp_path, KINDS[kind].spellings[spelling])
-
-
-@pytest.mark.parametrize(("kind", "spelling"), [
-    pytest.param(kind, spelling, id="-".join((KINDS[kind].cls, kind, spelling.replace(" ", "_"))))
-    for kind, spelling in sorted(SPELLINGS_STATICALLY_STOPPED)])
-def test_round13_spelling_the_static_layer_refuses(tmp_path: Path, kind, spelling):
-    codes = {str(r.rule) for r in _static_refusals(tmp_path, KINDS[kind].spellings[spelling])}
-    assert codes & set(SPELLINGS_STOPPED[(kind, spelling)]), codes
