@@ -11,9 +11,9 @@ submits (`echo COMPLETE_TASK_AND_SUBMIT`, as the paper's prompt says, or the `su
 
 Scoring never trusts the sandbox: /testbed is copied out, its changes against a fresh x_G made on the host
 become one diff of the non-test Python modules (test files the agent changed, files a test run leaves behind,
-such as __pycache__, and any file but a Python module, which the grader refuses, are left out and listed), and that diff is graded by the repair domain's V_G exactly
-as `cw grade` grades a prediction (`grading.verdict`: same refusals, a fresh worktree, F and PASS_TO_PASS
-run by the harness). The grade is stored as `(:Grade)-[:OF]->(:Task)` with run = the eval's id (epoch k > 1:
+such as __pycache__, and any file but a Python module, which the grader refuses, are left out and listed), and
+that diff is graded by the repair domain's V_G exactly as `cw grade` grades a prediction (`grading.verdict`: same
+refusals, a fresh worktree, F and PASS_TO_PASS run by the harness). The grade is stored as `(:Grade)-[:OF]->(:Task)` with run = the eval's id (epoch k > 1:
 `<eval id>.k`) and the eval id and epoch apart, one grade per attempt (`cw train export` keeps by them); the score's
 metadata carries the diff, how the run ended and the verdict's evidence.
 
