@@ -1566,8 +1566,24 @@ class _Reader(ast.NodeVisitor):
             test = loop.body[0].test
         return isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance" \
             and test.func.id not in self.stores and test.func.id not in self.names and not test.keywords \
+            and self._builtin_name(test.func) and test.func.id not in self.binds and not self._globals_written() \
             and len(test.args) == 2 and isinstance(test.args[0], ast.Name) and test.args[0].id == target.id \
             and self._instance_class(test.args[1], set())
+
+    def _globals_written(self) -> bool:
+        """Round 15: whether the module may bind names it does not spell in its own globals: `globals()` or
+        `locals()` used but to read a key (`globals()[k] = f`, `.update(...)`, the dict handed on), or a `*` import.
+        Such a module may have made `isinstance` a global of its own (h-static15b's open case: round 11's filter
+        would then let every value of a namespace through, `type`'s descriptors among them)."""
+        for n in ast.walk(self.tree):
+            if isinstance(n, ast.ImportFrom) and any(a.name == "*" for a in n.names):
+                return True
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in ("globals", "locals") \
+                    and not n.args and self._builtin_name(n.func):
+                up = self.parent.get(id(n))
+                if not (isinstance(up, ast.Subscript) and up.value is n and isinstance(up.ctx, ast.Load)):
+                    return True
+        return False
 
     def _kwdefaults_copied(self, at: ast.Attribute) -> bool:
         """Round 15a: `R.__kwdefaults__ = O.__kwdefaults__` (either side), in a function where R is a local bound once,
